@@ -1,0 +1,58 @@
+"""Bind the arguments of the Triton calls we rewrite, positional or keyword, to parameter names."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+SIGNATURES = {
+    "make_block_ptr": ("base", "shape", "strides", "offsets", "block_shape", "order"),
+    "advance": ("base", "offsets"),
+    "load": ("pointer", "mask", "other", "boundary_check", "padding_option", "cache_modifier",
+             "eviction_policy", "volatile"),
+    "store": ("pointer", "value", "mask", "boundary_check", "cache_modifier", "eviction_policy"),
+}
+
+
+class UnboundCall(Exception):
+    """The call uses *args/**kwargs or unknown keywords: we cannot tell which argument is which."""
+
+
+def bind(call: cst.Call, member: str) -> dict[str, cst.Arg]:
+    params = SIGNATURES[member]
+    bound: dict[str, cst.Arg] = {}
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            raise UnboundCall(f"`{member}` called with *args or **kwargs")
+        name = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
+        if name not in params or name in bound:
+            raise UnboundCall(f"cannot bind the arguments of `{member}`")
+        bound[name] = arg
+    return bound
+
+
+def tuple_elements(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The elements of a literal tuple or list (`(M, N)`, `[M, N]`), or None if it is anything else."""
+    if isinstance(node, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) for e in node.elements):
+        return [e.value for e in node.elements]
+    return None
+
+
+def int_value(node: cst.BaseExpression) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.value, 0)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = int_value(node.expression)
+        return None if inner is None else -inner
+    return None
+
+
+def string_value(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value if isinstance(node.evaluated_value, str) else None
+    return None
+
+
+def bool_value(node: cst.BaseExpression) -> bool | None:
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"
+    return None

@@ -1,0 +1,179 @@
+"""Flow-insensitive facts about the local names of one function, for proofs about offsets.
+
+A name has a property (say, "is a multiple of the block width") when *every* assignment to it in the
+function has it; cycles (`k = k + BK`) are assumed to hold, which is sound because the base case of
+each cycle is an assignment we check too.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Callable
+
+import libcst as cst
+
+from .calls import int_value
+from .triton_names import TritonNames
+
+RANGE_MEMBERS = ("range", "static_range")
+
+
+class _AssignmentCollector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.assignments: dict[str, list[cst.CSTNode]] = defaultdict(list)
+
+    def _targets(self, target: cst.BaseExpression, source: cst.CSTNode) -> None:
+        if isinstance(target, cst.Name):
+            self.assignments[target.value].append(source)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                # A name unpacked from a tuple has no single right-hand side we can reason about.
+                self._targets(element.value, cst.Name("__unknown__"))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._targets(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._targets(node.target, node.value if node.value is not None else cst.Name("__unknown__"))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._targets(node.target, node)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._targets(node.target, node.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._targets(node.target, node)
+
+    def visit_With(self, node: cst.With) -> None:
+        for item in node.items:
+            if item.asname is not None:
+                self._targets(item.asname.name, cst.Name("__unknown__"))
+
+
+class FunctionFacts:
+    def __init__(self, function: cst.FunctionDef, names: TritonNames) -> None:
+        collector = _AssignmentCollector()
+        function.body.visit(collector)
+        self.assignments = collector.assignments
+        self.params = {p.name.value for p in function.params.params + function.params.kwonly_params}
+        self.names = names
+
+    def assigned(self, name: str) -> bool:
+        return name in self.assignments
+
+    def every_assignment(self, name: str, holds: Callable[[cst.CSTNode, frozenset[str]], bool],
+                         path: frozenset[str]) -> bool:
+        """Does `holds` hold for every assignment to `name`? Names already on `path` are cycles: assumed."""
+        if name in path:
+            return True
+        if name not in self.assignments:
+            return False
+        return all(holds(source, path | {name}) for source in self.assignments[name])
+
+    # -- multiples of 16 bytes -------------------------------------------------------------
+
+    def is_aligned(self, expr: cst.BaseExpression, block: cst.BaseExpression) -> bool:
+        """Is `expr` provably a multiple of the innermost block dimension (or of 16 elements)?
+
+        A descriptor's innermost block dimension is a power of two of at least 16 bytes (Triton
+        checks that at trace time), so any multiple of it is a multiple of 16 bytes as well.
+        """
+        return _Aligned(self, block).check(expr, frozenset())
+
+    # -- int64 taint -------------------------------------------------------------------------
+
+    def mentions_int64(self, expr: cst.CSTNode, seen: set[str] | None = None) -> bool:
+        seen = set() if seen is None else seen
+        finder = _NameFinder()
+        expr.visit(finder)
+        if "int64" in finder.attrs or "int64" in finder.names:
+            return True
+        return any(self._every_assignment_any(name, seen) for name in finder.names)
+
+    def _every_assignment_any(self, name: str, seen: set[str]) -> bool:
+        if name in seen or name not in self.assignments:
+            return False
+        seen.add(name)
+        return any(self.mentions_int64(source, seen) for source in self.assignments[name])
+
+
+class _NameFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.attrs: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        self.attrs.add(node.attr.value)
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # skip keyword names
+        return False
+
+
+def free_names(expr: cst.CSTNode) -> frozenset[str]:
+    finder = _NameFinder()
+    expr.visit(finder)
+    return frozenset(finder.names)
+
+
+class _Aligned:
+    def __init__(self, facts: FunctionFacts, block: cst.BaseExpression) -> None:
+        self.facts = facts
+        self.block_code = cst.Module([]).code_for_node(block)
+        self.block_literal = int_value(block)
+
+    def check(self, expr: cst.CSTNode, seen: frozenset[str]) -> bool:
+        literal = int_value(expr) if isinstance(expr, cst.BaseExpression) else None
+        if literal is not None:
+            return literal % 16 == 0 or (bool(self.block_literal) and literal % self.block_literal == 0)
+        if isinstance(expr, cst.Name):
+            return expr.value == self.block_code or self.facts.every_assignment(expr.value, self._source, seen)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._binary(expr, seen)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+            return self.check(expr.expression, seen)
+        if isinstance(expr, cst.IfExp):
+            return self.check(expr.body, seen) and self.check(expr.orelse, seen)
+        if isinstance(expr, cst.Call):
+            return self._call(expr, seen)
+        return False
+
+    def _binary(self, expr: cst.BinaryOperation, seen: frozenset[str]) -> bool:
+        if isinstance(expr.operator, cst.Multiply):
+            return self.check(expr.left, seen) or self.check(expr.right, seen)
+        if isinstance(expr.operator, (cst.Add, cst.Subtract)):
+            return self.check(expr.left, seen) and self.check(expr.right, seen)
+        if isinstance(expr.operator, cst.LeftShift):
+            return self.check(expr.left, seen)
+        return False
+
+    def _call(self, expr: cst.Call, seen: frozenset[str]) -> bool:
+        member = self.facts.names.member(expr.func)
+        if member == "multiple_of" and len(expr.args) == 2:
+            hint = int_value(expr.args[1].value)
+            return (hint is not None and hint % 16 == 0) or self.check(expr.args[0].value, seen)
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "to" and member is None:
+            return self.check(expr.func.value, seen)  # x.to(tl.int32) keeps the value
+        return False
+
+    def _source(self, source: cst.CSTNode, seen: frozenset[str]) -> bool:
+        if isinstance(source, cst.AugAssign):
+            return isinstance(source.operator, (cst.AddAssign, cst.SubtractAssign)) and self.check(source.value, seen)
+        if isinstance(source, cst.For):
+            return self._loop_variable(source.iter, seen)
+        return self.check(source, seen)
+
+    def _loop_variable(self, iterator: cst.BaseExpression, seen: frozenset[str]) -> bool:
+        if not isinstance(iterator, cst.Call) or len(iterator.args) < 3 or any(a.keyword for a in iterator.args[:3]):
+            return False
+        is_range = (isinstance(iterator.func, cst.Name) and iterator.func.value == "range") or \
+            self.facts.names.member(iterator.func) in RANGE_MEMBERS
+        start, _, step = (a.value for a in iterator.args[:3])
+        return is_range and self.check(start, seen) and self.check(step, seen)

@@ -1,0 +1,38 @@
+"""Names for the descriptors and offset variables the rewrite introduces.
+
+`a_block_ptr` becomes `a_desc` with offsets `a_off0`, `a_off1`; FLA's `p_q` becomes `p_q_desc`. Every
+generated name is checked against every identifier already in the module, and two block-pointer names
+never share a stem, so the rewrite cannot capture or shadow anything.
+"""
+
+from __future__ import annotations
+
+SUFFIXES = ("_block_ptr", "_blockptr", "_bptr", "_bp", "_ptr")
+MAX_RANK = 5
+
+
+class Namer:
+    def __init__(self, taken: set[str]) -> None:
+        self.taken = taken
+        self.stems: dict[str, str] = {}  # block-pointer name -> stem
+
+    def stem(self, name: str) -> str:
+        if name not in self.stems:
+            self.stems[name] = self._fresh_stem(name)
+        return self.stems[name]
+
+    def _fresh_stem(self, name: str) -> str:
+        stripped = next((name[: -len(s)] for s in SUFFIXES if name.endswith(s) and len(name) > len(s)), name)
+        candidates = [stripped, name] + [f"{name}{k}" for k in range(2, 100)]
+        return next(c for c in candidates if self._free(c))
+
+    def _free(self, stem: str) -> bool:
+        generated = {f"{stem}_desc", f"{stem}_desc_nan"} | {f"{stem}_off{d}" for d in range(MAX_RANK)}
+        return stem not in self.stems.values() and not (generated & self.taken)
+
+    @staticmethod
+    def descriptor(stem: str, padding: str, paddings: set[str]) -> str:
+        return f"{stem}_desc_nan" if padding == "nan" and paddings != {"nan"} else f"{stem}_desc"
+
+    def offset(self, name: str, dim: int) -> str:
+        return f"{self.stem(name)}_off{dim}"

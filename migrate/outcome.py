@@ -1,0 +1,24 @@
+"""What the engine tells its callers about one source file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    line: int  # 1-based
+    column: int  # 1-based, like ruff
+    code: str  # e.g. "TTD001" (migrated) or "TTD101" (refused)
+    message: str
+    fixed: bool  # True: the rewrite migrates this site; False: the site is left as it is
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    diagnostics: tuple[Diagnostic, ...]
+    new_source: str | None  # None when nothing would change
+
+    @property
+    def refused(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if not d.fixed)

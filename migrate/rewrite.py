@@ -1,0 +1,112 @@
+"""Apply the analysis' edits to the tree: expressions in place, statements expanded to lines, descriptor
+creations inserted before loops. Untouched code keeps its exact text (libcst is lossless)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import libcst as cst
+
+from .analysis import FunctionAnalysis
+
+
+class Edits:
+    """The edits of every function in a file, minus those of block pointers that were refused."""
+
+    def __init__(self) -> None:
+        self.expressions: dict[int, Callable] = {}
+        self.statements: dict[int, Callable] = {}
+        self.before: dict[int, list[Callable]] = {}
+
+    def collect(self, analysis: FunctionAnalysis) -> None:
+        keep = lambda owners: not analysis.is_refused(owners)  # noqa: E731
+        self.expressions.update({k: b for k, (o, b) in analysis.expr_edits.items() if keep(o)})
+        self.statements.update({k: b for k, (o, b) in analysis.stmt_edits.items() if keep(o)})
+        for statement in analysis.placeholders:
+            edit = analysis.placeholder_statements(statement)
+            if edit is not None and keep(edit[0]):
+                self.statements[statement] = edit[1]
+        for loop, builders in analysis.hoisted().items():
+            self.before.setdefault(loop, []).extend(b for o, b in builders if keep(o))
+
+
+class _Expressions(cst.CSTTransformer):
+    def __init__(self, edits: Edits) -> None:
+        self.edits = edits
+
+    def _apply(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        build = self.edits.expressions.get(id(original))
+        return build(updated) if build is not None else updated
+
+    leave_Call = _apply
+    leave_Attribute = _apply
+
+
+class Rewriter(_Expressions):
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+        if not any(id(small) in self.edits.statements for small in original.body):
+            return updated
+        smalls = []
+        for before, after in zip(original.body, updated.body):
+            build = self.edits.statements.get(id(before))
+            smalls.extend(self._edited(build()) if build is not None else [after])
+        return _lines(updated, smalls)
+
+    def _edited(self, statements: list) -> list:
+        return [statement.visit(_Expressions(self.edits)) for statement in statements]
+
+    def _insert_before(self, original: cst.CSTNode, updated: cst.BaseCompoundStatement):
+        builders = self.edits.before.get(id(original))
+        if not builders:
+            return updated
+        smalls = [s for build in builders for s in self._edited(build())]
+        lines = [cst.SimpleStatementLine([s]) for s in smalls]
+        lines[0] = lines[0].with_changes(leading_lines=updated.leading_lines)
+        return cst.FlattenSentinel([*lines, updated.with_changes(leading_lines=())])
+
+    leave_For = _insert_before
+    leave_While = _insert_before
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        if updated.body:
+            return updated
+        return updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+
+
+def _lines(original: cst.SimpleStatementLine, smalls: list):
+    """One line per statement; comments stay on the first and last lines. A line that loses every
+    statement disappears, unless it carries a comment, which a `pass` keeps."""
+    if not smalls:
+        has_comment = original.trailing_whitespace.comment is not None or any(
+            line.comment is not None for line in original.leading_lines)
+        return original.with_changes(body=[cst.Pass()]) if has_comment else cst.RemovalSentinel.REMOVE
+    lines = [cst.SimpleStatementLine([s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]) for s in smalls]
+    lines[0] = lines[0].with_changes(leading_lines=original.leading_lines)
+    lines[-1] = lines[-1].with_changes(trailing_whitespace=original.trailing_whitespace)
+    return cst.FlattenSentinel(lines)
+
+
+class _UsesName(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found = False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.found = self.found or node.value == self.name
+
+
+def uses_name(module: cst.Module, name: str) -> bool:
+    visitor = _UsesName(name)
+    module.visit(visitor)
+    return visitor.found
+
+
+def add_language_import(module: cst.Module, alias: str) -> cst.Module:
+    """Add `import triton.language as <alias>` after the module's last top-level import."""
+    statement = cst.parse_statement(f"import triton.language as {alias}\n")
+    body = list(module.body)
+    imports = [i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
+               and any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in s.body)]
+    position = imports[-1] + 1 if imports else 0
+    body.insert(position, statement)
+    return module.with_changes(body=body)

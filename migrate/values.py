@@ -1,0 +1,97 @@
+"""The abstract values the analysis tracks per local name, and how two control-flow paths join.
+
+A block pointer is tracked as (descriptor stem, one offset expression per dimension). Offsets stay
+inline expressions for as long as they are valid; a dimension that must live in a variable (it is
+advanced in place, or two paths disagree, or a name it reads was reassigned before the use) is
+*materialized* at the statements that define it. The analysis learns those needs as it goes and reruns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Optional, Union
+
+import libcst as cst
+
+code_of = cst.Module([]).code_for_node
+
+
+@dataclass(frozen=True)
+class Dim:
+    """One dimension's offset: `expr` is None when paths disagree (a rerun will materialize it)."""
+
+    expr: Optional[cst.BaseExpression]
+    code: str
+    free: frozenset[str]  # names the expression reads
+    defs: frozenset[int]  # ids of the definitions (creation or advance) that produced it
+    stale: bool = False  # a name it reads was reassigned since
+    aligned: bool = True  # provably a multiple of 16 bytes (checked on the unit-stride dimension)
+
+    def key(self) -> tuple:
+        return (self.code, self.defs, self.stale, self.aligned)
+
+
+@dataclass(frozen=True)
+class BlockPtr:
+    creations: frozenset[int]
+    stem: str  # the descriptor is `<stem>_desc`
+    dims: tuple[Dim, ...]
+    desc_stale: bool = False  # its descriptor name was re-created while this value was live
+
+    def key(self) -> tuple:
+        return ("bp", self.creations, self.stem, tuple(d.key() for d in self.dims), self.desc_stale)
+
+    def invalidate(self, name: str) -> "BlockPtr":
+        dims = tuple(replace(d, stale=True) if name in d.free else d for d in self.dims)
+        return self if dims == self.dims else replace(self, dims=dims)
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    """`p = None` on a path where other paths make `p` a block pointer."""
+
+    statements: frozenset[int]
+
+    def key(self) -> tuple:
+        return ("none", self.statements)
+
+
+@dataclass(frozen=True)
+class Mixed:
+    """A block pointer on some paths and something else on others: any read is ambiguous."""
+
+    creations: frozenset[int]
+
+    def key(self) -> tuple:
+        return ("mixed", self.creations)
+
+
+class _Other:
+    def key(self) -> tuple:
+        return ("other",)
+
+
+OTHER = _Other()
+Value = Union[BlockPtr, Placeholder, Mixed, _Other]
+State = dict  # local name -> Value; None stands for "this path does not continue"
+
+
+def state_key(state: Optional[State]) -> object:
+    return None if state is None else tuple(sorted((name, value.key()) for name, value in state.items()))
+
+
+def creations_of(value: Value) -> frozenset[int]:
+    return value.creations if isinstance(value, (BlockPtr, Mixed)) else frozenset()
+
+
+def join_dims(a: Dim, b: Dim) -> Dim:
+    """The offset after two paths meet; `expr` is None when they disagree."""
+    agree = a.expr is not None and b.expr is not None and a.code == b.code
+    return Dim(
+        expr=a.expr if agree else None,
+        code=a.code if agree else "<conflict>",
+        free=a.free | b.free,
+        defs=a.defs | b.defs,
+        stale=a.stale or b.stale,
+        aligned=a.aligned and b.aligned,
+    )

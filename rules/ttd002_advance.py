@@ -1,0 +1,55 @@
+"""TTD002 advance-to-offsets: `tl.advance` becomes integer offset arithmetic.
+
+What it matches: `p = tl.advance(p, (dm, dn))`, `q = tl.advance(p, ...)`, and `tl.advance(p, ...)` used
+directly as the pointer of a `tl.load`/`tl.store`.
+
+The rewrite: a descriptor has no position, so the block pointer's position lives in integers:
+`p_off1 += dn` for a self-advance (dimensions advanced by a literal 0 are left alone), `q_off0 = p_off0 + dm`
+for an advance into another name, and `p_desc.load([p_off0 + dm, ...])` for an inline advance. Works for
+loop-carried advances, advances inside branches, negative and run-time deltas (D8, D9).
+
+Fixtures: gemm_loop_advance, advance_in_branch, negative_advance, runtime_delta, inline_advance_load,
+while_loop, nested_loops.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from triton_migrate.calls import int_value
+
+CODE = "TTD002"
+NAME = "advance-to-offsets"
+SUMMARY = "`tl.advance` → integer offset arithmetic"
+
+_ATOMIC = (cst.Name, cst.Integer, cst.Attribute, cst.Call, cst.Subscript, cst.UnaryOperation)
+_ADDITIVE = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
+
+
+def _operand(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`node`, parenthesised unless `a + node` already parses as intended."""
+    if node.lpar or isinstance(node, _ATOMIC):
+        return node
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ADDITIVE):
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def plus(base: cst.BaseExpression, delta: cst.BaseExpression) -> cst.BaseExpression:
+    if int_value(delta) == 0:
+        return base
+    if int_value(base) == 0:
+        return delta
+    return cst.BinaryOperation(_operand(base), cst.Add(), _operand(delta))
+
+
+def increment(var: str, delta: cst.BaseExpression) -> cst.AugAssign:
+    """`var += delta` (`var -= d` for a literal negative delta reads better)."""
+    literal = int_value(delta)
+    if literal is not None and literal < 0:
+        return cst.AugAssign(cst.Name(var), cst.SubtractAssign(), cst.Integer(str(-literal)))
+    return cst.AugAssign(cst.Name(var), cst.AddAssign(), delta)
+
+
+def assign(var: str, value: cst.BaseExpression) -> cst.Assign:
+    return cst.Assign([cst.AssignTarget(cst.Name(var))], value)

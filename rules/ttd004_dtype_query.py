@@ -1,0 +1,33 @@
+"""TTD004 dtype-query: `p.dtype.element_ty` on a block pointer becomes `p_desc.dtype`.
+
+What it matches: `p.dtype.element_ty` and `p.dtype.element_ty.element_ty` where `p` is a block pointer
+(typically `tl.store(p, acc.to(p.dtype.element_ty))`). On a block pointer the first is the block type and
+the second its element type; `.to()` casts to the element type in both cases, which is what a
+descriptor's `dtype` is.
+
+Fixtures: dtype_query.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+CODE = "TTD004"
+NAME = "dtype-query"
+SUMMARY = "`p.dtype.element_ty` → `p_desc.dtype`"
+
+
+def queried_pointer(node: cst.Attribute) -> cst.Name | None:
+    """The name whose element type `node` asks for, if `node` is such a query."""
+    chain = []
+    current: cst.BaseExpression = node
+    while isinstance(current, cst.Attribute):
+        chain.append(current.attr.value)
+        current = current.value
+    if isinstance(current, cst.Name) and chain in (["element_ty", "dtype"], ["element_ty", "element_ty", "dtype"]):
+        return current
+    return None
+
+
+def dtype_of(desc: str) -> cst.Attribute:
+    return cst.Attribute(cst.Name(desc), cst.Name("dtype"))

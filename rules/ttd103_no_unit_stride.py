@@ -1,0 +1,39 @@
+"""TTD103 no-unit-stride: no dimension has a provable unit stride.
+
+Why: a descriptor's last stride must be a compile-time 1 (D4, D5). Block pointers accept any strides, so
+rank-1 views with a stride (per-head gates, `strides=(H,)`), or views whose strides are computed
+expressions, have no legal descriptor.
+
+How the unit-stride dimension is found, from the strides, never from `order` alone: a stride that is the
+literal 1 (the last one wins if several are); otherwise the dimension `order[0]` names, provided its
+stride is a plain kernel parameter or a constexpr — the JIT specialises an integer argument equal to 1 to
+a constant, and any other value fails loudly at compile time rather than reading wrong data.
+
+Fixtures: transposed_view, kt_view_attention.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from triton_migrate.calls import int_value
+
+CODE = "TTD103"
+NAME = "no-unit-stride"
+SUMMARY = "no dimension with a provable unit stride (descriptors need a last stride of 1)"
+
+
+def unit_stride_dimension(strides: list[cst.BaseExpression], order: list[int] | None,
+                          parameters: set[str]) -> int | None:
+    literal_ones = [d for d, stride in enumerate(strides) if int_value(stride) == 1]
+    if literal_ones:
+        return literal_ones[-1]
+    if not order:
+        return None
+    fastest = strides[order[0]]
+    return order[0] if isinstance(fastest, cst.Name) and fastest.value in parameters else None
+
+
+def permutation(rank: int, unit: int) -> list[int]:
+    """Descriptor dimension order: the original order with the unit-stride dimension moved last."""
+    return [d for d in range(rank) if d != unit] + [unit]
