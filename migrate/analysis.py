@@ -36,7 +36,7 @@ from .calls import UnboundCall, bind, bool_value, int_value, string_value, tuple
 from .facts import FunctionFacts, free_names
 from .naming import Namer
 from .triton_names import TritonNames
-from .values import OTHER, BlockPtr, Dim, Mixed, Placeholder, State, Value, code_of, creations_of, join_dims, state_key
+from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, code_of, creations_of, join_dims, state_key
 
 MAX_RANK = 5
 MAX_RERUNS = 64
@@ -302,7 +302,7 @@ class FunctionAnalysis:
         refusal = self.describe(creation)
         if refusal is not None:
             self.refuse(frozenset({id(call)}), refusal)
-            return OTHER
+            return Opaque(frozenset({id(call)}))
         stem = self.namer.stem(name)
         self.mark_descriptor_reuse(stem, name, state)
         creation.hoist_before = self.hoist_target(creation, stem)
@@ -382,7 +382,7 @@ class FunctionAnalysis:
     def advance(self, node, name: str, call: cst.Call, state: State) -> Value:
         resolved = self.advanced_pointer(call, state)
         if resolved is None:
-            return OTHER
+            return self.untracked_advance(call, state)
         source, deltas = resolved
         base_name = call.args[0].value.value
         dims, statements = [], []
@@ -392,6 +392,13 @@ class FunctionAnalysis:
             statements.extend(statement)
         self.stmt_edits[id(node)] = (source.creations, lambda: statements)
         return replace(source, dims=tuple(dims))
+
+    @staticmethod
+    def untracked_advance(call: cst.Call, state: State) -> Value:
+        """Advancing a block pointer we do not rewrite keeps it untouched (and reported once)."""
+        base = call.args[0].value if call.args else None
+        known = state.get(base.value) if isinstance(base, cst.Name) else None
+        return known if isinstance(known, Opaque) else OTHER
 
     def advance_dim(self, definition, name, base_name, d, dim: Dim, delta, source: BlockPtr, state):
         """The offset in dimension `d` after `name = tl.advance(base_name, ...)`, and the statements for it."""
@@ -426,7 +433,7 @@ class FunctionAnalysis:
         if offsets is not None:
             self.visit(offsets.value, state)
         if not isinstance(value, BlockPtr):
-            if isinstance(value, Mixed):
+            if isinstance(value, Opaque):
                 self.refuse_ambiguous(value, base)
             elif isinstance(base, cst.Name):
                 self.orphan(call, f"`tl.advance` on `{base.value}`, which is not a block pointer created in "
@@ -473,17 +480,19 @@ class FunctionAnalysis:
         offsets = self.offsets(value, deltas)
         if offsets is None:
             return
-        self.expr_edits[id(call)] = (value.creations, self.access_builder(member, value, offsets, padding))
+        stored = bound["value"].value if "value" in bound else None
+        self.expr_edits[id(call)] = (value.creations, self.access_builder(member, value, offsets, padding, stored))
 
-    def access_builder(self, member: str, value: BlockPtr, offsets, padding: str) -> Builder:
+    def access_builder(self, member: str, value: BlockPtr, offsets, padding: str, stored) -> Builder:
         creation = self.creation_of(value)
+        is_tile = stored is not None and self.facts.is_tile(stored)
 
         def build(updated: cst.Call):
             desc = self.descriptor_name(value, padding)
             if member == "load":
                 return ttd003_access.load(self.language, desc, offsets, creation.permutation)
-            stored = bind(updated, "store")["value"].value
-            return ttd003_access.store(self.language, desc, offsets, creation.permutation, stored, creation.block)
+            return ttd003_access.store(self.language, desc, offsets, creation.permutation,
+                                       bind(updated, "store")["value"].value, creation.block, is_tile)
 
         return build
 
@@ -491,7 +500,7 @@ class FunctionAnalysis:
         pointer = bound["pointer"].value
         self.visit(pointer, state)
         if isinstance(pointer, cst.Name) and ("boundary_check" in bound or "padding_option" in bound):
-            if not isinstance(state.get(pointer.value), (Mixed, BlockPtr)):
+            if not isinstance(state.get(pointer.value), (Opaque, BlockPtr)):
                 self.orphan(call, f"`tl.{member}` with `boundary_check`/`padding_option` on `{pointer.value}`, a "
                             "block pointer that was not created in this function")
 
@@ -500,7 +509,7 @@ class FunctionAnalysis:
             value = state.get(pointer.value)
             if isinstance(value, BlockPtr):
                 return value, None
-            if isinstance(value, Mixed):
+            if isinstance(value, Opaque):
                 self.refuse_ambiguous(value, pointer)
             return None
         if isinstance(pointer, cst.Call) and self.names.member(pointer.func) == "advance":
@@ -617,7 +626,7 @@ class FunctionAnalysis:
         value = state.get(node.value)
         if isinstance(value, BlockPtr):
             self.refuse(value.creations, Refusal(code, f"block pointer `{node.value}` {how}", node))
-        elif isinstance(value, Mixed):
+        elif isinstance(value, Opaque):
             self.refuse_ambiguous(value, node)
         elif isinstance(value, Placeholder):
             self.knowledge.placeholder_used.update(value.statements)
@@ -647,7 +656,7 @@ class FunctionAnalysis:
         if isinstance(a, Placeholder) and isinstance(b, Placeholder):
             return Placeholder(a.statements | b.statements)
         creations = creations_of(a) | creations_of(b)
-        return Mixed(creations) if creations else OTHER
+        return Opaque(creations) if creations else OTHER
 
     def join_pointers(self, name: str, a: BlockPtr, b: BlockPtr) -> Value:
         creations = a.creations | b.creations
@@ -655,7 +664,7 @@ class FunctionAnalysis:
         if a.stem != b.stem or len(perms) != 1:
             self.refuse(creations, Refusal(ttd109_ambiguous_value.CODE, f"`{name}` holds block pointers with "
                                            "different descriptors on different paths", self.function.name))
-            return Mixed(creations)
+            return Opaque(creations)
         self.knowledge.union(creations)
         dims = tuple(join_dims(x, y) for x, y in zip(a.dims, b.dims))
         for d, dim in enumerate(dims):
@@ -667,7 +676,7 @@ class FunctionAnalysis:
         if pointer.stem != self.namer.stem(name):
             self.refuse(pointer.creations, Refusal(ttd109_ambiguous_value.CODE, f"`{name}` is `None` on some "
                                                    "paths", self.function.name))
-            return Mixed(pointer.creations)
+            return Opaque(pointer.creations)
         for statement in placeholder.statements:
             self.knowledge.placeholder_links.setdefault(statement, set()).update(pointer.creations)
         return pointer
@@ -684,7 +693,7 @@ class FunctionAnalysis:
         for creation in creations:
             self.knowledge.refused.setdefault(creation, refusal)
 
-    def refuse_ambiguous(self, value: Mixed, node: cst.Name) -> None:
+    def refuse_ambiguous(self, value: Opaque, node: cst.Name) -> None:
         self.refuse(value.creations, Refusal(ttd109_ambiguous_value.CODE, f"`{node.value}` may hold a block "
                                              "pointer or another value here", node))
 
@@ -729,10 +738,13 @@ class FunctionAnalysis:
         value_stem = self.namer.stem(creation.target)
         paddings = self.paddings({id(creation.call)})
         func = self.descriptor_function(creation.call.func)
-        return [ttd002_advance.assign(self.namer.descriptor(value_stem, padding, paddings),
-                                      ttd001_descriptor.descriptor_call(creation.call, func, creation.permutation,
-                                                                        padding))
-                for padding in sorted(paddings, key=lambda p: p != "zero")]
+        statements = []
+        for padding in sorted(paddings, key=lambda p: p != "zero"):
+            target = self.namer.descriptor(value_stem, padding, paddings)
+            shift = len(f"{target} = {code_of(func)}") - len(f"{creation.target} = {code_of(creation.call.func)}")
+            call = ttd001_descriptor.descriptor_call(creation.call, func, creation.permutation, padding, shift)
+            statements.append(ttd002_advance.assign(target, call))
+        return statements
 
     def descriptor_function(self, func: cst.BaseExpression) -> cst.BaseExpression:
         owner = func.value if isinstance(func, cst.Attribute) else self.language

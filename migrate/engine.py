@@ -10,7 +10,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from triton_migrate.rules import ttd001_descriptor
+from triton_migrate.rules import ttd001_descriptor, ttd108_unsupported_use
 
 from .analysis import FunctionAnalysis
 from .naming import Namer
@@ -67,7 +67,8 @@ def _migrate(source: str) -> FileOutcome:
     module = wrapper.module
     names = TritonNames(module)
     functions = [f for f in _functions(module) if _mentions_block_pointers(f, names)]
-    if not functions:
+    stray = _calls_outside_functions(module, names)
+    if not functions and not stray:
         return FileOutcome((), None)
     positions = wrapper.resolve(PositionProvider)
     taken = _identifiers(module)
@@ -78,6 +79,10 @@ def _migrate(source: str) -> FileOutcome:
         analysis = FunctionAnalysis(function, names, namer, language)
         edits.collect(analysis)
         diagnostics.extend(_diagnostics(analysis, positions, namer))
+    for call in stray:
+        start = positions[call].start
+        diagnostics.append(Diagnostic(start.line, start.column + 1, ttd108_unsupported_use.CODE,
+                                      "block pointer used outside a function", False))
     new_module = module.visit(Rewriter(edits))
     if names.language_prefix() is None and uses_name(new_module, language):
         new_module = add_language_import(new_module, language)
@@ -147,6 +152,25 @@ class _Mentions(cst.CSTVisitor):
 def _mentions_block_pointers(function: cst.FunctionDef, names: TritonNames) -> bool:
     visitor = _Mentions(names)
     function.body.visit(visitor)
+    return visitor.found
+
+
+class _OutsideFunctions(cst.CSTVisitor):
+    def __init__(self, names: TritonNames) -> None:
+        self.names = names
+        self.found: list[cst.Call] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.names.member(node.func) in _ENTRY_MEMBERS:
+            self.found.append(node)
+
+
+def _calls_outside_functions(module: cst.Module, names: TritonNames) -> list[cst.Call]:
+    visitor = _OutsideFunctions(names)
+    module.visit(visitor)
     return visitor.found
 
 

@@ -16,6 +16,12 @@ from .calls import int_value
 from .triton_names import TritonNames
 
 RANGE_MEMBERS = ("range", "static_range")
+# triton.language functions whose result is a block (tile), whatever their arguments.
+TILE_MEMBERS = frozenset({"load", "zeros", "zeros_like", "full", "dot", "dot_scaled", "arange", "trans", "permute",
+                          "broadcast_to", "reshape", "view", "expand_dims", "join", "cat", "rand", "randn",
+                          "randint", "cumsum", "cumprod", "flip", "sort", "interleave"})
+# ... and those that reduce a block, possibly to a scalar.
+REDUCTIONS = frozenset({"sum", "max", "min", "reduce", "argmax", "argmin", "xor_sum", "reduce_or"})
 
 
 class _AssignmentCollector(cst.CSTVisitor):
@@ -81,6 +87,27 @@ class FunctionFacts:
         checks that at trace time), so any multiple of it is a multiple of 16 bytes as well.
         """
         return _Aligned(self, block).check(expr, frozenset())
+
+    # -- tiles -------------------------------------------------------------------------------
+
+    def is_tile(self, expr: cst.CSTNode, path: frozenset[str] = frozenset()) -> bool:
+        """Is `expr` certainly a block rather than a scalar? False when unsure."""
+        if isinstance(expr, cst.Call):
+            member = self.names.member(expr.func)
+            if member in REDUCTIONS:
+                return False
+            if member in TILE_MEMBERS or (isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "load"):
+                return True
+        if isinstance(expr, cst.Name):
+            return expr.value not in path and any(self.is_tile(source, path | {expr.value})
+                                                  for source in self.assignments.get(expr.value, ()))
+        if isinstance(expr, cst.AugAssign):
+            return self.is_tile(expr.value, path)
+        if isinstance(expr, cst.Attribute):
+            return self.is_tile(expr.value, path)
+        if isinstance(expr, cst.For):
+            return False  # a loop variable
+        return any(self.is_tile(child, path) for child in expr.children)
 
     # -- int64 taint -------------------------------------------------------------------------
 

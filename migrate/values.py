@@ -57,8 +57,9 @@ class Placeholder:
 
 
 @dataclass(frozen=True)
-class Mixed:
-    """A block pointer on some paths and something else on others: any read is ambiguous."""
+class Opaque:
+    """A block pointer we do not rewrite: refused, or mixed with other values across paths. Reading it
+    refuses every creation it may come from."""
 
     creations: frozenset[int]
 
@@ -72,7 +73,7 @@ class _Other:
 
 
 OTHER = _Other()
-Value = Union[BlockPtr, Placeholder, Mixed, _Other]
+Value = Union[BlockPtr, Placeholder, Opaque, _Other]
 State = dict  # local name -> Value; None stands for "this path does not continue"
 
 
@@ -81,7 +82,7 @@ def state_key(state: Optional[State]) -> object:
 
 
 def creations_of(value: Value) -> frozenset[int]:
-    return value.creations if isinstance(value, (BlockPtr, Mixed)) else frozenset()
+    return value.creations if isinstance(value, (BlockPtr, Opaque)) else frozenset()
 
 
 def join_dims(a: Dim, b: Dim) -> Dim:

@@ -35,8 +35,13 @@ def as_list(node: cst.BaseExpression, permutation: list[int]) -> cst.List:
     return cst.List(rebuilt)
 
 
-def descriptor_call(call: cst.Call, func: cst.BaseExpression, permutation: list[int], padding: str) -> cst.Call:
-    """The descriptor constructor for one `make_block_ptr` call, formatted like the original."""
+def descriptor_call(call: cst.Call, func: cst.BaseExpression, permutation: list[int], padding: str,
+                    shift: int = 0) -> cst.Call:
+    """The descriptor constructor for one `make_block_ptr` call, formatted like the original.
+
+    `shift` is how many columns further right the opening parenthesis now sits; continuation lines
+    aligned with it move along (hanging indents, which start after a newline, stay).
+    """
     from triton_migrate.calls import bind
 
     bound = bind(call, "make_block_ptr")
@@ -46,12 +51,22 @@ def descriptor_call(call: cst.Call, func: cst.BaseExpression, permutation: list[
         if _parameter(arg, bound) != "base":
             arg = arg.with_changes(value=as_list(arg.value, permutation))
         comma_source = call.args[position] if position < len(kept) - 1 else call.args[-1]
-        args.append(arg.with_changes(comma=comma_source.comma))
+        args.append(arg.with_changes(comma=_shifted(comma_source.comma, shift, call)))
     if padding == "nan":
         args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         args.append(cst.Arg(cst.SimpleString('"nan"'), keyword=cst.Name("padding_option"),
                             equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))))
     return call.with_changes(func=func, args=args)
+
+
+def _shifted(comma, shift: int, call: cst.Call):
+    visual = not isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace)
+    if not visual or not isinstance(comma, cst.Comma) or not isinstance(comma.whitespace_after,
+                                                                          cst.ParenthesizedWhitespace):
+        return comma
+    after = comma.whitespace_after
+    indent = max(0, len(after.last_line.value) + shift)
+    return comma.with_changes(whitespace_after=after.with_changes(last_line=cst.SimpleWhitespace(" " * indent)))
 
 
 def _parameter(arg: cst.Arg, bound: dict[str, cst.Arg]) -> str:

@@ -9,7 +9,8 @@ dimension is provably in bounds (TTD101). Padding moves to the descriptor (TTD00
 hints are dropped: descriptors accept none and they are performance hints only (D14); `volatile` is refused
 (TTD104). A transposed view loads `tl.trans(...)` (`tl.permute` for rank ≥ 3) and stores the transposed
 value. A scalar stored through a block pointer is broadcast; a descriptor needs a full tile, so literals
-become `tl.full(block_shape, value, p_desc.dtype)` (D12).
+become `tl.full(block_shape, value, p_desc.dtype)` and values not provably blocks are wrapped in
+`tl.broadcast_to(value, block_shape)`, a no-op on a block of that shape (D12).
 
 Fixtures: gemm_loop_advance, cache_hints, padding_nan, two_paddings, transposed_view, kt_view_attention,
 store_scalar.
@@ -48,12 +49,16 @@ def load(language: cst.BaseExpression, desc: str, offsets: list[cst.BaseExpressi
 
 
 def store(language: cst.BaseExpression, desc: str, offsets: list[cst.BaseExpression], permutation: list[int],
-          value: cst.BaseExpression, block: list[cst.BaseExpression]) -> cst.Call:
+          value: cst.BaseExpression, block: list[cst.BaseExpression], is_tile: bool) -> cst.Call:
+    shape = cst.List([cst.Element(block[i]) for i in permutation])
     if is_scalar_literal(value):
-        shape = cst.List([cst.Element(block[i]) for i in permutation])
         dtype = cst.Attribute(cst.Name(desc), cst.Name("dtype"))
         value = cst.Call(cst.Attribute(language, cst.Name("full")), [cst.Arg(shape), cst.Arg(value), cst.Arg(dtype)])
+    elif is_tile:
+        value = _reorder(language, value, permutation)
     else:
+        original_shape = cst.List([cst.Element(b) for b in block])
+        value = cst.Call(cst.Attribute(language, cst.Name("broadcast_to")), [cst.Arg(value), cst.Arg(original_shape)])
         value = _reorder(language, value, permutation)
     return cst.Call(cst.Attribute(cst.Name(desc), cst.Name("store")),
                     [cst.Arg(_offsets(offsets, permutation)), cst.Arg(value)])

@@ -6,8 +6,10 @@ expressions, have no legal descriptor.
 
 How the unit-stride dimension is found, from the strides, never from `order` alone: a stride that is the
 literal 1 (the last one wins if several are); otherwise the dimension `order[0]` names, provided its
-stride is a plain kernel parameter or a constexpr — the JIT specialises an integer argument equal to 1 to
-a constant, and any other value fails loudly at compile time rather than reading wrong data.
+stride is a kernel parameter whose name says it is a stride (`stride_xk`): the JIT specialises an
+integer argument equal to 1 to a constant, and any other value fails loudly at compile time rather than
+reading wrong data. A parameter such as `H` in `strides=(H,)` (per-head gates) is a stride of H, not 1:
+refused, and so is every rank-1 view without a literal unit stride, where `order` says nothing.
 
 Fixtures: transposed_view, kt_view_attention.
 """
@@ -28,10 +30,12 @@ def unit_stride_dimension(strides: list[cst.BaseExpression], order: list[int] | 
     literal_ones = [d for d, stride in enumerate(strides) if int_value(stride) == 1]
     if literal_ones:
         return literal_ones[-1]
-    if not order:
-        return None
+    if not order or len(strides) == 1:
+        return None  # a rank-1 `order` names no preference: `strides=(stride_xm,)` is a strided gather
     fastest = strides[order[0]]
-    return order[0] if isinstance(fastest, cst.Name) and fastest.value in parameters else None
+    is_stride_parameter = isinstance(fastest, cst.Name) and fastest.value in parameters and \
+        "stride" in fastest.value.lower()
+    return order[0] if is_stride_parameter else None
 
 
 def permutation(rank: int, unit: int) -> list[int]:
