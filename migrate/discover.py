@@ -1,0 +1,155 @@
+"""Find the Python files a run covers: walk directories, honour .gitignore files and excludes."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import pathspec
+
+# ruff's default `exclude` list, plus __pycache__ (it never holds sources worth reading).
+DEFAULT_EXCLUDES = (
+    ".bzr",
+    ".direnv",
+    ".eggs",
+    ".git",
+    ".git-rewrite",
+    ".hg",
+    ".ipynb_checkpoints",
+    ".mypy_cache",
+    ".nox",
+    ".pants.d",
+    ".pyenv",
+    ".pytest_cache",
+    ".pytype",
+    ".ruff_cache",
+    ".svn",
+    ".tox",
+    ".venv",
+    ".vscode",
+    "__pycache__",
+    "__pypackages__",
+    "_build",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
+)
+
+
+@dataclass(frozen=True)
+class Discovery:
+    files: list[str]  # sorted, as the user will see them
+    errors: list[tuple[str, str]]  # (path, message): paths that could not be walked
+
+
+@dataclass(frozen=True)
+class _Layer:
+    """One set of gitignore-style patterns and the directory they are relative to."""
+
+    base: str  # absolute
+    spec: pathspec.PathSpec
+
+    def decision(self, abs_path: str, is_dir: bool) -> bool | None:
+        """True: ignored, False: re-included by a `!` pattern, None: no pattern matches."""
+        rel = os.path.relpath(abs_path, self.base).replace(os.sep, "/")
+        if is_dir:
+            rel += "/"  # lets `name/` patterns match directories only, as in git
+        result = None
+        # Last matching pattern wins within one file (git semantics).
+        for pattern in self.spec.patterns:
+            if pattern.include is not None and pattern.match_file(rel) is not None:
+                result = pattern.include
+        return result
+
+
+@dataclass(frozen=True)
+class _Walk:
+    excludes: _Layer
+    respect_gitignore: bool
+    files: dict[str, str]  # absolute path -> display path (deduplicates overlapping arguments)
+    errors: list[tuple[str, str]]
+
+    def skip(self, abs_path: str, is_dir: bool, gitignores: list[_Layer]) -> bool:
+        if self.excludes.decision(abs_path, is_dir):
+            return True
+        if not self.respect_gitignore:
+            return False
+        # A deeper .gitignore overrides a shallower one, as in git: the deepest with an opinion wins.
+        for layer in reversed(gitignores):
+            decision = layer.decision(abs_path, is_dir)
+            if decision is not None:
+                return decision
+        return False
+
+    def directory(self, abs_dir: str, shown: str, gitignores: list[_Layer]) -> None:
+        try:
+            entries = sorted(os.scandir(abs_dir), key=lambda entry: entry.name)
+        except OSError as exc:
+            self.errors.append((shown, f"cannot list directory: {exc.strerror or exc}"))
+            return
+        for entry in entries:
+            abs_path = os.path.join(abs_dir, entry.name)
+            # Symlinked directories are not followed (no cycles; ruff does the same).
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if self.skip(abs_path, is_dir, gitignores):
+                continue
+            child = entry.name if shown == "." else os.path.join(shown, entry.name)
+            if is_dir:
+                self.directory(abs_path, child, self.with_gitignore(gitignores, abs_path))
+            elif entry.name.endswith(".py"):
+                self.files.setdefault(abs_path, child)
+
+    def with_gitignore(self, gitignores: list[_Layer], abs_dir: str) -> list[_Layer]:
+        if not self.respect_gitignore:
+            return gitignores
+        path = os.path.join(abs_dir, ".gitignore")
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                lines = handle.read().splitlines()
+        except FileNotFoundError:
+            return gitignores
+        except OSError as exc:
+            self.errors.append((path, f"cannot read: {exc.strerror or exc}"))
+            return gitignores
+        return [*gitignores, _Layer(abs_dir, pathspec.GitIgnoreSpec.from_lines(lines))]
+
+    def ancestors(self, abs_dir: str) -> list[_Layer]:
+        """The .gitignore files that apply to abs_dir: from the repository's top down to abs_dir itself."""
+        chain = [abs_dir]
+        while not os.path.exists(os.path.join(chain[-1], ".git")):
+            parent = os.path.dirname(chain[-1])
+            if parent == chain[-1]:
+                chain = [abs_dir]  # not inside a git work tree: only the walked tree's own files count
+                break
+            chain.append(parent)
+        layers: list[_Layer] = []
+        for directory in reversed(chain):
+            layers = self.with_gitignore(layers, directory)
+        return layers
+
+
+def discover(paths: list[str], exclude: tuple[str, ...] = (), respect_gitignore: bool = True) -> Discovery:
+    """Python files under `paths`. Files named explicitly are always included, whatever their name."""
+    cwd = os.getcwd()
+    spec = pathspec.GitIgnoreSpec.from_lines([*DEFAULT_EXCLUDES, *exclude])
+    files: dict[str, str] = {}
+    errors: list[tuple[str, str]] = []
+    for path in paths:
+        shown = os.path.normpath(path)
+        abs_path = os.path.abspath(path)
+        if os.path.isdir(path):
+            # Exclude patterns are relative to the working directory, as ruff's are to the project root.
+            base = cwd if _is_within(abs_path, cwd) else abs_path
+            walk = _Walk(_Layer(base, spec), respect_gitignore, files, errors)
+            walk.directory(abs_path, shown, walk.ancestors(abs_path))
+        elif os.path.lexists(path):  # a broken symlink still gets read, and so reported
+            files.setdefault(abs_path, shown)
+        else:
+            errors.append((path, "No such file or directory"))
+    return Discovery(sorted(files.values()), errors)
+
+def _is_within(path: str, directory: str) -> bool:
+    return os.path.commonpath([path, directory]) == directory

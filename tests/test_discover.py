@@ -1,0 +1,118 @@
+"""File discovery: recursion, sorting, default excludes, --exclude and .gitignore (git semantics)."""
+
+import os
+
+import pytest
+
+from triton_migrate import discover as discover_module
+from triton_migrate.discover import discover
+
+
+def make(root, *names):
+    for name in names:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x = 1\n")
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_recursive_sorted_python_files_only(tree):
+    make(tree, "b.py", "a.py", "pkg/z.py", "pkg/sub/y.py", "notes.txt", "pkg/stub.pyi")
+    assert discover(["."]).files == ["a.py", "b.py", "pkg/sub/y.py", "pkg/z.py"]
+
+
+def test_default_excludes(tree):
+    skipped = [".venv/x.py", "venv/x.py", "build/x.py", "dist/x.py", "node_modules/x.py", ".git/x.py",
+               "lib/site-packages/x.py", "pkg/__pycache__/x.py", ".tox/x.py", ".eggs/x.py", ".mypy_cache/x.py"]
+    make(tree, "keep.py", *skipped)
+    assert discover(["."]).files == ["keep.py"]
+
+
+def test_root_and_nested_gitignore(tree):
+    make(tree, "a.py", "gen_a.py", "gen/x.py", "sub/gen_b.py", "sub/keep.py", "sub/local.py", "sub/deep/local.py")
+    (tree / ".gitignore").write_text("gen_*.py\ngen/\n# a comment\n")
+    # The nested file re-includes one name ignored at the root and ignores one of its own.
+    (tree / "sub" / ".gitignore").write_text("!gen_b.py\n/local.py\n")
+    assert discover(["."]).files == ["a.py", "sub/deep/local.py", "sub/gen_b.py", "sub/keep.py"]
+
+
+def test_no_respect_gitignore(tree):
+    make(tree, "a.py", "ignored.py")
+    (tree / ".gitignore").write_text("ignored.py\n")
+    assert discover(["."], respect_gitignore=False).files == ["a.py", "ignored.py"]
+
+
+def test_ignored_directories_are_not_walked(tree, monkeypatch):
+    make(tree, "a.py", "gen/x.py", "gen/deeper/y.py", ".venv/lib/z.py")
+    (tree / ".gitignore").write_text("gen/\n")
+    walked = []
+    real_scandir = os.scandir
+
+    def spy(path):
+        walked.append(os.path.relpath(path, tree))
+        return real_scandir(path)
+
+    monkeypatch.setattr(discover_module.os, "scandir", spy)
+    assert discover(["."]).files == ["a.py"]
+    assert walked == ["."]
+
+
+def test_exclude_patterns(tree):
+    make(tree, "a.py", "gen_a.py", "src/legacy/x.py", "src/new/legacy/y.py", "src/ok.py")
+    found = discover(["."], exclude=("gen_*.py", "/src/legacy/"))
+    assert found.files == ["a.py", "src/new/legacy/y.py", "src/ok.py"]
+    # Patterns stay relative to the working directory when a subdirectory is walked.
+    assert discover(["src"], exclude=("/src/legacy/",)).files == ["src/new/legacy/y.py", "src/ok.py"]
+
+
+def test_exclude_cannot_be_undone_by_gitignore(tree):
+    make(tree, "a.py", "gen.py")
+    (tree / ".gitignore").write_text("!gen.py\n")
+    assert discover(["."], exclude=("gen.py",)).files == ["a.py"]
+
+
+def test_explicit_files_are_always_included(tree):
+    make(tree, ".venv/x.py", "ignored.py", "script")
+    (tree / ".gitignore").write_text("ignored.py\n")
+    found = discover([".venv/x.py", "ignored.py", "script"], exclude=("ignored.py",))
+    assert found.files == [".venv/x.py", "ignored.py", "script"]
+
+
+def test_parent_gitignore_applies_inside_the_repository(tree):
+    make(tree, "repo/sub/a.py", "repo/sub/skip.py")
+    (tree / "repo" / ".git").mkdir()
+    (tree / "repo" / ".gitignore").write_text("skip.py\n")
+    assert discover(["repo/sub"]).files == ["repo/sub/a.py"]
+
+
+def test_gitignore_above_the_walked_tree_ignored_outside_a_repository(tree):
+    make(tree, "outer/sub/a.py", "outer/sub/skip.py")
+    (tree / "outer" / ".gitignore").write_text("skip.py\n")
+    assert discover(["outer/sub"]).files == ["outer/sub/a.py", "outer/sub/skip.py"]
+
+
+def test_missing_path_and_duplicates(tree):
+    make(tree, "a.py")
+    found = discover([".", "a.py", "./a.py", "nope.py"])
+    assert found.files == ["a.py"]
+    assert found.errors == [("nope.py", "No such file or directory")]
+
+
+def test_directory_named_like_a_module_is_walked(tree):
+    make(tree, "odd.py/inner.py")
+    assert discover(["."]).files == ["odd.py/inner.py"]
+
+
+def test_broken_symlink_is_listed_so_that_it_gets_reported(tree):
+    os.symlink(tree / "missing.py", tree / "dangling.py")
+    assert discover(["."]).files == ["dangling.py"]
+
+
+def test_absolute_paths_stay_absolute(tree):
+    make(tree, "pkg/a.py")
+    assert discover([str(tree / "pkg")]).files == [str(tree / "pkg" / "a.py")]
