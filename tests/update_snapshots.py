@@ -1,0 +1,29 @@
+"""Regenerate every fixture's after.py and expected report from the current engine.
+
+Run after an intentional change of the rewrite, then *review the diff*: the snapshots are the reviewed
+expectation, and tests/test_snapshots.py fails until they match.   python tests/update_snapshots.py
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from triton_migrate.engine import migrate_source
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def report(outcome) -> str:
+    return "".join(f"{d.line}:{d.column}: {d.code} {d.message}\n" for d in outcome.diagnostics)
+
+
+def main() -> None:
+    for before in sorted(FIXTURES.glob("*/before.py")):
+        source = before.read_text()
+        outcome = migrate_source(source)
+        before.with_name("after.py").write_text(outcome.new_source if outcome.new_source is not None else source)
+        before.with_name("expected_report.txt").write_text(report(outcome))
+
+
+if __name__ == "__main__":
+    main()
