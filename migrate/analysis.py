@@ -29,6 +29,7 @@ from triton_migrate.rules import (
     ttd107_narrow_block,
     ttd108_unsupported_use,
     ttd109_ambiguous_value,
+    ttd110_negative_store_offset,
     ttd201_crosses_function,
 )
 
@@ -306,7 +307,7 @@ class FunctionAnalysis:
         stem = self.namer.stem(name)
         self.mark_descriptor_reuse(stem, name, state)
         creation.hoist_before = self.hoist_target(creation, stem)
-        dims = tuple(self.define_dim(id(call), name, d, expr, self.aligned(creation, d, expr), node, state)
+        dims = tuple(self.define_dim(id(call), name, d, expr, self.proofs(creation, d, expr), state)
                      for d, expr in enumerate(creation.offsets))
         self.stmt_edits[id(node)] = (frozenset({id(call)}), lambda: self.creation_statements(node, creation))
         return BlockPtr(frozenset({id(call)}), stem, dims)
@@ -348,16 +349,18 @@ class FunctionAnalysis:
                            "int32", call)
         return None
 
-    def aligned(self, creation: Creation, dim: int, expr: cst.BaseExpression) -> bool:
-        return dim != creation.unit or self.facts.is_aligned(expr, creation.block[dim])
+    def proofs(self, creation: Creation, dim: int, expr: cst.BaseExpression) -> dict[str, bool]:
+        """What is proven about an offset (or a delta) in dimension `dim`: the TMA constraints."""
+        return {"aligned": dim != creation.unit or self.facts.is_aligned(expr, creation.block[dim]),
+                "nonnegative": self.facts.is_nonnegative(expr)}
 
-    def define_dim(self, definition: int, name: str, dim: int, expr, aligned: bool, node, state: State) -> Dim:
+    def define_dim(self, definition: int, name: str, dim: int, expr, proofs: dict, state: State) -> Dim:
         """The offset `name` has in `dim` after `definition`; a variable if it must be materialized."""
         if (definition, dim) in self.knowledge.materialize:
             var = self.namer.offset(name, dim)
             self.invalidate(var, state)
-            return Dim(cst.Name(var), var, frozenset({var}), frozenset({definition}), aligned=aligned)
-        return Dim(expr, code_of(expr), free_names(expr), frozenset({definition}), aligned=aligned)
+            return Dim(cst.Name(var), var, frozenset({var}), frozenset({definition}), **proofs)
+        return Dim(expr, code_of(expr), free_names(expr), frozenset({definition}), **proofs)
 
     def mark_descriptor_reuse(self, stem: str, name: str, state: State) -> None:
         for other, value in state.items():
@@ -402,7 +405,8 @@ class FunctionAnalysis:
 
     def advance_dim(self, definition, name, base_name, d, dim: Dim, delta, source: BlockPtr, state):
         """The offset in dimension `d` after `name = tl.advance(base_name, ...)`, and the statements for it."""
-        aligned = dim.aligned and self.delta_aligned(source, d, delta)
+        step = self.proofs(self.creation_of(source), d, delta)
+        proofs = {"aligned": dim.aligned and step["aligned"], "nonnegative": dim.nonnegative and step["nonnegative"]}
         if name == base_name and int_value(delta) == 0:
             return dim, []
         self.use_dim(dim, d)
@@ -411,15 +415,11 @@ class FunctionAnalysis:
             if dim.code != var:
                 self.mark(dim.defs, d)
             self.invalidate(var, state)
-            new = Dim(cst.Name(var), var, frozenset({var}), frozenset({definition}), aligned=aligned)
+            new = Dim(cst.Name(var), var, frozenset({var}), frozenset({definition}), **proofs)
             return new, [ttd002_advance.increment(var, delta)]
         expr = ttd002_advance.plus(dim.expr, delta) if dim.expr is not None else delta
-        new = self.define_dim(definition, name, d, expr, aligned, None, state)
+        new = self.define_dim(definition, name, d, expr, proofs, state)
         return new, ([ttd002_advance.assign(new.code, expr)] if new.code != code_of(expr) else [])
-
-    def delta_aligned(self, value: BlockPtr, d: int, delta: cst.BaseExpression) -> bool:
-        creation = self.creation_of(value)
-        return d != creation.unit or self.facts.is_aligned(delta, creation.block[d])
 
     def advanced_pointer(self, call: cst.Call, state: State):
         """(block pointer, deltas) for `tl.advance(p, deltas)`, or None (reported) if it is not one we track."""
@@ -534,10 +534,18 @@ class FunctionAnalysis:
                        for c in map(self.creations_by_id, value.creations)):
                 return Refusal(ttd101_unchecked_dimension.CODE, f"dimension {d} is not boundary-checked and not "
                                "provably in bounds; a descriptor would mask it", call)
-        unit = self.creation_of(value).unit
-        if not (value.dims[unit].aligned and (deltas is None or self.delta_aligned(value, unit, deltas[unit]))):
+        creation = self.creation_of(value)
+        proven = [self.proofs(creation, d, delta) if delta is not None else {} for d, delta in
+                  enumerate(deltas or [None] * len(value.dims))]
+        unit = creation.unit
+        if not (value.dims[unit].aligned and proven[unit].get("aligned", True)):
             return Refusal(ttd102_inner_offset_alignment.CODE, f"offset in the contiguous dimension {unit} is not "
                            "provably a multiple of 16 bytes (NVIDIA TMA traps on it)", call)
+        negative = [d for d, dim in enumerate(value.dims)
+                    if not (dim.nonnegative and proven[d].get("nonnegative", True))]
+        if member == "store" and negative:
+            return Refusal(ttd110_negative_store_offset.CODE, f"store offset in dimension {negative[0]} may be "
+                           "negative (NVIDIA TMA stores trap on negative coordinates)", call)
         return None
 
     @staticmethod

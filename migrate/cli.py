@@ -204,6 +204,27 @@ def run_stdin(name: str, options: Options) -> int:
     return report([result], [], 1, options, diag_to_err=options.write)
 
 
+def _explain(ctx: click.Context, _param, code: str | None) -> None:
+    if code is None or ctx.resilient_parsing:
+        return
+    from triton_migrate.rules import RULES, explain
+
+    if code.upper() not in RULES:
+        raise click.BadParameter(f"unknown rule {code!r}; `migrate --list-rules` lists them.", ctx, _param)
+    click.echo(explain(code))
+    ctx.exit(0)
+
+
+def _list_rules(ctx: click.Context, _param, wanted: bool) -> None:
+    if not wanted or ctx.resilient_parsing:
+        return
+    from triton_migrate.rules import RULES
+
+    for code, rule in RULES.items():
+        click.echo(f"{code}  {rule.NAME:<28} {rule.SUMMARY}")
+    ctx.exit(0)
+
+
 @click.command(epilog=EXIT_CODES, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--check", is_flag=True, help="Report sites only; never write (the default).")
@@ -224,6 +245,10 @@ def run_stdin(name: str, options: Options) -> int:
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even if sites remain (errors still exit 2).")
 @click.option("-q", "--quiet", is_flag=True, help="Print diagnostics and errors, but no summary.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes [default: number of CPUs].")
+@click.option("--explain", metavar="CODE", callback=_explain, expose_value=False, is_eager=True,
+              help="Explain a rule (e.g. TTD101) and exit.")
+@click.option("--list-rules", is_flag=True, callback=_list_rules, expose_value=False, is_eager=True,
+              help="List every rule code and exit.")
 @click.version_option(__version__, "--version", prog_name="triton-migrate")
 @click.pass_context
 def main(ctx, paths, check, diff, write, stdin_filename, exclude, respect_gitignore, exit_zero, quiet, jobs):

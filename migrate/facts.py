@@ -88,6 +88,9 @@ class FunctionFacts:
         """
         return _Aligned(self, block).check(expr, frozenset())
 
+    def is_nonnegative(self, expr: cst.BaseExpression) -> bool:
+        return _NonNegative(self).check(expr, frozenset())
+
     # -- tiles -------------------------------------------------------------------------------
 
     def is_tile(self, expr: cst.CSTNode, path: frozenset[str] = frozenset()) -> bool:
@@ -150,57 +153,117 @@ def free_names(expr: cst.CSTNode) -> frozenset[str]:
     return frozenset(finder.names)
 
 
-class _Aligned:
-    def __init__(self, facts: FunctionFacts, block: cst.BaseExpression) -> None:
+class _Proof:
+    """A property of integer expressions proved by structural induction; local names need every
+    assignment to have it, loop variables a start and a step that have it."""
+
+    def __init__(self, facts: FunctionFacts) -> None:
         self.facts = facts
-        self.block_code = cst.Module([]).code_for_node(block)
-        self.block_literal = int_value(block)
 
     def check(self, expr: cst.CSTNode, seen: frozenset[str]) -> bool:
         literal = int_value(expr) if isinstance(expr, cst.BaseExpression) else None
         if literal is not None:
-            return literal % 16 == 0 or (bool(self.block_literal) and literal % self.block_literal == 0)
+            return self.literal(literal)
         if isinstance(expr, cst.Name):
-            return expr.value == self.block_code or self.facts.every_assignment(expr.value, self._source, seen)
+            return self.name(expr.value) or self.facts.every_assignment(expr.value, self._source, seen)
         if isinstance(expr, cst.BinaryOperation):
-            return self._binary(expr, seen)
-        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-            return self.check(expr.expression, seen)
+            return self.binary(expr, seen)
+        if isinstance(expr, cst.UnaryOperation):
+            return self.unary(expr, seen)
         if isinstance(expr, cst.IfExp):
             return self.check(expr.body, seen) and self.check(expr.orelse, seen)
         if isinstance(expr, cst.Call):
-            return self._call(expr, seen)
-        return False
-
-    def _binary(self, expr: cst.BinaryOperation, seen: frozenset[str]) -> bool:
-        if isinstance(expr.operator, cst.Multiply):
-            return self.check(expr.left, seen) or self.check(expr.right, seen)
-        if isinstance(expr.operator, (cst.Add, cst.Subtract)):
-            return self.check(expr.left, seen) and self.check(expr.right, seen)
-        if isinstance(expr.operator, cst.LeftShift):
-            return self.check(expr.left, seen)
-        return False
-
-    def _call(self, expr: cst.Call, seen: frozenset[str]) -> bool:
-        member = self.facts.names.member(expr.func)
-        if member == "multiple_of" and len(expr.args) == 2:
-            hint = int_value(expr.args[1].value)
-            return (hint is not None and hint % 16 == 0) or self.check(expr.args[0].value, seen)
-        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "to" and member is None:
-            return self.check(expr.func.value, seen)  # x.to(tl.int32) keeps the value
+            if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "to" and \
+                    self.facts.names.member(expr.func) is None:
+                return self.check(expr.func.value, seen)  # x.to(tl.int32) keeps the value
+            return self.call(self.facts.names.member(expr.func), expr.args, seen)
         return False
 
     def _source(self, source: cst.CSTNode, seen: frozenset[str]) -> bool:
         if isinstance(source, cst.AugAssign):
-            return isinstance(source.operator, (cst.AddAssign, cst.SubtractAssign)) and self.check(source.value, seen)
+            return self.augmented(source.operator) and self.check(source.value, seen)
         if isinstance(source, cst.For):
             return self._loop_variable(source.iter, seen)
         return self.check(source, seen)
 
     def _loop_variable(self, iterator: cst.BaseExpression, seen: frozenset[str]) -> bool:
-        if not isinstance(iterator, cst.Call) or len(iterator.args) < 3 or any(a.keyword for a in iterator.args[:3]):
+        if not isinstance(iterator, cst.Call) or any(a.keyword for a in iterator.args):
             return False
         is_range = (isinstance(iterator.func, cst.Name) and iterator.func.value == "range") or \
             self.facts.names.member(iterator.func) in RANGE_MEMBERS
-        start, _, step = (a.value for a in iterator.args[:3])
+        args = [a.value for a in iterator.args[:3]]
+        start = args[0] if len(args) > 1 else cst.Integer("0")
+        step = args[2] if len(args) > 2 else cst.Integer("1")
         return is_range and self.check(start, seen) and self.check(step, seen)
+
+    # the property itself
+    def literal(self, value: int) -> bool: raise NotImplementedError
+    def name(self, name: str) -> bool: raise NotImplementedError
+    def binary(self, expr: cst.BinaryOperation, seen: frozenset[str]) -> bool: raise NotImplementedError
+    def unary(self, expr: cst.UnaryOperation, seen: frozenset[str]) -> bool: raise NotImplementedError
+    def call(self, member: str | None, args, seen: frozenset[str]) -> bool: raise NotImplementedError
+    def augmented(self, operator: cst.BaseAugOp) -> bool: raise NotImplementedError
+
+
+class _Aligned(_Proof):
+    """A multiple of the innermost block dimension, or of 16 elements."""
+
+    def __init__(self, facts: FunctionFacts, block: cst.BaseExpression) -> None:
+        super().__init__(facts)
+        self.block_code = cst.Module([]).code_for_node(block)
+        self.block_literal = int_value(block)
+
+    def literal(self, value: int) -> bool:
+        return value % 16 == 0 or (bool(self.block_literal) and value % self.block_literal == 0)
+
+    def name(self, name: str) -> bool:
+        return name == self.block_code
+
+    def binary(self, expr: cst.BinaryOperation, seen: frozenset[str]) -> bool:
+        if isinstance(expr.operator, cst.Multiply):
+            return self.check(expr.left, seen) or self.check(expr.right, seen)
+        if isinstance(expr.operator, (cst.Add, cst.Subtract)):
+            return self.check(expr.left, seen) and self.check(expr.right, seen)
+        return isinstance(expr.operator, cst.LeftShift) and self.check(expr.left, seen)
+
+    def unary(self, expr: cst.UnaryOperation, seen: frozenset[str]) -> bool:
+        return isinstance(expr.operator, cst.Minus) and self.check(expr.expression, seen)
+
+    def call(self, member: str | None, args, seen: frozenset[str]) -> bool:
+        if member != "multiple_of" or len(args) != 2:
+            return False
+        hint = int_value(args[1].value)
+        return (hint is not None and hint % 16 == 0) or self.check(args[0].value, seen)
+
+    def augmented(self, operator: cst.BaseAugOp) -> bool:
+        return isinstance(operator, (cst.AddAssign, cst.SubtractAssign))
+
+
+class _NonNegative(_Proof):
+    """Never below zero; integer kernel arguments are taken to be non-negative (sizes, indices)."""
+
+    def literal(self, value: int) -> bool:
+        return value >= 0
+
+    def name(self, name: str) -> bool:
+        return name in self.facts.params
+
+    def binary(self, expr: cst.BinaryOperation, seen: frozenset[str]) -> bool:
+        closed = (cst.Add, cst.Multiply, cst.FloorDivide, cst.Modulo, cst.LeftShift, cst.RightShift)
+        return isinstance(expr.operator, closed) and self.check(expr.left, seen) and self.check(expr.right, seen)
+
+    def unary(self, expr: cst.UnaryOperation, seen: frozenset[str]) -> bool:
+        return isinstance(expr.operator, cst.Plus) and self.check(expr.expression, seen)
+
+    def call(self, member: str | None, args, seen: frozenset[str]) -> bool:
+        values = [a.value for a in args]
+        if member in ("program_id", "num_programs"):
+            return True
+        if member in ("cdiv", "minimum"):
+            return all(self.check(v, seen) for v in values)
+        if member in ("multiple_of", "max_contiguous"):
+            return bool(values) and self.check(values[0], seen)
+        return member == "maximum" and any(self.check(v, seen) for v in values)
+
+    def augmented(self, operator: cst.BaseAugOp) -> bool:
+        return isinstance(operator, (cst.AddAssign, cst.MultiplyAssign))

@@ -26,9 +26,10 @@ class Dim:
     defs: frozenset[int]  # ids of the definitions (creation or advance) that produced it
     stale: bool = False  # a name it reads was reassigned since
     aligned: bool = True  # provably a multiple of 16 bytes (checked on the unit-stride dimension)
+    nonnegative: bool = True  # provably >= 0 (TMA stores trap on negative coordinates)
 
     def key(self) -> tuple:
-        return (self.code, self.defs, self.stale, self.aligned)
+        return (self.code, self.defs, self.stale, self.aligned, self.nonnegative)
 
 
 @dataclass(frozen=True)
@@ -95,4 +96,5 @@ def join_dims(a: Dim, b: Dim) -> Dim:
         defs=a.defs | b.defs,
         stale=a.stale or b.stale,
         aligned=a.aligned and b.aligned,
+        nonnegative=a.nonnegative and b.nonnegative,
     )

@@ -23,6 +23,7 @@ from . import (
     ttd107_narrow_block,
     ttd108_unsupported_use,
     ttd109_ambiguous_value,
+    ttd110_negative_store_offset,
     ttd201_crosses_function,
 )
 
@@ -32,7 +33,7 @@ RULES: dict[str, ModuleType] = {
         ttd001_descriptor, ttd002_advance, ttd003_access, ttd004_dtype_query, ttd005_hoist,
         ttd101_unchecked_dimension, ttd102_inner_offset_alignment, ttd103_no_unit_stride, ttd104_volatile,
         ttd105_rank, ttd106_int64_offsets, ttd107_narrow_block, ttd108_unsupported_use, ttd109_ambiguous_value,
-        ttd201_crosses_function,
+        ttd110_negative_store_offset, ttd201_crosses_function,
     )
 }
 

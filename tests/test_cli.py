@@ -416,3 +416,20 @@ def test_module_entry_point_and_version(tree):
     probe = "import sys, triton_migrate.cli; print(sorted(m for m in sys.modules if m.split('.')[0] in ('triton', 'torch')))"
     imported = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert imported.stdout == "[]\n"
+
+
+def test_list_rules_names_every_registered_rule():
+    from triton_migrate.rules import RULES
+
+    result = CliRunner().invoke(main, ["--list-rules"])
+    assert result.exit_code == 0
+    listed = [line.split()[0] for line in result.output.splitlines()]
+    assert listed == list(RULES)
+
+
+def test_explain_prints_the_rule_documentation_and_rejects_unknown_codes():
+    result = CliRunner().invoke(main, ["--explain", "ttd101"])
+    assert result.exit_code == 0
+    assert result.output.startswith("TTD101 unchecked-dimension")
+    unknown = CliRunner().invoke(main, ["--explain", "TTD999"])
+    assert unknown.exit_code == 2 and "unknown rule" in unknown.output

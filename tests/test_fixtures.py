@@ -108,7 +108,12 @@ def test_compare_detects_sentinel_and_nan_payload():
     assert len(msgs) == 1 and "(0, 0)" in msgs[0]
     buf_c = buf_a.clone()
     buf_c[0, 1] = float("nan")  # NaN, but not the sentinel's payload
-    assert D.compare_outputs({"y": buf_a}, {"y": buf_c}), "NaN payloads must be compared bit for bit"
+    assert D.compare_outputs({"y": buf_a}, {"y": buf_c}), "a NaN written over a sentinel must show"
+    computed_a, computed_b = buf_a.clone(), buf_a.clone()
+    view_index = (2, 2)  # inside the logical view
+    computed_a[view_index] = float("nan")
+    computed_b.view(torch.int32)[view_index] = 0x7FF77FF7  # TMA's NaN fill: another payload, still NaN
+    assert D.compare_outputs({"y": computed_a}, {"y": computed_b}) == []
     assert D.compare_outputs({"y": buf_a}, {"y": buf_a.clone()}) == []  # NaN == NaN bitwise
     assert D.compare_outputs({"y": buf_a}, {"z": buf_a})  # missing output
     assert D.compare_outputs({"y": buf_a}, {"y": buf_a.double()})  # dtype change

@@ -1,0 +1,18 @@
+"""TTD110 negative-store-offset: a store's offset is not provably non-negative.
+
+Why: a block pointer masks negative coordinates on checked dimensions and writes nothing there; on
+NVIDIA Hopper/Blackwell a TMA store with any negative coordinate traps with an illegal instruction
+(semantics brief D7; measured on the H100 with Triton 3.6, and the fixture negative_advance crashed
+there). Loads with negative coordinates are fine (zero fill), so only stores are refused.
+
+Proven non-negative: literals ≥ 0, `tl.program_id`, `tl.num_programs`, integer kernel arguments (taken
+to be sizes and indices), sums, products, floor divisions and remainders of those, `tl.cdiv`, loop
+variables of `range` with a non-negative start and step, and local names every assignment of which is
+non-negative — advances included, so a negative delta on any path makes the store's offset unprovable.
+
+Fixtures: negative_advance.
+"""
+
+CODE = "TTD110"
+NAME = "negative-store-offset"
+SUMMARY = "store offset not provably non-negative (TMA stores trap on negative coordinates)"

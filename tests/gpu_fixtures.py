@@ -1,0 +1,88 @@
+"""Run every migrated fixture compiled on a CUDA GPU: before.py (block pointers) vs after.py
+(descriptors), bit for bit, with the sentinel buffers of the interpreter tests.
+
+Each fixture runs in its own subprocess: an illegal instruction or misaligned address poisons the CUDA
+context. Prints one JSON line per fixture and a summary.   python tests/gpu_fixtures.py [-j N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+sys.path[:0] = [str(TESTS), str(TESTS.parent / "fixtures")]
+
+
+def to_device(value, device):
+    """Move a tensor to `device` keeping its layout inside its buffer (strides, offset, sentinels)."""
+    import torch
+
+    if not isinstance(value, torch.Tensor):
+        return value
+    base = value._base if value._base is not None else value
+    moved = base.to(device)
+    return moved.as_strided(value.size(), value.stride(), value.storage_offset())
+
+
+def run_one(case: str) -> dict:
+    import torch
+    import triton
+
+    import differential as D
+
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, device="cuda", dtype=torch.int8))
+    case_dir = D.FIXTURES / case
+    harness = D.load_harness(case_dir)
+    results = {}
+    for which in ("before.py", "after.py"):
+        module = D.import_path(case_dir / which, f"{case}_{which[:-3]}")
+        outputs = {}
+        for name, inputs in harness.cases():
+            gpu_inputs = {k: to_device(v, "cuda") for k, v in inputs.items()}
+            torch.set_default_device("cuda")
+            try:
+                out = harness.run(module, gpu_inputs)
+                torch.cuda.synchronize()
+            finally:
+                torch.set_default_device("cpu")
+            outputs[name] = {k: D._bit_copy(v.cpu()) for k, v in out.items()}
+        results[which] = outputs
+    problems = D.compare_runs(results["before.py"], results["after.py"], f"{case} gpu")
+    return {"fixture": case, "identical": not problems, "problems": problems[:3]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--one")
+    parser.add_argument("-j", type=int, default=4)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(run_one(args.one)))
+        return
+    import differential as D
+
+    cases = [d.name for d in D.fixture_dirs()
+             if (d / "after.py").is_file() and (d / "after.py").read_text() != (d / "before.py").read_text()
+             and "loud_error" not in D.fixture_config(d)]
+
+    def launch(case: str) -> dict:
+        done = subprocess.run([sys.executable, __file__, "--one", case], capture_output=True, text=True)
+        if done.returncode == 0:
+            return json.loads(done.stdout.strip().splitlines()[-1])
+        return {"fixture": case, "identical": False, "crashed": done.stderr.strip().splitlines()[-3:]}
+
+    with ThreadPoolExecutor(args.j) as pool:
+        reports = list(pool.map(launch, cases))
+    for report in reports:
+        print(json.dumps(report))
+    same = sum(r["identical"] for r in reports)
+    print(f"GPU differential: {same}/{len(reports)} migrated fixtures bit-identical")
+
+
+if __name__ == "__main__":
+    main()
