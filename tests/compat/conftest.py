@@ -1,0 +1,38 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+# Interpreter kernels of these tests run in subprocesses with an explicit environment; this default only matters
+# for anything else in the session that imports triton after us (coordinated with the other test directories).
+os.environ.setdefault("TRITON_INTERPRET", "1")
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+TRITON39 = REPO / ".triton39"
+
+
+def run_py(args, *, triton39=False, interpret=True, extra_env=None, timeout=120):
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    env["TRITON_INTERPRET"] = "1" if interpret else "0"
+    env.pop("TRITON_MIGRATE_COMPAT", None)
+    if triton39:
+        assert (TRITON39 / "triton").is_dir(), f"Triton 3.9 target dir missing: {TRITON39}"
+        env["PYTHONPATH"] = str(TRITON39)
+    env.update(extra_env or {})
+    return subprocess.Popen([sys.executable, *args], env=env, cwd=str(REPO), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def finish(proc, timeout=150):
+    out, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, f"subprocess failed ({proc.returncode}):\n{out[-3000:]}\n{err[-6000:]}"
+    return out
+
+
+@pytest.fixture(scope="session")
+def py():
+    return run_py, finish
