@@ -43,12 +43,12 @@ class FileResult:
     error: str | None = None
 
 
-def analyse(path: str, data: bytes, want_diff: bool) -> FileResult:
+def analyse(path: str, data: bytes, want_diff: bool, verify: bool = True) -> FileResult:
     """Everything for one file but the write; runs in worker processes, so it never raises."""
     from triton_migrate import engine
 
     try:
-        return _analyse(path, data, want_diff)
+        return _analyse(path, data, want_diff, verify)
     except FileError as exc:
         return FileResult(path, error=str(exc))
     except engine.SourceError as exc:
@@ -57,11 +57,12 @@ def analyse(path: str, data: bytes, want_diff: bool) -> FileResult:
         return FileResult(path, error=f"internal error: {type(exc).__name__}: {exc}")
 
 
-def _analyse(path: str, data: bytes, want_diff: bool) -> FileResult:
+def _analyse(path: str, data: bytes, want_diff: bool, verify: bool) -> FileResult:
     from triton_migrate import engine
 
     decoded = decode(data)
-    outcome = engine.migrate_source(decoded.text)
+    # The fixed-point check costs a second migration; only output that is shown or written needs it.
+    outcome = engine.migrate_source(decoded.text, verify=verify)
     diagnostics = tuple(sorted(outcome.diagnostics, key=lambda d: (d.line, d.column, d.code)))
     new_text = outcome.new_source
     if new_text is None or new_text == decoded.text:
@@ -83,13 +84,13 @@ def _lines(text: str) -> list[str]:
     return io.StringIO(text, newline="").readlines()
 
 
-def analyse_all(candidates: list[tuple[str, bytes]], jobs: int, want_diff: bool) -> list[FileResult]:
+def analyse_all(candidates: list[tuple[str, bytes]], jobs: int, want_diff: bool, verify: bool) -> list[FileResult]:
     if len(candidates) < 2 or jobs < 2:
-        return [analyse(path, data, want_diff) for path, data in candidates]
+        return [analyse(path, data, want_diff, verify) for path, data in candidates]
     # Largest first, so that one big file started last does not leave the other workers idle.
     ordered = sorted(candidates, key=lambda candidate: -len(candidate[1]))
     with ProcessPoolExecutor(max_workers=min(jobs, len(candidates))) as pool:
-        futures = [(path, pool.submit(analyse, path, data, want_diff)) for path, data in ordered]
+        futures = [(path, pool.submit(analyse, path, data, want_diff, verify)) for path, data in ordered]
         return [_collect(path, future) for path, future in futures]
 
 
@@ -184,7 +185,7 @@ def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: boo
         # The prefilter: a file without the telltale bytes costs this read and nothing more.
         if engine.might_need_migration(data):
             candidates.append((path, data))
-    results = analyse_all(candidates, jobs, options.show_diff)
+    results = analyse_all(candidates, jobs, options.show_diff, verify=options.show_diff or options.write)
     if options.write:
         results = [_write(result) for result in results]
     checked = len(found.files) - len(unreadable)

@@ -141,8 +141,10 @@ def discover(paths: list[str], exclude: tuple[str, ...] = (), respect_gitignore:
         shown = os.path.normpath(path)
         abs_path = os.path.abspath(path)
         if os.path.isdir(path):
-            # Exclude patterns are relative to the working directory, as ruff's are to the project root.
-            base = cwd if _is_within(abs_path, cwd) else abs_path
+            # Exclude patterns are relative to the working directory, as ruff's are to the project root;
+            # a directory named explicitly is walked even if a pattern matches it (`migrate .venv/lib/...`).
+            named_excluded = _is_within(abs_path, cwd) and spec.match_file(os.path.relpath(abs_path, cwd) + "/")
+            base = cwd if _is_within(abs_path, cwd) and not named_excluded else abs_path
             walk = _Walk(_Layer(base, spec), respect_gitignore, files, errors)
             walk.directory(abs_path, shown, walk.ancestors(abs_path))
         elif os.path.lexists(path):  # a broken symlink still gets read, and so reported

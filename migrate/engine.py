@@ -7,6 +7,9 @@ re-parse and re-run on the output (it must be a fixed point) before anything is 
 
 from __future__ import annotations
 
+import ast
+import re
+
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
@@ -18,9 +21,11 @@ from .outcome import Diagnostic, FileOutcome
 from .rewrite import Edits, Rewriter, add_language_import, uses_name
 from .triton_names import TritonNames
 
-# Every block-pointer site contains one of these; a file without them costs one read and nothing more.
-_MARKERS = (b"make_block_ptr", b"advance", b"boundary_check", b"padding_option")
+# Every block-pointer site is a call like these in a file that imports triton; a file without them costs
+# one read and a byte search, nothing more.
+_MARKER = re.compile(rb"\b(?:make_block_ptr|advance)\s*\(|\b(?:boundary_check|padding_option)\s*=")
 _ENTRY_MEMBERS = ("make_block_ptr", "advance")
+_SITE_KEYWORDS = ("boundary_check", "padding_option")  # on tl.load/tl.store: a block pointer's access
 
 
 class SourceError(Exception):
@@ -36,12 +41,31 @@ class InternalError(Exception):
 
 
 def might_need_migration(data: bytes) -> bool:
-    return any(marker in data for marker in _MARKERS)
+    return b"triton" in data and _MARKER.search(data) is not None
 
 
-def migrate_source(source: str) -> FileOutcome:
+def _has_candidate_calls(source: str) -> bool:
+    """A cheap stdlib-ast look for calls that could be block-pointer sites (names unresolved, so a
+    superset): libcst, about 13 times slower to parse, is only paid for files that have them."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return True  # let libcst decide and report
+    names = TritonNames.of_ast(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            member = names.ast_member(node.func)
+            if member in _ENTRY_MEMBERS or (member in ("load", "store") and
+                                            any(k.arg in _SITE_KEYWORDS for k in node.keywords)):
+                return True
+    return False
+
+
+def migrate_source(source: str, verify: bool = True) -> FileOutcome:
+    """Diagnostics for every site and the migrated source. With `verify` (whenever the new source is
+    going to be shown or written) the output is re-parsed and re-migrated: it must be a fixed point."""
     outcome = _migrate(source)
-    if outcome.new_source is not None:
+    if verify and outcome.new_source is not None:
         _check_fixed_point(outcome.new_source)
     return outcome
 
@@ -63,15 +87,19 @@ def _parse(source: str) -> cst.Module:
 
 
 def _migrate(source: str) -> FileOutcome:
+    if not _has_candidate_calls(source):
+        return FileOutcome((), None)
     wrapper = MetadataWrapper(_parse(source), unsafe_skip_copy=True)
     module = wrapper.module
-    names = TritonNames(module)
-    functions = [f for f in _functions(module) if _mentions_block_pointers(f, names)]
-    stray = _calls_outside_functions(module, names)
+    names = TritonNames.of_cst(module)
+    scan = _ModuleScan(names)
+    module.visit(scan)
+    functions = [f for f in scan.functions if _mentions_block_pointers(f, names)]
+    stray = scan.stray_calls
     if not functions and not stray:
         return FileOutcome((), None)
     positions = wrapper.resolve(PositionProvider)
-    taken = _identifiers(module)
+    taken = scan.identifiers
     language = names.language_prefix() or ("tl" if "tl" not in taken else "triton_language")
     namer = Namer(taken)
     edits, diagnostics = Edits(), []
@@ -122,18 +150,30 @@ def _migrated_message(analysis: FunctionAnalysis, creation, namer: Namer) -> str
     return f"block pointer `{creation.target}` → tensor descriptor `{stem}_desc`{suffix}"
 
 
-class _Functions(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found: list[cst.FunctionDef] = []
+class _ModuleScan(cst.CSTVisitor):
+    """One pass over the module: its functions, block-pointer calls outside any function, and every
+    identifier (generated names must not collide with any)."""
+
+    def __init__(self, names: TritonNames) -> None:
+        self.names = names
+        self.functions: list[cst.FunctionDef] = []
+        self.stray_calls: list[cst.Call] = []
+        self.identifiers: set[str] = set()
+        self._depth = 0
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.found.append(node)
+        self.functions.append(node)
+        self._depth += 1
 
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._depth -= 1
 
-def _functions(module: cst.Module) -> list[cst.FunctionDef]:
-    visitor = _Functions()
-    module.visit(visitor)
-    return visitor.found
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self._depth and self.names.member(node.func) in _ENTRY_MEMBERS:
+            self.stray_calls.append(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.identifiers.add(node.value)
 
 
 class _Mentions(cst.CSTVisitor):
@@ -155,34 +195,3 @@ def _mentions_block_pointers(function: cst.FunctionDef, names: TritonNames) -> b
     return visitor.found
 
 
-class _OutsideFunctions(cst.CSTVisitor):
-    def __init__(self, names: TritonNames) -> None:
-        self.names = names
-        self.found: list[cst.Call] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.names.member(node.func) in _ENTRY_MEMBERS:
-            self.found.append(node)
-
-
-def _calls_outside_functions(module: cst.Module, names: TritonNames) -> list[cst.Call]:
-    visitor = _OutsideFunctions(names)
-    module.visit(visitor)
-    return visitor.found
-
-
-class _Identifiers(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
-
-
-def _identifiers(module: cst.Module) -> set[str]:
-    visitor = _Identifiers()
-    module.visit(visitor)
-    return visitor.names

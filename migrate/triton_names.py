@@ -2,10 +2,13 @@
 
 Block-pointer code reaches the API as `tl.load`, `language.load`, `triton.language.load` or a bare
 `load` imported with `from triton.language import load`; we resolve all of them by import, never by
-spelling, so a local variable that happens to be called `tl` is not mistaken for the module.
+spelling, so a local variable that happens to be called `tl` is not mistaken for the module. The facts
+are collected from libcst trees (for rewriting) or stdlib ast trees (the cheap pre-check).
 """
 
 from __future__ import annotations
+
+import ast
 
 import libcst as cst
 
@@ -21,58 +24,81 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
     return None
 
 
+def _ast_dotted_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _ast_dotted_name(node.value)
+        return None if head is None else f"{head}.{node.attr}"
+    return None
+
+
 class TritonNames:
     """Import-level facts about one module: which local names mean `triton.language` or its members."""
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self) -> None:
         self.module_aliases: dict[str, str] = {}  # local name -> "triton" or "triton.language"
         self.member_aliases: dict[str, str] = {}  # local name -> member of triton.language
+
+    @classmethod
+    def of_cst(cls, module: cst.Module) -> "TritonNames":
+        names = cls()
         for statement in module.body:
-            if not isinstance(statement, cst.SimpleStatementLine):
-                continue
-            for small in statement.body:
+            for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
                 if isinstance(small, cst.Import):
-                    self._add_import(small)
-                elif isinstance(small, cst.ImportFrom):
-                    self._add_import_from(small)
+                    for alias in small.names:
+                        names.imported(dotted_name(alias.name), alias.asname and alias.asname.name.value)
+                elif isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None \
+                        and not isinstance(small.names, cst.ImportStar):
+                    for alias in small.names:
+                        local = alias.asname.name.value if alias.asname is not None else alias.name.value
+                        names.imported_from(dotted_name(small.module), alias.name.value, local)
+        return names
 
-    def _add_import(self, node: cst.Import) -> None:
-        for alias in node.names:
-            full = dotted_name(alias.name)
-            if full not in ("triton", LANGUAGE):
-                continue
-            if alias.asname is not None:
-                self.module_aliases[alias.asname.name.value] = full
-            else:  # `import triton.language` binds `triton`
-                self.module_aliases["triton"] = "triton"
+    @classmethod
+    def of_ast(cls, module: ast.Module) -> "TritonNames":
+        names = cls()
+        for statement in module.body:
+            if isinstance(statement, ast.Import):
+                for alias in statement.names:
+                    names.imported(alias.name, alias.asname)
+            elif isinstance(statement, ast.ImportFrom) and not statement.level and statement.module:
+                for alias in statement.names:
+                    names.imported_from(statement.module, alias.name, alias.asname or alias.name)
+        return names
 
-    def _add_import_from(self, node: cst.ImportFrom) -> None:
-        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+    def imported(self, full: str | None, asname: str | None) -> None:
+        if full not in ("triton", LANGUAGE):
             return
-        source = dotted_name(node.module)
-        for alias in node.names:
-            imported = alias.name.value
-            local = alias.asname.name.value if alias.asname is not None else imported
-            if source == "triton" and imported == "language":
-                self.module_aliases[local] = LANGUAGE
-            elif source == LANGUAGE:
-                self.member_aliases[local] = imported
+        if asname is not None:
+            self.module_aliases[asname] = full
+        else:  # `import triton.language` binds `triton`
+            self.module_aliases["triton"] = "triton"
+
+    def imported_from(self, source: str | None, imported: str, local: str) -> None:
+        if source == "triton" and imported == "language":
+            self.module_aliases[local] = LANGUAGE
+        elif source == LANGUAGE:
+            self.member_aliases[local] = imported
 
     def member(self, func: cst.BaseExpression) -> str | None:
         """The `triton.language` member that `func` names, e.g. "load" for `tl.load`."""
-        if isinstance(func, cst.Name):
-            return self.member_aliases.get(func.value)
-        if not isinstance(func, cst.Attribute):
+        return self.member_of(dotted_name(func))
+
+    def ast_member(self, func: ast.expr) -> str | None:
+        return self.member_of(_ast_dotted_name(func))
+
+    def member_of(self, dotted: str | None) -> str | None:
+        if dotted is None:
             return None
-        owner = dotted_name(func.value)
-        if owner is None:
-            return None
+        owner, _, attr = dotted.rpartition(".")
+        if not owner:
+            return self.member_aliases.get(attr)
         head, _, rest = owner.partition(".")
         module = self.module_aliases.get(head)
         if module is None:
             return None
-        full = f"{module}.{rest}" if rest else module
-        return func.attr.value if full == LANGUAGE else None
+        return attr if (f"{module}.{rest}" if rest else module) == LANGUAGE else None
 
     def language_prefix(self) -> str | None:
         """How this module spells `triton.language`, if it imports it as a module."""

@@ -241,7 +241,7 @@ def test_mixed_line_endings_survive_where_untouched(tree):
 
 BROKEN = {
     "non_utf8.py": b"# \xff\xfe not utf-8\n" + KERNEL.encode(),
-    "syntax.py": b"def broken(:\n    tl.make_block_ptr(x)\n",
+    "syntax.py": b"import triton.language as tl\ndef broken(:\n    tl.make_block_ptr(x)\n",
     "bad_cookie.py": b"# coding: no-such-codec\n" + KERNEL.encode(),
 }
 
@@ -377,7 +377,7 @@ def test_stdin_filename_alone_reads_stdin(tree):
 
 
 def test_stdin_write_keeps_the_input_on_error(tree):
-    source = "def broken(:\n    tl.make_block_ptr(x)\n"
+    source = "import triton.language as tl\ndef broken(:\n    tl.make_block_ptr(x)\n"
     result = invoke("--write", "--stdin-filename", "b.py", "-", stdin=source)
     assert result.exit_code == 2
     assert result.stdout == source

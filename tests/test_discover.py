@@ -116,3 +116,13 @@ def test_broken_symlink_is_listed_so_that_it_gets_reported(tree):
 def test_absolute_paths_stay_absolute(tree):
     make(tree, "pkg/a.py")
     assert discover([str(tree / "pkg")]).files == [str(tree / "pkg" / "a.py")]
+
+
+def test_a_directory_named_explicitly_is_walked_even_if_excluded_by_default(tmp_path, monkeypatch):
+    kernel_dir = tmp_path / ".venv" / "lib" / "site-packages" / "pkg"
+    kernel_dir.mkdir(parents=True)
+    (kernel_dir / "k.py").write_text("x = 1\n")
+    monkeypatch.chdir(tmp_path)
+    assert discover(["."]).files == []
+    found = discover([os.path.join(".venv", "lib", "site-packages")]).files
+    assert [os.path.basename(f) for f in found] == ["k.py"]
