@@ -12,6 +12,11 @@ class Diagnostic:
     code: str  # e.g. "TTD001" (migrated) or "TTD101" (refused)
     message: str
     fixed: bool  # True: the rewrite migrates this site; False: the site is left as it is
+    # What was done: "descriptor", "pointer" (masked-pointer fallback), or "untouched" (refused).
+    decision: str = ""
+    # Run-time conditions the migrated code relies on, one sentence each naming the argument, e.g.
+    # "`stride_om` × itemsize must be a multiple of 16 bytes".
+    requirements: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
