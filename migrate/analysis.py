@@ -20,27 +20,27 @@ from triton_migrate.rules import (
     ttd003_access,
     ttd004_dtype_query,
     ttd005_hoist,
+    ttd006_masked_pointers,
     ttd101_unchecked_dimension,
-    ttd102_inner_offset_alignment,
     ttd103_no_unit_stride,
-    ttd104_volatile,
     ttd105_rank,
     ttd106_int64_offsets,
-    ttd107_narrow_block,
     ttd108_unsupported_use,
     ttd109_ambiguous_value,
-    ttd110_negative_store_offset,
+    ttd111_store_row_width,
     ttd201_crosses_function,
 )
 
 from .calls import UnboundCall, bind, bool_value, int_value, string_value, tuple_elements
 from .facts import FunctionFacts, free_names
+from . import planner
 from .naming import Namer
+from .policy import Policy
 from .triton_names import TritonNames
 from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, code_of, creations_of, join_dims, state_key
 
-MAX_RANK = 5
 MAX_RERUNS = 64
+HINTS = ("cache_modifier", "eviction_policy", "volatile")  # kept by the masked-pointer form
 Builder = Callable[..., object]
 
 
@@ -50,17 +50,20 @@ class Creation:
 
     call: cst.Call
     target: Optional[str]
+    base: Optional[cst.BaseExpression] = None
     shape: list = field(default_factory=list)
     strides: list = field(default_factory=list)
     offsets: list = field(default_factory=list)
     block: list = field(default_factory=list)
-    permutation: list = field(default_factory=list)
+    unit: Optional[int] = None  # the unit-stride dimension; None: no descriptor is possible
+    blockers: list = field(default_factory=list)  # planner.Obstacle: what rules out any descriptor
     hoist_before: Optional[cst.CSTNode] = None  # the loop to create the descriptor before
     hints_dropped: bool = False
 
     @property
-    def unit(self) -> int:
-        return self.permutation[-1]
+    def permutation(self) -> list[int]:
+        rank = len(self.block)
+        return list(range(rank)) if self.unit is None else ttd103_no_unit_stride.permutation(rank, self.unit)
 
 
 @dataclass
@@ -80,6 +83,9 @@ class Knowledge:
     paddings: dict = field(default_factory=dict)  # creation id -> {"zero", "nan"}
     placeholder_links: dict = field(default_factory=dict)  # statement id -> creation ids
     placeholder_used: set = field(default_factory=set)
+    forms: dict = field(default_factory=dict)  # creation id -> {"descriptor", "pointer"} used by its accesses
+    reasons: dict = field(default_factory=dict)  # creation id -> {code: message} for masked-pointer accesses
+    requirements: dict = field(default_factory=dict)  # creation id -> run-time conditions of its descriptors
 
     def find(self, c: int) -> int:
         while self.parent.get(c, c) != c:
@@ -137,8 +143,10 @@ class _AssignmentTargets(cst.CSTVisitor):
 class FunctionAnalysis:
     """Runs the dataflow over one function until what it has learnt stops changing."""
 
-    def __init__(self, function: cst.FunctionDef, names: TritonNames, namer: Namer, language: str) -> None:
+    def __init__(self, function: cst.FunctionDef, names: TritonNames, namer: Namer, language: str,
+                 policy: Policy) -> None:
         self.function = function
+        self.policy = policy
         self.names = names
         self.namer = namer
         self.language = cst.parse_expression(language)
@@ -160,6 +168,9 @@ class FunctionAnalysis:
         self.stmt_edits: dict[int, tuple[frozenset[int], Builder]] = {}
         self.placeholders: dict[int, cst.CSTNode] = {}
         self.orphans: list[Refusal] = []
+        self.line: Optional[cst.SimpleStatementLine] = None  # the line being analysed, if a single statement
+        self.line_edits: dict[int, list[tuple[frozenset[int], Builder]]] = {}  # statements to put before a line
+        self.coordinates_used: set = set()  # (line id, stem): coordinate temporaries already emitted there
         self.block(self.function.body.body, {})
 
     def block(self, statements, state: Optional[State]) -> Optional[State]:
@@ -171,11 +182,15 @@ class FunctionAnalysis:
 
     def statement(self, node: cst.CSTNode, state: State) -> Optional[State]:
         if isinstance(node, cst.SimpleStatementLine):
-            for small in node.body:
-                state = self.small_statement(small, state)
-                if state is None:
-                    return None
-            return state
+            self.line = node if len(node.body) == 1 else None
+            try:
+                for small in node.body:
+                    state = self.small_statement(small, state)
+                    if state is None:
+                        return None
+                return state
+            finally:
+                self.line = None
         if isinstance(node, cst.If):
             return self.branch(node, state)
         if isinstance(node, (cst.For, cst.While)):
@@ -301,6 +316,8 @@ class FunctionAnalysis:
         for argument in call.args:
             self.visit(argument.value, state)
         refusal = self.describe(creation)
+        if refusal is None and creation.blockers and self.policy.target == "descriptor":
+            refusal = Refusal(creation.blockers[0].code, creation.blockers[0].message, call)
         if refusal is not None:
             self.refuse(frozenset({id(call)}), refusal)
             return Opaque(frozenset({id(call)}))
@@ -310,7 +327,8 @@ class FunctionAnalysis:
         dims = tuple(self.define_dim(id(call), name, d, expr, self.proofs(creation, d, expr), state)
                      for d, expr in enumerate(creation.offsets))
         self.stmt_edits[id(node)] = (frozenset({id(call)}), lambda: self.creation_statements(node, creation))
-        return BlockPtr(frozenset({id(call)}), stem, dims)
+        args_free = frozenset().union(*map(free_names, [creation.base] + creation.shape + creation.strides))
+        return BlockPtr(frozenset({id(call)}), stem, dims, args_free=args_free)
 
     def describe(self, creation: Creation) -> Optional[Refusal]:
         """Fill in the creation's shape, strides, ...; or say why it has no descriptor."""
@@ -325,33 +343,23 @@ class FunctionAnalysis:
         parts = {key: tuple_elements(bound[key].value) if key in bound else None
                  for key in ("shape", "strides", "offsets", "block_shape", "order")}
         ranks = {len(v) for k, v in parts.items() if v is not None}
-        if any(parts[k] is None for k in ("shape", "strides", "offsets", "block_shape")) or len(ranks) != 1:
+        if any(parts[k] is None for k in ("shape", "strides", "offsets", "block_shape")) or len(ranks) != 1 \
+                or "base" not in bound:
             return Refusal(ttd105_rank.CODE, "shape, strides, offsets and block_shape must be literal tuples "
                            "of one length", call)
-        rank = ranks.pop()
-        if not 1 <= rank <= MAX_RANK:
-            return Refusal(ttd105_rank.CODE, f"rank {rank}: tensor descriptors have ranks 1 to {MAX_RANK}", call)
+        creation.base = bound["base"].value
         creation.shape, creation.strides = parts["shape"], parts["strides"]
         creation.offsets, creation.block = parts["offsets"], parts["block_shape"]
         order = [int_value(o) for o in parts["order"]] if parts["order"] is not None else None
-        unit = ttd103_no_unit_stride.unit_stride_dimension(creation.strides, None if order is None or None in order
-                                                           else order, self.facts.params)
-        if unit is None:
-            return Refusal(ttd103_no_unit_stride.CODE, "no stride is a literal 1 or a kernel parameter that "
-                           "`order` names as contiguous; a descriptor needs a unit last stride", call)
-        creation.permutation = ttd103_no_unit_stride.permutation(rank, unit)
-        width = int_value(creation.block[unit])
-        if width is not None and width < 16:
-            return Refusal(ttd107_narrow_block.CODE, f"innermost block dimension of {width} elements may hold "
-                           "fewer than the 16 bytes a descriptor needs", call)
-        if any(self.facts.mentions_int64(offset) for offset in creation.offsets):
-            return Refusal(ttd106_int64_offsets.CODE, "offsets are computed in int64; descriptor offsets are "
-                           "int32", call)
+        creation.unit, creation.blockers = planner.creation_obstacles(
+            creation.shape, creation.strides, creation.offsets, creation.block,
+            None if order is None or None in order else order, self.facts, self.policy)
         return None
 
     def proofs(self, creation: Creation, dim: int, expr: cst.BaseExpression) -> dict[str, bool]:
         """What is proven about an offset (or a delta) in dimension `dim`: the TMA constraints."""
-        return {"aligned": dim != creation.unit or self.facts.is_aligned(expr, creation.block[dim]),
+        return {"aligned": dim != creation.unit or creation.unit is None or
+                self.facts.is_aligned(expr, creation.block[dim]),
                 "nonnegative": self.facts.is_nonnegative(expr)}
 
     def define_dim(self, definition: int, name: str, dim: int, expr, proofs: dict, state: State) -> Dim:
@@ -447,8 +455,13 @@ class FunctionAnalysis:
                                                  "literal tuple with one entry per dimension", call))
             return None
         if any(self.facts.mentions_int64(delta) for delta in deltas):
-            self.refuse(value.creations, Refusal(ttd106_int64_offsets.CODE, "advanced by an int64 delta", call))
-            return None
+            blocker = planner.Obstacle(ttd106_int64_offsets.CODE, "advanced by an int64 delta; descriptor offsets "
+                                       "are int32")
+            for creation in value.creations:
+                self.creations_by_id(creation).blockers.append(blocker)
+            if self.policy.target == "descriptor":
+                self.refuse(value.creations, Refusal(blocker.code, blocker.message, call))
+                return None
         return value, deltas
 
     # -- loads, stores, type queries -------------------------------------------------------------
@@ -461,25 +474,88 @@ class FunctionAnalysis:
             return
         if "value" in bound:
             self.visit(bound["value"].value, state)
-        pointer = bound["pointer"].value
-        resolved = self.pointer(pointer, state)
+        resolved = self.pointer(bound["pointer"].value, state)
         if resolved is None:
             self.untracked_access(call, member, bound, state)
             return
         value, deltas = resolved
-        refusal = self.access_refusal(call, member, bound, value, deltas)
+        refusal = self.unsupported_access(call, member, bound, value)
+        if refusal is None:
+            obstacles = self.obstacles(member, bound, value, deltas)
+            form = planner.choose(obstacles, self.policy, member)
+            if form is None:
+                first = next(o for o in obstacles if o.blocks(self.policy))
+                refusal = Refusal(first.code, first.message, call)
         if refusal is not None:
             self.refuse(value.creations, refusal)
             return
-        padding = {"": "zero", "zero": "zero", "nan": "nan"}[self.literal_padding(bound)]
+        self.record_form(value, form, obstacles)
+        offsets = self.offsets(value, deltas)
+        if offsets is not None and form == "descriptor":
+            self.descriptor_access(call, member, bound, value, offsets)
+        elif offsets is not None:
+            self.pointer_access(call, member, bound, value, offsets, deltas)
+
+    def unsupported_access(self, call, member, bound, value: BlockPtr) -> Optional[Refusal]:
+        """Accesses neither form can express: the block pointer stays untouched."""
+        if value.desc_stale:
+            return Refusal(ttd109_ambiguous_value.CODE, "its descriptor name is re-created while this block "
+                           "pointer is still in use", call)
+        if "mask" in bound or "other" in bound:
+            return Refusal(ttd108_unsupported_use.CODE, f"`tl.{member}` with `mask=`/`other=` on a block pointer",
+                           call)
+        if self.checked_dims(bound, len(value.dims)) is None or self.literal_padding(bound) is None:
+            return Refusal(ttd108_unsupported_use.CODE, "`boundary_check`/`padding_option` must be literals", call)
+        return None
+
+    def obstacles(self, member: str, bound, value: BlockPtr, deltas) -> list:
+        creations = [self.creations_by_id(c) for c in sorted(value.creations)]
+        creation = creations[0]
+        unchecked = set(range(len(value.dims))) - self.checked_dims(bound, len(value.dims))
+        in_bounds = [d not in unchecked or all(ttd101_unchecked_dimension.in_bounds(
+            c.shape[d], c.block[d], self.static_offset(value, deltas, d)) for c in creations)
+            for d in range(len(value.dims))]
+        volatile = "volatile" in bound and bool_value(bound["volatile"].value) is not False
+        requirements = [r for c in creations if c.unit is not None for r in planner.alignment_requirements(
+            c.base, c.strides, c.block, c.unit, self.facts)]
+        row_width = all(planner.row_width_proven(c.shape, c.block, c.unit) for c in creations)
+        found = [o for c in creations for o in c.blockers]
+        return found + planner.access_obstacles(member, self.proven_offsets(value, deltas), in_bounds,
+                                                creation.unit, volatile, self.literal_padding(bound), row_width,
+                                                requirements, self.policy)
+
+    @staticmethod
+    def static_offset(value: BlockPtr, deltas, d: int):
+        """The offset expression in `d` if it is the same as before an inline advance, else None."""
+        return value.dims[d].expr if deltas is None or int_value(deltas[d]) == 0 else None
+
+    def proven_offsets(self, value: BlockPtr, deltas) -> list[dict]:
+        creation = self.creation_of(value)
+        proven = []
+        for d, dim in enumerate(value.dims):
+            step = self.proofs(creation, d, deltas[d]) if deltas is not None else {"aligned": True,
+                                                                                   "nonnegative": True}
+            proven.append({"aligned": dim.aligned and step["aligned"],
+                           "nonnegative": dim.nonnegative and step["nonnegative"]})
+        return proven
+
+    def record_form(self, value: BlockPtr, form: str, obstacles: list) -> None:
+        """Remember the form, and why masked pointers (the obstacles that decided it) or what a descriptor
+        relies on at run time (the soft obstacles it accepted)."""
+        for creation in value.creations:
+            self.knowledge.forms.setdefault(creation, set()).add(form)
+            for obstacle in obstacles:
+                if form == "pointer" and (obstacle.blocks(self.policy) or obstacle.code == ttd111_store_row_width.CODE):
+                    self.knowledge.reasons.setdefault(creation, {})[obstacle.code] = obstacle.message
+                elif form == "descriptor" and not obstacle.hard:
+                    self.knowledge.requirements.setdefault(creation, {})[obstacle.message] = obstacle.message
+
+    def descriptor_access(self, call, member, bound, value: BlockPtr, offsets) -> None:
+        padding = "nan" if self.literal_padding(bound) == "nan" else "zero"  # "" (unspecified) reads as zero
         for creation in value.creations:
             self.knowledge.paddings.setdefault(creation, set()).add(padding if member == "load" else "zero")
-        if any(h in bound for h in ("cache_modifier", "eviction_policy")):
-            for creation in value.creations:
+            if any(h in bound for h in ("cache_modifier", "eviction_policy")):
                 self.creations_by_id(creation).hints_dropped = True
-        offsets = self.offsets(value, deltas)
-        if offsets is None:
-            return
         stored = bound["value"].value if "value" in bound else None
         self.expr_edits[id(call)] = (value.creations, self.access_builder(member, value, offsets, padding, stored))
 
@@ -495,6 +571,47 @@ class FunctionAnalysis:
                                        bind(updated, "store")["value"].value, creation.block, is_tile)
 
         return build
+
+    def pointer_access(self, call, member, bound, value: BlockPtr, offsets, deltas) -> None:
+        if len(value.creations) > 1 or value.args_stale:
+            self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "the masked-pointer form needs one "
+                                                 "creation whose base, shape and strides are unchanged at the "
+                                                 "access", call))
+            return
+        creation = self.creation_of(value)
+        proven = self.proven_offsets(value, deltas)
+        tile = ttd006_masked_pointers.Tile(self.language, creation.base, creation.shape, creation.strides,
+                                           creation.block, offsets, self.checked_dims(bound, len(offsets)),
+                                           [p["nonnegative"] for p in proven])
+        ptrs, condition = self.masked_pointers(value, tile)
+        padding = self.literal_padding(bound)
+
+        def build(updated: cst.Call):
+            again = bind(updated, member)
+            kept = [again[k].with_changes(keyword=cst.Name(k), equal=cst.AssignEqual(
+                cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))) for k in HINTS if k in again]
+            if member == "load":
+                return ttd006_masked_pointers.load(tile, ptrs, condition, padding, kept)
+            return ttd006_masked_pointers.store(tile, ptrs, condition, again["value"].value, kept)
+
+        self.expr_edits[id(call)] = (value.creations, build)
+
+    def masked_pointers(self, value: BlockPtr, tile) -> tuple:
+        """(pointers, mask): temporaries assigned on the lines before the access where possible (a careful
+        human's `x_rows`, `x_cols`, `x_ptrs`, `x_mask`), inline expressions otherwise."""
+        coords = ttd006_masked_pointers.coordinates(tile)
+        key = (id(self.line), value.stem)
+        if self.line is None or key in self.coordinates_used:
+            return ttd006_masked_pointers.pointers(tile, coords), ttd006_masked_pointers.mask(tile, coords)
+        self.coordinates_used.add(key)
+        *axes, ptrs_name, mask_name = ttd006_masked_pointers.temporary_names(value.stem, len(coords))
+        named = [cst.Name(n) for n in axes]
+        ptrs, condition = ttd006_masked_pointers.pointers(tile, named), ttd006_masked_pointers.mask(tile, named)
+        values = coords + [ptrs] + ([condition] if condition is not None else [])
+        names = axes + [ptrs_name, mask_name]
+        self.line_edits.setdefault(id(self.line), []).append(
+            (value.creations, lambda: [ttd002_advance.assign(n, v) for n, v in zip(names, values)]))
+        return cst.Name(ptrs_name), (cst.Name(mask_name) if condition is not None else None)
 
     def untracked_access(self, call, member, bound, state) -> None:
         pointer = bound["pointer"].value
@@ -514,38 +631,6 @@ class FunctionAnalysis:
             return None
         if isinstance(pointer, cst.Call) and self.names.member(pointer.func) == "advance":
             return self.advanced_pointer(pointer, state)
-        return None
-
-    def access_refusal(self, call, member, bound, value: BlockPtr, deltas) -> Optional[Refusal]:
-        if value.desc_stale:
-            return Refusal(ttd109_ambiguous_value.CODE, "its descriptor name is re-created while this block "
-                           "pointer is still in use", call)
-        if "mask" in bound or "other" in bound:
-            return Refusal(ttd108_unsupported_use.CODE, f"`tl.{member}` with `mask=`/`other=` on a block pointer",
-                           call)
-        if "volatile" in bound and bool_value(bound["volatile"].value) is not False:
-            return Refusal(ttd104_volatile.CODE, "`volatile` access has no descriptor equivalent", call)
-        checked = self.checked_dims(bound, len(value.dims))
-        if checked is None or ("padding_option" in bound and self.literal_padding(bound) is None):
-            return Refusal(ttd108_unsupported_use.CODE, "`boundary_check`/`padding_option` must be literals", call)
-        for d in set(range(len(value.dims))) - checked:
-            offset = value.dims[d].expr if deltas is None or int_value(deltas[d]) == 0 else None
-            if not all(ttd101_unchecked_dimension.in_bounds(c.shape[d], c.block[d], offset)
-                       for c in map(self.creations_by_id, value.creations)):
-                return Refusal(ttd101_unchecked_dimension.CODE, f"dimension {d} is not boundary-checked and not "
-                               "provably in bounds; a descriptor would mask it", call)
-        creation = self.creation_of(value)
-        proven = [self.proofs(creation, d, delta) if delta is not None else {} for d, delta in
-                  enumerate(deltas or [None] * len(value.dims))]
-        unit = creation.unit
-        if not (value.dims[unit].aligned and proven[unit].get("aligned", True)):
-            return Refusal(ttd102_inner_offset_alignment.CODE, f"offset in the contiguous dimension {unit} is not "
-                           "provably a multiple of 16 bytes (NVIDIA TMA traps on it)", call)
-        negative = [d for d, dim in enumerate(value.dims)
-                    if not (dim.nonnegative and proven[d].get("nonnegative", True))]
-        if member == "store" and negative:
-            return Refusal(ttd110_negative_store_offset.CODE, f"store offset in dimension {negative[0]} may be "
-                           "negative (NVIDIA TMA stores trap on negative coordinates)", call)
         return None
 
     @staticmethod
@@ -584,9 +669,13 @@ class FunctionAnalysis:
         value = state.get(pointer.value) if pointer is not None else None
         if not isinstance(value, BlockPtr):
             return False
-        self.expr_edits[id(node)] = (value.creations, lambda updated: ttd004_dtype_query.dtype_of(
-            self.descriptor_name(value, "zero")))
+        self.expr_edits[id(node)] = (value.creations, lambda updated: self.element_type(value))
         return True
+
+    def element_type(self, value: BlockPtr) -> cst.BaseExpression:
+        if self.uses_descriptors(value.creations):
+            return ttd004_dtype_query.dtype_of(self.descriptor_name(value, "zero"))
+        return ttd006_masked_pointers.element_type(self.creation_of(value).base)
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -678,7 +767,8 @@ class FunctionAnalysis:
         for d, dim in enumerate(dims):
             if dim.expr is None:
                 self.mark(dim.defs, d)
-        return BlockPtr(creations, a.stem, dims, a.desc_stale or b.desc_stale)
+        return BlockPtr(creations, a.stem, dims, a.desc_stale or b.desc_stale, a.args_free | b.args_free,
+                        a.args_stale or b.args_stale)
 
     def join_placeholder(self, name: str, pointer: BlockPtr, placeholder: Placeholder) -> Value:
         if pointer.stem != self.namer.stem(name):
@@ -739,8 +829,24 @@ class FunctionAnalysis:
         paddings = self.paddings(value.creations)
         return self.namer.descriptor(value.stem, padding if padding in paddings else min(paddings), paddings)
 
+    def forms(self, creations) -> set[str]:
+        """How the accesses of these block pointers are rewritten: {"descriptor"}, {"pointer"} or both."""
+        members = [m for c in creations for m in self.class_of(c)]
+        found = set().union(*(self.knowledge.forms.get(m, set()) for m in members))
+        if found:
+            return found
+        blocked = any(self.creations[m].blockers for m in members) or self.policy.target == "pointer"
+        return {"pointer" if blocked else "descriptor"}  # never accessed: what it would be
+
+    def uses_descriptors(self, creations) -> bool:
+        return "descriptor" in self.forms(creations)
+
+    def class_notes(self, creation: int, notes: dict) -> dict:
+        return {key: text for m in self.class_of(creation) for key, text in notes.get(m, {}).items()}
+
     def is_hoisted(self, creation: Creation) -> bool:
-        return creation.hoist_before is not None and len(self.class_of(id(creation.call))) == 1
+        return creation.hoist_before is not None and len(self.class_of(id(creation.call))) == 1 and \
+            self.uses_descriptors({id(creation.call)})
 
     def descriptor_statements(self, creation: Creation) -> list:
         value_stem = self.namer.stem(creation.target)
@@ -759,7 +865,8 @@ class FunctionAnalysis:
         return cst.Attribute(owner, cst.Name("make_tensor_descriptor"))
 
     def creation_statements(self, node, creation: Creation) -> list:
-        statements = [] if self.is_hoisted(creation) else self.descriptor_statements(creation)
+        in_place = self.uses_descriptors({id(creation.call)}) and not self.is_hoisted(creation)
+        statements = self.descriptor_statements(creation) if in_place else []
         for d, expr in enumerate(creation.offsets):
             if (id(creation.call), d) in self.knowledge.materialize:
                 statements.append(ttd002_advance.assign(self.namer.offset(creation.target, d), expr))
@@ -767,7 +874,7 @@ class FunctionAnalysis:
 
     def placeholder_statements(self, statement: int) -> Optional[tuple[frozenset[int], Builder]]:
         creations = frozenset(self.knowledge.placeholder_links.get(statement, ()))
-        if not creations or statement in self.knowledge.placeholder_used:
+        if not creations or statement in self.knowledge.placeholder_used or not self.uses_descriptors(creations):
             return None
         creation = self.creations[min(creations)]
         stem, paddings = self.namer.stem(creation.target), self.paddings(creations)

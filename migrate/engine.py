@@ -13,11 +13,12 @@ import re
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from triton_migrate.rules import ttd001_descriptor, ttd108_unsupported_use
+from triton_migrate.rules import ttd001_descriptor, ttd006_masked_pointers, ttd108_unsupported_use
 
 from .analysis import FunctionAnalysis
 from .naming import Namer
 from .outcome import Diagnostic, FileOutcome
+from .policy import Policy
 from .rewrite import Edits, Rewriter, add_language_import, uses_name
 from .triton_names import TritonNames
 
@@ -61,18 +62,19 @@ def _has_candidate_calls(source: str) -> bool:
     return False
 
 
-def migrate_source(source: str, verify: bool = True) -> FileOutcome:
+def migrate_source(source: str, verify: bool = True, policy: Policy | None = None) -> FileOutcome:
     """Diagnostics for every site and the migrated source. With `verify` (whenever the new source is
     going to be shown or written) the output is re-parsed and re-migrated: it must be a fixed point."""
-    outcome = _migrate(source)
+    policy = policy or Policy()
+    outcome = _migrate(source, policy)
     if verify and outcome.new_source is not None:
-        _check_fixed_point(outcome.new_source)
+        _check_fixed_point(outcome.new_source, policy)
     return outcome
 
 
-def _check_fixed_point(new_source: str) -> None:
+def _check_fixed_point(new_source: str, policy: Policy) -> None:
     try:
-        again = _migrate(new_source)
+        again = _migrate(new_source, policy)
     except SourceError as error:
         raise InternalError(f"the rewritten source does not parse: {error}") from error
     if again.new_source is not None:
@@ -86,7 +88,7 @@ def _parse(source: str) -> cst.Module:
         raise SourceError(f"cannot parse: {error.message}", error.raw_line) from error
 
 
-def _migrate(source: str) -> FileOutcome:
+def _migrate(source: str, policy: Policy) -> FileOutcome:
     if not _has_candidate_calls(source):
         return FileOutcome((), None)
     wrapper = MetadataWrapper(_parse(source), unsafe_skip_copy=True)
@@ -104,7 +106,7 @@ def _migrate(source: str) -> FileOutcome:
     namer = Namer(taken)
     edits, diagnostics = Edits(), []
     for function in functions:
-        analysis = FunctionAnalysis(function, names, namer, language)
+        analysis = FunctionAnalysis(function, names, namer, language, policy)
         edits.collect(analysis)
         diagnostics.extend(_diagnostics(analysis, positions, namer))
     for call in stray:
@@ -122,32 +124,46 @@ def _migrate(source: str) -> FileOutcome:
 def _diagnostics(analysis: FunctionAnalysis, positions, namer: Namer) -> list[Diagnostic]:
     found = []
     for creation_id, creation in analysis.creations.items():
-        refusal = analysis.refusal_for(creation_id)
         start = positions[creation.call].start
+        refusal = analysis.refusal_for(creation_id)
         if refusal is not None:
             where = positions[refusal.node].start.line
             detail = "" if where == start.line else f" (line {where})"
-            found.append(Diagnostic(start.line, start.column + 1, refusal.code, refusal.message + detail, False))
+            found.append(Diagnostic(start.line, start.column + 1, refusal.code, refusal.message + detail, False,
+                                    "untouched"))
         else:
-            found.append(Diagnostic(start.line, start.column + 1, ttd001_descriptor.CODE,
-                                    _migrated_message(analysis, creation, namer), True))
+            found.append(_migrated(analysis, creation, creation_id, start, namer))
     for orphan in analysis.orphans:
         start = positions[orphan.node].start
-        found.append(Diagnostic(start.line, start.column + 1, orphan.code, orphan.message, False))
+        found.append(Diagnostic(start.line, start.column + 1, orphan.code, orphan.message, False, "untouched"))
     return found
 
 
-def _migrated_message(analysis: FunctionAnalysis, creation, namer: Namer) -> str:
+def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start, namer: Namer) -> Diagnostic:
+    forms = analysis.forms({creation_id})
     stem = namer.stem(creation.target)
+    reasons = analysis.class_notes(creation_id, analysis.knowledge.reasons)
+    reasons.update({b.code: b.message for b in creation.blockers if "descriptor" not in forms})
     notes = []
-    if creation.permutation != sorted(creation.permutation):
+    if "descriptor" in forms and creation.permutation != sorted(creation.permutation):
         notes.append("transposed view: loads and stores permute")
     if analysis.is_hoisted(creation):
         notes.append("descriptor created once before the loop")
     if creation.hints_dropped:
         notes.append("cache/eviction hints dropped")
+    if reasons:
+        which = "every access" if forms == {"pointer"} else "some accesses"
+        notes.append(f"masked pointers for {which}: " + "; ".join(f"{c} {m}" for c, m in sorted(reasons.items())))
     suffix = f" ({'; '.join(notes)})" if notes else ""
-    return f"block pointer `{creation.target}` → tensor descriptor `{stem}_desc`{suffix}"
+    requirements = tuple(analysis.class_notes(creation_id, analysis.knowledge.requirements)) \
+        if "descriptor" in forms else ()
+    if forms == {"pointer"}:
+        message, code = f"block pointer `{creation.target}` → masked pointers{suffix}", ttd006_masked_pointers.CODE
+    else:
+        message, code = f"block pointer `{creation.target}` → tensor descriptor `{stem}_desc`{suffix}", \
+            ttd001_descriptor.CODE
+    decision = "+".join(sorted(forms, key=lambda f: f != "descriptor"))
+    return Diagnostic(start.line, start.column + 1, code, message, True, decision, requirements)
 
 
 class _ModuleScan(cst.CSTVisitor):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 SUFFIXES = ("_block_ptr", "_blockptr", "_bptr", "_bp", "_ptr")
 MAX_RANK = 5
+GENERATED_SUFFIXES = ("desc", "desc_nan", "idx", "rows", "cols", "ptrs", "mask")
 
 
 class Namer:
@@ -27,7 +28,8 @@ class Namer:
         return next(c for c in candidates if self._free(c))
 
     def _free(self, stem: str) -> bool:
-        generated = {f"{stem}_desc", f"{stem}_desc_nan"} | {f"{stem}_off{d}" for d in range(MAX_RANK)}
+        generated = {f"{stem}_{suffix}" for suffix in GENERATED_SUFFIXES} | \
+            {f"{stem}_{kind}{d}" for kind in ("off", "i") for d in range(MAX_RANK + 1)}
         return stem not in self.stems.values() and not (generated & self.taken)
 
     @staticmethod

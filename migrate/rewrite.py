@@ -17,6 +17,7 @@ class Edits:
         self.expressions: dict[int, Callable] = {}
         self.statements: dict[int, Callable] = {}
         self.before: dict[int, list[Callable]] = {}
+        self.before_line: dict[int, list[Callable]] = {}
 
     def collect(self, analysis: FunctionAnalysis) -> None:
         keep = lambda owners: not analysis.is_refused(owners)  # noqa: E731
@@ -28,6 +29,8 @@ class Edits:
                 self.statements[statement] = edit[1]
         for loop, builders in analysis.hoisted().items():
             self.before.setdefault(loop, []).extend(b for o, b in builders if keep(o))
+        for line, builders in analysis.line_edits.items():
+            self.before_line.setdefault(line, []).extend(b for o, b in builders if keep(o))
 
 
 class _Expressions(cst.CSTTransformer):
@@ -44,13 +47,14 @@ class _Expressions(cst.CSTTransformer):
 
 class Rewriter(_Expressions):
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
-        if not any(id(small) in self.edits.statements for small in original.body):
+        prefix = [s for build in self.edits.before_line.get(id(original), []) for s in self._edited(build())]
+        if not prefix and not any(id(small) in self.edits.statements for small in original.body):
             return updated
         smalls = []
         for before, after in zip(original.body, updated.body):
             build = self.edits.statements.get(id(before))
             smalls.extend(self._edited(build()) if build is not None else [after])
-        return _lines(updated, smalls)
+        return _lines(updated, prefix + smalls)
 
     def _edited(self, statements: list) -> list:
         return [statement.visit(_Expressions(self.edits)) for statement in statements]

@@ -38,13 +38,19 @@ class BlockPtr:
     stem: str  # the descriptor is `<stem>_desc`
     dims: tuple[Dim, ...]
     desc_stale: bool = False  # its descriptor name was re-created while this value was live
+    args_free: frozenset[str] = frozenset()  # names read by base, shape and strides (masked-pointer form)
+    args_stale: bool = False  # one of them was reassigned since the creation
 
     def key(self) -> tuple:
-        return ("bp", self.creations, self.stem, tuple(d.key() for d in self.dims), self.desc_stale)
+        return ("bp", self.creations, self.stem, tuple(d.key() for d in self.dims), self.desc_stale,
+                self.args_stale)
 
     def invalidate(self, name: str) -> "BlockPtr":
         dims = tuple(replace(d, stale=True) if name in d.free else d for d in self.dims)
-        return self if dims == self.dims else replace(self, dims=dims)
+        args_stale = self.args_stale or name in self.args_free
+        if dims == self.dims and args_stale == self.args_stale:
+            return self
+        return replace(self, dims=dims, args_stale=args_stale)
 
 
 @dataclass(frozen=True)

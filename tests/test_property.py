@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from triton_migrate.engine import migrate_source
+from triton_migrate.policy import Policy
 
 GRID = 3
 MARGIN = 64  # elements of sentinel on every side of every logical tensor
@@ -115,16 +116,19 @@ def run(path: str, k) -> torch.Tensor:
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(k=kernels())
-def test_migrated_kernel_matches_or_is_reported(k, tmp_path_factory):
+@given(k=kernels(), policy=st.sampled_from([Policy(), Policy(strict=True), Policy(target="descriptor"),
+                                             Policy(target="pointer")]))
+def test_migrated_kernel_matches_or_is_reported(k, policy, tmp_path_factory):
     directory = tmp_path_factory.mktemp("prop")
     source = kernel_source(k)
     before = directory / "before.py"
     before.write_text(source)
-    outcome = migrate_source(source)
+    outcome = migrate_source(source, policy=policy)
     refused = outcome.refused
     assert len(outcome.diagnostics) == 2, outcome.diagnostics  # one per make_block_ptr: migrated or refused
-    event(f"refused: {sorted(d.code for d in refused)}" if refused else "fully migrated")
+    assert bool(refused) <= (policy.target == "descriptor"), "only --target descriptor may leave sites behind"
+    decisions = sorted(d.decision if d.fixed else d.code for d in outcome.diagnostics)
+    event(f"{policy.target}{'/strict' if policy.strict else ''}: {decisions}")
     if outcome.new_source is None:
         assert refused, "nothing migrated and nothing reported"
         return

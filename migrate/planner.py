@@ -1,0 +1,134 @@
+"""Per block pointer and per access: descriptor, masked pointers, or untouched — and why.
+
+An *obstacle* is a reason a descriptor access would be illegal or unsafe. Hard obstacles are facts of the
+source (no unit stride, an unaligned innermost offset, ...). Soft ones depend on run-time values: the row
+width of a store (TMA overruns it) and the alignment of run-time strides and base offsets. The policy
+decides what soft obstacles cost; this module is the only place that looks at the policy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import libcst as cst
+
+from triton_migrate.rules import (
+    ttd101_unchecked_dimension,
+    ttd102_inner_offset_alignment,
+    ttd103_no_unit_stride,
+    ttd104_volatile,
+    ttd105_rank,
+    ttd106_int64_offsets,
+    ttd107_narrow_block,
+    ttd110_negative_store_offset,
+    ttd111_store_row_width,
+    ttd112_runtime_alignment,
+    ttd113_min_triton,
+)
+
+from .calls import int_value
+from .facts import FunctionFacts
+from .policy import Policy
+from .values import code_of
+
+MAX_RANK = 5
+DESCRIPTORS = (3, 4)
+PADDED_DESCRIPTORS = (3, 5)
+
+
+@dataclass(frozen=True)
+class Obstacle:
+    code: str
+    message: str
+    hard: bool = True
+
+    def blocks(self, policy: Policy) -> bool:
+        return self.hard or (policy.strict and self.code == ttd112_runtime_alignment.CODE)
+
+
+def choose(obstacles: list[Obstacle], policy: Policy, member: str) -> Optional[str]:
+    """"descriptor", "pointer", or None (leave the access, and so its block pointer, untouched)."""
+    if policy.target == "pointer":
+        return "pointer"
+    blocking = [o for o in obstacles if o.blocks(policy)]
+    overrun = member == "store" and any(o.code == ttd111_store_row_width.CODE for o in obstacles)
+    if policy.target == "auto" and (blocking or overrun):
+        return "pointer"
+    return None if blocking else "descriptor"
+
+
+def creation_obstacles(shape, strides, offsets, block, order, facts: FunctionFacts,
+                       policy: Policy) -> tuple[Optional[int], list[Obstacle]]:
+    """The unit-stride dimension (None if there is none) and what rules out any descriptor."""
+    rank = len(block)
+    found = []
+    if policy.min_triton < DESCRIPTORS:
+        found.append(Obstacle(ttd113_min_triton.CODE, "descriptors need Triton 3.4"))
+    if rank > MAX_RANK:
+        found.append(Obstacle(ttd105_rank.CODE, f"rank {rank}: tensor descriptors have ranks 1 to {MAX_RANK}"))
+    unit = ttd103_no_unit_stride.unit_stride_dimension(strides, order, facts.params)
+    if unit is None:
+        found.append(Obstacle(ttd103_no_unit_stride.CODE, "no stride is a literal 1 or a kernel parameter that "
+                              "`order` names as contiguous; a descriptor needs a unit last stride"))
+    else:
+        width = int_value(block[unit])
+        if width is not None and width < 16:
+            found.append(Obstacle(ttd107_narrow_block.CODE, f"innermost block dimension of {width} elements may "
+                                  "hold fewer than the 16 bytes a descriptor needs"))
+    if any(facts.mentions_int64(offset) for offset in offsets):
+        found.append(Obstacle(ttd106_int64_offsets.CODE, "offsets are computed in int64; descriptor offsets are "
+                              "int32"))
+    return unit, found
+
+
+def access_obstacles(member: str, offsets_proven: list[dict], unchecked_in_bounds: list[bool], unit: Optional[int],
+                     volatile: bool, padding: str, row_width_proven: bool, requirements: list[str],
+                     policy: Policy) -> list[Obstacle]:
+    """What rules out a descriptor for one load or store (given that the block pointer allows one)."""
+    found = []
+    for dim, in_bounds in enumerate(unchecked_in_bounds):
+        if not in_bounds:
+            found.append(Obstacle(ttd101_unchecked_dimension.CODE, f"dimension {dim} is not boundary-checked and "
+                                  "not provably in bounds; a descriptor would mask it"))
+    if unit is not None and not offsets_proven[unit]["aligned"]:
+        found.append(Obstacle(ttd102_inner_offset_alignment.CODE, f"offset in the contiguous dimension {unit} is "
+                              "not provably a multiple of 16 bytes (NVIDIA TMA traps on it)"))
+    if volatile:
+        found.append(Obstacle(ttd104_volatile.CODE, "`volatile` access has no descriptor equivalent"))
+    if padding == "nan" and policy.min_triton < PADDED_DESCRIPTORS:
+        found.append(Obstacle(ttd113_min_triton.CODE, "NaN padding on a descriptor needs Triton 3.5"))
+    if member == "store":
+        negative = [d for d, proven in enumerate(offsets_proven) if not proven["nonnegative"]]
+        if negative:
+            found.append(Obstacle(ttd110_negative_store_offset.CODE, f"store offset in dimension {negative[0]} "
+                                  "may be negative (NVIDIA TMA stores trap on negative coordinates)"))
+        if not row_width_proven:
+            found.append(Obstacle(ttd111_store_row_width.CODE, "row width not provably a multiple of 16 bytes "
+                                  "(a TMA store would overwrite the row padding)", hard=False))
+    found.extend(Obstacle(ttd112_runtime_alignment.CODE, requirement, hard=False) for requirement in requirements)
+    return found
+
+
+def alignment_requirements(base: cst.BaseExpression, strides: list, block: list, unit: int,
+                           facts: FunctionFacts) -> list[str]:
+    """What the caller must guarantee for a descriptor to be legal on NVIDIA sm_90+: each non-unit stride,
+    and each term added to the base pointer, a multiple of 16 bytes (unless provably so)."""
+    terms = [s for d, s in enumerate(strides) if d != unit] + _base_offsets(base)
+    return [f"`{code_of(term)}` × itemsize must be a multiple of 16 bytes" for term in terms
+            if not facts.is_aligned(term, block[unit])]
+
+
+def _base_offsets(base: cst.BaseExpression) -> list:
+    if isinstance(base, cst.BinaryOperation) and isinstance(base.operator, cst.Add) and not base.lpar:
+        return _base_offsets(base.left) + [base.right]
+    return []
+
+
+def row_width_proven(shape: list, block: list, unit: Optional[int]) -> bool:
+    if unit is None:
+        return False
+    width, block_width = int_value(shape[unit]), int_value(block[unit])
+    if width is not None:
+        return width % 16 == 0 or (block_width is not None and width % block_width == 0)
+    return code_of(shape[unit]) == code_of(block[unit])

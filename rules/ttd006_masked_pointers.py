@@ -1,0 +1,157 @@
+"""TTD006 block-pointer-to-masked-pointers: where no descriptor is legal and safe, plain pointer arithmetic.
+
+What it matches: a block pointer, or one access of it, that cannot become a descriptor access (the reason
+codes TTD1xx on the diagnostic say why), under `--target auto` (the default) or `--target pointer`.
+
+The rewrite has the exact semantics of a block pointer (Triton 3.8's own `_block_ptr._materialize`):
+coordinates `offset + tl.arange(0, BLOCK)` per dimension, in int64 where they are multiplied by a stride
+(block pointers address in 64 bits), a mask only on the dimensions that were boundary-checked
+(`0 <= coord < shape`, the lower bound dropped where the offset is provably non-negative), `other` from the
+padding option (`""` gives none, `"zero"` 0.0, `"nan"` NaN), and the access's cache, eviction and volatile
+arguments kept. Offsets are the same integers as on the descriptor path, so advances and loops rewrite the
+same way. Stores through masked pointers never write outside the checked extent, whatever the row width,
+and accept any offset sign.
+
+    a_rows = (a_off0 + tl.arange(0, BM)).to(tl.int64)
+    a_cols = a_off1 + tl.arange(0, BK)
+    a_ptrs = a_ptr + a_rows[:, None] * stride_am + a_cols[None, :]
+    a_mask = (a_rows[:, None] < M) & (a_cols[None, :] < K)
+    a = tl.load(a_ptrs, mask=a_mask, other=0.0)
+
+Fixtures: boundary_subset_refused, volatile_refused, rank6_refused, int64_offsets_refused,
+small_last_block_refused, nonunit_stride_refused, unaligned_inner_offset_refused, negative_advance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from triton_migrate.calls import int_value
+
+from .ttd002_advance import plus
+
+CODE = "TTD006"
+NAME = "block-pointer-to-masked-pointers"
+SUMMARY = "block pointer → masked pointer arithmetic with exact block-pointer semantics"
+OTHER = {"zero": "0.0", "nan": 'float("nan")'}
+
+
+@dataclass(frozen=True)
+class Tile:
+    """Everything a masked-pointer access needs, as source expressions."""
+
+    language: cst.BaseExpression
+    base: cst.BaseExpression
+    shape: list
+    strides: list
+    block: list
+    offsets: list
+    checked: set
+    nonnegative: list  # per dimension: the offset is provably >= 0
+
+
+def temporary_names(stem: str, rank: int) -> list[str]:
+    """Names for the coordinates of each dimension, then the pointers and the mask."""
+    axes = ["idx"] if rank == 1 else ["rows", "cols"] if rank == 2 else [f"i{d}" for d in range(rank)]
+    return [f"{stem}_{n}" for n in axes + ["ptrs", "mask"]]
+
+
+def coordinates(tile: Tile) -> list[cst.BaseExpression]:
+    """`offset + tl.arange(0, B)` per dimension; int64 where it will be scaled by a stride."""
+    found = []
+    for offset, block, stride in zip(tile.offsets, tile.block, tile.strides):
+        arange = cst.Call(cst.Attribute(tile.language, cst.Name("arange")),
+                          [cst.Arg(cst.Integer("0"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                           cst.Arg(block)])
+        coordinate = plus(offset, arange)
+        if int_value(stride) != 1:
+            int64 = cst.Attribute(tile.language, cst.Name("int64"))
+            parenthesised = coordinate.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
+                if isinstance(coordinate, cst.BinaryOperation) else coordinate
+            coordinate = cst.Call(cst.Attribute(parenthesised, cst.Name("to")), [cst.Arg(int64)])
+        found.append(coordinate)
+    return found
+
+
+def _broadcast(coordinate: cst.BaseExpression, dim: int, rank: int) -> cst.BaseExpression:
+    if rank == 1:
+        return coordinate
+    index = [cst.SubscriptElement(cst.Slice(None, None) if d == dim else cst.Index(cst.Name("None")))
+             for d in range(rank)]
+    if not isinstance(coordinate, (cst.Name, cst.Call, cst.Attribute)) or coordinate.lpar:
+        coordinate = coordinate.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.Subscript(coordinate, index)
+
+
+def pointers(tile: Tile, coords: list) -> cst.BaseExpression:
+    rank = len(coords)
+    expr = tile.base
+    for dim, (coordinate, stride) in enumerate(zip(coords, tile.strides)):
+        term = _broadcast(coordinate, dim, rank)
+        if int_value(stride) != 1:
+            term = cst.BinaryOperation(term, cst.Multiply(), _paren_sum(stride))
+        expr = cst.BinaryOperation(expr, cst.Add(), term)
+    return expr
+
+
+def _paren_sum(node: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)) and not node.lpar:
+        return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return node
+
+
+def mask(tile: Tile, coords: list) -> cst.BaseExpression | None:
+    rank = len(coords)
+    terms = []
+    for dim in sorted(tile.checked):
+        coordinate = _broadcast(coords[dim], dim, rank)
+        if not tile.nonnegative[dim]:
+            terms.append(cst.Comparison(coordinate, [cst.ComparisonTarget(cst.GreaterThanEqual(), cst.Integer("0"))]))
+        terms.append(cst.Comparison(coordinate, [cst.ComparisonTarget(cst.LessThan(), tile.shape[dim])]))
+    if not terms:
+        return None
+    result = terms[0]
+    for term in terms[1:]:
+        result = cst.BinaryOperation(_paren(result), cst.BitAnd(), _paren(term))
+    return result
+
+
+def _paren(node: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(node, cst.Comparison):
+        return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return node
+
+
+def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
+    return cst.Arg(value, keyword=cst.Name(name),
+                   equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+
+
+def load(tile: Tile, ptrs: cst.BaseExpression, condition, padding: str, kept: list[cst.Arg]) -> cst.Call:
+    args = [cst.Arg(ptrs)]
+    if condition is not None:
+        args.append(_keyword("mask", condition))
+        if padding in OTHER:
+            args.append(_keyword("other", cst.parse_expression(OTHER[padding])))
+    return _call(tile, "load", args + kept)
+
+
+def store(tile: Tile, ptrs: cst.BaseExpression, condition, value: cst.BaseExpression, kept: list[cst.Arg]) -> cst.Call:
+    args = [cst.Arg(ptrs), cst.Arg(value)]
+    if condition is not None:
+        args.append(_keyword("mask", condition))
+    return _call(tile, "store", args + kept)
+
+
+def _call(tile: Tile, member: str, args: list[cst.Arg]) -> cst.Call:
+    spaced = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]]
+    return cst.Call(cst.Attribute(tile.language, cst.Name(member)), spaced + [args[-1]])
+
+
+def element_type(base: cst.BaseExpression) -> cst.Attribute:
+    """`p.dtype.element_ty` of a block pointer is its base's element type."""
+    if not isinstance(base, (cst.Name, cst.Attribute, cst.Call)) or base.lpar:
+        base = base.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.Attribute(cst.Attribute(base, cst.Name("dtype")), cst.Name("element_ty"))

@@ -1,0 +1,20 @@
+"""TTD111 store-row-width: a store's row width is not provably a multiple of 16 bytes.
+
+Why: NVIDIA TMA stores write whole 16-byte chunks: when `shape[-1] × itemsize` is not a multiple of 16,
+a descriptor store overwrites the columns past the row end up to the next 16-byte boundary
+(triton#11583, semantics brief D12). Those bytes belong to the row padding — or, for a view such as
+`out[:, :N]` of a wider buffer or a slice of a concatenation buffer, to someone else's data. Measured here:
+on an H100/H200 with Triton 3.6, 20 of the first 31 migrated fixtures overwrote sentinel cells past odd
+row ends.
+
+What happens: under `--target auto` the store uses masked pointers (TTD006), exactly what block-pointer
+stores compiled to on every Triton before 3.9, so neither data nor speed is lost; loads of the same block
+pointer still use the descriptor. A row width is proven when the innermost extent is the innermost block
+size itself (a power of two of at least 16 bytes) or a literal multiple of 16.
+
+Fixtures: gemm_loop_advance (C store), dtype_query.
+"""
+
+CODE = "TTD111"
+NAME = "store-row-width"
+SUMMARY = "store row width not provably a multiple of 16 bytes (TMA stores overrun the row end)"
