@@ -29,7 +29,7 @@ def to_device(value, device):
     return moved.as_strided(value.size(), value.stride(), value.storage_offset())
 
 
-def run_one(case: str) -> dict:
+def run_one(case: str, after: str) -> dict:
     import torch
     import triton
 
@@ -39,7 +39,7 @@ def run_one(case: str) -> dict:
     case_dir = D.FIXTURES / case
     harness = D.load_harness(case_dir)
     results = {}
-    for which in ("before.py", "after.py"):
+    for which in ("before.py", after):
         module = D.import_path(case_dir / which, f"{case}_{which[:-3]}")
         outputs = {}
         for name, inputs in harness.cases():
@@ -54,20 +54,21 @@ def run_one(case: str) -> dict:
                 torch.set_default_device("cpu")
             outputs[name] = {k: D._bit_copy(v.cpu()) for k, v in out.items()}
         results[which] = outputs
-    problems = D.compare_runs(results["before.py"], results["after.py"], f"{case} gpu")
-    return {"fixture": case, "identical": not problems, **classify(results), "problems": problems[:2]}
+    problems = D.compare_runs(results["before.py"], results[after], f"{case} gpu")
+    return {"fixture": case, "identical": not problems, **classify(results["before.py"], results[after]),
+            "problems": problems[:2]}
 
 
-def classify(results) -> dict:
+def classify(before_runs, after_runs) -> dict:
     """Split differences into sentinel cells the migrated kernel wrote (the TMA store overrun of
     triton#11583 lands there) and computed cells whose values differ (max difference in ULPs)."""
     import differential as D
     from _harness_util import sentinel_bits
 
     overwritten, differing, max_ulp = 0, 0, 0
-    for case, outputs in results["before.py"].items():
+    for case, outputs in before_runs.items():
         for name, before in outputs.items():
-            after = results["after.py"][case][name]
+            after = after_runs[case][name]
             if not before.dtype.is_floating_point:
                 differing += int((D.raw_bits(before) != D.raw_bits(after)).sum())
                 continue
@@ -86,18 +87,20 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--one")
     parser.add_argument("-j", type=int, default=4)
+    parser.add_argument("--after", default="after.py", help="the migrated file to compare, in each fixture")
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(run_one(args.one)))
+        print(json.dumps(run_one(args.one, args.after)))
         return
     import differential as D
 
     cases = [d.name for d in D.fixture_dirs()
-             if (d / "after.py").is_file() and (d / "after.py").read_text() != (d / "before.py").read_text()
+             if (d / args.after).is_file() and (d / args.after).read_text() != (d / "before.py").read_text()
              and "loud_error" not in D.fixture_config(d)]
 
     def launch(case: str) -> dict:
-        done = subprocess.run([sys.executable, __file__, "--one", case], capture_output=True, text=True)
+        done = subprocess.run([sys.executable, __file__, "--one", case, "--after", args.after],
+                              capture_output=True, text=True)
         if done.returncode == 0:
             return json.loads(done.stdout.strip().splitlines()[-1])
         return {"fixture": case, "identical": False, "crashed": done.stderr.strip().splitlines()[-3:]}
@@ -107,7 +110,10 @@ def main() -> None:
     for report in reports:
         print(json.dumps(report))
     same = sum(r["identical"] for r in reports)
-    print(f"GPU differential: {same}/{len(reports)} migrated fixtures bit-identical")
+    overrun = sum(r.get("sentinel_cells_overwritten", 0) > 0 for r in reports)
+    failed = sum("failed" in r or "crashed" in r for r in reports)
+    print(f"GPU differential ({args.after}): {same}/{len(reports)} fixtures bit-identical, {overrun} overwrote "
+          f"sentinels, {failed} failed to run")
 
 
 if __name__ == "__main__":
