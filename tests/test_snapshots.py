@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import differential as D
-from update_snapshots import report
+from update_snapshots import policy_of, report
 
 from triton_migrate.engine import migrate_source
 
@@ -16,7 +16,7 @@ FIXTURE_DIRS = D.fixture_dirs()
 @pytest.mark.parametrize("case_dir", FIXTURE_DIRS, ids=[d.name for d in FIXTURE_DIRS])
 def test_snapshot(case_dir):
     source = (case_dir / "before.py").read_text()
-    outcome = migrate_source(source)
+    outcome = migrate_source(source, policy=policy_of(case_dir))
     migrated = outcome.new_source if outcome.new_source is not None else source
     assert migrated == (case_dir / "after.py").read_text()
     assert report(outcome) == (case_dir / "expected_report.txt").read_text()
@@ -24,7 +24,7 @@ def test_snapshot(case_dir):
 
 @pytest.mark.parametrize("case_dir", FIXTURE_DIRS, ids=[d.name for d in FIXTURE_DIRS])
 def test_declared_outcome(case_dir):
-    outcome = migrate_source((case_dir / "before.py").read_text())
+    outcome = migrate_source((case_dir / "before.py").read_text(), policy=policy_of(case_dir))
     migrated = [d for d in outcome.diagnostics if d.fixed]
     expect = D.fixture_config(case_dir)["expect"]
     assert outcome.diagnostics, "every fixture has block-pointer sites"
@@ -35,7 +35,7 @@ def test_declared_outcome(case_dir):
 
 @pytest.mark.parametrize("case_dir", FIXTURE_DIRS, ids=[d.name for d in FIXTURE_DIRS])
 def test_second_run_changes_nothing_and_reports_only_refusals(case_dir):
-    first = migrate_source((case_dir / "before.py").read_text())
-    second = migrate_source((case_dir / "after.py").read_text())
+    first = migrate_source((case_dir / "before.py").read_text(), policy=policy_of(case_dir))
+    second = migrate_source((case_dir / "after.py").read_text(), policy=policy_of(case_dir))
     assert second.new_source is None
     assert [d.code for d in second.diagnostics] == [d.code for d in first.refused]

@@ -6,9 +6,11 @@ expectation, and tests/test_snapshots.py fails until they match.   python tests/
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 from triton_migrate.engine import migrate_source
+from triton_migrate.policy import Policy
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -17,10 +19,19 @@ def report(outcome) -> str:
     return "".join(f"{d.line}:{d.column}: {d.code} {d.message}\n" for d in outcome.diagnostics)
 
 
+def policy_of(case_dir: Path) -> Policy:
+    """A fixture's `[policy]` table in fixture.toml (the defaults otherwise)."""
+    config_path = case_dir / "fixture.toml"
+    table = tomllib.loads(config_path.read_text()).get("policy", {}) if config_path.is_file() else {}
+    if "min_triton" in table:
+        table["min_triton"] = tuple(table["min_triton"])
+    return Policy(**table)
+
+
 def main() -> None:
     for before in sorted(FIXTURES.glob("*/before.py")):
         source = before.read_text()
-        outcome = migrate_source(source)
+        outcome = migrate_source(source, policy=policy_of(before.parent))
         before.with_name("after.py").write_text(outcome.new_source if outcome.new_source is not None else source)
         before.with_name("expected_report.txt").write_text(report(outcome))
 
