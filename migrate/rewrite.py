@@ -29,8 +29,8 @@ class Edits:
                 self.statements[statement] = edit[1]
         for loop, builders in analysis.hoisted().items():
             self.before.setdefault(loop, []).extend(b for o, b in builders if keep(o))
-        for line, builders in analysis.line_edits.items():
-            self.before_line.setdefault(line, []).extend(b for o, b in builders if keep(o))
+        for line, slots in analysis.line_edits.items():
+            self.before_line.setdefault(line, []).extend(b for _, o, b in slots.values() if keep(o))
 
 
 class _Expressions(cst.CSTTransformer):

@@ -44,10 +44,9 @@ def plus(base: cst.BaseExpression, delta: cst.BaseExpression) -> cst.BaseExpress
 
 
 def increment(var: str, delta: cst.BaseExpression) -> cst.AugAssign:
-    """`var += delta` (`var -= d` for a literal negative delta reads better)."""
-    literal = int_value(delta)
-    if literal is not None and literal < 0:
-        return cst.AugAssign(cst.Name(var), cst.SubtractAssign(), cst.Integer(str(-literal)))
+    """`var += delta` (`var -= d` for a negated delta reads better)."""
+    if isinstance(delta, cst.UnaryOperation) and isinstance(delta.operator, cst.Minus) and not delta.lpar:
+        return cst.AugAssign(cst.Name(var), cst.SubtractAssign(), delta.expression)
     return cst.AugAssign(cst.Name(var), cst.AddAssign(), delta)
 
 

@@ -39,7 +39,7 @@ def _source(fn, args, kwargs):
     values = dict(zip(fn.arg_names, args), **kwargs)
     signature, constexprs = {}, {}
     for index, param in enumerate(fn.params):
-        value = values[param.name]
+        value = values[param.name] if param.name in values else param.default
         # The JIT specialises an integer argument equal to 1 to a constant, as a launch would.
         if param.is_constexpr or (isinstance(value, int) and not isinstance(value, bool) and value == 1):
             signature[param.name], constexprs[(index,)] = "constexpr", value

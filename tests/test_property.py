@@ -13,7 +13,9 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import os
+import tempfile
 import textwrap
+from pathlib import Path
 
 import torch
 from hypothesis import HealthCheck, event, given, settings
@@ -23,7 +25,7 @@ from triton_migrate.engine import migrate_source
 from triton_migrate.policy import Policy
 
 GRID = 3
-MARGIN = 64  # elements of sentinel on every side of every logical tensor
+MARGIN = 64  # elements of sentinel on every side of every logical tensor, at least
 SENTINEL = -7.25
 EXAMPLES = int(os.environ.get("TRITON_MIGRATE_PROPERTY_EXAMPLES", "200"))
 _counter = itertools.count()
@@ -89,14 +91,24 @@ def kernel_source(k) -> str:
     return header + "".join(f"    {line}\n" for line in body)
 
 
-def padded(shape, unit):
+def reach(k, d: int) -> int:
+    """How far past its logical extent, either way, the kernel's loads can go in dimension `d`: offsets
+    up to 2 blocks (+1) or one block below zero, every advance, and the block itself. Reads of unchecked
+    dimensions land there (and the interpreter may touch masked lanes too), so the margin must hold
+    sentinels, not memory outside the allocation."""
+    block = k["blocks"][d]
+    needed = 3 * block + 1 + len(k["deltas"]) * max(2 * block, k["step"]) + 8
+    return max(MARGIN, (needed + 3) // 4 * 4)  # whole 16-byte groups keep the view's base aligned
+
+
+def padded(shape, unit, margins):
     """A sentinel buffer with margins; the logical tensor is a view whose `unit` dimension has stride 1
     and whose other strides are multiples of 16 bytes (descriptors require it)."""
     order = [d for d in range(len(shape)) if d != unit] + [unit]
-    physical = [shape[d] + 2 * MARGIN for d in order]
+    physical = [shape[d] + 2 * margins[d] for d in order]
     physical[-1] = (physical[-1] + 3) // 4 * 4
     buffer = torch.full(physical, SENTINEL, dtype=torch.float32)
-    view = buffer[tuple(slice(MARGIN, MARGIN + shape[d]) for d in order)]
+    view = buffer[tuple(slice(margins[d], margins[d] + shape[d]) for d in order)]
     return buffer, view.permute([order.index(d) for d in range(len(shape))])
 
 
@@ -105,21 +117,25 @@ def run(path: str, k) -> torch.Tensor:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     torch.manual_seed(0)
-    x_buffer, x = padded(k["shape"], k["unit"])
+    x_buffer, x = padded(k["shape"], k["unit"], [reach(k, d) for d in range(k["rank"])])
     x.copy_(torch.randn(x.shape))
     y_shape = [k["shape"][0]] + k["blocks"][1:]
-    y_buffer, y = padded(y_shape, len(y_shape) - 1)
+    y_buffer, y = padded(y_shape, len(y_shape) - 1, [MARGIN] * len(y_shape))
     args = [*k["shape"], *x.stride(), *y.stride(), k["step"]]
     module.kernel[(GRID,)](x, y, *args, **{f"B{d}": b for d, b in enumerate(k["blocks"])})
     return y_buffer
 
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+          suppress_health_check=[HealthCheck.too_slow])
 @given(k=kernels(), policy=st.sampled_from([Policy(), Policy(strict=True), Policy(target="descriptor"),
                                              Policy(target="pointer")]))
-def test_migrated_kernel_matches_or_is_reported(k, policy, tmp_path_factory):
-    directory = tmp_path_factory.mktemp("prop")
+def test_migrated_kernel_matches_or_is_reported(k, policy):
+    with tempfile.TemporaryDirectory(prefix="triton-migrate-prop-") as directory:
+        check_example(k, policy, Path(directory))
+
+
+def check_example(k, policy, directory: Path) -> None:
     source = kernel_source(k)
     before = directory / "before.py"
     before.write_text(source)

@@ -1,0 +1,102 @@
+"""What a finished analysis hands to the rewriter and the report: which block pointers are refused, how
+each is rewritten, and the statements that create descriptors. A mixin of FunctionAnalysis."""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import libcst as cst
+
+from triton_migrate.rules import ttd001_descriptor, ttd002_advance
+
+from .records import Creation, Refusal
+from .values import BlockPtr, code_of
+
+Builder = Callable[..., object]
+
+
+class Results:
+    # -- results -------------------------------------------------------------------------------
+
+    def class_of(self, creation: int) -> list[int]:
+        root = self.knowledge.find(creation)
+        return sorted(c for c in self.creations if self.knowledge.find(c) == root)
+
+    def is_refused(self, creations) -> bool:
+        return any(self.knowledge.refused.get(member) is not None
+                   for creation in creations for member in self.class_of(creation))
+
+    def refusal_for(self, creation: int) -> Optional[Refusal]:
+        return next((self.knowledge.refused[m] for m in self.class_of(creation) if m in self.knowledge.refused),
+                    None)
+
+    def paddings(self, creations) -> set[str]:
+        found = set()
+        for creation in creations:
+            for member in self.class_of(creation):
+                found |= self.knowledge.paddings.get(member, set())
+        return found or {"zero"}
+
+    def descriptor_name(self, value: BlockPtr, padding: str) -> str:
+        paddings = self.paddings(value.creations)
+        return self.namer.descriptor(value.stem, padding if padding in paddings else min(paddings), paddings)
+
+    def forms(self, creations) -> set[str]:
+        """How the accesses of these block pointers are rewritten: {"descriptor"}, {"pointer"} or both."""
+        members = [m for c in creations for m in self.class_of(c)]
+        found = set().union(*(self.knowledge.forms.get(m, set()) for m in members))
+        if found:
+            return found
+        blocked = any(self.creations[m].blockers for m in members) or self.policy.target == "pointer"
+        return {"pointer" if blocked else "descriptor"}  # never accessed: what it would be
+
+    def uses_descriptors(self, creations) -> bool:
+        return "descriptor" in self.forms(creations)
+
+    def class_notes(self, creation: int, notes: dict) -> dict:
+        return {key: text for m in self.class_of(creation) for key, text in notes.get(m, {}).items()}
+
+    def is_hoisted(self, creation: Creation) -> bool:
+        return creation.hoist_before is not None and len(self.class_of(id(creation.call))) == 1 and \
+            self.uses_descriptors({id(creation.call)})
+
+    def descriptor_statements(self, creation: Creation) -> list:
+        value_stem = self.namer.stem(creation.target)
+        paddings = self.paddings({id(creation.call)})
+        func = self.descriptor_function(creation.call.func)
+        statements = []
+        for padding in sorted(paddings, key=lambda p: p != "zero"):
+            target = self.namer.descriptor(value_stem, padding, paddings)
+            shift = len(f"{target} = {code_of(func)}") - len(f"{creation.target} = {code_of(creation.call.func)}")
+            call = ttd001_descriptor.descriptor_call(creation.call, func, creation.permutation, padding, shift)
+            statements.append(ttd002_advance.assign(target, call))
+        return statements
+
+    def descriptor_function(self, func: cst.BaseExpression) -> cst.BaseExpression:
+        owner = func.value if isinstance(func, cst.Attribute) else self.language
+        return cst.Attribute(owner, cst.Name("make_tensor_descriptor"))
+
+    def creation_statements(self, node, creation: Creation) -> list:
+        in_place = self.uses_descriptors({id(creation.call)}) and not self.is_hoisted(creation)
+        statements = self.descriptor_statements(creation) if in_place else []
+        for d, expr in enumerate(creation.offsets):
+            if (id(creation.call), d) in self.knowledge.materialize:
+                statements.append(ttd002_advance.assign(self.namer.offset(creation.target, d), expr))
+        return statements
+
+    def placeholder_statements(self, statement: int) -> Optional[tuple[frozenset[int], Builder]]:
+        creations = frozenset(self.knowledge.placeholder_links.get(statement, ()))
+        if not creations or statement in self.knowledge.placeholder_used or not self.uses_descriptors(creations):
+            return None
+        creation = self.creations[min(creations)]
+        stem, paddings = self.namer.stem(creation.target), self.paddings(creations)
+        return creations, lambda: [ttd002_advance.assign(self.namer.descriptor(stem, p, paddings), cst.Name("None"))
+                                   for p in sorted(paddings, key=lambda p: p != "zero")]
+
+    def hoisted(self) -> dict[int, list[tuple[frozenset[int], Builder]]]:
+        before: dict[int, list] = {}
+        for creation in self.creations.values():
+            if creation.target is not None and self.is_hoisted(creation):
+                before.setdefault(id(creation.hoist_before), []).append(
+                    (frozenset({id(creation.call)}), lambda c=creation: self.descriptor_statements(c)))
+        return before
