@@ -1,97 +1,161 @@
-"""Command line: `migrate [--check|--diff|--write] [PATHS...]`, shaped after `ruff check`."""
+"""Command line: `migrate [--check|--diff|--write] [PATHS...]`, shaped after `ruff check`, plus the
+`report` and `verify` subcommands. Importing this module imports neither triton nor torch."""
 
 from __future__ import annotations
 
-import difflib
-import io
+import contextlib
+import importlib
 import os
 import sys
-from concurrent.futures import Future, ProcessPoolExecutor
+import time
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 
 import click
 
 from triton_migrate import __version__
+from triton_migrate import config as cfg
+from triton_migrate import output, suppressions
 from triton_migrate.discover import discover
 from triton_migrate.fileio import FileError, atomic_write, check_parses, decode, encode, read_bytes
-from triton_migrate.outcome import Diagnostic
+from triton_migrate.output import FileResult
+from triton_migrate.outcome import Diagnostic, FileOutcome
+from triton_migrate.policy import Policy
 
 EXIT_CODES = """\b
 Exit status:
   0  nothing to migrate (--write: everything was migrated and written)
   1  --check/--diff: some site would change or cannot be migrated;
      --write: some site could not be migrated
-  2  usage error, unreadable or unparsable file, internal error (wins over 1)
---exit-zero turns 1 into 0, never 2.
+  2  usage or configuration error, unreadable or unparsable file, internal error (wins over 1)
+--exit-zero turns 1 into 0, never 2. Suppressed sites (# noqa: TTD101) do not count.
+
+\b
+Commands (`migrate COMMAND --help`):
+  report   every site: what was done, why, what it relies on; counts by reason
+  verify   run kernels before and after migration and compare the outputs
 """
+PROGRESS_MIN_FILES = 10  # fewer files than this finish before a progress bar would be worth drawing
 
 
 @dataclass(frozen=True)
 class Options:
-    write: bool
-    show_diff: bool
-    exit_zero: bool
-    quiet: bool
+    mode: str = "check"  # check | diff | write | report
+    show_diff: bool = False
+    exit_zero: bool = False
+    quiet: bool = False
+    verbose: bool = False
+    fmt: str = "full"
+    statistics: bool = False
+    show_fixes: bool = False
+    add_noqa: bool = False
+    color: str = "auto"
+    output_file: str | None = None
+    report_file: str | None = None
+    force_exclude: bool = False
+    jobs: int = 1
 
 
 @dataclass(frozen=True)
-class FileResult:
+class Job:
+    """What a worker needs for one file (picklable)."""
+
     path: str
-    diagnostics: tuple[Diagnostic, ...] = ()
-    new_data: bytes | None = None  # the migrated file, only when it differs from what was read
-    diff: str = ""
-    error: str | None = None
+    data: bytes
+    verify: bool
+    policy: Policy
+    select: tuple[str, ...]
+    ignore: tuple[str, ...]
 
 
-def analyse(path: str, data: bytes, want_diff: bool, verify: bool = True) -> FileResult:
+# --- one file ----------------------------------------------------------------------------------------------------
+
+
+def analyse(job: Job) -> FileResult:
     """Everything for one file but the write; runs in worker processes, so it never raises."""
     from triton_migrate import engine
 
     try:
-        return _analyse(path, data, want_diff, verify)
-    except FileError as exc:
-        return FileResult(path, error=str(exc))
-    except engine.SourceError as exc:
-        return FileResult(path, error=str(exc))  # the engine's message names the line
+        return _analyse(job)
+    except (FileError, engine.SourceError) as exc:  # the engine's message names the line
+        return FileResult(job.path, error=str(exc))
     except Exception as exc:  # an engine bug must cost this file, not the run
-        return FileResult(path, error=f"internal error: {type(exc).__name__}: {exc}")
+        return FileResult(job.path, error=f"internal error: {type(exc).__name__}: {exc}")
 
 
-def _analyse(path: str, data: bytes, want_diff: bool, verify: bool) -> FileResult:
+def _analyse(job: Job) -> FileResult:
     from triton_migrate import engine
 
-    decoded = decode(data)
-    # The fixed-point check costs a second migration; only output that is shown or written needs it.
-    outcome = engine.migrate_source(decoded.text, verify=verify)
-    diagnostics = tuple(sorted(outcome.diagnostics, key=lambda d: (d.line, d.column, d.code)))
-    new_text = outcome.new_source
+    decoded = decode(job.data)
+    outcome = FileOutcome((), None)
+    if engine.might_need_migration(job.data):
+        # The fixed-point check costs a second migration; only output that is shown or written needs it.
+        outcome = engine.migrate_source(decoded.text, verify=job.verify, policy=job.policy)
+    shown, suppressed, warnings, new_text = _filter(outcome, decoded.text, job)
+    result = FileResult(job.path, tuple(shown), decoded.text, warnings=tuple(warnings), suppressed=suppressed)
     if new_text is None or new_text == decoded.text:
-        return FileResult(path, diagnostics)
+        return result
     new_data = encode(new_text, decoded.encoding)
-    check_parses(path, data, new_data)
-    diff = _unified_diff(path, decoded.text, new_text) if want_diff else ""
-    return FileResult(path, diagnostics, new_data, diff)
+    check_parses(job.path, job.data, new_data)
+    return replace(result, new_text=new_text, new_data=new_data)
 
 
-def _unified_diff(path: str, old: str, new: str) -> str:
-    name = path.replace(os.sep, "/").lstrip("/")
-    lines = difflib.unified_diff(_lines(old), _lines(new), f"a/{name}", f"b/{name}")
-    return "".join(line if line.endswith(("\n", "\r")) else f"{line}\n\\ No newline at end of file\n" for line in lines)
+def _filter(outcome: FileOutcome, text: str, job: Job) -> tuple[list[Diagnostic], int, list, str | None]:
+    """The diagnostics left after select/ignore and suppressions, how many were suppressed, the warnings, and
+    the text that may be written."""
+    everything = sorted(outcome.diagnostics, key=lambda d: (d.line, d.column, d.code))
+    found = suppressions.find(text) if suppressions.might_have(job.data) else []
+    warnings = [(s.line, s.column, message) for s, message in suppressions.unused(found, tuple(everything))]
+    active = [d for d in everything if cfg.enabled(d.code, job.select, job.ignore)]
+    shown = [d for d in active if not any(s.covers(d) for s in found)]
+    # A migrated site that is suppressed or disabled: the engine cannot yet leave one site alone, so the file is.
+    held = [d for d in everything if d.fixed and d not in shown]
+    suppressed = len(active) - len(shown)
+    if not held or outcome.new_source is None:
+        return shown, suppressed, sorted(warnings), outcome.new_source
+    warnings.append((held[0].line, held[0].column, f"{held[0].code} is suppressed or disabled here: "
+                     "the whole file is left untouched (sites cannot yet be skipped one by one)"))
+    return [_not_migrated(d, held[0]) for d in shown], suppressed, sorted(warnings), None
 
 
-def _lines(text: str) -> list[str]:
-    # newline="" splits on \n, \r\n and \r only (not on form feeds) and keeps each ending as it is.
-    return io.StringIO(text, newline="").readlines()
+def _not_migrated(d: Diagnostic, held: Diagnostic) -> Diagnostic:
+    if not d.fixed:
+        return d
+    note = f" (not migrated: the file is left untouched because of line {held.line})"
+    return replace(d, fixed=False, decision="untouched", message=d.message + note)
 
 
-def analyse_all(candidates: list[tuple[str, bytes]], jobs: int, want_diff: bool, verify: bool) -> list[FileResult]:
-    if len(candidates) < 2 or jobs < 2:
-        return [analyse(path, data, want_diff, verify) for path, data in candidates]
-    # Largest first, so that one big file started last does not leave the other workers idle.
-    ordered = sorted(candidates, key=lambda candidate: -len(candidate[1]))
-    with ProcessPoolExecutor(max_workers=min(jobs, len(candidates))) as pool:
-        futures = [(path, pool.submit(analyse, path, data, want_diff, verify)) for path, data in ordered]
-        return [_collect(path, future) for path, future in futures]
+# --- many files --------------------------------------------------------------------------------------------------
+
+
+class _NoBar:
+    def update(self, _steps: int) -> None:
+        pass
+
+
+def _progress(total: int, options: Options):
+    """A bar on stderr for long runs on a terminal; stdout stays clean for diagnostics and documents."""
+    if options.quiet or total < PROGRESS_MIN_FILES or not sys.stderr.isatty():
+        return contextlib.nullcontext(_NoBar())
+    return click.progressbar(length=total, label="Analysing", file=sys.stderr, show_pos=True)
+
+
+def analyse_all(jobs: list[Job], options: Options) -> list[FileResult]:
+    with _progress(len(jobs), options) as bar:
+        if len(jobs) < 2 or options.jobs < 2:
+            return [_step(bar, analyse(job)) for job in jobs]
+        # Largest first, so that one big file started last does not leave the other workers idle.
+        ordered = sorted(jobs, key=lambda job: -len(job.data))
+        with ProcessPoolExecutor(max_workers=min(options.jobs, len(jobs))) as pool:
+            futures = {pool.submit(analyse, job): job.path for job in ordered}
+            for _ in as_completed(futures):
+                bar.update(1)
+            return [_collect(path, future) for future, path in futures.items()]
+
+
+def _step(bar, result: FileResult) -> FileResult:
+    bar.update(1)
+    return result
 
 
 def _collect(path: str, future: Future) -> FileResult:
@@ -107,8 +171,31 @@ def _write(result: FileResult) -> FileResult:
     try:
         atomic_write(result.path, result.new_data)
     except FileError as exc:
-        return replace(result, diagnostics=(), new_data=None, diff="", error=str(exc))
+        return FileResult(result.path, error=str(exc))
     return result
+
+
+def _add_noqa(result: FileResult) -> tuple[FileResult, int]:
+    """Baseline: a `# noqa: CODE` on the line of every site that cannot be migrated; returns lines changed."""
+    wanted: dict[int, set[str]] = {}
+    for d in result.diagnostics:
+        if not d.fixed:
+            wanted.setdefault(d.line, set()).add(d.code)
+    if result.error or not wanted:
+        return result, 0
+    try:
+        decoded = decode(read_bytes(result.path))
+        new_text, changed, refused = suppressions.add_noqa(decoded.text, wanted)
+        if changed:
+            atomic_write(result.path, encode(new_text, decoded.encoding))
+    except FileError as exc:
+        return FileResult(result.path, error=str(exc)), 0
+    why = "cannot add a noqa comment: the line ends inside a string or continues"
+    notes = tuple((line, 1, why) for line in refused)
+    return replace(result, warnings=result.warnings + notes), changed
+
+
+# --- printing ----------------------------------------------------------------------------------------------------
 
 
 def _plural(count: int, word: str) -> str:
@@ -118,6 +205,9 @@ def _plural(count: int, word: str) -> str:
 def _summary(results: list[FileResult], checked: int, write: bool) -> str:
     diagnostics = [d for r in results for d in r.diagnostics]
     refused = sum(not d.fixed for d in diagnostics)
+    suppressed = sum(r.suppressed for r in results)
+    if not diagnostics and not any(r.new_data for r in results) and suppressed:
+        return f"Nothing to migrate in {_plural(checked, 'file')} ({_plural(suppressed, 'site')} suppressed)."
     if not diagnostics and not any(r.new_data for r in results):
         return f"No block pointers found in {_plural(checked, 'file')}."
     if write:
@@ -136,73 +226,166 @@ def _summary(results: list[FileResult], checked: int, write: bool) -> str:
     return f"Found {_plural(len(diagnostics), 'site')} in {_plural(files, 'file')}: {', '.join(parts)}."
 
 
-def report(
-    results: list[FileResult], errors: list[tuple[str, str]], checked: int, options: Options, diag_to_err: bool
-) -> int:
+def _use_color(option: str, stream) -> bool:
+    """https://no-color.org: NO_COLOR turns colour off unless asked for on the command line."""
+    if option != "auto":
+        return option == "always"
+    return not os.environ.get("NO_COLOR") and stream.isatty()
+
+
+def _main_text(ok: list[FileResult], options: Options, color: bool) -> str:
+    text = ""
+    if options.show_diff and options.fmt not in output.DOCUMENTS:
+        text += "".join(output.unified_diff(r.path, r.text, r.new_text, color) for r in ok if r.new_text is not None)
+    if options.statistics:
+        return text + output.statistics(ok, options.mode, options.fmt)
+    if options.mode == "report" and options.fmt == "full":
+        return text + output.grouped_report(ok)
+    return text + output.render(ok, options.fmt, options.mode, color)
+
+
+def emit(results: list[FileResult], errors: list[tuple[str, str]], checked: int, options: Options,
+         diag_to_err: bool = False) -> int:
     """Print everything in a deterministic order and return the exit status."""
     ok = sorted((r for r in results if r.error is None), key=lambda r: r.path)
     errors = sorted([*errors, *((r.path, r.error) for r in results if r.error)])
-    if options.show_diff:
-        for result in ok:
-            click.echo(result.diff, nl=False)
-    # With --diff or --write the migrated sites are in the diff or on disk; what cannot be migrated is always shown.
-    only_refused = options.show_diff or options.write
-    for result in ok:
-        for d in result.diagnostics:
-            if not (only_refused and d.fixed):
-                click.echo(f"{result.path}:{d.line}:{d.column}: {d.code} {d.message}", err=diag_to_err)
+    if not options.add_noqa:  # what --add-noqa changed is said in one line; the sites are now suppressed
+        _print_main(ok, options, diag_to_err)
+    if options.report_file:
+        _write_text(options.report_file, _report_document(ok, options.report_file))
+    if not options.quiet:
+        for r in ok:
+            for line, column, message in r.warnings:
+                click.echo(f"{r.path}:{line}:{column}: warning: {message}", err=True)
     for path, message in errors:
         click.echo(f"{path}: error: {message}", err=True)
-    if not options.quiet:
-        click.echo(_summary(ok, checked - (len(results) - len(ok)), options.write), err=True)
-        if errors:
-            click.echo(f"Could not process {_plural(len(errors), 'path')} (see errors above).", err=True)
+    if options.show_fixes and options.mode == "write":
+        click.echo(output.fixes_enumeration(ok), err=True, nl=False)
+    if not options.quiet and options.mode != "report" and not options.add_noqa:
+        click.echo(_summary(ok, checked - (len(results) - len(ok)), options.mode == "write"), err=True)
+    if errors and not options.quiet:
+        click.echo(f"Could not process {_plural(len(errors), 'path')} (see errors above).", err=True)
     return _exit_status(ok, errors, options)
+
+
+def _print_main(ok: list[FileResult], options: Options, to_err: bool) -> None:
+    if options.output_file:
+        _write_text(options.output_file, _main_text(ok, options, options.color == "always"))
+        return
+    stream = sys.stderr if to_err else sys.stdout
+    color = _use_color(options.color, stream)
+    click.echo(_main_text(ok, options, color), err=to_err, nl=False, color=color)
+
+
+def _report_document(ok: list[FileResult], path: str) -> str:
+    fmt = {".json": "json", ".sarif": "sarif"}.get(os.path.splitext(path)[1], "full")
+    return output.grouped_report(ok) if fmt == "full" else output.render(ok, fmt, "report", False)
+
+
+def _write_text(path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        error = click.FileError(path, exc.strerror)
+        error.exit_code = 2  # an I/O error, as for the files we read
+        raise error from exc
 
 
 def _exit_status(ok: list[FileResult], errors: list, options: Options) -> int:
     if errors:
         return 2
-    if options.write:
+    if options.mode == "report" or options.add_noqa:
+        return 0
+    if options.mode == "write":
         pending = any(not d.fixed for r in ok for d in r.diagnostics)
     else:
         pending = any(r.diagnostics or r.new_data for r in ok)
     return 1 if pending and not options.exit_zero else 0
 
 
-def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: bool, jobs: int, options: Options) -> int:
+# --- runs --------------------------------------------------------------------------------------------------------
+
+
+def _job(path: str, data: bytes, config: cfg.Config, options: Options) -> Job:
+    verify = options.show_diff or options.mode == "write" or options.fmt in output.DOCUMENTS
+    policy = Policy(target=config.target, strict=config.strict, min_triton=config.min_triton)
+    return Job(path, data, verify, policy, config.select, config.ignored_for(path))
+
+
+def _skip_reason(path: str, config: cfg.Config, explicit: bool, options: Options) -> str | None:
+    if config.excludes(path) and (options.force_exclude or not explicit):
+        return "excluded by the configuration"
+    ignored = config.ignored_for(path)
+    if not any(cfg.enabled(code, config.select, ignored) for code in _codes()):
+        return "every rule is ignored for it (per-file-ignores / select / ignore)"
+    return None
+
+
+def _codes() -> tuple[str, ...]:
+    from triton_migrate.rules import RULES
+
+    return tuple(RULES)
+
+
+def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: bool, resolver: cfg.Resolver,
+              options: Options) -> int:
     from triton_migrate import engine
 
+    started = time.monotonic()
     found = discover(paths, exclude, respect_gitignore)
-    unreadable = []
-    candidates = []
+    explicit = {os.path.normpath(p) for p in paths if not os.path.isdir(p)}
+    unreadable, jobs, checked = [], [], 0
     for path in found.files:
+        config = resolver.for_path(path)
+        skip = _skip_reason(path, config, path in explicit, options)
+        if skip:
+            _verbose(options, f"{path}: skipped: {skip}")
+            continue
         try:
             data = read_bytes(path)
         except FileError as exc:
             unreadable.append((path, str(exc)))
             continue
+        checked += 1
         # The prefilter: a file without the telltale bytes costs this read and nothing more.
-        if engine.might_need_migration(data):
-            candidates.append((path, data))
-    results = analyse_all(candidates, jobs, options.show_diff, verify=options.show_diff or options.write)
-    if options.write:
-        results = [_write(result) for result in results]
-    checked = len(found.files) - len(unreadable)
-    return report(results, [*found.errors, *unreadable], checked, options, diag_to_err=False)
+        if engine.might_need_migration(data) or suppressions.might_have(data):
+            jobs.append(_job(path, data, config, options))
+    results = _apply(analyse_all(jobs, options), options)
+    _verbose(options, f"analysed {_plural(len(jobs), 'file')} of {checked} in {time.monotonic() - started:.2f} s")
+    return emit(results, [*found.errors, *unreadable], checked, options)
 
 
-def run_stdin(name: str, options: Options) -> int:
+def _apply(results: list[FileResult], options: Options) -> list[FileResult]:
+    if options.add_noqa:
+        added = [_add_noqa(result) for result in results]
+        if not options.quiet:
+            click.echo(f"Added {_plural(sum(n for _, n in added), 'noqa directive')}.", err=True)
+        return [result for result, _ in added]
+    if options.mode == "write":
+        return [_write(result) for result in results]
+    return results
+
+
+def run_stdin(name: str, resolver: cfg.Resolver, options: Options) -> int:
     """ruff's stdin contract: with --write the (migrated) code goes to stdout and diagnostics to stderr."""
-    from triton_migrate import engine
-
     data = sys.stdin.buffer.read()
-    result = analyse(name, data, options.show_diff) if engine.might_need_migration(data) else FileResult(name)
-    if options.write:
+    config = resolver.for_path(name)
+    skipped = _skip_reason(name, config, True, options) is not None
+    result = FileResult(name) if skipped else analyse(_job(name, data, config, options))
+    if options.mode == "write":
         # On any error the input comes back unchanged, so an editor buffer piped through us is never lost.
         sys.stdout.buffer.write(result.new_data if result.error is None and result.new_data else data)
         sys.stdout.buffer.flush()
-    return report([result], [], 1, options, diag_to_err=options.write)
+    return emit([result], [], 1, options, diag_to_err=options.mode == "write")
+
+
+def _verbose(options: Options, message: str) -> None:
+    if options.verbose:
+        click.echo(f"[migrate] {message}", err=True)
+
+
+# --- eager options -----------------------------------------------------------------------------------------------
 
 
 def _explain(ctx: click.Context, _param, code: str | None) -> None:
@@ -226,49 +409,182 @@ def _list_rules(ctx: click.Context, _param, wanted: bool) -> None:
     ctx.exit(0)
 
 
+# --- options shared by the default command and `report` ------------------------------------------------------------
+
+
+def _csv(_ctx, _param, values: tuple[str, ...]) -> list[str] | None:
+    codes = [code.strip() for value in values for code in value.split(",") if code.strip()]
+    return codes or None
+
+
+SHARED = [
+    click.argument("paths", nargs=-1, type=click.Path()),
+    click.option("--config", "config_file", type=click.Path(dir_okay=False, exists=True),
+                 help="Use this pyproject.toml for every path instead of the nearest one."),
+    click.option("--isolated", is_flag=True, help="Ignore every pyproject.toml."),
+    click.option("--target", type=click.Choice(cfg.TARGETS),
+                 help="What to emit: descriptors where safe else masked pointers (auto), only descriptors, "
+                      "or only masked pointers."),
+    click.option("--strict/--no-strict", default=None,
+                 help="Refuse descriptors whose safety depends on run-time values (strides, alignment)."),
+    click.option("--min-triton-version", metavar="X.Y", help="The oldest Triton the migrated code must run on."),
+    click.option("--select", multiple=True, callback=_csv, metavar="CODES",
+                 help="Rule codes or prefixes to enable (comma-separated; replaces the configuration's)."),
+    click.option("--ignore", multiple=True, callback=_csv, metavar="CODES",
+                 help="Rule codes or prefixes to disable (comma-separated; replaces the configuration's)."),
+    click.option("--exclude", multiple=True, metavar="PATTERN",
+                 help="Skip paths matching this gitignore-style glob (adds to the configuration's)."),
+    click.option("--force-exclude", is_flag=True,
+                 help="Apply excludes to files named on the command line too (as pre-commit passes them)."),
+    click.option("--respect-gitignore/--no-respect-gitignore", default=None,
+                 help="Skip files that .gitignore files ignore [default: respect]."),
+    click.option("-o", "--output-file", type=click.Path(dir_okay=False),
+                 help="Write the diagnostics (or the document) to this file instead of stdout."),
+    click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes [default: one per CPU]."),
+    click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+                 help="Colour output; `auto`: on a terminal, unless NO_COLOR is set."),
+    click.option("-q", "--quiet", is_flag=True, help="Print diagnostics and errors, but no summary or warnings."),
+    click.option("-v", "--verbose", is_flag=True, help="Also say which files were skipped and why, and timings."),
+]
+
+
+def shared_options(function):
+    for decorator in reversed(SHARED):
+        function = decorator(function)
+    return function
+
+
+def _resolve(params: dict, fmt_option: str | None, default_fmt: str | None) -> tuple[cfg.Resolver, cfg.Config, str]:
+    """The configuration resolver, the run-level configuration and the output format; exit 2 on bad config."""
+    overrides = {key: value for key, value in (
+        ("target", params["target"]), ("strict", params["strict"]),
+        ("min-triton-version", params["min_triton_version"]), ("select", params["select"]),
+        ("ignore", params["ignore"]), ("output-format", fmt_option),
+        ("respect-gitignore", params["respect_gitignore"]), ("jobs", params["jobs"]),
+    ) if value is not None}
+    try:
+        resolver = cfg.Resolver(overrides, params["config_file"], params["isolated"])
+        run = resolver.for_path(".")
+    except cfg.ConfigError as exc:
+        raise click.UsageError(f"configuration: {exc}") from None
+    return resolver, run, default_fmt or run.output_format
+
+
+def _run(params: dict, options: Options, resolver: cfg.Resolver, run: cfg.Config) -> int:
+    paths = params["paths"]
+    options = replace(options, jobs=run.jobs or os.cpu_count() or 1, quiet=params["quiet"], verbose=params["verbose"],
+                      color=params["color"], output_file=params["output_file"], force_exclude=params["force_exclude"])
+    _verbose(options, f"configuration: {run.source or 'built-in defaults'}")
+    try:
+        # As in ruff, --stdin-filename without PATHS means "read stdin".
+        if paths == ("-",) or (not paths and params.get("stdin_filename") is not None):
+            return run_stdin(params.get("stdin_filename") or "-", resolver, options)
+        if "-" in paths:
+            raise click.UsageError("`-` (stdin) cannot be combined with other paths.")
+        return run_paths(list(paths) or ["."], tuple(params["exclude"]), run.respect_gitignore, resolver, options)
+    except cfg.ConfigError as exc:  # a nested pyproject.toml is only read when a file under it is reached
+        raise click.UsageError(f"configuration: {exc}") from None
+
+
+# --- commands ----------------------------------------------------------------------------------------------------
+
+
 @click.command(epilog=EXIT_CODES, context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--check", is_flag=True, help="Report sites only; never write (the default).")
-@click.option(
-    "--diff",
-    is_flag=True,
-    help="Print unified diffs and the sites that cannot be migrated; write nothing unless --write.",
-)
+@click.option("--diff", is_flag=True,
+              help="Print unified diffs and the sites that cannot be migrated; write nothing unless --write.")
 @click.option("--write", "--fix", "write", is_flag=True, help="Migrate files in place; print the sites that are left.")
+@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` on the line of every site that cannot be migrated.")
 @click.option("--stdin-filename", metavar="NAME", help="The name to use for code read from stdin (PATH `-`).")
-@click.option("--exclude", multiple=True, metavar="PATTERN", help="Skip paths matching this gitignore-style glob.")
-@click.option(
-    "--respect-gitignore/--no-respect-gitignore",
-    default=True,
-    show_default=True,
-    help="Skip files that .gitignore files ignore.",
-)
+@click.option("--output-format", type=click.Choice(output.FORMATS),
+              help="full (default), concise, json, sarif or github.")
+@click.option("--statistics", is_flag=True, help="Print a count per rule code instead of every site.")
+@click.option("--show-fixes", is_flag=True, help="With --write, list what was migrated, per file and code.")
+@click.option("--report", "report_file", type=click.Path(dir_okay=False),
+              help="Also write the grouped report to FILE (.json: json, .sarif: sarif, else text).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even if sites remain (errors still exit 2).")
-@click.option("-q", "--quiet", is_flag=True, help="Print diagnostics and errors, but no summary.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes [default: number of CPUs].")
+@shared_options
 @click.option("--explain", metavar="CODE", callback=_explain, expose_value=False, is_eager=True,
               help="Explain a rule (e.g. TTD101) and exit.")
 @click.option("--list-rules", is_flag=True, callback=_list_rules, expose_value=False, is_eager=True,
               help="List every rule code and exit.")
 @click.version_option(__version__, "--version", prog_name="triton-migrate")
 @click.pass_context
-def main(ctx, paths, check, diff, write, stdin_filename, exclude, respect_gitignore, exit_zero, quiet, jobs):
+def check(ctx, **params):
     """Migrate Triton block pointers (tl.make_block_ptr / tl.advance) to tensor descriptors.
 
-    PATHS default to `.`; `-` reads stdin.
+    PATHS default to `.`; `-` reads stdin. Settings come from [tool.triton-migrate] in the nearest
+    pyproject.toml; options given here override them.
     """
-    if check and write:
+    write, diff, stdin = params["write"], params["diff"], params["paths"] == ("-",)
+    if params["check"] and write:
         raise click.UsageError("--check and --write are mutually exclusive.")
-    # As in ruff, --stdin-filename without PATHS means "read stdin".
-    stdin = paths == ("-",) or (not paths and stdin_filename is not None)
-    if "-" in paths and not stdin:
-        raise click.UsageError("`-` (stdin) cannot be combined with other paths.")
-    if stdin and write and diff:
+    if params["add_noqa"] and (write or diff):
+        raise click.UsageError("--add-noqa only adds comments: it cannot be combined with --write or --diff.")
+    if (stdin or params["stdin_filename"]) and write and diff:
         raise click.UsageError("--write with --diff needs files: on stdin, stdout holds the migrated code.")
-    options = Options(write=write, show_diff=diff, exit_zero=exit_zero, quiet=quiet)
-    if stdin:
-        ctx.exit(run_stdin(stdin_filename or "-", options))
-    ctx.exit(run_paths(list(paths) or ["."], exclude, respect_gitignore, jobs or os.cpu_count() or 1, options))
+    resolver, run, fmt = _resolve(params, params["output_format"], None)
+    options = Options(mode="write" if write else "diff" if diff else "check", show_diff=diff, fmt=fmt,
+                      exit_zero=params["exit_zero"], statistics=params["statistics"], show_fixes=params["show_fixes"],
+                      add_noqa=params["add_noqa"], report_file=params["report_file"])
+    ctx.exit(_run(params, options, resolver, run))
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--output-format", type=click.Choice(output.FORMATS), default="full", show_default=True,
+              help="full: every site and counts by reason; or concise, json, sarif, github.")
+@click.option("--statistics", is_flag=True, help="Print a count per rule code instead of every site.")
+@shared_options
+@click.pass_context
+def report(ctx, **params):
+    """Report every block-pointer site: file:line, what was done (descriptor, pointer, untouched), the reason
+    code, and the run-time requirements the migrated code relies on; then counts by reason. Writes nothing.
+
+    Exit status: 0, or 2 on a usage, configuration or file error.
+    """
+    resolver, run, fmt = _resolve(params, None, params["output_format"])
+    options = Options(mode="report", fmt=fmt, statistics=params["statistics"])
+    ctx.exit(_run(params, options, resolver, run))
+
+
+class _DefaultGroup(click.Group):
+    """`migrate ARGS` runs `check` unless ARGS starts with a command name: today's invocations keep working."""
+
+    default = "check"
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or args[0] not in self.list_commands(ctx):
+            args = [self.default, *args]
+        return super().parse_args(ctx, args)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return ["check", "report", "verify"]
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name == "verify":
+            return _verify_command()
+        return {"check": check, "report": report}.get(name)
+
+
+def _verify_command() -> click.Command:
+    # Imported on use only: verification needs triton and torch, which nothing else here may import.
+    try:
+        return importlib.import_module("triton_migrate.verify").command
+    except Exception as exc:  # not installed yet, or a broken import: say so instead of a traceback
+        reason = f"{type(exc).__name__}: {exc}"
+
+    @click.command("verify", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+    @click.pass_context
+    def unavailable(ctx):
+        """Not available in this installation."""
+        click.echo(f"migrate verify is not available in this installation ({reason}).", err=True)
+        ctx.exit(2)
+
+    return unavailable
+
+
+main = _DefaultGroup(name="migrate", context_settings={"help_option_names": ["-h", "--help"]},
+                     help="Migrate Triton block pointers to tensor descriptors; see `migrate check --help`.")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """The command line end to end, on the real engine: modes, exit codes, output, encodings, errors, stdin."""
 
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -25,15 +26,19 @@ def copy(x_ptr, y_ptr, M, N, stride_m, BM: tl.constexpr, BN: tl.constexpr):
     tl.store(y, tl.load(x, boundary_check=(0, 1)), boundary_check=(0, 1))
 """
 
-# Rank 1 with a runtime stride: no legal tensor descriptor, so the site must be reported and kept.
+# A block pointer handed to another function: refused under every policy, so it must be reported and kept.
 REFUSED = """\
 import triton
 import triton.language as tl
 
 @triton.jit
-def strided(x_ptr, N, stride, BN: tl.constexpr):
-    x = tl.make_block_ptr(x_ptr, (N,), (stride,), (0,), (BN,), (0,))
-    tl.store(x, tl.load(x, boundary_check=(0,)) + 1, boundary_check=(0,))
+def helper(p):
+    return tl.load(p, boundary_check=(0,))
+
+@triton.jit
+def caller(x_ptr, N, BN: tl.constexpr):
+    x = tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (BN,), (0,))
+    y = helper(x)
 """
 
 CLEAN = "import triton\n\n\ndef f(x):\n    return x + 1\n"
@@ -293,7 +298,7 @@ def test_broken_symlink_and_missing_path(tree):
 def test_engine_crash_is_an_internal_error(tree, monkeypatch):
     real = engine.migrate_source
 
-    def crash_on_marker(source, verify=True):
+    def crash_on_marker(source, verify=True, policy=None):
         if "CRASH" in source:
             raise RecursionError("maximum recursion depth exceeded")
         return real(source)
@@ -309,7 +314,7 @@ def test_engine_crash_is_an_internal_error(tree, monkeypatch):
 
 
 def test_unparsable_engine_output_is_never_written(tree, monkeypatch):
-    def bad_rewrite(source, verify=True):
+    def bad_rewrite(source, verify=True, policy=None):
         return FileOutcome((Diagnostic(8, 9, "TTD001", "rewrite", True),), "def broken(:\n")
 
     monkeypatch.setattr(engine, "migrate_source", bad_rewrite)
@@ -325,7 +330,7 @@ def test_unparsable_engine_output_is_never_written(tree, monkeypatch):
 def test_prefilter_skips_decoding_and_engine(tree, monkeypatch):
     seen = []
     real = engine.migrate_source
-    monkeypatch.setattr(engine, "migrate_source", lambda source, verify=True: seen.append(source) or real(source, verify))
+    monkeypatch.setattr(engine, "migrate_source", lambda source, verify=True, policy=None: seen.append(source) or real(source, verify, policy))
     put(tree, "binary_junk.py", b"\xff\xfe\x00 no markers here\n")  # would fail to decode if it were decoded
     put(tree, "kernel.py", KERNEL)
     result = invoke("-j1")
@@ -433,3 +438,42 @@ def test_explain_prints_the_rule_documentation_and_rejects_unknown_codes():
     assert result.output.startswith("TTD101 unchecked-dimension")
     unknown = CliRunner().invoke(main, ["--explain", "TTD999"])
     assert unknown.exit_code == 2 and "unknown rule" in unknown.output
+
+
+# --- the command group: `migrate ARGS` is `migrate check ARGS`; `report` and `verify` are subcommands ------------------
+
+
+def test_default_command_is_check(tree):
+    put(tree, "kernel.py", KERNEL)
+    implicit, explicit = invoke("--diff", "kernel.py"), invoke("check", "--diff", "kernel.py")
+    assert implicit.exit_code == explicit.exit_code == 1
+    assert (implicit.stdout, implicit.stderr) == (explicit.stdout, explicit.stderr)
+    assert "+++ b/kernel.py" in implicit.stdout
+
+
+def test_help_lists_the_options_and_the_subcommands():
+    result = invoke("--help")
+    assert result.exit_code == 0
+    assert "--write, --fix" in result.stdout and "--output-format" in result.stdout
+    assert re.search(r"^\s+report\s+\S", result.stdout, re.M) and re.search(r"^\s+verify\s+\S", result.stdout, re.M)
+    assert "--output-file" in invoke("report", "--help").stdout
+
+
+def test_verify_says_clearly_when_it_is_not_installed(monkeypatch):
+    monkeypatch.setitem(sys.modules, "triton_migrate.verify", None)  # makes `import` raise ImportError
+    result = invoke("verify", "anything", "--flag")
+    assert result.exit_code == 2
+    assert "migrate verify is not available in this installation (ModuleNotFoundError" in result.stderr
+
+
+def test_verify_is_the_verify_package_command():
+    verify = pytest.importorskip("triton_migrate.verify")
+    assert main.get_command(None, "verify") is verify.command
+
+
+def test_readme_rule_table_is_generated_from_the_registry():
+    from triton_migrate.output import rule_table
+
+    readme = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
+    table = readme.split("<!-- rules:start -->\n")[1].split("<!-- rules:end -->")[0]
+    assert table == rule_table(), "README rule table is stale; regenerate it with output.rule_table()"
