@@ -1,0 +1,12 @@
+"""`migrate verify`: run kernels before and after migration and prove the outputs identical (see README.md).
+
+Importing this package imports neither torch nor triton; `command` (the click command) is loaded on first use.
+"""
+
+
+def __getattr__(name):
+    if name == "command":
+        from .cli import command
+
+        return command
+    raise AttributeError(name)

@@ -1,0 +1,3 @@
+from triton_migrate.verify.cli import command
+
+command(prog_name="migrate verify")

@@ -1,0 +1,100 @@
+"""Everything that differs between devices, behind one small interface: which torch device tensors live on,
+whether Triton's interpreter runs the kernels, how to wait for the device, how to time a launch and whether
+descriptors need a global-memory allocator.
+
+torch and triton are imported inside the functions: importing triton_migrate.verify must stay cheap.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+KINDS = ("cpu", "cuda", "rocm", "xpu")
+
+
+@dataclass(frozen=True)
+class Device:
+    kind: str  # one of KINDS
+    torch_device: str  # "cpu", "cuda" (NVIDIA and ROCm builds of torch both say cuda), "xpu"
+
+    @property
+    def interpreted(self) -> bool:
+        return self.kind == "cpu"
+
+    def synchronize(self) -> None:
+        import torch
+
+        if self.kind in ("cuda", "rocm"):
+            torch.cuda.synchronize()
+        elif self.kind == "xpu":
+            torch.xpu.synchronize()
+
+    def time_ms(self, launch: Callable[[], object]) -> float:
+        """Milliseconds of device time for one launch (wall time on the CPU, where the interpreter runs it)."""
+        import torch
+
+        if self.interpreted:
+            start = time.perf_counter()
+            launch()
+            return (time.perf_counter() - start) * 1e3
+        events = torch.xpu if self.kind == "xpu" else torch.cuda
+        begin, end = events.Event(enable_timing=True), events.Event(enable_timing=True)
+        begin.record()
+        launch()
+        end.record()
+        end.synchronize()
+        return begin.elapsed_time(end)
+
+    def needs_allocator(self) -> bool:
+        """Device-side descriptors need global scratch only on NVIDIA sm_90 and later (brief §3); AMD, Intel
+        and the interpreter never call the allocator."""
+        import torch
+
+        return self.kind == "cuda" and torch.cuda.get_device_capability()[0] >= 9
+
+    def ensure_allocator(self) -> None:
+        """Install a torch-backed allocator in the calling context if none is set there. The allocator is a
+        ContextVar (Triton ≥ 3.5): every thread must have its own, so this runs before every launch."""
+        if not self.needs_allocator():
+            return
+        import torch
+        from triton.runtime import _allocation
+
+        current = _allocation._allocator.get()
+        if isinstance(current, _allocation.NullAllocator):
+            device = self.torch_device
+            _allocation.set_allocator(lambda size, align, stream: torch.empty(size, device=device, dtype=torch.int8))
+
+
+def detect(requested: str = "auto") -> Device:
+    """The device to run on: `requested` if given, else the first accelerator torch can see, else the CPU."""
+    if requested not in ("auto", *KINDS):
+        raise ValueError(f"unknown device {requested!r}; choose auto or one of {', '.join(KINDS)}")
+    if requested == "cpu":
+        return Device("cpu", "cpu")
+    import torch
+
+    available = _available(torch)
+    if requested == "auto":
+        return available[0] if available else Device("cpu", "cpu")
+    for device in available:
+        if device.kind == requested:
+            return device
+    raise ValueError(f"device {requested!r} is not available here (torch sees: "
+                     f"{', '.join(d.kind for d in available) or 'no accelerator'})")
+
+
+def _available(torch) -> list[Device]:
+    found = []
+    if torch.cuda.is_available():
+        found.append(Device("rocm" if torch.version.hip else "cuda", "cuda"))
+    if hasattr(torch, "xpu") and torch.xpu.is_available():
+        found.append(Device("xpu", "xpu"))
+    return found
+
+
+def from_kind(kind: str) -> Device:
+    """The Device a recording names (no availability check: the recording process already made it)."""
+    return Device(kind, {"cpu": "cpu", "xpu": "xpu"}.get(kind, "cuda"))

@@ -1,0 +1,125 @@
+"""The verdict, as a table for people and JSON for machines, and the exit status: 0 identical, 1 a
+difference (outputs, launches, return codes, a target that stops compiling, a slowdown beyond the limit),
+2 nothing could be verified (errors)."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .compare import KernelResult
+
+OK, DIFFERENT, ERROR = 0, 1, 2
+
+
+@dataclass
+class Verdict:
+    kernels: list[KernelResult]
+    labels: tuple[str, str] = ("original", "migrated")
+    compile_a: dict = field(default_factory=dict)  # "kernel|target" → result, as compile.py returns it
+    compile_b: dict = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)  # differences outside the kernels' outputs
+    errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    max_slowdown: float | None = None
+
+    def slow(self) -> list[KernelResult]:
+        if self.max_slowdown is None:
+            return []
+        return [k for k in self.kernels if k.ratio is not None and k.ratio > self.max_slowdown]
+
+    def compile_regressions(self) -> list[str]:
+        return [key for key, b in self.compile_b.items() if not b.get("ok") and self.compile_a.get(key, {}).get("ok")]
+
+    def exit_status(self) -> int:
+        if self.errors:
+            return ERROR
+        if self.problems or self.slow() or self.compile_regressions() or any(
+                k.status != "identical" for k in self.kernels):
+            return DIFFERENT
+        return OK
+
+    def as_json(self) -> dict:
+        return {"exit_status": self.exit_status(), "labels": list(self.labels),
+                "kernels": [k.as_json() for k in self.kernels], "compile": {"a": self.compile_a, "b": self.compile_b},
+                "slow": [k.name for k in self.slow()], "problems": self.problems, "errors": self.errors,
+                "notes": self.notes}
+
+
+def text(verdict: Verdict) -> str:
+    lines = [*(f"note: {n}" for n in verdict.notes)]
+    a, b = verdict.labels
+    if verdict.kernels:
+        lines.append(f"{'kernel':<44} {'launches':>9}  {'result':<15} {'max abs':>9} {'max ulp':>8} "
+                     f"{a + ' ms':>12} {b + ' ms':>12} {'ratio':>6}")
+        for k in sorted(verdict.kernels, key=lambda k: k.name):
+            lines.append(_row(k, k in verdict.slow()))
+        for k in verdict.kernels:
+            lines += [f"  {k.name} launch {d['launch']}: {_describe(d)}" for d in k.differences]
+    if verdict.compile_a or verdict.compile_b:
+        lines += _compile_table(verdict)
+    lines += [f"DIFFERENCE: {p}" for p in verdict.problems] + [f"ERROR: {e}" for e in verdict.errors]
+    status = verdict.exit_status()
+    lines.append({OK: "verdict: identical", DIFFERENT: "verdict: DIFFERENT", ERROR: "verdict: ERROR"}[status])
+    return "\n".join(lines)
+
+
+def _row(k: KernelResult, slow: bool) -> str:
+    launches = f"{k.compared}/{max(k.launches_a, k.launches_b)}"
+    diff = f"{k.max_abs:>9.3g} {k.max_ulp:>8}" if k.differences else f"{'':>9} {'':>8}"
+    times = f"{_ms(k.time_a_ms)} {_ms(k.time_b_ms)} {k.ratio:>6.2f}" if k.ratio is not None else ""
+    return f"{k.name[-44:]:<44} {launches:>9}  {k.status:<15} {diff} {times}{'  SLOWER' if slow else ''}"
+
+
+def _ms(value: float | None) -> str:
+    return f"{value:>12.4f}" if value is not None else f"{'-':>12}"
+
+
+def _describe(d: dict) -> str:
+    what = f"{d['what']} {d.get('arg', '')}".strip()
+    if "count" in d and d["count"] is not None:
+        return (f"{what}: {d['count']} elements differ; largest at {d['where']}: {d['a']!r} vs {d['b']!r} "
+                f"(abs {d['max_abs']:.3g}{', ' + str(d['max_ulp']) + ' ulp' if 'max_ulp' in d else ''})")
+    if "reason" in d:
+        spots = d.get("spots_differing")
+        return f"{what}: {d['reason']}" + (f"; {spots} of the spot values differ" if spots is not None else "")
+    return f"{what}: {d['a']!r} vs {d['b']!r}"
+
+
+def _compile_table(verdict: Verdict) -> list[str]:
+    lines = [f"\n{'kernel':<40} {'target':<8} {verdict.labels[0]:<26} {verdict.labels[1]:<26}"]
+    for key in sorted(set(verdict.compile_a) | set(verdict.compile_b)):
+        if "|" not in key:
+            continue
+        kernel, target = key.split("|")
+        lines.append(f"{kernel[-40:]:<40} {target:<8} {_cell(verdict.compile_a.get(key)):<26} "
+                     f"{_cell(verdict.compile_b.get(key)):<26}")
+        for side, results in zip(verdict.labels, (verdict.compile_a, verdict.compile_b)):
+            if results.get(key) and not results[key].get("ok"):
+                lines.append(f"    {side}: {results[key]['error']}")
+    return lines
+
+
+def _cell(result: dict | None) -> str:
+    if result is None:
+        return "-"
+    if not result.get("ok"):
+        return "FAILS"
+    features = [f for f in ("tma", "amd_tdm", "buffer_ops") if result.get(f)]
+    return (f"ok r{result.get('registers')} s{result.get('spills')} sh{result.get('shared_bytes')}"
+            f"{' ' + '+'.join(features) if features else ''}")
+
+
+def ir_diff(verdict: Verdict, dir_a: Path, dir_b: Path, stage: str) -> str:
+    """Unified diffs of one IR stage between the two versions of every kernel compiled on both sides."""
+    out = []
+    for key in sorted(set(verdict.compile_a) & set(verdict.compile_b)):
+        a, b = verdict.compile_a[key], verdict.compile_b[key]
+        if not (a.get("ok") and b.get("ok")) or stage not in a.get("ir", {}) or stage not in b.get("ir", {}):
+            continue
+        text_a = (dir_a / a["ir"][stage]).read_text().splitlines(keepends=True)
+        text_b = (dir_b / b["ir"][stage]).read_text().splitlines(keepends=True)
+        out += difflib.unified_diff(text_a, text_b, f"{key} {verdict.labels[0]}.{stage}",
+                                    f"{key} {verdict.labels[1]}.{stage}")
+    return "".join(out)

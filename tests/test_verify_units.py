@@ -1,0 +1,95 @@
+"""The pieces of `migrate verify` that need no kernel: NaN-aware bit comparison, ULP distances, locating a
+difference in a view, device detection, and cases mode in this process (Triton's interpreter)."""
+
+from __future__ import annotations
+
+import types
+from pathlib import Path
+
+import pytest
+import torch
+from click.testing import CliRunner
+
+from triton_migrate.verify import command, devices
+from triton_migrate.verify.tensors import bits_of, capture, difference, locate
+
+DATA = Path(__file__).resolve().parent / "verify_data"
+
+
+def _bits(values, dtype=torch.float32):
+    return bits_of(torch.tensor(values, dtype=dtype))
+
+
+def test_computed_nans_are_equal_whatever_their_payload_and_digest_alike():
+    a = torch.tensor([1.0, float("nan"), 3.0])
+    b = a.clone()
+    bits_of(b)[1] = 0x7FC00001  # another NaN payload
+    assert difference(bits_of(a), bits_of(b), torch.float32) is None
+    assert capture(a, 1 << 20).digest == capture(b, 1 << 20).digest
+
+
+def test_a_nan_against_a_number_and_signed_zeros_are_differences():
+    diff = difference(_bits([1.0, float("nan")]), _bits([1.0, 2.0]), torch.float32)
+    assert diff["count"] == 1 and diff["max_abs"] == float("inf") and diff["first"] == 1
+    zeros = difference(_bits([0.0]), _bits([-0.0]), torch.float32)
+    assert zeros["count"] == 1 and zeros["max_ulp"] == 0
+
+
+def test_ulp_distance_crosses_zero_and_works_for_half_precision():
+    one = torch.tensor([1.0], dtype=torch.float16)
+    assert difference(bits_of(one), bits_of(torch.nextafter(one, torch.tensor(2.0, dtype=torch.float16))),
+                      torch.float16)["max_ulp"] == 1
+    tiny = torch.tensor([1e-45, -1e-45])  # the smallest subnormals on either side of zero: 2 ulp apart
+    assert difference(bits_of(tiny[:1]), bits_of(tiny[1:]), torch.float32)["max_ulp"] == 2
+
+
+def test_integer_outputs_compare_exactly():
+    diff = difference(_bits([1, 5, 7], torch.int32), _bits([1, 5, 9], torch.int32), torch.int32)
+    assert diff["count"] == 1 and diff["max_abs"] == 2 and "max_ulp" not in diff
+
+
+def test_large_buffers_keep_a_digest_and_spot_values_only():
+    state = capture(torch.arange(1000, dtype=torch.float32), keep_limit=100)
+    assert state.host_bits is None and len(state.spots) == 32 and state.spots[-1][0] == 999
+
+
+def test_a_difference_is_located_in_the_view_or_outside_it():
+    view = {"offset": 3, "shape": [4, 5], "stride": [8, 1]}  # 4x5 view at offset 3 of a buffer with rows of 8
+    assert locate(3 + 2 * 8 + 4, view) == "[2, 4]"
+    assert locate(3 + 2 * 8 + 6, view) == "buffer element 25 (outside the view)"
+
+
+def test_device_detection_names_rocm_and_xpu_from_torch():
+    def fake(cuda, hip, xpu):
+        return types.SimpleNamespace(cuda=types.SimpleNamespace(is_available=lambda: cuda),
+                                     version=types.SimpleNamespace(hip=hip),
+                                     xpu=types.SimpleNamespace(is_available=lambda: xpu))
+
+    assert [d.kind for d in devices._available(fake(True, "6.2", False))] == ["rocm"]
+    assert [d.kind for d in devices._available(fake(True, None, True))] == ["cuda", "xpu"]
+    assert devices._available(fake(False, None, True))[0].torch_device == "xpu"
+    assert devices.detect("cpu").interpreted
+
+
+def test_asking_for_a_device_that_is_not_there_is_a_usage_error():
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    result = CliRunner().invoke(command, ["--device", "cuda", "--", "python", "-c", "pass"])
+    assert result.exit_code == 2 and "not available" in result.output
+
+
+def test_cases_mode_identical_then_a_wrong_module_detected(monkeypatch):
+    monkeypatch.chdir(DATA)
+    result = CliRunner().invoke(command, ["cases", "cases_ops.py", "--device", "cpu", "--repeat", "1",
+                                          "--warmup", "0"])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("identical") == 3  # two rows and the verdict
+    result = CliRunner().invoke(command, ["cases", "cases_ops.py", "--device", "cpu",
+                                          "--migrated", "project/kernels/ops.py=wrong_ops.py"])
+    assert result.exit_code == 1, result.output
+    assert "scale_40x72 launch 0: output y: 37 elements differ" in result.output
+
+
+def test_the_user_command_is_required():
+    result = CliRunner().invoke(command, ["--device", "cpu"])
+    assert result.exit_code == 2 and "after `--`" in result.output
