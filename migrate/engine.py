@@ -29,6 +29,10 @@ _ENTRY_MEMBERS = ("make_block_ptr", "advance")
 _SITE_KEYWORDS = ("boundary_check", "padding_option")  # on tl.load/tl.store: a block pointer's access
 
 
+# Device-side descriptors keep their tensormap in global scratch on NVIDIA sm_90+ (semantics brief §3).
+ALLOCATOR = "NVIDIA sm_90+: a `triton.set_allocator` in every launching thread (compat.ensure_allocator())"
+
+
 class SourceError(Exception):
     """The source cannot be parsed; nothing is rewritten."""
 
@@ -155,7 +159,7 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start, nam
         which = "every access" if forms == {"pointer"} else "some accesses"
         notes.append(f"masked pointers for {which}: " + "; ".join(f"{c} {m}" for c, m in sorted(reasons.items())))
     suffix = f" ({'; '.join(notes)})" if notes else ""
-    requirements = tuple(analysis.class_notes(creation_id, analysis.knowledge.requirements)) \
+    requirements = (*analysis.class_notes(creation_id, analysis.knowledge.requirements), ALLOCATOR) \
         if "descriptor" in forms else ()
     if forms == {"pointer"}:
         message, code = f"block pointer `{creation.target}` → masked pointers{suffix}", ttd006_masked_pointers.CODE
