@@ -64,12 +64,13 @@ class FunctionAnalysis(Sites, Results):
     """Runs the dataflow over one function until what it has learnt stops changing."""
 
     def __init__(self, function: cst.FunctionDef, names: TritonNames, namer: Namer, language: str,
-                 policy: Policy) -> None:
+                 policy: Policy, shim: str = "compat") -> None:
         self.function = function
         self.policy = policy
         self.names = names
         self.namer = namer
         self.language = cst.parse_expression(language)
+        self.shim = cst.Name(shim)  # how migrated code names triton_migrate.compat (--target compat)
         self.facts = FunctionFacts(function, names)
         self.knowledge = Knowledge()
         for _ in range(MAX_RERUNS):

@@ -13,13 +13,13 @@ import re
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from triton_migrate.rules import ttd001_descriptor, ttd006_masked_pointers, ttd108_unsupported_use
+from triton_migrate.rules import ttd001_descriptor, ttd006_masked_pointers, ttd007_compat, ttd108_unsupported_use
 
 from .analysis import FunctionAnalysis
 from .naming import Namer
 from .outcome import Diagnostic, FileOutcome
 from .policy import Policy
-from .rewrite import Edits, Rewriter, add_language_import, uses_name
+from .rewrite import Edits, Rewriter, add_import, uses_name
 from .triton_names import TritonNames
 
 # Every block-pointer site is a call like these in a file that imports triton; a file without them costs
@@ -107,10 +107,11 @@ def _migrate(source: str, policy: Policy) -> FileOutcome:
     positions = wrapper.resolve(PositionProvider)
     taken = scan.identifiers
     language = names.language_prefix() or ("tl" if "tl" not in taken else "triton_language")
+    shim = "compat" if "compat" not in taken else "triton_migrate_compat"
     namer = Namer(taken)
     edits, diagnostics = Edits(), []
     for function in functions:
-        analysis = FunctionAnalysis(function, names, namer, language, policy)
+        analysis = FunctionAnalysis(function, names, namer, language, policy, shim)
         edits.collect(analysis)
         diagnostics.extend(_diagnostics(analysis, positions, namer))
     for call in stray:
@@ -119,7 +120,9 @@ def _migrate(source: str, policy: Policy) -> FileOutcome:
                                       "block pointer used outside a function", False))
     new_module = module.visit(Rewriter(edits))
     if names.language_prefix() is None and uses_name(new_module, language):
-        new_module = add_language_import(new_module, language)
+        new_module = add_import(new_module, "triton.language", language)
+    if policy.target == "compat" and uses_name(new_module, shim):
+        new_module = add_import(new_module, policy.compat_module, shim)
     new_source = new_module.code
     diagnostics.sort(key=lambda d: (d.line, d.column, d.code))
     return FileOutcome(tuple(diagnostics), new_source if new_source != source else None)
@@ -161,7 +164,9 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start, nam
     suffix = f" ({'; '.join(notes)})" if notes else ""
     requirements = (*analysis.class_notes(creation_id, analysis.knowledge.requirements), ALLOCATOR) \
         if "descriptor" in forms else ()
-    if forms == {"pointer"}:
+    if forms == {"compat"}:
+        message, code = f"block pointer `{creation.target}` → compat tile `{stem}_tile`{suffix}", ttd007_compat.CODE
+    elif forms == {"pointer"}:
         message, code = f"block pointer `{creation.target}` → masked pointers{suffix}", ttd006_masked_pointers.CODE
     else:
         message, code = f"block pointer `{creation.target}` → tensor descriptor `{stem}_desc`{suffix}", \

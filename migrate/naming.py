@@ -9,7 +9,7 @@ from __future__ import annotations
 
 SUFFIXES = ("_block_ptr", "_blockptr", "_bptr", "_bp", "_ptr")
 MAX_RANK = 5
-GENERATED_SUFFIXES = ("desc", "desc_nan", "idx", "rows", "cols", "ptrs", "mask")
+GENERATED_SUFFIXES = ("desc", "desc_nan", "tile", "tile_nan", "idx", "rows", "cols", "ptrs", "mask")
 
 
 class Namer:
@@ -33,8 +33,9 @@ class Namer:
         return stem not in self.stems.values() and not (generated & self.taken)
 
     @staticmethod
-    def descriptor(stem: str, padding: str, paddings: set[str]) -> str:
-        return f"{stem}_desc_nan" if padding == "nan" and paddings != {"nan"} else f"{stem}_desc"
+    def descriptor(stem: str, padding: str, paddings: set[str], kind: str = "desc") -> str:
+        """The handle (`desc`, or a compat `tile`) for one padding of a block pointer."""
+        return f"{stem}_{kind}_nan" if padding == "nan" and paddings != {"nan"} else f"{stem}_{kind}"
 
     def offset(self, name: str, dim: int) -> str:
         return f"{self.stem(name)}_off{dim}"

@@ -48,9 +48,12 @@ class Obstacle:
 
 
 def choose(obstacles: list[Obstacle], policy: Policy, member: str) -> Optional[str]:
-    """"descriptor", "pointer", or None (leave the access, and so its block pointer, untouched)."""
+    """"descriptor", "pointer", "compat", or None (leave the access, and so its block pointer, untouched)."""
     if policy.target == "pointer":
         return "pointer"
+    if policy.target == "compat":  # the shim keeps block-pointer semantics itself, up to rank 5; no volatile
+        unsupported = (ttd104_volatile.CODE, ttd105_rank.CODE)
+        return None if any(o.code in unsupported for o in obstacles) else "compat"
     blocking = [o for o in obstacles if o.blocks(policy)]
     overrun = member == "store" and any(o.code == ttd111_store_row_width.CODE for o in obstacles)
     if policy.target == "auto" and (blocking or overrun):

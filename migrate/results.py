@@ -7,7 +7,9 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from triton_migrate.rules import ttd001_descriptor, ttd002_advance
+from triton_migrate.rules import ttd001_descriptor, ttd002_advance, ttd007_compat
+
+from .calls import bind
 
 from .records import Creation, Refusal
 from .values import BlockPtr, code_of
@@ -39,7 +41,12 @@ class Results:
 
     def descriptor_name(self, value: BlockPtr, padding: str) -> str:
         paddings = self.paddings(value.creations)
-        return self.namer.descriptor(value.stem, padding if padding in paddings else min(paddings), paddings)
+        return self.namer.descriptor(value.stem, padding if padding in paddings else min(paddings), paddings,
+                                     self.handle_kind)
+
+    @property
+    def handle_kind(self) -> str:
+        return "tile" if self.policy.target == "compat" else "desc"
 
     def forms(self, creations) -> set[str]:
         """How the accesses of these block pointers are rewritten: {"descriptor"}, {"pointer"} or both."""
@@ -47,11 +54,14 @@ class Results:
         found = set().union(*(self.knowledge.forms.get(m, set()) for m in members))
         if found:
             return found
+        if self.policy.target == "compat":
+            return {"compat"}
         blocked = any(self.creations[m].blockers for m in members) or self.policy.target == "pointer"
         return {"pointer" if blocked else "descriptor"}  # never accessed: what it would be
 
     def uses_descriptors(self, creations) -> bool:
-        return "descriptor" in self.forms(creations)
+        """Whether these block pointers need handles: descriptors, or compat tiles."""
+        return bool(self.forms(creations) & {"descriptor", "compat"})
 
     def class_notes(self, creation: int, notes: dict) -> dict:
         return {key: text for m in self.class_of(creation) for key, text in notes.get(m, {}).items()}
@@ -66,11 +76,23 @@ class Results:
         func = self.descriptor_function(creation.call.func)
         statements = []
         for padding in sorted(paddings, key=lambda p: p != "zero"):
-            target = self.namer.descriptor(value_stem, padding, paddings)
-            shift = len(f"{target} = {code_of(func)}") - len(f"{creation.target} = {code_of(creation.call.func)}")
-            call = ttd001_descriptor.descriptor_call(creation.call, func, creation.permutation, padding, shift)
+            target = self.namer.descriptor(value_stem, padding, paddings, self.handle_kind)
+            if self.policy.target == "compat":
+                call = ttd007_compat.make_tile(self.shim, bind(creation.call, "make_block_ptr"), padding,
+                                               self.compat_impl(creation))
+            else:
+                shift = len(f"{target} = {code_of(func)}") - len(f"{creation.target} = "
+                                                                 f"{code_of(creation.call.func)}")
+                call = ttd001_descriptor.descriptor_call(creation.call, func, creation.permutation, padding, shift)
             statements.append(ttd002_advance.assign(target, call))
         return statements
+
+    def compat_impl(self, creation: Creation) -> str:
+        """The shim's emulation where a descriptor is provably wrong for this block pointer (an unaligned
+        or int64 offset, no unit last stride, ...); otherwise "auto", which a launch guard can refine."""
+        emulated = creation.blockers or creation.permutation != sorted(creation.permutation) or \
+            self.class_notes(id(creation.call), self.knowledge.reasons)
+        return "emu" if emulated else "auto"
 
     def descriptor_function(self, func: cst.BaseExpression) -> cst.BaseExpression:
         owner = func.value if isinstance(func, cst.Attribute) else self.language
@@ -90,7 +112,8 @@ class Results:
             return None
         creation = self.creations[min(creations)]
         stem, paddings = self.namer.stem(creation.target), self.paddings(creations)
-        return creations, lambda: [ttd002_advance.assign(self.namer.descriptor(stem, p, paddings), cst.Name("None"))
+        return creations, lambda: [ttd002_advance.assign(self.namer.descriptor(stem, p, paddings, self.handle_kind),
+                                                         cst.Name("None"))
                                    for p in sorted(paddings, key=lambda p: p != "zero")]
 
     def hoisted(self) -> dict[int, list[tuple[frozenset[int], Builder]]]:

@@ -105,9 +105,9 @@ def uses_name(module: cst.Module, name: str) -> bool:
     return visitor.found
 
 
-def add_language_import(module: cst.Module, alias: str) -> cst.Module:
-    """Add `import triton.language as <alias>` after the module's last top-level import."""
-    statement = cst.parse_statement(f"import triton.language as {alias}\n")
+def add_import(module: cst.Module, dotted: str, alias: str) -> cst.Module:
+    """Add `import <dotted> as <alias>` after the module's last top-level import."""
+    statement = cst.parse_statement(f"import {dotted} as {alias}\n")
     body = list(module.body)
     imports = [i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
                and any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in s.body)]

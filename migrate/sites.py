@@ -14,6 +14,7 @@ from triton_migrate.rules import (
     ttd004_dtype_query,
     ttd005_hoist,
     ttd006_masked_pointers,
+    ttd007_compat,
     ttd101_unchecked_dimension,
     ttd105_rank,
     ttd106_int64_offsets,
@@ -216,7 +217,10 @@ class Sites:
             return
         self.record_form(value, form, obstacles)
         offsets = self.offsets(value, deltas)
-        if offsets is not None and form == "descriptor":
+        if offsets is not None and form == "compat":
+            self.handle_access(call, member, bound, value, offsets, self.compat_builder(member, value, offsets,
+                                                                                       bound))
+        elif offsets is not None and form == "descriptor":
             self.descriptor_access(call, member, bound, value, offsets)
         elif offsets is not None:
             self.pointer_access(call, member, bound, value, offsets, deltas)
@@ -270,19 +274,49 @@ class Sites:
         for creation in value.creations:
             self.knowledge.forms.setdefault(creation, set()).add(form)
             for obstacle in obstacles:
-                if form == "pointer" and (obstacle.blocks(self.policy) or obstacle.code == ttd111_store_row_width.CODE):
+                emulated = form in ("pointer", "compat") and obstacle.blocks(self.policy)
+                if emulated or (form == "pointer" and obstacle.code == ttd111_store_row_width.CODE):
                     self.knowledge.reasons.setdefault(creation, {})[obstacle.code] = obstacle.message
                 elif form == "descriptor" and not obstacle.hard:
                     self.knowledge.requirements.setdefault(creation, {})[obstacle.message] = obstacle.message
 
     def descriptor_access(self, call, member, bound, value: BlockPtr, offsets) -> None:
-        padding = "nan" if self.literal_padding(bound) == "nan" else "zero"  # "" (unspecified) reads as zero
+        stored = bound["value"].value if "value" in bound else None
+        self.handle_access(call, member, bound, value, offsets,
+                           self.access_builder(member, value, offsets, self.handle_padding(bound), stored))
+
+    def handle_access(self, call, member, bound, value: BlockPtr, offsets, builder: Builder) -> None:
+        """An access through a handle (descriptor or compat tile): one handle per padding."""
         for creation in value.creations:
-            self.knowledge.paddings.setdefault(creation, set()).add(padding if member == "load" else "zero")
+            padding = self.handle_padding(bound) if member == "load" else "zero"
+            self.knowledge.paddings.setdefault(creation, set()).add(padding)
             if any(h in bound for h in ("cache_modifier", "eviction_policy")):
                 self.creations_by_id(creation).hints_dropped = True
-        stored = bound["value"].value if "value" in bound else None
-        self.expr_edits[id(call)] = (value.creations, self.access_builder(member, value, offsets, padding, stored))
+        self.expr_edits[id(call)] = (value.creations, builder)
+
+    def full_block(self, creation: Creation) -> Callable:
+        """`tl.full(block, scalar, <base>.dtype.element_ty)`, for a literal scalar stored through a tile."""
+        def full(scalar: cst.BaseExpression) -> cst.Call:
+            return cst.Call(cst.Attribute(self.language, cst.Name("full")),
+                            [cst.Arg(cst.List([cst.Element(b) for b in creation.block])), cst.Arg(scalar),
+                             cst.Arg(ttd006_masked_pointers.element_type(creation.base))])
+        return full
+
+    def handle_padding(self, bound) -> str:
+        return "nan" if self.literal_padding(bound) == "nan" else "zero"  # "" (unspecified) reads as zero
+
+    def compat_builder(self, member: str, value: BlockPtr, offsets, bound) -> Builder:
+        checked = bound["boundary_check"].value if "boundary_check" in bound else cst.Tuple([])
+        padding = self.handle_padding(bound)
+
+        def build(updated: cst.Call):
+            tile = self.descriptor_name(value, padding)
+            if member == "load":
+                return ttd007_compat.load(self.shim, tile, offsets, checked)
+            return ttd007_compat.store(self.shim, tile, offsets, bind(updated, "store")["value"].value, checked,
+                                       self.full_block(self.creation_of(value)))
+
+        return build
 
     def access_builder(self, member: str, value: BlockPtr, offsets, padding: str, stored) -> Builder:
         creation = self.creation_of(value)
@@ -398,6 +432,6 @@ class Sites:
         return True
 
     def element_type(self, value: BlockPtr) -> cst.BaseExpression:
-        if self.uses_descriptors(value.creations):
+        if "descriptor" in self.forms(value.creations):
             return ttd004_dtype_query.dtype_of(self.descriptor_name(value, "zero"))
         return ttd006_masked_pointers.element_type(self.creation_of(value).base)

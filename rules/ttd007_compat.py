@@ -1,0 +1,69 @@
+"""TTD007 block-pointer-to-compat: with `--target compat`, block pointers become `triton_migrate.compat` tiles.
+
+What it matches: every block pointer, under `--target compat` (for projects that must run on Triton
+versions or backends where neither raw descriptors nor raw block pointers are right everywhere).
+
+The rewrite: `p = tl.make_block_ptr(base, shape, strides, offsets, block, order)` becomes
+`p_tile = compat.make_tile(base, shape, strides, block, "zero")` (one tile per padding, like descriptors;
+with `"emu"` added where the analysis proved a descriptor wrong for it: the TTD1xx reasons);
+loads and stores become `compat.load(p_tile, (o0, o1), boundary_check)` and
+`compat.store(p_tile, (o0, o1), value, boundary_check)` with the original `boundary_check` (the shim
+keeps its exact semantics and falls back to its emulation where a descriptor cannot express it); advances
+are the same integer offsets as on the descriptor path. The module imports the shim as `compat` (the
+engine's `Policy.compat_module` names another import path, e.g. a vendored copy). Launch through
+`compat.guard` to pick the descriptor or the emulation per launch from the tensors' alignment.
+Cache and eviction hints are dropped; `volatile` accesses are refused (TTD104).
+
+Fixtures: every fixture, through tests/test_compat_target.py.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .ttd001_descriptor import as_list
+from .ttd003_access import is_scalar_literal
+
+CODE = "TTD007"
+NAME = "block-pointer-to-compat"
+SUMMARY = "block pointer → `triton_migrate.compat` tile (one source for every Triton version)"
+
+
+def make_tile(shim: cst.BaseExpression, call_args: dict, padding: str, impl: str) -> cst.Call:
+    """`compat.make_tile(base, shape, strides, block_shape, padding[, impl])` from a make_block_ptr's
+    arguments; `impl="emu"` where the analysis proved a descriptor wrong for this block pointer."""
+    identity = list(range(len(call_args["block_shape"].value.elements)))
+    args = [cst.Arg(call_args["base"].value)] + [cst.Arg(_as_tuple(as_list(call_args[k].value, identity)))
+                                                  for k in ("shape", "strides", "block_shape")]
+    args.append(cst.Arg(cst.SimpleString(f'"{padding}"')))
+    if impl != "auto":
+        args.append(cst.Arg(cst.SimpleString(f'"{impl}"')))
+    return _call(shim, "make_tile", args)
+
+
+def load(shim: cst.BaseExpression, tile: str, offsets: list, checked: cst.BaseExpression) -> cst.Call:
+    return _call(shim, "load", [cst.Arg(cst.Name(tile)), cst.Arg(_tuple(offsets)), cst.Arg(checked)])
+
+
+def store(shim: cst.BaseExpression, tile: str, offsets: list, value: cst.BaseExpression,
+          checked: cst.BaseExpression, full: cst.BaseExpression) -> cst.Call:
+    """`full(value)` builds a block from a literal scalar, which the shim cannot `.to()`."""
+    if is_scalar_literal(value):
+        value = full(value)
+    return _call(shim, "store", [cst.Arg(cst.Name(tile)), cst.Arg(_tuple(offsets)), cst.Arg(value), cst.Arg(checked)])
+
+
+def _tuple(items: list) -> cst.Tuple:
+    elements = [cst.Element(item) for item in items]
+    if len(elements) == 1:  # `(o,)`: a one-element tuple needs its comma
+        elements[0] = elements[0].with_changes(comma=cst.Comma())
+    return cst.Tuple(elements)
+
+
+def _as_tuple(node: cst.List) -> cst.Tuple:
+    return _tuple([element.value for element in node.elements])
+
+
+def _call(shim: cst.BaseExpression, member: str, args: list[cst.Arg]) -> cst.Call:
+    spaced = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]]
+    return cst.Call(cst.Attribute(shim, cst.Name(member)), spaced + [args[-1]])
