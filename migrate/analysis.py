@@ -64,15 +64,16 @@ class FunctionAnalysis(Sites, Results):
     """Runs the dataflow over one function until what it has learnt stops changing."""
 
     def __init__(self, function: cst.FunctionDef, names: TritonNames, namer: Namer, language: str,
-                 policy: Policy, shim: str = "compat") -> None:
+                 policy: Policy, shim: str = "compat", assignments: dict | None = None) -> None:
         self.function = function
         self.policy = policy
         self.names = names
         self.namer = namer
         self.language = cst.parse_expression(language)
         self.shim = cst.Name(shim)  # how migrated code names triton_migrate.compat (--target compat)
-        self.facts = FunctionFacts(function, names)
+        self.facts = FunctionFacts(function, names, assignments)
         self.knowledge = Knowledge()
+        self.loop_assignments: dict[int, frozenset[str]] = {}  # loop id -> names it assigns (reruns reuse it)
         for _ in range(MAX_RERUNS):
             self._run()
             if not self.dirty:
@@ -144,7 +145,7 @@ class FunctionAnalysis(Sites, Results):
         return self.join(taken, other)
 
     def loop(self, node, state: State) -> Optional[State]:
-        assigned = assigned_names(node)
+        assigned = self.assigned_in_loop(node)
         if isinstance(node, cst.For):
             self.visit(node.iter, state)
         head = dict(state)
@@ -168,6 +169,11 @@ class FunctionAnalysis(Sites, Results):
         if node.orelse is not None:
             done = self.block(node.orelse.body.body, done)
         return self.join_all([done] + frame.breaks)
+
+    def assigned_in_loop(self, node: cst.CSTNode) -> frozenset[str]:
+        if id(node) not in self.loop_assignments:
+            self.loop_assignments[id(node)] = assigned_names(node)
+        return self.loop_assignments[id(node)]
 
     def small_statement(self, node: cst.BaseSmallStatement, state: State) -> Optional[State]:
         if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:

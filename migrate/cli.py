@@ -90,7 +90,7 @@ def _analyse(job: Job) -> FileResult:
     outcome = FileOutcome((), None)
     if engine.might_need_migration(job.data):
         # The fixed-point check costs a second migration; only output that is shown or written needs it.
-        outcome = engine.migrate_source(decoded.text, verify=job.verify, policy=job.policy)
+        outcome = engine.migrate_source(decoded.text, verify=job.verify, policy=job.policy, rewrite=job.verify)
     shown, suppressed, warnings, new_text = _filter(outcome, decoded.text, job)
     result = FileResult(job.path, tuple(shown), decoded.text, warnings=tuple(warnings), suppressed=suppressed)
     if new_text is None or new_text == decoded.text:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import defaultdict
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -16,6 +17,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from triton_migrate.rules import ttd001_descriptor, ttd006_masked_pointers, ttd007_compat, ttd108_unsupported_use
 
 from .analysis import FunctionAnalysis
+from .facts import AssignmentCollector
 from .naming import Namer
 from .outcome import Diagnostic, FileOutcome
 from .policy import Policy
@@ -66,11 +68,13 @@ def _has_candidate_calls(source: str) -> bool:
     return False
 
 
-def migrate_source(source: str, verify: bool = True, policy: Policy | None = None) -> FileOutcome:
+def migrate_source(source: str, verify: bool = True, policy: Policy | None = None,
+                   rewrite: bool = True) -> FileOutcome:
     """Diagnostics for every site and the migrated source. With `verify` (whenever the new source is
-    going to be shown or written) the output is re-parsed and re-migrated: it must be a fixed point."""
+    going to be shown or written) the output is re-parsed and re-migrated: it must be a fixed point.
+    `rewrite=False` (a check that only reports) skips producing the new source: `new_source` is None."""
     policy = policy or Policy()
-    outcome = _migrate(source, policy)
+    outcome = _migrate(source, policy, rewrite)
     if verify and outcome.new_source is not None:
         _check_fixed_point(outcome.new_source, policy)
     return outcome
@@ -92,7 +96,7 @@ def _parse(source: str) -> cst.Module:
         raise SourceError(f"cannot parse: {error.message}", error.raw_line) from error
 
 
-def _migrate(source: str, policy: Policy) -> FileOutcome:
+def _migrate(source: str, policy: Policy, rewrite: bool = True) -> FileOutcome:
     if not _has_candidate_calls(source):
         return FileOutcome((), None)
     wrapper = MetadataWrapper(_parse(source), unsafe_skip_copy=True)
@@ -100,8 +104,8 @@ def _migrate(source: str, policy: Policy) -> FileOutcome:
     names = TritonNames.of_cst(module)
     scan = _ModuleScan(names)
     module.visit(scan)
-    functions = [f for f in scan.functions if _mentions_block_pointers(f, names)]
-    stray = scan.stray_calls
+    functions = scan.functions
+    stray = [call for call in scan.stray_calls if names.member(call.func) in _ENTRY_MEMBERS]
     if not functions and not stray:
         return FileOutcome((), None)
     positions = wrapper.resolve(PositionProvider)
@@ -111,20 +115,23 @@ def _migrate(source: str, policy: Policy) -> FileOutcome:
     namer = Namer(taken)
     edits, diagnostics = Edits(), []
     for function in functions:
-        analysis = FunctionAnalysis(function, names, namer, language, policy, shim)
+        analysis = FunctionAnalysis(function, names, namer, language, policy, shim,
+                                    scan.function_assignments[id(function)])
         edits.collect(analysis)
         diagnostics.extend(_diagnostics(analysis, positions, namer))
     for call in stray:
         start = positions[call].start
         diagnostics.append(Diagnostic(start.line, start.column + 1, ttd108_unsupported_use.CODE,
                                       "block pointer used outside a function", False))
+    diagnostics.sort(key=lambda d: (d.line, d.column, d.code))
+    if not rewrite:
+        return FileOutcome(tuple(diagnostics), None)
     new_module = module.visit(Rewriter(edits))
     if names.language_prefix() is None and uses_name(new_module, language):
         new_module = add_import(new_module, "triton.language", language)
     if policy.target == "compat" and uses_name(new_module, shim):
         new_module = add_import(new_module, policy.compat_module, shim)
     new_source = new_module.code
-    diagnostics.sort(key=lambda d: (d.line, d.column, d.code))
     return FileOutcome(tuple(diagnostics), new_source if new_source != source else None)
 
 
@@ -175,48 +182,48 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start, nam
     return Diagnostic(start.line, start.column + 1, code, message, True, decision, requirements)
 
 
-class _ModuleScan(cst.CSTVisitor):
-    """One pass over the module: its functions, block-pointer calls outside any function, and every
-    identifier (generated names must not collide with any)."""
+class _ModuleScan(AssignmentCollector):
+    """One pass over the module (libcst visits are the cost here): the functions with block-pointer
+    sites and each one's assignments, the sites outside any function, and every identifier (generated
+    names must not collide with any)."""
 
     def __init__(self, names: TritonNames) -> None:
+        super().__init__()
         self.names = names
-        self.functions: list[cst.FunctionDef] = []
+        self.all_functions: list[cst.FunctionDef] = []  # in source order
+        self.with_sites: set[int] = set()
+        self.function_assignments: dict[int, dict] = {}
         self.stray_calls: list[cst.Call] = []
         self.identifiers: set[str] = set()
-        self._depth = 0
+        self._stack: list[tuple[cst.FunctionDef, dict]] = []
+
+    @property
+    def functions(self) -> list[cst.FunctionDef]:
+        """The functions with a block-pointer site, in source order."""
+        return [f for f in self.all_functions if id(f) in self.with_sites]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.functions.append(node)
-        self._depth += 1
+        self.all_functions.append(node)
+        self._stack.append((node, self.assignments))
+        self.assignments = self.function_assignments[id(node)] = defaultdict(list)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._depth -= 1
+        _, self.assignments = self._stack.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self._depth and self.names.member(node.func) in _ENTRY_MEMBERS:
+        if not self._is_site(node):
+            return
+        if self._stack:
+            self.with_sites.add(id(self._stack[-1][0]))
+        else:
             self.stray_calls.append(node)
+
+    def _is_site(self, node: cst.Call) -> bool:
+        member = self.names.member(node.func)
+        keywords = {a.keyword.value for a in node.args if a.keyword is not None}
+        return member in _ENTRY_MEMBERS or (member in ("load", "store") and bool(keywords & set(_SITE_KEYWORDS)))
 
     def visit_Name(self, node: cst.Name) -> None:
         self.identifiers.add(node.value)
-
-
-class _Mentions(cst.CSTVisitor):
-    def __init__(self, names: TritonNames) -> None:
-        self.names = names
-        self.found = False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        member = self.names.member(node.func)
-        keywords = {a.keyword.value for a in node.args if a.keyword is not None}
-        if member in _ENTRY_MEMBERS or (member in ("load", "store") and keywords & {"boundary_check",
-                                                                                     "padding_option"}):
-            self.found = True
-
-
-def _mentions_block_pointers(function: cst.FunctionDef, names: TritonNames) -> bool:
-    visitor = _Mentions(names)
-    function.body.visit(visitor)
-    return visitor.found
 
 

@@ -24,7 +24,10 @@ TILE_MEMBERS = frozenset({"load", "zeros", "zeros_like", "full", "dot", "dot_sca
 REDUCTIONS = frozenset({"sum", "max", "min", "reduce", "argmax", "argmin", "xor_sum", "reduce_or"})
 
 
-class _AssignmentCollector(cst.CSTVisitor):
+class AssignmentCollector(cst.CSTVisitor):
+    """Every assignment to every local name, with its right-hand side (a subclass may switch
+    `assignments` per function to collect a whole module in one pass)."""
+
     def __init__(self) -> None:
         self.assignments: dict[str, list[cst.CSTNode]] = defaultdict(list)
 
@@ -59,10 +62,13 @@ class _AssignmentCollector(cst.CSTVisitor):
 
 
 class FunctionFacts:
-    def __init__(self, function: cst.FunctionDef, names: TritonNames) -> None:
-        collector = _AssignmentCollector()
-        function.body.visit(collector)
-        self.assignments = collector.assignments
+    def __init__(self, function: cst.FunctionDef, names: TritonNames,
+                 assignments: dict[str, list[cst.CSTNode]] | None = None) -> None:
+        if assignments is None:
+            collector = AssignmentCollector()
+            function.body.visit(collector)
+            assignments = collector.assignments
+        self.assignments = assignments
         self.params = {p.name.value for p in function.params.params + function.params.kwonly_params}
         self.names = names
 

@@ -298,7 +298,7 @@ def test_broken_symlink_and_missing_path(tree):
 def test_engine_crash_is_an_internal_error(tree, monkeypatch):
     real = engine.migrate_source
 
-    def crash_on_marker(source, verify=True, policy=None):
+    def crash_on_marker(source, verify=True, policy=None, rewrite=True):
         if "CRASH" in source:
             raise RecursionError("maximum recursion depth exceeded")
         return real(source)
@@ -314,7 +314,7 @@ def test_engine_crash_is_an_internal_error(tree, monkeypatch):
 
 
 def test_unparsable_engine_output_is_never_written(tree, monkeypatch):
-    def bad_rewrite(source, verify=True, policy=None):
+    def bad_rewrite(source, verify=True, policy=None, rewrite=True):
         return FileOutcome((Diagnostic(8, 9, "TTD001", "rewrite", True),), "def broken(:\n")
 
     monkeypatch.setattr(engine, "migrate_source", bad_rewrite)
@@ -330,7 +330,8 @@ def test_unparsable_engine_output_is_never_written(tree, monkeypatch):
 def test_prefilter_skips_decoding_and_engine(tree, monkeypatch):
     seen = []
     real = engine.migrate_source
-    monkeypatch.setattr(engine, "migrate_source", lambda source, verify=True, policy=None: seen.append(source) or real(source, verify, policy))
+    monkeypatch.setattr(engine, "migrate_source", lambda source, verify=True, policy=None, rewrite=True:
+                        seen.append(source) or real(source, verify, policy, rewrite))
     put(tree, "binary_junk.py", b"\xff\xfe\x00 no markers here\n")  # would fail to decode if it were decoded
     put(tree, "kernel.py", KERNEL)
     result = invoke("-j1")
