@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 import pathspec
@@ -84,23 +85,32 @@ class _Walk:
                 return decision
         return False
 
-    def directory(self, abs_dir: str, shown: str, gitignores: list[_Layer]) -> None:
+    def tree(self, abs_dir: str, shown: str, gitignores: list[_Layer]) -> None:
+        # An explicit stack, not recursion: a tree thousands of directories deep must not overflow.
+        pending = [(abs_dir, shown, gitignores)]
+        while pending:
+            pending.extend(self.directory(*pending.pop()))
+
+    def directory(self, abs_dir: str, shown: str, gitignores: list[_Layer]) -> list[tuple[str, str, list[_Layer]]]:
+        """Record the directory's Python files; return its subdirectories to walk."""
         try:
             entries = sorted(os.scandir(abs_dir), key=lambda entry: entry.name)
         except OSError as exc:
             self.errors.append((shown, f"cannot list directory: {exc.strerror or exc}"))
-            return
+            return []
+        subdirectories = []
         for entry in entries:
             abs_path = os.path.join(abs_dir, entry.name)
             # Symlinked directories are not followed (no cycles; ruff does the same).
-            is_dir = entry.is_dir(follow_symlinks=False)
+            is_dir = _is_dir(entry)
             if self.skip(abs_path, is_dir, gitignores):
                 continue
             child = entry.name if shown == "." else os.path.join(shown, entry.name)
             if is_dir:
-                self.directory(abs_path, child, self.with_gitignore(gitignores, abs_path))
+                subdirectories.append((abs_path, child, self.with_gitignore(gitignores, abs_path)))
             elif entry.name.endswith(".py"):
                 self.files.setdefault(abs_path, child)
+        return subdirectories
 
     def with_gitignore(self, gitignores: list[_Layer], abs_dir: str) -> list[_Layer]:
         if not self.respect_gitignore:
@@ -114,7 +124,7 @@ class _Walk:
         except OSError as exc:
             self.errors.append((path, f"cannot read: {exc.strerror or exc}"))
             return gitignores
-        return [*gitignores, _Layer(abs_dir, pathspec.GitIgnoreSpec.from_lines(lines))]
+        return [*gitignores, _Layer(abs_dir, _spec(lines)[0])]
 
     def ancestors(self, abs_dir: str) -> list[_Layer]:
         """The .gitignore files that apply to abs_dir: from the repository's top down to abs_dir itself."""
@@ -134,9 +144,9 @@ class _Walk:
 def discover(paths: list[str], exclude: tuple[str, ...] = (), respect_gitignore: bool = True) -> Discovery:
     """Python files under `paths`. Files named explicitly are always included, whatever their name."""
     cwd = os.getcwd()
-    spec = pathspec.GitIgnoreSpec.from_lines([*DEFAULT_EXCLUDES, *exclude])
+    spec, invalid = _spec([*DEFAULT_EXCLUDES, *exclude])
     files: dict[str, str] = {}
-    errors: list[tuple[str, str]] = []
+    errors = [(f"--exclude {pattern}", "invalid pattern, ignored") for pattern in invalid]
     for path in paths:
         shown = os.path.normpath(path)
         abs_path = os.path.abspath(path)
@@ -146,7 +156,7 @@ def discover(paths: list[str], exclude: tuple[str, ...] = (), respect_gitignore:
             named_excluded = _is_within(abs_path, cwd) and spec.match_file(os.path.relpath(abs_path, cwd) + "/")
             base = cwd if _is_within(abs_path, cwd) and not named_excluded else abs_path
             walk = _Walk(_Layer(base, spec), respect_gitignore, files, errors)
-            walk.directory(abs_path, shown, walk.ancestors(abs_path))
+            walk.tree(abs_path, shown, walk.ancestors(abs_path))
         elif os.path.lexists(path):  # a broken symlink still gets read, and so reported
             files.setdefault(abs_path, shown)
         else:
@@ -155,3 +165,28 @@ def discover(paths: list[str], exclude: tuple[str, ...] = (), respect_gitignore:
 
 def _is_within(path: str, directory: str) -> bool:
     return os.path.commonpath([path, directory]) == directory
+
+
+def _spec(lines: list[str]) -> tuple[pathspec.GitIgnoreSpec, list[str]]:
+    """The patterns as one spec, and the lines that are not valid patterns (git ignores those: a .gitignore
+    line such as `\\` or `[z-a]` must not stop the run)."""
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(lines), []
+    except (ValueError, re.error):
+        valid = [line for line in lines if _valid(line)]
+        return pathspec.GitIgnoreSpec.from_lines(valid), [line for line in lines if line not in valid]
+
+
+def _valid(line: str) -> bool:
+    try:
+        pathspec.GitIgnoreSpec.from_lines([line])
+    except (ValueError, re.error):
+        return False
+    return True
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:  # vanished or unreadable since it was listed: report it as a file, when read
+        return False

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import errno
 import io
 import os
 import stat
 import tempfile
+import time
 import tokenize
+import warnings
 from dataclasses import dataclass
+from typing import Iterator
+
+
+LOCK_WAIT_S = 10.0
 
 
 class FileError(Exception):
@@ -23,13 +30,29 @@ class Decoded:
 
 
 def read_bytes(path: str) -> bytes:
+    """The file's bytes; anything that is not a regular file (FIFO, device, socket, directory) is an error.
+
+    O_NONBLOCK lets a FIFO open without waiting for a writer (a plain open would hang the run), and the
+    fstat check keeps `x.py -> /dev/zero` from being read forever.
+    """
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        if os.path.islink(path) and not os.path.exists(path):
+        if exc.errno == errno.ENOENT and os.path.islink(path):
             raise FileError("cannot read: broken symbolic link") from exc
         raise FileError(f"cannot read: {exc.strerror or exc}") from exc
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise FileError("cannot read: Is a directory")
+        if not stat.S_ISREG(mode):
+            raise FileError("cannot read: not a regular file (a FIFO, socket or device)")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    except OSError as exc:
+        raise FileError(f"cannot read: {exc.strerror or exc}") from exc
+    finally:
+        os.close(fd)
 
 
 def decode(data: bytes) -> Decoded:
@@ -37,7 +60,9 @@ def decode(data: bytes) -> Decoded:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:  # unknown codec in the cookie, or a cookie that contradicts the BOM
-        raise FileError(f"cannot decode: {exc}") from exc
+        if "invalid or missing encoding declaration" not in str(exc):
+            raise FileError(f"cannot decode: {exc}") from exc
+        encoding = "utf-8"  # no cookie and not UTF-8 in the first two lines: the decode below names the byte
     try:
         return Decoded(data.decode(encoding), encoding)
     except UnicodeDecodeError as exc:
@@ -60,25 +85,80 @@ def check_parses(path: str, old: bytes, new: bytes) -> None:
     the migration: the engine has already re-parsed its output with libcst.
     """
     try:
-        ast.parse(new, filename=path)
+        _parse(new, path)
     except (SyntaxError, ValueError) as exc:
         try:
-            ast.parse(old, filename=path)
+            _parse(old, path)
         except (SyntaxError, ValueError):
             return
         raise FileError(f"internal error: the migrated code does not parse, file left unchanged: {exc}") from exc
 
 
-def atomic_write(path: str, data: bytes) -> None:
-    """Replace the file's content in one step, keeping its mode and owner; a symlink keeps pointing at it."""
+def _parse(source: bytes, path: str) -> None:
+    # The user's `x is 1` or `1if x else 2` is theirs to hear about from Python, not ours to print.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        ast.parse(source, filename=path)
+
+
+def atomic_write(path: str, data: bytes, *, expected: bytes | None = None) -> None:
+    """Replace the file's content in one step, keeping its mode and owner; a symlink keeps pointing at it.
+
+    Crash safety: the bytes go to a temporary file in the same directory (named `.NAME.triton-migrate-*.tmp`,
+    so that no run ever takes it for a source), are fsynced, then renamed over the file; a process killed at
+    any point leaves the old file or the new one, never a mix. A temporary file left by a killed run is
+    removed by the next write of the same file. A hard-linked file gets a copy of its own: its other
+    names keep the old text (as with a conda or pnpm store, where that is what one wants).
+
+    `expected`: the bytes the caller read. The file is re-read just before the rename and left alone with
+    an error if it changed since (an editor, `git checkout`, another run); if it already holds `data`
+    (another run got there first) there is nothing to do. Runs of this tool lock the directory around the
+    check and the rename, so two of them never interleave there.
+
+    A file the user may not write (per the OS, as with an editor's save) is refused, not replaced behind
+    its permissions; root, to whom the OS grants every write, writes read-only files as ruff and black do.
+    """
     target = os.path.realpath(path)
     directory = os.path.dirname(target)
     try:
-        original = os.stat(target)
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=directory)
+        with _locked_directory(directory) as locked:
+            original = _writable_stat(target)
+            if locked:
+                _remove_stale_temporaries(directory, os.path.basename(target))
+            if expected is not None and _unchanged_or_done(target, expected, data):
+                return
+            _replace(target, data, original)
     except OSError as exc:
         raise FileError(f"cannot write: {exc.strerror or exc}") from exc
-    replaced = False
+
+
+def _temp_prefix(name: str) -> str:
+    return f".{name}.triton-migrate-"
+
+
+def _writable_stat(target: str) -> os.stat_result:
+    try:
+        original = os.stat(target)
+    except FileNotFoundError as exc:
+        raise FileError("cannot write: the file was deleted during the run; not recreated") from exc
+    if not os.access(target, os.W_OK, effective_ids=os.access in os.supports_effective_ids):
+        raise FileError("cannot write: Permission denied (the file is read-only); left unchanged")
+    return original
+
+
+def _unchanged_or_done(target: str, expected: bytes, data: bytes) -> bool:
+    """True if the file already holds `data`; an error if it holds anything but `expected`."""
+    current = read_bytes(target)
+    if current == data:
+        return True
+    if current != expected:
+        raise FileError("cannot write: the file changed on disk during the run; left as it is (run again)")
+    return False
+
+
+def _replace(target: str, data: bytes, original: os.stat_result) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(os.path.basename(target)), suffix=".tmp",
+                               dir=os.path.dirname(target))
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -87,14 +167,21 @@ def atomic_write(path: str, data: bytes) -> None:
         _copy_ownership(tmp, original)
         os.chmod(tmp, stat.S_IMODE(original.st_mode))
         os.replace(tmp, target)
-        replaced = True
-    except OSError as exc:
-        raise FileError(f"cannot write: {exc.strerror or exc}") from exc
-    finally:
-        if not replaced:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-    _fsync_directory(directory)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _remove_stale_temporaries(directory: str, name: str) -> None:
+    # Only called under the directory lock: every run creates and renames its temporaries while holding
+    # it, so one seen now belongs to a run that was killed.
+    prefix = _temp_prefix(name)
+    with contextlib.suppress(OSError), os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.name.startswith(prefix) and entry.name.endswith(".tmp"):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
 
 
 def _copy_ownership(tmp: str, original: os.stat_result) -> None:
@@ -103,11 +190,39 @@ def _copy_ownership(tmp: str, original: os.stat_result) -> None:
         os.chown(tmp, original.st_uid, original.st_gid)
 
 
-def _fsync_directory(directory: str) -> None:
-    # Makes the rename itself durable; some platforms and file systems cannot open or sync directories.
-    with contextlib.suppress(OSError):
+@contextlib.contextmanager
+def _locked_directory(directory: str) -> Iterator[bool]:
+    """Hold an exclusive advisory lock on the directory (yields whether it was had), then fsync it, which
+    makes the rename itself durable. Platforms or file systems that cannot open, lock or sync a directory
+    get neither, and the write goes on."""
+    try:
         fd = os.open(directory, os.O_RDONLY)
-        try:
+    except OSError:
+        yield False
+        return
+    try:
+        yield _lock(fd)
+        with contextlib.suppress(OSError):
             os.fsync(fd)
-        finally:
-            os.close(fd)
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _lock(fd: int) -> bool:
+    """An exclusive flock, waited for at most LOCK_WAIT_S: every run holds it for milliseconds, so a longer
+    wait means a stopped process or a foreign lock, and the write goes on without it."""
+    try:
+        import fcntl
+    except ImportError:
+        return False
+    deadline = time.monotonic() + LOCK_WAIT_S
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.005)
+        except OSError:  # e.g. a file system without flock
+            return False

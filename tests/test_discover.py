@@ -1,6 +1,7 @@
 """File discovery: recursion, sorting, default excludes, --exclude and .gitignore (git semantics)."""
 
 import os
+import subprocess
 
 import pytest
 
@@ -126,3 +127,69 @@ def test_a_directory_named_explicitly_is_walked_even_if_excluded_by_default(tmp_
     assert discover(["."]).files == []
     found = discover([os.path.join(".venv", "lib", "site-packages")]).files
     assert [os.path.basename(f) for f in found] == ["k.py"]
+
+
+# --- hostile trees ------------------------------------------------------------------------------------------------
+
+
+def test_a_tree_deeper_than_the_recursion_limit(tree):
+    import sys
+
+    depth = sys.getrecursionlimit() + 100
+    directory = tree
+    for _ in range(depth):  # one mkdir at a time: os.makedirs itself recurses
+        directory = directory / "d"
+        directory.mkdir()
+    (directory / "k.py").write_text("x = 1\n")
+    try:
+        found = discover(["."])
+    finally:  # pytest's own clean-up (shutil.rmtree) recurses, and would fail on this tree
+        subprocess.run(["rm", "-rf", str(tree / "d")], check=True)
+    assert found.files == [os.path.join(*["d"] * depth, "k.py")]
+    assert found.errors == []
+
+
+def test_invalid_gitignore_lines_are_skipped_as_git_does(tree):
+    make(tree, "a.py", "skip.py", "keep.py")
+    (tree / ".gitignore").write_text("\\\n[z-a]\n!\nskip.py\n")
+    assert discover(["."]).files == ["a.py", "keep.py"]
+
+
+def test_invalid_exclude_pattern_is_reported_and_the_rest_applies(tree):
+    make(tree, "a.py", "gen.py")
+    found = discover(["."], exclude=("\\", "gen.py"))
+    assert found.files == ["a.py"]
+    assert found.errors == [("--exclude \\", "invalid pattern, ignored")]
+
+
+def test_symlinked_directory_loops_are_not_followed(tree):
+    make(tree, "pkg/a.py")
+    (tree / "pkg" / "loop").symlink_to(tree)
+    (tree / "pkg" / "self").symlink_to(".")
+    assert discover(["."]).files == ["pkg/a.py"]
+
+
+def test_special_files_named_py_are_listed_so_that_they_get_reported(tree):
+    os.mkfifo(tree / "pipe.py")
+    (tree / "zero.py").symlink_to("/dev/zero")
+    assert discover(["."]).files == ["pipe.py", "zero.py"]
+
+
+def test_write_temporaries_are_never_discovered(tree):
+    make(tree, "k.py", ".k.py.triton-migrate-x1y2z3.tmp")
+    assert discover(["."], respect_gitignore=False).files == ["k.py"]
+
+
+def test_an_entry_that_vanishes_while_listed_is_treated_as_a_file(tree):
+    class Vanished:
+        def is_dir(self, follow_symlinks=True):
+            raise FileNotFoundError(2, "No such file or directory")
+
+    assert discover_module._is_dir(Vanished()) is False
+
+
+def test_thousands_of_files(tree):
+    for i in range(3000):
+        (tree / f"m{i:04d}.py").write_text("")
+    found = discover(["."])
+    assert len(found.files) == 3000 and found.files[0] == "m0000.py" and found.files[-1] == "m2999.py"

@@ -2,6 +2,7 @@
 
 import os
 import stat
+import tempfile
 
 import pytest
 
@@ -127,3 +128,177 @@ def test_check_parses():
 def test_check_parses_uses_the_files_encoding():
     old = b"# coding: latin-1\nx = '\xe9'\n"
     check_parses("k.py", old, old + b"y = '\xe8'\n")
+
+
+# --- reading what is not a regular file ------------------------------------------------------------------------
+
+
+def test_read_bytes_refuses_a_fifo_without_waiting_for_a_writer(tmp_path):
+    fifo = tmp_path / "pipe.py"
+    os.mkfifo(fifo)
+    with pytest.raises(FileError, match="not a regular file"):
+        read_bytes(str(fifo))  # a plain open() would block here forever
+
+
+def test_read_bytes_refuses_a_device_behind_a_symlink(tmp_path):
+    (tmp_path / "zero.py").symlink_to("/dev/zero")  # read() would never end
+    with pytest.raises(FileError, match="not a regular file"):
+        read_bytes(str(tmp_path / "zero.py"))
+
+
+def test_read_bytes_names_a_symlink_loop(tmp_path):
+    (tmp_path / "a.py").symlink_to(tmp_path / "b.py")
+    (tmp_path / "b.py").symlink_to(tmp_path / "a.py")
+    with pytest.raises(FileError, match="Too many levels of symbolic links"):
+        read_bytes(str(tmp_path / "a.py"))
+
+
+# --- compare-and-replace ------------------------------------------------------------------------------------------
+
+
+def temporaries(directory):
+    return sorted(p.name for p in directory.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_expected_bytes_still_there_the_file_is_replaced(tmp_path):
+    path = tmp_path / "k.py"
+    path.write_bytes(b"old\n")
+    atomic_write(str(path), b"new\n", expected=b"old\n")
+    assert path.read_bytes() == b"new\n"
+
+
+def test_file_changed_since_it_was_read_is_left_alone(tmp_path):
+    path = tmp_path / "k.py"
+    path.write_bytes(b"edited by the user\n")
+    with pytest.raises(FileError, match="changed on disk during the run; left as it is"):
+        atomic_write(str(path), b"new\n", expected=b"old\n")
+    assert path.read_bytes() == b"edited by the user\n"
+    assert temporaries(tmp_path) == []
+
+
+def test_file_that_already_holds_the_new_bytes_is_not_touched(tmp_path):
+    path = tmp_path / "k.py"
+    path.write_bytes(b"new\n")
+    os.utime(path, ns=(1, 1))
+    atomic_write(str(path), b"new\n", expected=b"old\n")  # another run got there first
+    assert path.read_bytes() == b"new\n"
+    assert path.stat().st_mtime_ns == 1
+
+
+def test_deleted_file_is_not_recreated(tmp_path):
+    path = tmp_path / "k.py"
+    for expected in (None, b"old\n"):
+        with pytest.raises(FileError, match="deleted during the run; not recreated"):
+            atomic_write(str(path), b"new\n", expected=expected)
+        assert not path.exists()
+    assert temporaries(tmp_path) == []
+
+
+def _contend(path, barrier, results, index):
+    """One of several processes that read the file, then all try to replace it at once."""
+    old = read_bytes(path)
+    barrier.wait()
+    try:
+        atomic_write(path, old + f"writer {index}\n".encode(), expected=old)
+        results[index] = 1
+    except FileError:
+        results[index] = 0
+
+
+def test_concurrent_writers_never_lose_an_update(tmp_path):
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    path = tmp_path / "k.py"
+    path.write_bytes(b"base\n")
+    writers = 6
+    for _ in range(5):
+        before = path.read_bytes()
+        barrier, results = context.Barrier(writers), context.Array("i", writers)
+        processes = [context.Process(target=_contend, args=(str(path), barrier, results, i)) for i in range(writers)]
+        for process in processes:
+            process.start()
+        for process in processes:
+            process.join()
+        winners = [i for i in range(writers) if results[i]]
+        # Everyone read `before`: the first replace wins, every later one sees the change and backs off.
+        assert len(winners) == 1, winners
+        assert path.read_bytes() == before + f"writer {winners[0]}\n".encode()
+    assert temporaries(tmp_path) == []
+
+
+# --- permissions, temporaries ---------------------------------------------------------------------------------------
+
+
+def test_a_file_the_user_may_not_write_is_refused(tmp_path, monkeypatch):
+    path = tmp_path / "k.py"
+    path.write_bytes(b"old\n")
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: mode != os.W_OK and real_access(p, mode, **kw))
+    with pytest.raises(FileError, match=r"Permission denied \(the file is read-only\); left unchanged"):
+        atomic_write(str(path), b"new\n")
+    assert path.read_bytes() == b"old\n"
+    assert temporaries(tmp_path) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the OS grants root every write")
+def test_root_writes_a_read_only_file_and_keeps_it_read_only(tmp_path):
+    path = tmp_path / "k.py"
+    path.write_bytes(b"old\n")
+    path.chmod(0o444)
+    atomic_write(str(path), b"new\n")
+    assert path.read_bytes() == b"new\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o444
+
+
+def test_temporary_left_by_a_killed_run_is_removed_by_the_next_write(tmp_path):
+    path = tmp_path / "k.py"
+    path.write_bytes(b"old\n")
+    stale = tmp_path / ".k.py.triton-migrate-abc123.tmp"
+    stale.write_bytes(b"half a fi")
+    unrelated = [tmp_path / ".other.py.triton-migrate-abc123.tmp", tmp_path / "k.py.tmp"]
+    for other in unrelated:
+        other.write_bytes(b"not ours to remove\n")
+    atomic_write(str(path), b"new\n")
+    assert not stale.exists()
+    assert all(other.read_bytes() == b"not ours to remove\n" for other in unrelated)
+
+
+def test_temporary_names_are_never_python_files(tmp_path, monkeypatch):
+    made = []
+    real_mkstemp = tempfile.mkstemp
+
+    def spy(**kwargs):
+        fd, name = real_mkstemp(**kwargs)
+        made.append(name)
+        return fd, name
+
+    monkeypatch.setattr(tempfile, "mkstemp", spy)
+    path = tmp_path / "k.py"
+    path.write_bytes(b"old\n")
+    atomic_write(str(path), b"new\n")
+    name = os.path.basename(made[0])
+    assert name.startswith(".k.py.triton-migrate-") and name.endswith(".tmp")
+
+
+def test_write_keeps_the_mode_of_a_file_in_a_symlinked_directory(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "k.py").write_bytes(b"old\n")
+    (real / "k.py").chmod(0o640)
+    (tmp_path / "link").symlink_to(real)
+    atomic_write(str(tmp_path / "link" / "k.py"), b"new\n")
+    assert (real / "k.py").read_bytes() == b"new\n"
+    assert stat.S_IMODE((real / "k.py").stat().st_mode) == 0o640
+    assert temporaries(real) == []
+
+
+def test_undeclared_non_utf8_in_the_first_lines_names_the_byte():
+    # tokenize itself only says "invalid or missing encoding declaration" here.
+    with pytest.raises(FileError, match=r"cannot decode as utf-8: invalid byte 0xe9 on line 1"):
+        decode(b"# caf\xe9\nx = 1\n")
+
+
+def test_check_parses_prints_no_syntax_warning(recwarn):
+    check_parses("k.py", b"x = 1\n", b"y = x is 1\nz = 1if x else 2\n")
+    assert [w for w in recwarn if issubclass(w.category, SyntaxWarning)] == []
