@@ -147,10 +147,10 @@ def analyse_all(jobs: list[Job], options: Options) -> list[FileResult]:
         # Largest first, so that one big file started last does not leave the other workers idle.
         ordered = sorted(jobs, key=lambda job: -len(job.data))
         with ProcessPoolExecutor(max_workers=min(options.jobs, len(jobs))) as pool:
-            futures = {pool.submit(analyse, job): job.path for job in ordered}
+            futures = {pool.submit(analyse, job): job for job in ordered}
             for _ in as_completed(futures):
                 bar.update(1)
-            return [_collect(path, future) for future, path in futures.items()]
+            return [_collect(job, future) for future, job in futures.items()]
 
 
 def _step(bar, result: FileResult) -> FileResult:
@@ -158,24 +158,34 @@ def _step(bar, result: FileResult) -> FileResult:
     return result
 
 
-def _collect(path: str, future: Future) -> FileResult:
+def _collect(job: Job, future: Future) -> FileResult:
     try:
         return future.result()
-    except Exception as exc:  # the worker process died (e.g. BrokenProcessPool)
-        return FileResult(path, error=f"internal error: worker process failed: {type(exc).__name__}: {exc}")
+    except Exception:  # a worker died (a crash in a native parser takes the whole pool down)
+        return _alone(job)
 
 
-def _write(result: FileResult) -> FileResult:
+def _alone(job: Job) -> FileResult:
+    """Re-run one file in a process of its own, so that only the file that crashes it fails."""
+    try:
+        with ProcessPoolExecutor(max_workers=1) as pool:
+            return pool.submit(analyse, job).result()
+    except Exception as exc:
+        return FileResult(job.path, error=f"internal error: the analysis crashed: {type(exc).__name__}: {exc}")
+
+
+def _write(result: FileResult, original: bytes) -> FileResult:
     if result.error or result.new_data is None:
         return result
     try:
-        atomic_write(result.path, result.new_data)
+        # Compare-and-replace: a file edited (or migrated by another run) since we read it is left alone.
+        atomic_write(result.path, result.new_data, expected=original)
     except FileError as exc:
         return FileResult(result.path, error=str(exc))
     return result
 
 
-def _add_noqa(result: FileResult) -> tuple[FileResult, int]:
+def _add_noqa(result: FileResult, original: bytes) -> tuple[FileResult, int]:
     """Baseline: a `# noqa: CODE` on the line of every site that cannot be migrated; returns lines changed."""
     wanted: dict[int, set[str]] = {}
     for d in result.diagnostics:
@@ -184,10 +194,10 @@ def _add_noqa(result: FileResult) -> tuple[FileResult, int]:
     if result.error or not wanted:
         return result, 0
     try:
-        decoded = decode(read_bytes(result.path))
+        decoded = decode(original)  # the line numbers are those of the bytes that were analysed
         new_text, changed, refused = suppressions.add_noqa(decoded.text, wanted)
         if changed:
-            atomic_write(result.path, encode(new_text, decoded.encoding))
+            atomic_write(result.path, encode(new_text, decoded.encoding), expected=original)
     except FileError as exc:
         return FileResult(result.path, error=str(exc)), 0
     why = "cannot add a noqa comment: the line ends inside a string or continues"
@@ -351,19 +361,20 @@ def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: boo
         # The prefilter: a file without the telltale bytes costs this read and nothing more.
         if engine.might_need_migration(data) or suppressions.might_have(data):
             jobs.append(_job(path, data, config, options))
-    results = _apply(analyse_all(jobs, options), options)
+    originals = {job.path: job.data for job in jobs}
+    results = _apply(analyse_all(jobs, options), originals, options)
     _verbose(options, f"analysed {_plural(len(jobs), 'file')} of {checked} in {time.monotonic() - started:.2f} s")
     return emit(results, [*found.errors, *unreadable], checked, options)
 
 
-def _apply(results: list[FileResult], options: Options) -> list[FileResult]:
+def _apply(results: list[FileResult], originals: dict[str, bytes], options: Options) -> list[FileResult]:
     if options.add_noqa:
-        added = [_add_noqa(result) for result in results]
+        added = [_add_noqa(result, originals[result.path]) for result in results]
         if not options.quiet:
             click.echo(f"Added {_plural(sum(n for _, n in added), 'noqa directive')}.", err=True)
         return [result for result, _ in added]
     if options.mode == "write":
-        return [_write(result) for result in results]
+        return [_write(result, originals[result.path]) for result in results]
     return results
 
 

@@ -202,14 +202,21 @@ class Resolver:
         return apply(config, self._overrides, "command line")
 
     def _nearest(self, directory: str) -> Config:
-        if directory not in self._by_dir:
+        """The configuration of the nearest pyproject.toml upward (a loop: trees can be deeper than the
+        recursion limit)."""
+        unresolved = []
+        while directory not in self._by_dir:
             candidate = os.path.join(directory, "pyproject.toml")
-            parent = os.path.dirname(directory)
             found = load(candidate) if os.path.isfile(candidate) else None
             if found is not None:
                 self._by_dir[directory] = self._final(found)
-            elif parent == directory:  # no configuration anywhere up to the file system's root
+                break
+            unresolved.append(directory)
+            parent = os.path.dirname(directory)
+            if parent == directory:  # no configuration anywhere up to the file system's root
                 self._by_dir[directory] = self._final(Config(root=os.getcwd()))
-            else:
-                self._by_dir[directory] = self._nearest(parent)
+                break
+            directory = parent
+        for below in unresolved:
+            self._by_dir[below] = self._by_dir[directory]
         return self._by_dir[directory]

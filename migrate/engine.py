@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from collections import defaultdict
 
 import libcst as cst
@@ -55,9 +56,17 @@ def _has_candidate_calls(source: str) -> bool:
     """A cheap stdlib-ast look for calls that could be block-pointer sites (names unresolved, so a
     superset): libcst, about 13 times slower to parse, is only paid for files that have them."""
     try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return True  # let libcst decide and report
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the user's SyntaxWarnings are not ours to print
+            tree = ast.parse(source)
+    except SyntaxError as error:
+        if "too many nested" in str(error):  # libcst's parser would overflow the C stack on it
+            raise SourceError(f"cannot parse: {error.msg}", error.lineno or 0) from error
+        return True  # newer syntax than this Python's, perhaps: let libcst decide and report
+    except (RecursionError, MemoryError) as error:  # libcst's native parser would crash the process on it
+        raise SourceError("cannot parse: too deeply nested", 0) from error
+    except ValueError:
+        return True
     names = TritonNames.of_ast(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -74,7 +83,12 @@ def migrate_source(source: str, verify: bool = True, policy: Policy | None = Non
     going to be shown or written) the output is re-parsed and re-migrated: it must be a fixed point.
     `rewrite=False` (a check that only reports) skips producing the new source: `new_source` is None."""
     policy = policy or Policy()
-    outcome = _migrate(source, policy, rewrite)
+    try:
+        outcome = _migrate(source, policy, rewrite)
+    except RecursionError as error:
+        raise SourceError("too deeply nested for the analysis", 0) from error
+    except UnicodeEncodeError as error:  # e.g. a lone surrogate in a str that never came from a file
+        raise SourceError(f"cannot parse: {error.reason}", 0) from error
     if verify and outcome.new_source is not None:
         _check_fixed_point(outcome.new_source, policy)
     return outcome

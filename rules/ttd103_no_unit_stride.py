@@ -30,8 +30,8 @@ def unit_stride_dimension(strides: list[cst.BaseExpression], order: list[int] | 
     literal_ones = [d for d, stride in enumerate(strides) if int_value(stride) == 1]
     if literal_ones:
         return literal_ones[-1]
-    if not order or len(strides) == 1:
-        return None  # a rank-1 `order` names no preference: `strides=(stride_xm,)` is a strided gather
+    if not order or len(strides) == 1 or sorted(order) != list(range(len(strides))):
+        return None  # an `order` that is not a permutation names nothing (Triton rejects it as well)  # a rank-1 `order` names no preference: `strides=(stride_xm,)` is a strided gather
     fastest = strides[order[0]]
     is_stride_parameter = isinstance(fastest, cst.Name) and fastest.value in parameters and \
         "stride" in fastest.value.lower()
