@@ -150,11 +150,29 @@ def _broadcast_to_ranges(v, ranges):
 if _features.HAS_DESC:
 
     @triton.jit
-    def _desc_make(base, shape, strides, block_shape, PADK: tl.constexpr):
+    def _desc_new(base, shape, strides, block_shape, PADK: tl.constexpr):
         if PADK == _P_NAN:
             return tl.make_tensor_descriptor(base, shape, strides, block_shape, padding_option="nan")
         else:
             return tl.make_tensor_descriptor(base, shape, strides, block_shape)
+
+    @triton.jit
+    def _desc_make(base, shape, strides, block_shape, PADK: tl.constexpr):
+        # strides as a list literal: the 3.4 frontend assigns ``strides[-1] = ...`` in place, which the Python tuple
+        # the interpreter passes rejects ("'tuple' object does not support item assignment").  Built here and passed
+        # down, not returned from a helper: a returned constexpr last stride stops being a constexpr on <= 3.6.
+        RANK: tl.constexpr = len(strides)
+        if RANK == 1:
+            return _desc_new(base, shape, [strides[0]], block_shape, PADK)
+        elif RANK == 2:
+            return _desc_new(base, shape, [strides[0], strides[1]], block_shape, PADK)
+        elif RANK == 3:
+            return _desc_new(base, shape, [strides[0], strides[1], strides[2]], block_shape, PADK)
+        elif RANK == 4:
+            return _desc_new(base, shape, [strides[0], strides[1], strides[2], strides[3]], block_shape, PADK)
+        else:
+            return _desc_new(base, shape, [strides[0], strides[1], strides[2], strides[3], strides[4]], block_shape,
+                             PADK)
 
     @triton.jit
     def _desc_load(d, offsets):

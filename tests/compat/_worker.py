@@ -18,6 +18,12 @@ import triton.language as tl  # noqa: E402
 
 import triton_migrate.compat as C  # noqa: E402
 
+#: physical layouts of the 3-D and row-sum cases.  The defaults use row pitches that are 16-byte but not 16-element
+#: multiples (24 and 72 fp32); tests/compat/version_matrix.py switches to 32 and 80 for the 3.3-3.5 interpreters,
+#: which check descriptor strides in elements (semantics brief 5.4).
+PHYS3D = (6, 16, 24)
+ROWSUM_PITCH = 72
+
 SENT = {torch.float32: -7777.0, torch.float16: -77.0, torch.bfloat16: -77.0, torch.int32: -7777, torch.int8: -77}
 
 
@@ -154,14 +160,14 @@ def run_case(c, impl):
         sbc, sall = _bc_arg(c["sbc"])
         copy1d[(3, )](x, y, 70, 1, impl, c["pad"], 32, lbc, sbc, lall, sall)
     elif c["kind"] == "3d":
-        xflat, yflat, x, y = make_buffers(dt, (6, 16, 24), (slice(0, 3), slice(0, 10), slice(0, 20)), 16, 3)
+        xflat, yflat, x, y = make_buffers(dt, PHYS3D, (slice(0, 3), slice(0, 10), slice(0, 20)), 16, 3)
         lbc, lall = _bc_arg(c["lbc"])
         sbc, sall = _bc_arg(c["sbc"])
         copy3d[(2, 2, 2)](x, y, 3, 10, 20, x.stride(0), x.stride(1), y.stride(0), y.stride(1), impl, c["pad"], 2, 8,
                           16, lbc, sbc, lall, sall)
     else:
         g = torch.Generator().manual_seed(4)
-        x = torch.randn(40, 72, generator=g).to(dt)[:, :70]
+        x = torch.randn(40, ROWSUM_PITCH, generator=g).to(dt)[:, :70]
         yflat = torch.full((64, ), -7777.0)
         rowsum[(3, )](x, yflat[8:48], 40, 70, x.stride(0), impl, c["pad"], 16, 32)
         xflat = x
