@@ -10,6 +10,7 @@ import sys
 import time
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import click
 
@@ -319,7 +320,8 @@ def _exit_status(ok: list[FileResult], errors: list, options: Options) -> int:
 
 def _job(path: str, data: bytes, config: cfg.Config, options: Options) -> Job:
     verify = options.show_diff or options.mode == "write" or options.fmt in output.DOCUMENTS
-    policy = Policy(target=config.target, strict=config.strict, min_triton=config.min_triton)
+    policy = Policy(target=config.target, strict=config.strict, min_triton=config.min_triton,
+                    compat_module=config.compat_module)
     return Job(path, data, verify, policy, config.select, config.ignored_for(path))
 
 
@@ -558,6 +560,21 @@ def report(ctx, **params):
     ctx.exit(_run(params, options, resolver, run))
 
 
+@click.command("vendor-compat", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("destination", type=click.Path(dir_okay=False, writable=True))
+def vendor_compat(destination):
+    """Write the triton_migrate.compat shim as one self-contained file (it needs triton only), e.g.
+    `migrate vendor-compat mypkg/_triton_compat.py`; then set `compat-module = "mypkg._triton_compat"` in
+    [tool.triton-migrate] so that `--target compat` imports it instead of this package."""
+    from triton_migrate.vendor import vendor
+
+    try:
+        vendor(Path(destination))
+    except OSError as exc:
+        raise click.FileError(destination, exc.strerror) from exc
+    click.echo(f"Wrote {destination}.", err=True)
+
+
 class _DefaultGroup(click.Group):
     """`migrate ARGS` runs `check` unless ARGS starts with a command name: today's invocations keep working."""
 
@@ -569,12 +586,12 @@ class _DefaultGroup(click.Group):
         return super().parse_args(ctx, args)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return ["check", "report", "verify"]
+        return ["check", "report", "verify", "vendor-compat"]
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name == "verify":
             return _verify_command()
-        return {"check": check, "report": report}.get(name)
+        return {"check": check, "report": report, "vendor-compat": vendor_compat}.get(name)
 
 
 def _verify_command() -> click.Command:

@@ -45,6 +45,7 @@ class Config:
     output_format: str = "full"
     jobs: int = 0  # 0: not set, one worker per CPU
     respect_gitignore: bool = True
+    compat_module: str = "triton_migrate.compat"  # --target compat: where migrated code imports the shim
     _specs: dict = field(default_factory=dict, compare=False, repr=False)  # compiled globs, by pattern
 
     def ignored_for(self, path: str) -> tuple[str, ...]:
@@ -100,6 +101,12 @@ def _version(value):
     return int(match[1]), int(match[2])
 
 
+def _module_path(value):
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", value):
+        raise ValueError(f'must be a dotted module path such as "mypkg._triton_compat", not {value!r}')
+    return value
+
+
 def _strings(value):
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ValueError(f"must be a list of strings, not {value!r}")
@@ -140,6 +147,7 @@ KEYS = {  # TOML key -> (Config field, validator)
     "output-format": ("output_format", _one_of(FORMATS)),
     "jobs": ("jobs", _jobs),
     "respect-gitignore": ("respect_gitignore", _bool),
+    "compat-module": ("compat_module", _module_path),
 }
 
 
