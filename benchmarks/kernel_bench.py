@@ -79,9 +79,10 @@ def identical(a: torch.Tensor, b: torch.Tensor) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--json")
+    parser.add_argument("--migrated", default="migrated", help="the migrated module in kernels/ to compare")
     args = parser.parse_args()
     triton.set_allocator(lambda size, align, stream: torch.empty(size, device="cuda", dtype=torch.int8))
-    original, migrated = load("original"), load("migrated")
+    original, migrated = load("original"), load(args.migrated)
     rows = []
     for name, make_output, run in CASES:
         torch.manual_seed(0)
