@@ -23,6 +23,8 @@ from triton_migrate.rules import (
     ttd111_store_row_width,
 )
 
+from triton_migrate.rules._syntax import keyword
+
 from . import planner
 from .calls import UnboundCall, bind, bool_value, int_value, string_value, tuple_elements
 from .facts import free_names
@@ -347,8 +349,7 @@ class Sites:
 
         def build(updated: cst.Call):
             again = bind(updated, member)
-            kept = [again[k].with_changes(keyword=cst.Name(k), equal=cst.AssignEqual(
-                cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))) for k in HINTS if k in again]
+            kept = [keyword(k, again[k].value) for k in HINTS if k in again]
             if member == "load":
                 return ttd006_masked_pointers.load(tile, ptrs, condition, padding, kept)
             return ttd006_masked_pointers.store(tile, ptrs, condition, again["value"].value, kept)

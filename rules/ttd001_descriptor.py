@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ._syntax import keyword
+
 CODE = "TTD001"
 NAME = "block-pointer-to-descriptor"
 SUMMARY = "`tl.make_block_ptr` → `tl.make_tensor_descriptor` with integer offsets"
@@ -54,8 +56,7 @@ def descriptor_call(call: cst.Call, func: cst.BaseExpression, permutation: list[
         args.append(arg.with_changes(comma=_shifted(comma_source.comma, shift, call)))
     if padding == "nan":
         args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        args.append(cst.Arg(cst.SimpleString('"nan"'), keyword=cst.Name("padding_option"),
-                            equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))))
+        args.append(keyword("padding_option", cst.SimpleString('"nan"')))
     return call.with_changes(func=func, args=args)
 
 

@@ -30,6 +30,7 @@ import libcst as cst
 
 from triton_migrate.calls import int_value
 
+from ._syntax import keyword, member_call
 from .ttd002_advance import plus
 
 CODE = "TTD006"
@@ -62,9 +63,7 @@ def coordinates(tile: Tile) -> list[cst.BaseExpression]:
     """`offset + tl.arange(0, B)` per dimension; int64 where it will be scaled by a stride."""
     found = []
     for offset, block, stride in zip(tile.offsets, tile.block, tile.strides):
-        arange = cst.Call(cst.Attribute(tile.language, cst.Name("arange")),
-                          [cst.Arg(cst.Integer("0"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-                           cst.Arg(block)])
+        arange = member_call(tile.language, "arange", [cst.Arg(cst.Integer("0")), cst.Arg(block)])
         coordinate = plus(offset, arange)
         if int_value(stride) != 1:
             int64 = cst.Attribute(tile.language, cst.Name("int64"))
@@ -124,30 +123,20 @@ def _paren(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
-def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
-    return cst.Arg(value, keyword=cst.Name(name),
-                   equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
-
-
 def load(tile: Tile, ptrs: cst.BaseExpression, condition, padding: str, kept: list[cst.Arg]) -> cst.Call:
     args = [cst.Arg(ptrs)]
     if condition is not None:
-        args.append(_keyword("mask", condition))
+        args.append(keyword("mask", condition))
         if padding in OTHER:
-            args.append(_keyword("other", cst.parse_expression(OTHER[padding])))
-    return _call(tile, "load", args + kept)
+            args.append(keyword("other", cst.parse_expression(OTHER[padding])))
+    return member_call(tile.language, "load", args + kept)
 
 
 def store(tile: Tile, ptrs: cst.BaseExpression, condition, value: cst.BaseExpression, kept: list[cst.Arg]) -> cst.Call:
     args = [cst.Arg(ptrs), cst.Arg(value)]
     if condition is not None:
-        args.append(_keyword("mask", condition))
-    return _call(tile, "store", args + kept)
-
-
-def _call(tile: Tile, member: str, args: list[cst.Arg]) -> cst.Call:
-    spaced = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]]
-    return cst.Call(cst.Attribute(tile.language, cst.Name(member)), spaced + [args[-1]])
+        args.append(keyword("mask", condition))
+    return member_call(tile.language, "store", args + kept)
 
 
 def element_type(base: cst.BaseExpression) -> cst.Attribute:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ._syntax import member_call
 from .ttd001_descriptor import as_list
 from .ttd003_access import is_scalar_literal
 
@@ -38,11 +39,11 @@ def make_tile(shim: cst.BaseExpression, call_args: dict, padding: str, impl: str
     args.append(cst.Arg(cst.SimpleString(f'"{padding}"')))
     if impl != "auto":
         args.append(cst.Arg(cst.SimpleString(f'"{impl}"')))
-    return _call(shim, "make_tile", args)
+    return member_call(shim, "make_tile", args)
 
 
 def load(shim: cst.BaseExpression, tile: str, offsets: list, checked: cst.BaseExpression) -> cst.Call:
-    return _call(shim, "load", [cst.Arg(cst.Name(tile)), cst.Arg(_tuple(offsets)), cst.Arg(checked)])
+    return member_call(shim, "load", [cst.Arg(cst.Name(tile)), cst.Arg(_tuple(offsets)), cst.Arg(checked)])
 
 
 def store(shim: cst.BaseExpression, tile: str, offsets: list, value: cst.BaseExpression,
@@ -50,7 +51,7 @@ def store(shim: cst.BaseExpression, tile: str, offsets: list, value: cst.BaseExp
     """`full(value)` builds a block from a literal scalar, which the shim cannot `.to()`."""
     if is_scalar_literal(value):
         value = full(value)
-    return _call(shim, "store", [cst.Arg(cst.Name(tile)), cst.Arg(_tuple(offsets)), cst.Arg(value), cst.Arg(checked)])
+    return member_call(shim, "store", [cst.Arg(cst.Name(tile)), cst.Arg(_tuple(offsets)), cst.Arg(value), cst.Arg(checked)])
 
 
 def _tuple(items: list) -> cst.Tuple:
@@ -63,7 +64,3 @@ def _tuple(items: list) -> cst.Tuple:
 def _as_tuple(node: cst.List) -> cst.Tuple:
     return _tuple([element.value for element in node.elements])
 
-
-def _call(shim: cst.BaseExpression, member: str, args: list[cst.Arg]) -> cst.Call:
-    spaced = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]]
-    return cst.Call(cst.Attribute(shim, cst.Name(member)), spaced + [args[-1]])
