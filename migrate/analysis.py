@@ -14,7 +14,7 @@ from typing import Callable, Optional
 import libcst as cst
 from triton_migrate.rules import ttd108_unsupported_use, ttd109_ambiguous_value, ttd201_crosses_function
 
-from .facts import FunctionFacts
+from .facts import AssignmentCollector, FunctionFacts
 from .naming import Namer
 from .policy import Policy
 from .records import Creation, Knowledge, Loop, Refusal
@@ -28,43 +28,16 @@ Builder = Callable[..., object]
 
 
 def assigned_names(body: cst.CSTNode) -> frozenset[str]:
-    collector = _AssignmentTargets()
+    collector = AssignmentCollector()
     body.visit(collector)
-    return frozenset(collector.names)
-
-
-class _AssignmentTargets(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def _collect(self, target: cst.CSTNode) -> None:
-        if isinstance(target, cst.Name):
-            self.names.add(target.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._collect(element.value)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._collect(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._collect(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._collect(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._collect(node.target)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._collect(node.target)
+    return frozenset(collector.assignments)
 
 
 class FunctionAnalysis(Sites, Results):
     """Runs the dataflow over one function until what it has learnt stops changing."""
 
     def __init__(self, function: cst.FunctionDef, names: TritonNames, namer: Namer, language: str,
-                 policy: Policy, shim: str = "compat", assignments: dict | None = None) -> None:
+                 policy: Policy, shim: str, assignments: dict) -> None:
         self.function = function
         self.policy = policy
         self.names = names

@@ -63,11 +63,8 @@ class AssignmentCollector(cst.CSTVisitor):
 
 class FunctionFacts:
     def __init__(self, function: cst.FunctionDef, names: TritonNames,
-                 assignments: dict[str, list[cst.CSTNode]] | None = None) -> None:
-        if assignments is None:
-            collector = AssignmentCollector()
-            function.body.visit(collector)
-            assignments = collector.assignments
+                 assignments: dict[str, list[cst.CSTNode]]) -> None:
+        """`assignments`: the function's, as an AssignmentCollector gathered them (the module scan does)."""
         self.assignments = assignments
         self.params = {p.name.value for p in function.params.params + function.params.kwonly_params}
         self.names = names
