@@ -68,13 +68,8 @@ def _has_candidate_calls(source: str) -> bool:
     except ValueError:
         return True
     names = TritonNames.of_ast(tree)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            member = names.ast_member(node.func)
-            if member in _ENTRY_MEMBERS or (member in ("load", "store") and
-                                            any(k.arg in _SITE_KEYWORDS for k in node.keywords)):
-                return True
-    return False
+    return any(isinstance(node, ast.Call) and _is_site(names.ast_member(node.func), {k.arg for k in node.keywords})
+               for node in ast.walk(tree))
 
 
 def migrate_source(source: str, verify: bool = True, policy: Policy | None = None,
@@ -119,7 +114,7 @@ def _migrate(source: str, policy: Policy, rewrite: bool = True) -> FileOutcome:
     scan = _ModuleScan(names)
     module.visit(scan)
     functions = scan.functions
-    stray = [call for call in scan.stray_calls if names.member(call.func) in _ENTRY_MEMBERS]
+    stray = scan.stray_calls
     if not functions and not stray:
         return FileOutcome((), None)
     positions = wrapper.resolve(PositionProvider)
@@ -196,6 +191,11 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start, nam
     return Diagnostic(start.line, start.column + 1, code, message, True, decision, requirements)
 
 
+def _is_site(member: str | None, keywords: set) -> bool:
+    """A call of `triton.language.<member>` with these keyword arguments is a block-pointer site."""
+    return member in _ENTRY_MEMBERS or (member in ("load", "store") and bool(keywords & set(_SITE_KEYWORDS)))
+
+
 class _ModuleScan(AssignmentCollector):
     """One pass over the module (libcst visits are the cost here): the functions with block-pointer
     sites and each one's assignments, the sites outside any function, and every identifier (generated
@@ -225,17 +225,11 @@ class _ModuleScan(AssignmentCollector):
         _, self.assignments = self._stack.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self._is_site(node):
-            return
-        if self._stack:
-            self.with_sites.add(id(self._stack[-1][0]))
-        else:
-            self.stray_calls.append(node)
-
-    def _is_site(self, node: cst.Call) -> bool:
         member = self.names.member(node.func)
-        keywords = {a.keyword.value for a in node.args if a.keyword is not None}
-        return member in _ENTRY_MEMBERS or (member in ("load", "store") and bool(keywords & set(_SITE_KEYWORDS)))
+        if self._stack and _is_site(member, {a.keyword.value for a in node.args if a.keyword is not None}):
+            self.with_sites.add(id(self._stack[-1][0]))
+        elif not self._stack and member in _ENTRY_MEMBERS:  # a load/store outside a function is no site
+            self.stray_calls.append(node)
 
     def visit_Name(self, node: cst.Name) -> None:
         self.identifiers.add(node.value)
