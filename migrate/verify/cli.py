@@ -13,9 +13,9 @@ import click
 
 from . import recording
 from .record import DEFAULTS
-from .report import ERROR, Verdict, ir_diff, text
+from .report import ERROR, Verdict, ir_diff, text, timing_spread
 
-_SUBCOMMANDS = ("run", "record", "compare", "cases")
+_SUBCOMMANDS = ("run", "record", "compare", "cases", "chart")
 
 
 class _VerifyGroup(click.Group):
@@ -58,6 +58,31 @@ def _common(function):
     return function
 
 
+class _Unusable(click.ClickException):
+    exit_code = ERROR
+
+
+def _check_chart(ctx, param, value):
+    """--chart is checked while the options are parsed, before anything runs: a chart asked for and impossible
+    (matplotlib missing, an unknown format, no such directory) must not cost a whole run first."""
+    if value is not None:
+        from . import chart
+
+        try:
+            chart.require(value)
+        except chart.ChartUnavailable as error:
+            raise _Unusable(str(error)) from error
+        except ValueError as error:
+            raise click.BadParameter(str(error), ctx, param) from error
+    return value
+
+
+def _chart_option(function):
+    return click.option("--chart", "chart_path", type=click.Path(dir_okay=False), callback=_check_chart,
+                        help="Also draw the verdict (.png, .svg, .pdf): the time ratio per kernel with error bars, "
+                        "differences marked. Needs matplotlib: pip install 'triton-migrate[chart]'.")(function)
+
+
 @click.group("verify", cls=_VerifyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def command():
     """Run kernels before and after migration and compare every output bit for bit, with timings.
@@ -68,6 +93,7 @@ def command():
       migrate verify compare G.tmv [--migrate] -- COMMAND   a later run against it (any Triton)
       migrate verify compare G.tmv OTHER.tmv        two recordings
       migrate verify cases CASES.py                 explicit cases (triton_migrate.verify.cases)
+      migrate verify chart V.json --out V.png       draw a verdict saved with --json (also: --chart)
 
     Exit status: 0 identical, 1 a difference (or a slowdown beyond --max-slowdown), 2 errors.
     """
@@ -78,6 +104,7 @@ def command():
 @click.option("--migrated", "replacements", multiple=True, metavar="PATH=FILE",
               help="Use FILE as the migrated PATH instead of the codemod's output (a hand-fixed migration).")
 @_common
+@_chart_option
 @click.pass_context
 def run_command(ctx, paths, replacements, **options):
     """Run COMMAND on the original sources and on a migrated copy; compare launch by launch."""
@@ -125,6 +152,7 @@ def record_command(ctx, out, **options):
 @click.option("--migrate", "paths", multiple=True, type=click.Path(exists=True),
               help="Run COMMAND in a migrated copy of the tree, migrating these paths (repeatable).")
 @_common
+@_chart_option
 @click.pass_context
 def compare_command(ctx, golden, other, paths, **options):
     """Compare a recording with another one, or with a run of COMMAND now."""
@@ -148,14 +176,17 @@ def compare_command(ctx, golden, other, paths, **options):
 @click.option("--migrated", "replacements", multiple=True, metavar="PATH=FILE",
               help="Use FILE as the migrated version of the kernel module PATH.")
 @_common
+@_chart_option
 def cases_command(cases_file, replacements, **options):
     """Run the @case functions of CASES_FILE on the original and the migrated kernel modules."""
     from .cases import compare_case, load_cases
+    from .record import _environment
 
     with _session(options) as (device, config, work):
         entries = load_cases(Path(cases_file))
         chosen = _replacements(replacements, Path.cwd().resolve())
         verdict = Verdict([], max_slowdown=options["max_slowdown"])
+        verdict.environment = dict.fromkeys("ab", _environment(device))
         modules = {}
         for entry in entries:
             if entry.module not in modules:
@@ -165,6 +196,22 @@ def cases_command(cases_file, replacements, **options):
         if not entries:
             verdict.errors.append(f"{cases_file}: no @case functions")
         _finish(verdict, [], options)
+
+
+@command.command("chart")
+@click.argument("verdict_json", type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", "chart_path", required=True, type=click.Path(dir_okay=False), callback=_check_chart,
+              help="The chart to write (.png, .svg, .pdf).")
+@click.option("--max-slowdown", type=float, help="Draw this threshold [default: the verdict's own, if any].")
+def chart_command(verdict_json, chart_path, max_slowdown):
+    """Draw a verdict saved with --json, without running anything (needs matplotlib, not torch or triton)."""
+    from . import chart
+
+    try:
+        chart.write(json.loads(Path(verdict_json).read_text()), chart_path, max_slowdown)
+    except (OSError, ValueError) as error:
+        raise _Unusable(f"{verdict_json}: {error}") from error
+    click.echo(f"chart: {chart_path}")
 
 
 def _case_modules(module: Path, work: Path, chosen: dict, verdict: Verdict):
@@ -244,7 +291,9 @@ def _verdict(runs, options, labels=("original", "migrated")) -> Verdict:
 
     (dir_a, index_a), (dir_b, index_b) = runs
     verdict = Verdict(compare(dir_a, index_a, dir_b, index_b), labels, index_a.get("compile", {}),
-                      index_b.get("compile", {}), max_slowdown=options["max_slowdown"])
+                      index_b.get("compile", {}), max_slowdown=options["max_slowdown"],
+                      environment={"a": index_a["environment"], "b": index_b["environment"]},
+                      timing=timing_spread(index_a, index_b))
     env_a, env_b = index_a["environment"], index_b["environment"]
     verdict.notes.append(f"{labels[0]}: Triton {env_a.get('triton')} on {env_a.get('device_name')}; "
                          f"{labels[1]}: Triton {env_b.get('triton')} on {env_b.get('device_name')}")
@@ -292,4 +341,9 @@ def _finish(verdict: Verdict, runs, options) -> None:
         click.echo(ir_diff(verdict, runs[0][0], runs[1][0], options["ir_diff"]))
     if options["json_path"]:
         Path(options["json_path"]).write_text(json.dumps(verdict.as_json(), indent=1))
+    if options["chart_path"]:
+        from . import chart
+
+        chart.write(verdict.as_json(), options["chart_path"])
+        click.echo(f"chart: {options['chart_path']}", err=True)
     sys.exit(verdict.exit_status())

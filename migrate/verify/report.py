@@ -5,6 +5,7 @@ difference (outputs, launches, return codes, a target that stops compiling, a sl
 from __future__ import annotations
 
 import difflib
+import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +24,8 @@ class Verdict:
     errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     max_slowdown: float | None = None
+    environment: dict = field(default_factory=dict)  # "a", "b" → the recording's environment (triton, device_name)
+    timing: dict = field(default_factory=dict)  # kernel → its repeats' spread, as timing_spread() returns it
 
     def slow(self) -> list[KernelResult]:
         if self.max_slowdown is None:
@@ -42,9 +45,38 @@ class Verdict:
 
     def as_json(self) -> dict:
         return {"exit_status": self.exit_status(), "labels": list(self.labels),
-                "kernels": [k.as_json() for k in self.kernels], "compile": {"a": self.compile_a, "b": self.compile_b},
-                "slow": [k.name for k in self.slow()], "problems": self.problems, "errors": self.errors,
-                "notes": self.notes}
+                "kernels": [{**k.as_json(), **self.timing.get(k.name, {})} for k in self.kernels],
+                "compile": {"a": self.compile_a, "b": self.compile_b}, "slow": [k.name for k in self.slow()],
+                "max_slowdown": self.max_slowdown, "environment": self.environment, "problems": self.problems,
+                "errors": self.errors, "notes": self.notes}
+
+
+def timing_spread(index_a: dict, index_b: dict) -> dict[str, dict]:
+    """Per kernel, the spread of the timed repeats behind its time. A kernel's time is the sum over its launches
+    of each launch's median repeat (compare.py); here the sums of the first and of the third quartiles too
+    (`time_a_iqr_ms`, `time_b_iqr_ms`), and the range of the ratio b/a if both times lay anywhere in those
+    ranges (`ratio_iqr`: [q1 b / q3 a, q3 b / q1 a], which holds the ratio). `repeats`: the fewest timings a
+    launch has (1: no spread, e.g. `--repeat 0`)."""
+    sums_a, sums_b = _quartile_sums(index_a), _quartile_sums(index_b)
+    spread = {}
+    for kernel in sums_a.keys() & sums_b.keys():
+        (low_a, high_a, count_a), (low_b, high_b, count_b) = sums_a[kernel], sums_b[kernel]
+        if low_a > 0:
+            spread[kernel] = {"time_a_iqr_ms": [low_a, high_a], "time_b_iqr_ms": [low_b, high_b],
+                              "ratio_iqr": [low_b / high_a, high_b / low_a], "repeats": min(count_a, count_b)}
+    return spread
+
+
+def _quartile_sums(index: dict) -> dict[str, tuple[float, float, int]]:
+    sums: dict[str, tuple[float, float, int]] = {}
+    for launch in index["launches"]:
+        times = launch.get("times_ms")
+        if not times:
+            continue
+        first, _, third = statistics.quantiles(times, n=4, method="inclusive") if len(times) > 1 else times * 3
+        low, high, count = sums.get(launch["kernel"], (0.0, 0.0, len(times)))
+        sums[launch["kernel"]] = (low + first, high + third, min(count, len(times)))
+    return sums
 
 
 def text(verdict: Verdict) -> str:
