@@ -13,7 +13,7 @@ import warnings
 from collections import defaultdict
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import MetadataWrapper
 
 from triton_migrate.rules import ttd001_descriptor, ttd006_masked_pointers, ttd007_compat, ttd108_unsupported_use
 
@@ -22,6 +22,7 @@ from .facts import AssignmentCollector
 from .naming import Namer
 from .outcome import Diagnostic, FileOutcome
 from .policy import Policy
+from .positions import Positions, site_starts
 from .rewrite import Edits, Rewriter, add_import, uses_name
 from .triton_names import TritonNames
 
@@ -52,9 +53,9 @@ def might_need_migration(data: bytes) -> bool:
     return b"triton" in data and _MARKER.search(data) is not None
 
 
-def _has_candidate_calls(source: str) -> bool:
-    """A cheap stdlib-ast look for calls that could be block-pointer sites (names unresolved, so a
-    superset): libcst, about 13 times slower to parse, is only paid for files that have them."""
+def _site_calls(source: str) -> list[ast.Call] | None:
+    """A cheap stdlib-ast look for block-pointer site calls: libcst, about 13 times slower to parse, is only
+    paid for files that have them. None: the ast cannot tell (newer syntax, perhaps), libcst decides."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the user's SyntaxWarnings are not ours to print
@@ -62,14 +63,14 @@ def _has_candidate_calls(source: str) -> bool:
     except SyntaxError as error:
         if "too many nested" in str(error):  # libcst's parser would overflow the C stack on it
             raise SourceError(f"cannot parse: {error.msg}", error.lineno or 0) from error
-        return True  # newer syntax than this Python's, perhaps: let libcst decide and report
+        return None  # newer syntax than this Python's, perhaps: let libcst decide and report
     except (RecursionError, MemoryError) as error:  # libcst's native parser would crash the process on it
         raise SourceError("cannot parse: too deeply nested", 0) from error
     except ValueError:
-        return True
+        return None
     names = TritonNames.of_ast(tree)
-    return any(isinstance(node, ast.Call) and _is_site(names.ast_member(node.func), {k.arg for k in node.keywords})
-               for node in ast.walk(tree))
+    return [node for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and _is_site(names.ast_member(node.func), {k.arg for k in node.keywords})]
 
 
 def migrate_source(source: str, verify: bool = True, policy: Policy | None = None,
@@ -106,7 +107,8 @@ def _parse(source: str) -> cst.Module:
 
 
 def _migrate(source: str, policy: Policy, rewrite: bool = True) -> FileOutcome:
-    if not _has_candidate_calls(source):
+    site_calls = _site_calls(source)
+    if site_calls == []:
         return FileOutcome((), None)
     wrapper = MetadataWrapper(_parse(source), unsafe_skip_copy=True)
     module = wrapper.module
@@ -117,7 +119,7 @@ def _migrate(source: str, policy: Policy, rewrite: bool = True) -> FileOutcome:
     stray = scan.stray_calls
     if not functions and not stray:
         return FileOutcome((), None)
-    positions = wrapper.resolve(PositionProvider)
+    positions = Positions(wrapper, scan.site_calls, None if site_calls is None else site_starts(site_calls, source))
     taken = scan.identifiers
     language = names.language_prefix() or ("tl" if "tl" not in taken else "triton_language")
     shim = "compat" if "compat" not in taken else "triton_migrate_compat"
@@ -129,8 +131,8 @@ def _migrate(source: str, policy: Policy, rewrite: bool = True) -> FileOutcome:
         edits.collect(analysis)
         diagnostics.extend(_diagnostics(analysis, positions, namer))
     for call in stray:
-        start = positions[call].start
-        diagnostics.append(Diagnostic(start.line, start.column + 1, ttd108_unsupported_use.CODE,
+        line, column = positions.start(call)
+        diagnostics.append(Diagnostic(line, column + 1, ttd108_unsupported_use.CODE,
                                       "block pointer used outside a function", False))
     diagnostics.sort(key=lambda d: (d.line, d.column, d.code))
     if not rewrite:
@@ -144,25 +146,25 @@ def _migrate(source: str, policy: Policy, rewrite: bool = True) -> FileOutcome:
     return FileOutcome(tuple(diagnostics), new_source if new_source != source else None)
 
 
-def _diagnostics(analysis: FunctionAnalysis, positions, namer: Namer) -> list[Diagnostic]:
+def _diagnostics(analysis: FunctionAnalysis, positions: Positions, namer: Namer) -> list[Diagnostic]:
     found = []
     for creation_id, creation in analysis.creations.items():
-        start = positions[creation.call].start
+        line, column = positions.start(creation.call)
         refusal = analysis.refusal_for(creation_id)
         if refusal is not None:
-            where = positions[refusal.node].start.line
-            detail = "" if where == start.line else f" (line {where})"
-            found.append(Diagnostic(start.line, start.column + 1, refusal.code, refusal.message + detail, False,
-                                    "untouched"))
+            where, _ = positions.start(refusal.node)
+            detail = "" if where == line else f" (line {where})"
+            found.append(Diagnostic(line, column + 1, refusal.code, refusal.message + detail, False, "untouched"))
         else:
-            found.append(_migrated(analysis, creation, creation_id, start, namer))
+            found.append(_migrated(analysis, creation, creation_id, (line, column), namer))
     for orphan in analysis.orphans:
-        start = positions[orphan.node].start
-        found.append(Diagnostic(start.line, start.column + 1, orphan.code, orphan.message, False, "untouched"))
+        line, column = positions.start(orphan.node)
+        found.append(Diagnostic(line, column + 1, orphan.code, orphan.message, False, "untouched"))
     return found
 
 
-def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start, namer: Namer) -> Diagnostic:
+def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tuple[int, int],
+              namer: Namer) -> Diagnostic:
     forms = analysis.forms({creation_id})
     stem = namer.stem(creation.target)
     reasons = analysis.class_notes(creation_id, analysis.knowledge.reasons)
@@ -188,7 +190,7 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start, nam
         message, code = f"block pointer `{creation.target}` → tensor descriptor `{stem}_desc`{suffix}", \
             ttd001_descriptor.CODE
     decision = "+".join(sorted(forms, key=lambda f: f != "descriptor"))
-    return Diagnostic(start.line, start.column + 1, code, message, True, decision, requirements)
+    return Diagnostic(start[0], start[1] + 1, code, message, True, decision, requirements)
 
 
 def _is_site(member: str | None, keywords: set) -> bool:
@@ -208,6 +210,7 @@ class _ModuleScan(AssignmentCollector):
         self.with_sites: set[int] = set()
         self.function_assignments: dict[int, dict] = {}
         self.stray_calls: list[cst.Call] = []
+        self.site_calls: list[cst.Call] = []  # every site call, in source order
         self.identifiers: set[str] = set()
         self._stack: list[tuple[cst.FunctionDef, dict]] = []
 
@@ -226,9 +229,12 @@ class _ModuleScan(AssignmentCollector):
 
     def visit_Call(self, node: cst.Call) -> None:
         member = self.names.member(node.func)
-        if self._stack and _is_site(member, {a.keyword.value for a in node.args if a.keyword is not None}):
+        if not _is_site(member, {a.keyword.value for a in node.args if a.keyword is not None}):
+            return
+        self.site_calls.append(node)
+        if self._stack:
             self.with_sites.add(id(self._stack[-1][0]))
-        elif not self._stack and member in _ENTRY_MEMBERS:  # a load/store outside a function is no site
+        elif member in _ENTRY_MEMBERS:  # a load/store outside a function is no site
             self.stray_calls.append(node)
 
     def visit_Name(self, node: cst.Name) -> None:
