@@ -14,6 +14,7 @@ from typing import Callable, Optional
 import libcst as cst
 from triton_migrate.rules import ttd108_unsupported_use, ttd109_ambiguous_value, ttd201_crosses_function
 
+from .crossing import Crossing
 from .facts import AssignmentCollector, FunctionFacts
 from .naming import Namer
 from .policy import Policy
@@ -33,12 +34,14 @@ def assigned_names(body: cst.CSTNode) -> frozenset[str]:
     return frozenset(collector.assignments)
 
 
-class FunctionAnalysis(Sites, Results):
+class FunctionAnalysis(Sites, Results, Crossing):
     """Runs the dataflow over one function until what it has learnt stops changing."""
 
     def __init__(self, function: cst.FunctionDef, names: TritonNames, namer: Namer, language: str,
-                 policy: Policy, shim: str, assignments: dict) -> None:
+                 policy: Policy, shim: str, assignments: dict, context=None) -> None:
+        """`context` (program.py): the other functions, for block pointers that cross calls."""
         self.function = function
+        self.context = context
         self.policy = policy
         self.names = names
         self.namer = namer
@@ -66,7 +69,9 @@ class FunctionAnalysis(Sites, Results):
         self.line: Optional[cst.SimpleStatementLine] = None  # the line being analysed, if a single statement
         # statements to put before a line: line id -> stem -> (access call id, owners, builder)
         self.line_edits: dict[int, dict[str, tuple[int, frozenset[int], Builder]]] = {}
-        self.block(self.function.body.body, {})
+        state: State = {}
+        self.parameter_pointers(state)
+        self.block(self.function.body.body, state)
 
     def block(self, statements, state: Optional[State]) -> Optional[State]:
         for statement in statements:
@@ -149,6 +154,8 @@ class FunctionAnalysis(Sites, Results):
         return self.loop_assignments[id(node)]
 
     def small_statement(self, node: cst.BaseSmallStatement, state: State) -> Optional[State]:
+        if isinstance(node, cst.Assign) and self.helper_assign(node, state):
+            return state
         if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
             if len(targets) == 1 and isinstance(targets[0], cst.Name):
@@ -164,7 +171,7 @@ class FunctionAnalysis(Sites, Results):
             self.assign_target(node.target, state)
             return state
         if isinstance(node, cst.Return):
-            if node.value is not None:
+            if node.value is not None and not self.return_pointers(node, state):
                 self.visit(node.value, state, ttd201_crosses_function.CODE, "returned from the function")
             return None
         if isinstance(node, (cst.Break, cst.Continue)):
@@ -247,7 +254,7 @@ class FunctionAnalysis(Sites, Results):
                                                            "outside an assignment, load or store", node))
         elif member == "make_block_ptr":
             self.create(None, None, node, state)
-        else:
+        elif not self.helper_call(node, state):
             self.visit(node.func, state)
             code, how = ((ttd108_unsupported_use.CODE, f"passed to `tl.{member}`") if member is not None else
                          (ttd201_crosses_function.CODE, "passed to another function"))

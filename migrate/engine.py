@@ -11,11 +11,13 @@ import ast
 import re
 import warnings
 from collections import defaultdict
+from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
-from triton_migrate.rules import ttd001_descriptor, ttd006_masked_pointers, ttd007_compat, ttd108_unsupported_use
+from triton_migrate.rules import (ttd001_descriptor, ttd006_masked_pointers, ttd007_compat, ttd008_helper_parts,
+                                  ttd108_unsupported_use, ttd201_crosses_function)
 
 from .analysis import FunctionAnalysis
 from .facts import AssignmentCollector
@@ -23,6 +25,7 @@ from .naming import Namer
 from .outcome import Diagnostic, FileOutcome
 from .policy import Policy
 from .positions import Positions, site_starts
+from .program import Program
 from .rewrite import Edits, Rewriter, add_import, uses_name
 from .triton_names import TritonNames
 
@@ -78,24 +81,32 @@ def migrate_source(source: str, verify: bool = True, policy: Policy | None = Non
     """Diagnostics for every site and the migrated source. With `verify` (whenever the new source is
     going to be shown or written) the output is re-parsed and re-migrated: it must be a fixed point.
     `rewrite=False` (a check that only reports) skips producing the new source: `new_source` is None."""
+    return migrate_sources({"": source}, verify, policy, rewrite)[""]
+
+
+def migrate_sources(sources: dict[str, str], verify: bool = True, policy: Policy | None = None,
+                    rewrite: bool = True) -> dict[str, FileOutcome]:
+    """The same for modules migrated together (keys: dotted module names, which resolve their imports of
+    each other), so that block pointers passed to helpers in another module are migrated on both sides."""
     policy = policy or Policy()
     try:
-        outcome = _migrate(source, policy, rewrite)
+        outcomes = _migrate(sources, policy, rewrite)
     except RecursionError as error:
         raise SourceError("too deeply nested for the analysis", 0) from error
     except UnicodeEncodeError as error:  # e.g. a lone surrogate in a str that never came from a file
         raise SourceError(f"cannot parse: {error.reason}", 0) from error
-    if verify and outcome.new_source is not None:
-        _check_fixed_point(outcome.new_source, policy)
-    return outcome
+    changed = {name: o.new_source for name, o in outcomes.items() if o.new_source is not None}
+    if verify and changed:
+        _check_fixed_point({**sources, **changed}, policy)
+    return outcomes
 
 
-def _check_fixed_point(new_source: str, policy: Policy) -> None:
+def _check_fixed_point(new_sources: dict[str, str], policy: Policy) -> None:
     try:
-        again = _migrate(new_source, policy)
+        again = _migrate(new_sources, policy)
     except SourceError as error:
         raise InternalError(f"the rewritten source does not parse: {error}") from error
-    if again.new_source is not None:
+    if any(o.new_source is not None for o in again.values()):
         raise InternalError("the rewrite is not idempotent: a second run would change the result again")
 
 
@@ -106,53 +117,101 @@ def _parse(source: str) -> cst.Module:
         raise SourceError(f"cannot parse: {error.message}", error.raw_line) from error
 
 
-def _migrate(source: str, policy: Policy, rewrite: bool = True) -> FileOutcome:
+@dataclass
+class _Unit:
+    """One module and what every analysis of it shares."""
+
+    module_name: str
+    source: str
+    module: cst.Module
+    names: TritonNames
+    scan: "_ModuleScan"
+    positions: Positions
+    namer: Namer
+    language: str
+    shim: str
+
+
+def _unit(module_name: str, source: str, alone: bool) -> _Unit | None:
     site_calls = _site_calls(source)
-    if site_calls == []:
-        return FileOutcome((), None)
+    if site_calls == [] and alone:
+        return None
     wrapper = MetadataWrapper(_parse(source), unsafe_skip_copy=True)
     module = wrapper.module
     names = TritonNames.of_cst(module)
     scan = _ModuleScan(names)
     module.visit(scan)
-    functions = scan.functions
-    stray = scan.stray_calls
-    if not functions and not stray:
-        return FileOutcome((), None)
+    if alone and not scan.functions and not scan.stray_calls:
+        return None
     positions = Positions(wrapper, scan.site_calls, None if site_calls is None else site_starts(site_calls, source))
     taken = scan.identifiers
     language = names.language_prefix() or ("tl" if "tl" not in taken else "triton_language")
     shim = "compat" if "compat" not in taken else "triton_migrate_compat"
-    namer = Namer(taken)
+    return _Unit(module_name, source, module, names, scan, positions, Namer(taken), language, shim)
+
+
+def _migrate(sources: dict[str, str], policy: Policy, rewrite: bool = True) -> dict[str, FileOutcome]:
+    units = [u for u in (_unit(name, text, len(sources) == 1) for name, text in sources.items()) if u is not None]
+    analyses = _analyse(units, policy)
+    if any(_crosses_functions(a) for _, a in analyses):
+        program = Program(units)
+        analyses = program.settle(lambda context_for: _analyse(units, policy, context_for,
+                                                               program.functions_to_analyse()))
+    outcomes = {name: FileOutcome((), None) for name in sources}
+    for unit in units:
+        own = [a for u, a in analyses if u is unit]
+        outcomes[unit.module_name] = _outcome(unit, own, policy, rewrite)
+    return outcomes
+
+
+def _crosses_functions(analysis: FunctionAnalysis) -> bool:
+    return any(r.code == ttd201_crosses_function.CODE for r in [*analysis.knowledge.refused.values(),
+                                                                  *analysis.orphans])
+
+
+def _analyse(units: list[_Unit], policy: Policy, context_for=None, helpers=frozenset()) -> list:
+    """(unit, analysis) for every function with a block-pointer site, and every helper that takes parts."""
+    analyses = []
+    for unit in units:
+        for function in unit.scan.all_functions:
+            if id(function) not in unit.scan.with_sites and id(function) not in helpers:
+                continue
+            context = context_for(unit, function) if context_for is not None else None
+            analyses.append((unit, FunctionAnalysis(function, unit.names, unit.namer, unit.language, policy,
+                                                    unit.shim, unit.scan.function_assignments[id(function)],
+                                                    context)))
+    return analyses
+
+
+def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool) -> FileOutcome:
     edits, diagnostics = Edits(), []
-    for function in functions:
-        analysis = FunctionAnalysis(function, names, namer, language, policy, shim,
-                                    scan.function_assignments[id(function)])
+    for analysis in analyses:
         edits.collect(analysis)
-        diagnostics.extend(_diagnostics(analysis, positions, namer))
-    for call in stray:
-        line, column = positions.start(call)
+        diagnostics.extend(_diagnostics(analysis, unit.positions, unit.namer))
+    for call in unit.scan.stray_calls:
+        line, column = unit.positions.start(call)
         diagnostics.append(Diagnostic(line, column + 1, ttd108_unsupported_use.CODE,
                                       "block pointer used outside a function", False))
     diagnostics.sort(key=lambda d: (d.line, d.column, d.code))
     if not rewrite:
         return FileOutcome(tuple(diagnostics), None)
-    new_module = module.visit(Rewriter(edits))
-    if names.language_prefix() is None and uses_name(new_module, language):
-        new_module = add_import(new_module, "triton.language", language)
-    if policy.target == "compat" and uses_name(new_module, shim):
-        new_module = add_import(new_module, policy.compat_module, shim)
+    new_module = unit.module.visit(Rewriter(edits))
+    if unit.names.language_prefix() is None and uses_name(new_module, unit.language):
+        new_module = add_import(new_module, "triton.language", unit.language)
+    if policy.target == "compat" and uses_name(new_module, unit.shim):
+        new_module = add_import(new_module, policy.compat_module, unit.shim)
     new_source = new_module.code
-    return FileOutcome(tuple(diagnostics), new_source if new_source != source else None)
+    return FileOutcome(tuple(diagnostics), new_source if new_source != unit.source else None)
 
 
 def _diagnostics(analysis: FunctionAnalysis, positions: Positions, namer: Namer) -> list[Diagnostic]:
     found = []
     for creation_id, creation in analysis.creations.items():
-        line, column = positions.start(creation.call)
+        anchor = creation.anchor or creation.call  # a helper's parameter has no call in the source
+        line, column = positions.start(anchor)
         refusal = analysis.refusal_for(creation_id)
         if refusal is not None:
-            where, _ = positions.start(refusal.node)
+            where, _ = positions.start(anchor if refusal.node is creation.call else refusal.node)
             detail = "" if where == line else f" (line {where})"
             found.append(Diagnostic(line, column + 1, refusal.code, refusal.message + detail, False, "untouched"))
         else:
@@ -179,17 +238,22 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
     if reasons:
         which = "every access" if forms == {"pointer"} else "some accesses"
         notes.append(f"masked pointers for {which}: " + "; ".join(f"{c} {m}" for c, m in sorted(reasons.items())))
+    if "parts" in forms and forms != {"parts"}:
+        notes.append("passed to helpers as base, shape, strides, offsets and block shape")
     suffix = f" ({'; '.join(notes)})" if notes else ""
+    what = f"block-pointer parameter `{creation.target}` (its parts)" if creation.anchor is not None else \
+        f"block pointer `{creation.target}`"
     requirements = (*analysis.class_notes(creation_id, analysis.knowledge.requirements), ALLOCATOR) \
         if "descriptor" in forms else ()
-    if forms == {"compat"}:
-        message, code = f"block pointer `{creation.target}` → compat tile `{stem}_tile`{suffix}", ttd007_compat.CODE
-    elif forms == {"pointer"}:
-        message, code = f"block pointer `{creation.target}` → masked pointers{suffix}", ttd006_masked_pointers.CODE
+    if forms == {"parts"}:
+        message, code = f"{what} → passed to helpers as its parts{suffix}", ttd008_helper_parts.CODE
+    elif forms - {"parts"} == {"compat"}:
+        message, code = f"{what} → compat tile `{stem}_tile`{suffix}", ttd007_compat.CODE
+    elif forms - {"parts"} == {"pointer"}:
+        message, code = f"{what} → masked pointers{suffix}", ttd006_masked_pointers.CODE
     else:
-        message, code = f"block pointer `{creation.target}` → tensor descriptor `{stem}_desc`{suffix}", \
-            ttd001_descriptor.CODE
-    decision = "+".join(sorted(forms, key=lambda f: f != "descriptor"))
+        message, code = f"{what} → tensor descriptor `{stem}_desc`{suffix}", ttd001_descriptor.CODE
+    decision = "+".join(sorted(forms, key=lambda f: (f != "descriptor", f == "parts")))
     return Diagnostic(start[0], start[1] + 1, code, message, True, decision, requirements)
 
 

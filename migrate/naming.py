@@ -9,7 +9,7 @@ from __future__ import annotations
 
 SUFFIXES = ("_block_ptr", "_blockptr", "_bptr", "_bp", "_ptr")
 MAX_RANK = 5
-GENERATED_SUFFIXES = ("desc", "desc_nan", "tile", "tile_nan", "idx", "rows", "cols", "ptrs", "mask")
+GENERATED_SUFFIXES = ("base", "desc", "desc_nan", "tile", "tile_nan", "idx", "rows", "cols", "ptrs", "mask")
 
 
 class Namer:
@@ -29,7 +29,7 @@ class Namer:
 
     def _free(self, stem: str) -> bool:
         generated = {f"{stem}_{suffix}" for suffix in GENERATED_SUFFIXES} | \
-            {f"{stem}_{kind}{d}" for kind in ("off", "i") for d in range(MAX_RANK + 1)}
+            {f"{stem}_{kind}{d}" for kind in ("off", "i", "shape", "stride", "block") for d in range(MAX_RANK + 1)}
         return stem not in self.stems.values() and not (generated & self.taken)
 
     @staticmethod
@@ -39,3 +39,7 @@ class Namer:
 
     def offset(self, name: str, dim: int) -> str:
         return f"{self.stem(name)}_off{dim}"
+
+    def part(self, name: str, kind: str, dim: int) -> str:
+        """A part of a block-pointer parameter: `p_base`, `p_shape0`, `p_stride1`, `p_off0`, `p_block1`."""
+        return f"{self.stem(name)}_base" if kind == "base" else f"{self.stem(name)}_{kind}{dim}"

@@ -27,6 +27,8 @@ class Creation:
     blockers: list = field(default_factory=list)  # planner.Obstacle: what rules out any descriptor
     hoist_before: Optional[cst.CSTNode] = None  # the loop to create the descriptor before
     hints_dropped: bool = False
+    order: Optional[list] = None  # the literal `order`, if it is one
+    anchor: Optional[cst.CSTNode] = None  # where the report points, if not at the call (a helper's parameter)
 
     @property
     def permutation(self) -> list[int]:

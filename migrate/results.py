@@ -7,7 +7,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from triton_migrate.rules import ttd001_descriptor, ttd002_advance, ttd007_compat
+from triton_migrate.rules import ttd001_descriptor, ttd002_advance, ttd007_compat, ttd008_helper_parts
 
 from .calls import bind
 
@@ -102,9 +102,27 @@ class Results:
         in_place = self.uses_descriptors({id(creation.call)}) and not self.is_hoisted(creation)
         statements = self.descriptor_statements(creation) if in_place else []
         for d, expr in enumerate(creation.offsets):
-            if (id(creation.call), d) in self.knowledge.materialize:
-                statements.append(ttd002_advance.assign(self.namer.offset(creation.target, d), expr))
+            var = self.namer.offset(creation.target, d)
+            if (id(creation.call), d) in self.knowledge.materialize and code_of(expr) != var:
+                statements.append(ttd002_advance.assign(var, expr))
         return statements
+
+    def function_edit(self) -> Optional[tuple[frozenset[int], Builder]]:
+        """A helper's block-pointer parameters become their parts, re-created on entry (crossing.py)."""
+        params = [p for p in self.function.params.params if self.context and p.name.value in self.context.entry]
+        if not params:
+            return None
+        owners = frozenset(id(c.call) for c in self.creations.values() if c.anchor in params)
+        replaced = {p.name.value: self.parameter_names(p) for p in params}
+        edits = list(self.entry_edits)
+
+        def build(updated: cst.FunctionDef) -> cst.FunctionDef:
+            statements = [s for _, builder in edits for s in builder()]
+            body = [cst.SimpleStatementLine([s]) for s in statements] + list(updated.body.body)
+            return updated.with_changes(params=ttd008_helper_parts.parameters(updated.params, replaced,
+                                                                              self.language),
+                                        body=updated.body.with_changes(body=body))
+        return owners, build
 
     def placeholder_statements(self, statement: int) -> Optional[tuple[frozenset[int], Builder]]:
         creations = frozenset(self.knowledge.placeholder_links.get(statement, ()))

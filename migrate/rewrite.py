@@ -18,6 +18,7 @@ class Edits:
         self.statements: dict[int, Callable] = {}
         self.before: dict[int, list[Callable]] = {}
         self.before_line: dict[int, list[Callable]] = {}
+        self.functions: dict[int, Callable] = {}
 
     def collect(self, analysis: FunctionAnalysis) -> None:
         keep = lambda owners: not analysis.is_refused(owners)  # noqa: E731
@@ -29,6 +30,9 @@ class Edits:
                 self.statements[statement] = edit[1]
         for loop, builders in analysis.hoisted().items():
             self.before.setdefault(loop, []).extend(b for o, b in builders if keep(o))
+        edit = analysis.function_edit()
+        if edit is not None and keep(edit[0]):
+            self.functions[id(analysis.function)] = edit[1]
         for line, slots in analysis.line_edits.items():
             self.before_line.setdefault(line, []).extend(b for _, o, b in slots.values() if keep(o))
 
@@ -70,6 +74,10 @@ class Rewriter(_Expressions):
 
     leave_For = _insert_before
     leave_While = _insert_before
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        build = self.edits.functions.get(id(original))
+        return build(updated) if build is not None else updated
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
         if updated.body:

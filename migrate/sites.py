@@ -79,6 +79,7 @@ class Sites:
         creation.shape, creation.strides = parts["shape"], parts["strides"]
         creation.offsets, creation.block = parts["offsets"], parts["block_shape"]
         order = [int_value(o) for o in parts["order"]] if parts["order"] is not None else None
+        creation.order = None if order is None or None in order else order
         creation.unit, creation.blockers = planner.creation_obstacles(
             creation.shape, creation.strides, creation.offsets, creation.block,
             None if order is None or None in order else order, self.facts, self.policy)

@@ -1,0 +1,256 @@
+"""Block pointers across `@triton.jit` calls: a mixin of FunctionAnalysis.
+
+A block pointer passed to a helper travels as its parts (base, shape, strides, offsets, block shape), and
+the helper re-creates it on entry; the analysis sees `p = tl.make_block_ptr(p_base, ...)` there, the output
+never does. From then on the helper is migrated like any function: its descriptor is created where it is
+used (what Intel's 2D block path needs), and a `noinline=True` helper stays self-contained, since only
+integers and the base pointer cross the boundary, never a tile or a descriptor. A helper that returns the
+block pointer returns its offsets instead, and the caller unpacks them into its own offset variables.
+Parts that are the same literal at every call site (a unit stride, a block width) are not passed at all:
+the helper keeps the literal, so it proves what its callers could.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Optional
+
+import libcst as cst
+
+from triton_migrate.rules import ttd008_helper_parts, ttd108_unsupported_use, ttd201_crosses_function
+
+from .calls import int_value, tuple_elements
+from .records import Refusal
+from .values import OTHER, BlockPtr, Dim, State, code_of
+
+
+@dataclass(frozen=True)
+class SiteFacts:
+    """What one call site passes for a block-pointer parameter."""
+
+    rank: int
+    order: tuple[int, ...]
+    fixed: tuple[Optional[str], ...]  # per part in PARTS order: its literal text, or None
+    aligned: tuple[bool, ...]
+    nonnegative: tuple[bool, ...]
+
+
+def merge(facts: list[SiteFacts]) -> SiteFacts | str:
+    """The interface every call site agrees on, or why there is none."""
+    first = facts[0]
+    if any((f.rank, f.order) != (first.rank, first.order) for f in facts):
+        return "receives block pointers of different ranks or orders at different call sites"
+    return SiteFacts(first.rank, first.order,
+                     tuple(v if all(f.fixed[i] == v for f in facts) else None for i, v in enumerate(first.fixed)),
+                     tuple(all(f.aligned[d] for f in facts) for d in range(first.rank)),
+                     tuple(all(f.nonnegative[d] for f in facts) for d in range(first.rank)))
+
+
+def part_kinds(rank: int) -> list[tuple[str, int]]:
+    """The parts in the order they are passed: ("base", 0), ("shape", d)..., ("stride", d)..., ("off", d)...,
+    ("block", d)...; `SiteFacts.fixed` follows the shape, stride and block entries."""
+    return [("base", 0)] + [(kind, d) for kind in ("shape", "stride", "off", "block") for d in range(rank)]
+
+
+def _fixable(kinds: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    return [k for k in kinds if k[0] in ("shape", "stride", "block")]
+
+
+@dataclass(frozen=True)
+class Passed:
+    """The parts a call site passes for one parameter (None: a fixed literal the helper keeps)."""
+
+    names: list[str]
+    values: list[Optional[cst.BaseExpression]]
+
+
+class Crossing:
+    # -- the helper's side -----------------------------------------------------------------------
+
+    def parameter_pointers(self, state: State) -> None:
+        """Bind each block-pointer parameter to the block pointer re-created from its parts."""
+        self.entry_edits: list = []
+        self.returned: list[tuple] = []
+        for param in self.function.params.params:
+            interface = self.context.entry.get(param.name.value) if self.context else None
+            if interface is not None:
+                self.parameter_pointer(param, interface, state)
+
+    def parameter_pointer(self, param: cst.Param, interface: SiteFacts, state: State) -> None:
+        name = param.name.value
+        parts = {kind: cst.Name(self.namer.part(name, *kind)) for kind in part_kinds(interface.rank)}
+        for kind, text in zip(_fixable(part_kinds(interface.rank)), interface.fixed):
+            if text is not None:
+                parts[kind] = cst.parse_expression(text)
+        tuples = [cst.Tuple([cst.Element(parts[(kind, d)]) for d in range(interface.rank)])
+                  for kind in ("shape", "stride", "off", "block")]
+        order = cst.Tuple([cst.Element(cst.Integer(str(o))) for o in interface.order])
+        call = cst.Call(cst.Attribute(self.language, cst.Name("make_block_ptr")),
+                        [cst.Arg(parts[("base", 0)])] + [cst.Arg(t) for t in tuples] + [cst.Arg(order)])
+        value = self.create(param, name, call, state)
+        self.creations[id(call)].anchor = param
+        built = self.stmt_edits.pop(id(param), None)
+        if built is not None:
+            self.entry_edits.append(built)
+        if isinstance(value, BlockPtr):  # the offsets are what every caller proved about them
+            value = replace(value, dims=tuple(replace(dim, aligned=a, nonnegative=n) for dim, a, n in
+                                              zip(value.dims, interface.aligned, interface.nonnegative)))
+        state[name] = value
+
+    def parameter_names(self, param: cst.Param) -> list[tuple[str, bool]]:
+        """(name, is constexpr) of the parameters that replace a block-pointer parameter."""
+        interface = self.context.entry[param.name.value]
+        fixed = dict(zip(_fixable(part_kinds(interface.rank)), interface.fixed))
+        return [(self.namer.part(param.name.value, *kind), kind[0] == "block")
+                for kind in part_kinds(interface.rank) if fixed.get(kind) is None]
+
+    def return_pointers(self, node: cst.Return, state: State) -> bool:
+        """`return acc, p` → `return acc, p_off0, p_off1` for a parameter's block pointer."""
+        elements = tuple_elements(node.value) if isinstance(node.value, cst.Tuple) else [node.value]
+        values = [state.get(e.value) if isinstance(e, cst.Name) else None for e in elements or ()]
+        if not any(isinstance(v, BlockPtr) for v in values):
+            return False
+        shape = []
+        for element, value in zip(elements, values):
+            owner = self.parameter_of(value) if isinstance(value, BlockPtr) else None
+            proofs = (tuple(d.aligned for d in value.dims), tuple(d.nonnegative for d in value.dims)) \
+                if owner is not None else None
+            if isinstance(value, BlockPtr) and owner is None:
+                self.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, f"block pointer `{element.value}` "
+                                                     "returned from the function (only a parameter's block "
+                                                     "pointer can be handed back as offsets)", node))
+            elif owner is None:
+                self.visit(element, state)
+            shape.append(None if owner is None else (owner, *proofs))
+        self.returned.append(tuple(shape))
+        flat = [cst.Element(o) for e, v in zip(elements, values)
+                for o in (self.offsets(v, None) or [e] if isinstance(v, BlockPtr) else [e])]
+        creations = frozenset().union(*(v.creations for v in values if isinstance(v, BlockPtr)))
+        new = node.with_changes(value=cst.Tuple(flat, lpar=[], rpar=[]))
+        self.stmt_edits[id(node)] = (creations, lambda: [new])
+        return True
+
+    def parameter_of(self, value: BlockPtr) -> Optional[str]:
+        creation = self.creation_of(value)
+        anchored = len(value.creations) == 1 and isinstance(creation.anchor, cst.Param)
+        return creation.target if anchored else None
+
+    # -- the caller's side -----------------------------------------------------------------------
+
+    def helper_call(self, node: cst.Call, state: State) -> bool:
+        """A call of a helper in the program with block pointers (or advanced ones) among its arguments."""
+        helper = self.context.resolve(node.func) if self.context else None
+        bound = self.context.bind(helper, node) if helper is not None else None
+        if bound is None:
+            return False
+        pointers = {p: self.pointer(a.value, state) for p, a in bound.items() if self.passes_pointer(a.value, state)}
+        pointers = {p: resolved for p, resolved in pointers.items() if resolved is not None}
+        for param in bound:
+            facts = self.site_facts(*pointers[param], bound) if param in pointers else None
+            self.context.record(helper, param, node, facts, pointers[param][0].creations if param in pointers
+                                else frozenset())
+        if not pointers:
+            return False
+        for param, arg in bound.items():
+            if param not in pointers:
+                self.visit(arg.value, state, ttd201_crosses_function.CODE, "passed to another function")
+        passed = {}
+        for param, (value, deltas) in pointers.items():
+            why = self.context.refusal(helper, param)
+            parts = self.passed_parts(helper, param, value, deltas, node) if why is None else None
+            if why is not None:
+                self.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, f"passed to `{code_of(node.func)}`"
+                                                     f", which cannot take it as parts: {why}", node))
+            if parts is not None:
+                passed[param] = parts
+                self.record_form(value, "parts", [])
+        if passed:
+            owners = frozenset().union(*(pointers[p][0].creations for p in passed))
+            self.expr_edits[id(node)] = (owners, lambda updated: ttd008_helper_parts.expand(
+                node, updated, {id(bound[p]): parts for p, parts in passed.items()}))
+        return True
+
+    def passes_pointer(self, argument: cst.BaseExpression, state: State) -> bool:
+        """`p` or `tl.advance(p, ...)` for a tracked block pointer `p`."""
+        if isinstance(argument, cst.Call) and self.names.member(argument.func) == "advance" and argument.args:
+            argument = argument.args[0].value
+        return isinstance(argument, cst.Name) and isinstance(state.get(argument.value), BlockPtr)
+
+    def passed_parts(self, helper, param: str, value: BlockPtr, deltas, call: cst.Call) -> Optional[Passed]:
+        if len(value.creations) > 1 or value.args_stale:
+            self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "passing a block pointer as parts needs "
+                                                 "one creation whose base, shape and strides are unchanged at "
+                                                 "the call", call))
+            return None
+        offsets = self.offsets(value, deltas)
+        interface = self.context.interface(helper, param)
+        if offsets is None or interface is None:
+            return None
+        creation = self.creation_of(value)
+        source = {("base", 0): creation.base}
+        for d in range(interface.rank):
+            source.update({("shape", d): creation.shape[d], ("stride", d): creation.strides[d],
+                           ("off", d): offsets[d], ("block", d): creation.block[d]})
+        fixed = dict(zip(_fixable(part_kinds(interface.rank)), interface.fixed))
+        kinds = [k for k in part_kinds(interface.rank) if fixed.get(k) is None]
+        return Passed(self.context.part_names(helper, param, kinds), [source[k] for k in kinds])
+
+    def site_facts(self, value: BlockPtr, deltas, bound: dict) -> Optional[SiteFacts]:
+        creation = self.creation_of(value)
+        if creation.order is None or len(value.creations) > 1:
+            return None
+        fixed = tuple(self.fixed_part(n, bound) for n in creation.shape + creation.strides + creation.block)
+        proven = self.proven_offsets(value, deltas)
+        return SiteFacts(len(creation.block), tuple(creation.order), fixed, tuple(p["aligned"] for p in proven),
+                         tuple(p["nonnegative"] for p in proven))
+
+    @staticmethod
+    def fixed_part(node: cst.BaseExpression, bound: dict) -> Optional[str]:
+        """How the helper can spell a part without receiving it: a literal, or the helper's own parameter that
+        receives the same expression at this call (`_step(acc, a_bp, BK)` with block width `BK`), which keeps
+        what the helper can prove about it (an advance by `BK` is a whole block)."""
+        if int_value(node) is not None:
+            return code_of(node)
+        text = code_of(node)
+        return next((param for param, arg in bound.items() if code_of(arg.value) == text), None)
+
+    def helper_assign(self, node: cst.Assign, state: State) -> bool:
+        """`acc, p = helper(acc, p)` where the helper hands `p` back: unpack its offsets."""
+        call = node.value
+        helper = self.context.resolve(call.func) if self.context and isinstance(call, cst.Call) else None
+        shape = self.context.returns(helper) if helper is not None else None
+        if not shape or not any(shape) or len(node.targets) != 1:
+            return False
+        target = node.targets[0].target
+        names = tuple_elements(target) if isinstance(target, (cst.Tuple, cst.List)) else [target]
+        bound = self.context.bind(helper, call)
+        before = {p: state.get(a.value.value) for p, a in (bound or {}).items() if isinstance(a.value, cst.Name)}
+        self.visit(call, state)
+        if names is None or len(names) != len(shape) or not all(isinstance(n, cst.Name) for n in names):
+            for value in before.values():
+                if isinstance(value, BlockPtr):
+                    self.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, "a helper hands this block "
+                                                         "pointer back, but its result is not unpacked into names",
+                                                         node))
+            return True
+        flat, owners = [], frozenset()
+        for name, returned in zip(names, shape):
+            value = before.get(returned[0]) if returned is not None else None
+            if not isinstance(value, BlockPtr):
+                self.bind(name.value, OTHER, state)
+                flat.append(name)
+                continue
+            # What the helper proved about the offsets it hands back (from what its callers proved).
+            _, aligned, nonnegative = returned
+            dims = tuple(Dim(cst.Name(var), var, frozenset({var}), frozenset({id(node)}), aligned=aligned[d],
+                             nonnegative=nonnegative[d])
+                         for d, var in enumerate(self.namer.offset(name.value, d) for d in range(len(value.dims))))
+            for dim in dims:
+                self.invalidate(dim.code, state)
+            self.bind(name.value, replace(value, dims=dims), state)
+            flat.extend(dim.expr for dim in dims)
+            owners |= value.creations
+        target_node = cst.Tuple([cst.Element(n) for n in flat], lpar=[], rpar=[])
+        new = node.with_changes(targets=[cst.AssignTarget(target_node)])
+        self.stmt_edits[id(node)] = (owners, lambda: [new])
+        return True

@@ -1,0 +1,309 @@
+"""The modules migrated together: their `@triton.jit` functions, who calls whom, and the rounds that settle
+which block-pointer parameters travel as parts (crossing.py).
+
+A round analyses every function with what the previous rounds settled. Call sites report what they pass;
+a parameter becomes a parts parameter when every call site in the program passes a block pointer the same
+way, and stops being one for good (with a reason every caller reports) as soon as one call site, the
+helper itself or a reference to it cannot follow. Parameters only ever get settled once and only ever
+drop out, so the rounds end.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Optional
+
+import libcst as cst
+
+from .crossing import SiteFacts, merge
+from .triton_names import dotted_name
+
+MAX_ROUNDS = 16
+
+
+@dataclass(frozen=True)
+class Key:
+    module: str
+    qualname: str
+
+
+@dataclass
+class Helper:
+    key: Key
+    node: cst.FunctionDef
+    unit: object  # the engine's unit of the module that defines it
+
+
+def _is_jit(decorator: cst.Decorator) -> bool:
+    expression = decorator.decorator
+    name = dotted_name(expression.func if isinstance(expression, cst.Call) else expression) or ""
+    return name.split(".")[-1] == "jit"
+
+
+class _Index(cst.CSTVisitor):
+    """Jit functions (module level and static methods), imports, `__all__`, and every reference to a name."""
+
+    def __init__(self) -> None:
+        self.functions: dict[str, cst.FunctionDef] = {}
+        self.imports: dict[str, tuple[str, Optional[str]]] = {}  # local -> (module, attribute or None)
+        self.public: set[str] = set()
+        self.calls: list[tuple[cst.Call, cst.FunctionDef | None]] = []
+        self.references: list[cst.BaseExpression] = []  # names and attributes outside call position
+        self._class: list[str] = []
+        self._function: list[cst.FunctionDef] = []
+        self._callee_ids: set[int] = set()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._class.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._class.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if len(self._function) == 0 and len(self._class) <= 1 and any(_is_jit(d) for d in node.decorators):
+            self.functions[".".join(self._class + [node.name.value])] = node
+        self._function.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._function.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append((node, self._function[-1] if self._function else None))
+        self._callee_ids.add(id(node.func))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self._callee_ids:
+            self.references.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if id(node) not in self._callee_ids:
+            self.references.append(node)
+        return True
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            dotted = dotted_name(alias.name)
+            if alias.asname is not None:
+                self.imports[alias.asname.name.value] = (dotted, None)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if any(isinstance(t.target, cst.Name) and t.target.value == "__all__" for t in node.targets) and \
+                isinstance(node.value, (cst.List, cst.Tuple)):
+            self.public |= {e.value.evaluated_value for e in node.value.elements
+                            if isinstance(e.value, cst.SimpleString)}
+
+
+class Program:
+    """The call graph of the units (modules) and what the rounds have settled."""
+
+    def __init__(self, units: list) -> None:
+        self.units = units
+        self.by_module = {unit.module_name: unit for unit in units}
+        self.helpers: dict[Key, Helper] = {}
+        self.indexes = {}
+        for unit in units:
+            index = _Index()
+            unit.module.visit(index)
+            index.imports.update(_from_imports(unit))
+            self.indexes[unit.module_name] = index
+            for qualname, node in index.functions.items():
+                key = Key(unit.module_name, qualname)
+                self.helpers[key] = Helper(key, node, unit)
+        self.blocked: dict[tuple[Key, str], str] = {}
+        self.interfaces: dict[tuple[Key, str], SiteFacts] = {}
+        self.returns: dict[Key, tuple] = {}
+        self.calls_of: dict[Key, list[cst.Call]] = defaultdict(list)
+        for unit in units:
+            for call, _ in self.indexes[unit.module_name].calls:
+                key = self.resolve(unit, call.func)
+                if key is not None:
+                    self.calls_of[key].append(call)
+        self._block_escaping()
+
+    # -- resolution ------------------------------------------------------------------------------
+
+    def resolve(self, unit, func: cst.BaseExpression) -> Optional[Key]:
+        dotted = dotted_name(func)
+        if dotted is None:
+            return None
+        index = self.indexes[unit.module_name]
+        head, _, rest = dotted.partition(".")
+        if dotted in index.functions:
+            return Key(unit.module_name, dotted)
+        imported = index.imports.get(head)
+        if imported is None:
+            return None
+        module, attribute = imported
+        qualname = ".".join(p for p in (attribute, rest) if p)
+        key = Key(module, qualname)
+        if key in self.helpers:
+            return key
+        # `from pkg import mod` then `mod.f(...)`: the attribute is a module of the program
+        if attribute is not None and f"{module}.{attribute}" in self.by_module and rest:
+            key = Key(f"{module}.{attribute}", rest)
+            return key if key in self.helpers else None
+        return None
+
+    def _block_escaping(self) -> None:
+        """A helper passed around as a value or exported in `__all__` may be called where we cannot see."""
+        for unit in self.units:
+            index = self.indexes[unit.module_name]
+            for reference in index.references:
+                key = self.resolve(unit, reference)
+                if key is not None and not self._is_definition_name(key, reference):
+                    self.escaping(key, "it is used as a value (a function pointer or `constexpr` callable), so "
+                                  "it may be called with block pointers where the migration cannot see")
+            for name in index.public:
+                key = Key(unit.module_name, name)
+                if key in self.helpers:
+                    self.escaping(key, "it is public API (`__all__`): callers outside the migrated files would "
+                                  "break")
+
+    def _is_definition_name(self, key: Key, reference) -> bool:
+        return reference is self.helpers[key].node.name
+
+    def escaping(self, key: Key, reason: str) -> None:
+        params = self.helpers[key].node.params.params
+        for param in params:
+            self.blocked.setdefault((key, param.name.value), reason)
+
+    # -- rounds ----------------------------------------------------------------------------------
+
+    def settle(self, analyse) -> list:
+        """Run `analyse(context_for)` (the engine's: every function of every unit that matters) until nothing
+        changes; returns its last result. First the parameters are discovered link by link (a helper's own
+        calls only pass block pointers once it takes parts, and what a caller makes of a returned block
+        pointer only once the helper's return is known), then every call site is checked against them."""
+        self.validating = False
+        for _ in range(MAX_ROUNDS):
+            self.sites = defaultdict(list)  # (key, param) -> [(call, facts or None, creations)]
+            result = analyse(self.context_for)
+            if self._update(result):
+                continue
+            if self.validating:
+                return result
+            self.validating = True
+        raise RuntimeError("block pointers across calls did not settle")
+
+    def context_for(self, unit, function: cst.FunctionDef) -> "Context":
+        key = next((k for k, h in self.helpers.items() if h.node is function), None)
+        entry = {p: i for (k, p), i in self.interfaces.items() if k == key and k is not None}
+        return Context(self, unit, key, entry)
+
+    def functions_to_analyse(self) -> set[int]:
+        """Helpers with parts parameters, and every caller of one, are analysed even without a block-pointer
+        site of their own."""
+        keys = {key for key, _ in self.interfaces}
+        callers = {id(function) for unit in self.units for call, function in self.indexes[unit.module_name].calls
+                   if function is not None and self.resolve(unit, call.func) in keys}
+        return {id(self.helpers[key].node) for key in keys} | callers
+
+    def _update(self, result) -> bool:
+        """Settle interfaces from this round's call sites; True if anything changed."""
+        analyses = [analysis for _, analysis in result]
+        refused = {c for analysis in analyses for c in analysis.knowledge.refused}
+        before = (dict(self.interfaces), dict(self.blocked), dict(self.returns))
+        for (key, param), sites in self.sites.items():
+            if (key, param) in self.blocked:
+                continue
+            facts = [f for _, f, _ in sites if f is not None]
+            if not facts:
+                continue
+            reason = self._site_problem(key, param, sites, refused) if self.validating else None
+            merged = merge(facts) if reason is None else reason
+            if isinstance(merged, str):
+                self.block(key, param, merged)
+            else:
+                self.interfaces[(key, param)] = merged
+        for analysis in analyses:
+            helper = analysis.context.helper if analysis.context else None
+            if helper is None:
+                continue
+            own = [c for c in analysis.creations.values() if isinstance(c.anchor, cst.Param)]
+            for creation in own:
+                why = analysis.refusal_for(id(creation.call))
+                if why is not None and self.validating:
+                    self.block(helper, creation.target, f"in the helper, {why.message}")
+            shapes = set(analysis.returned)
+            if len(shapes) > 1:
+                for param in analysis.context.entry:
+                    self.block(helper, param, "its return statements hand back block pointers differently")
+            elif shapes:
+                self.returns[helper] = shapes.pop()
+        return (self.interfaces, self.blocked, self.returns) != before
+
+    def _site_problem(self, key: Key, param: str, sites, refused: set) -> Optional[str]:
+        seen = {id(call) for call, facts, _ in sites}
+        missing = [c for c in self.calls_of[key] if id(c) not in seen]
+        if missing:
+            return "some of its call sites are in code the migration does not analyse (outside a function with " \
+                   "block pointers)"
+        for call, facts, creations in sites:
+            if facts is None:
+                return "it receives a block pointer at some call sites and another value at others"
+            if creations & refused:
+                return "one of its callers' block pointers cannot be migrated"
+        return None
+
+    def block(self, key: Key, param: str, reason: str) -> None:
+        self.blocked.setdefault((key, param), reason)
+        self.interfaces.pop((key, param), None)
+
+
+def _from_imports(unit) -> dict[str, tuple[str, Optional[str]]]:
+    """`from .mod import f` / `from pkg.mod import f as g`, with relative imports resolved."""
+    found = {}
+    for statement in unit.module.body:
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
+                continue
+            module = dotted_name(small.module) if small.module is not None else ""
+            if small.relative:
+                package = unit.module_name.split(".")[: -len(small.relative)] if unit.module_name else []
+                module = ".".join(package + ([module] if module else []))
+            for alias in small.names:
+                local = alias.asname.name.value if alias.asname is not None else alias.name.value
+                found[local] = (module, alias.name.value)
+    return found
+
+
+@dataclass
+class Context:
+    """What the analysis of one function may ask about the others (the FunctionAnalysis `context`)."""
+
+    program: Program
+    unit: object
+    helper: Optional[Key]  # the function analysed, if it is a jit function
+    entry: dict = field(default_factory=dict)  # parameter -> SiteFacts: the parameters that arrive as parts
+
+    def resolve(self, func: cst.BaseExpression) -> Optional[Key]:
+        return self.program.resolve(self.unit, func)
+
+    def bind(self, key: Key, call: cst.Call) -> Optional[dict[str, cst.Arg]]:
+        params = [p.name.value for p in self.program.helpers[key].node.params.params]
+        bound = {}
+        for index, arg in enumerate(call.args):
+            if arg.star:
+                return None
+            name = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
+            if name not in params or name in bound:
+                return None
+            bound[name] = arg
+        return bound
+
+    def record(self, key: Key, param: str, call: cst.Call, facts, creations: frozenset) -> None:
+        self.program.sites[(key, param)].append((call, facts, creations))
+
+    def refusal(self, key: Key, param: str) -> Optional[str]:
+        return self.program.blocked.get((key, param))
+
+    def interface(self, key: Key, param: str) -> Optional[SiteFacts]:
+        return self.program.interfaces.get((key, param))
+
+    def part_names(self, key: Key, param: str, kinds) -> list[str]:
+        namer = self.program.helpers[key].unit.namer
+        return [namer.part(param, *kind) for kind in kinds]
+
+    def returns(self, key: Key) -> Optional[tuple]:
+        return self.program.returns.get(key)

@@ -1,0 +1,66 @@
+"""TTD008 block-pointer-as-parts: a block pointer passed to a `@triton.jit` helper travels as its parts.
+
+What it matches: `helper(..., p, ...)` where `p` is a block pointer and `helper` is a `@triton.jit`
+function of the files migrated together (same module, or imported from another one; `noinline=True`
+too), at every one of its call sites.
+
+The rewrite: the argument becomes base, shape, strides, offsets and block shape
+(`helper(x_ptr, M, N, stride_xm, pid_m * BM, 0, BM, BN)`); the helper's parameter `p` becomes
+`p_base, p_shape0, ..., p_stride0, ..., p_off0, ..., p_block0: tl.constexpr, ...`, and the helper
+re-creates the block pointer from them, which the other rules then migrate in the helper itself
+(its descriptor is created where it is used). Parts that are the same literal at every call site (the
+unit stride `1`, a literal block width) stay literals in the helper and are not passed. A helper that
+returns `p` returns its offsets; the caller's `acc, p = helper(acc, p)` becomes
+`acc, p_off0, p_off1 = helper(...)`. Only integers and the base pointer cross the call, so a
+`noinline=True` helper compiles on its own (no tile or descriptor argument).
+
+Refusals (TTD201, with the helper's reason): a helper called somewhere with another value in that
+parameter, with block pointers of different ranks or orders, passed as a value (a function pointer or
+`constexpr` callable), listed in `__all__` (public API: callers outside the migrated files would
+break), called with `*args`/`**kwargs`, or whose own use of the block pointer cannot be migrated. Every
+caller's block pointer is then left untouched, so no call site is ever broken.
+
+Fixtures: helper_same_module, helper_noinline, helper_returns_pointer, helper_chain, helper_mixed_callers,
+helper_package (helpers in another module).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ._syntax import keyword
+
+CODE = "TTD008"
+NAME = "block-pointer-as-parts"
+SUMMARY = "block pointer passed to a `@triton.jit` helper → its base, shape, strides, offsets and block shape"
+
+
+def expand(original: cst.Call, updated: cst.Call, parts: dict) -> cst.Call:
+    """`updated` with each block-pointer argument (by the id of its `original` Arg) replaced by its parts."""
+    args = []
+    for before, after in zip(original.args, updated.args):
+        passed = parts.get(id(before))
+        if passed is None:
+            args.append(after)
+            continue
+        new = [keyword(n, v) if before.keyword is not None else cst.Arg(v)
+               for n, v in zip(passed.names, passed.values)]
+        args.extend(a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in new[:-1])
+        args.append(new[-1].with_changes(comma=after.comma))
+    return updated.with_changes(args=args)
+
+
+def parameters(params: cst.Parameters, replaced: dict[str, list[tuple[str, bool]]], language) -> cst.Parameters:
+    """The helper's parameters with each block-pointer parameter replaced by its parts
+    (`replaced`: name -> [(part name, is constexpr)])."""
+    new = []
+    for param in params.params:
+        parts = replaced.get(param.name.value)
+        if parts is None:
+            new.append(param)
+            continue
+        for index, (name, constexpr) in enumerate(parts):
+            annotation = cst.Annotation(cst.Attribute(language, cst.Name("constexpr"))) if constexpr else None
+            comma = param.comma if index == len(parts) - 1 else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            new.append(cst.Param(cst.Name(name), annotation=annotation, comma=comma))
+    return params.with_changes(params=new)
