@@ -50,6 +50,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.facts = FunctionFacts(function, names, assignments)
         self.knowledge = Knowledge()
         self.loop_assignments: dict[int, frozenset[str]] = {}  # loop id -> names it assigns (reruns reuse it)
+        self.parameter_calls: dict[str, cst.Call] = {}  # a parameter's block pointer, re-created (crossing.py)
         for _ in range(MAX_RERUNS):
             self._run()
             if not self.dirty:

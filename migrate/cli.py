@@ -74,24 +74,49 @@ class Job:
 
 def analyse(job: Job) -> FileResult:
     """Everything for one file but the write; runs in worker processes, so it never raises."""
+    return analyse_together((job,))[0]
+
+
+def analyse_together(jobs: tuple[Job, ...]) -> list[FileResult]:
+    """One file, or a group that shares `@triton.jit` helpers (packages.py), migrated as one program. An
+    error in one file of a group costs the whole group: its files are only right together."""
     from triton_migrate import engine
 
     try:
-        return _analyse(job)
+        return _analyse(jobs)
     except (FileError, engine.SourceError) as exc:  # the engine's message names the line
-        return FileResult(job.path, error=str(exc))
-    except Exception as exc:  # an engine bug must cost this file, not the run
-        return FileResult(job.path, error=f"internal error: {type(exc).__name__}: {exc}")
+        return [FileResult(job.path, error=str(exc)) for job in jobs]
+    except Exception as exc:  # an engine bug must cost these files, not the run
+        return [FileResult(job.path, error=f"internal error: {type(exc).__name__}: {exc}") for job in jobs]
 
 
-def _analyse(job: Job) -> FileResult:
+def _analyse(jobs: tuple[Job, ...]) -> list[FileResult]:
     from triton_migrate import engine
+    from triton_migrate.packages import module_name
 
-    decoded = decode(job.data)
-    outcome = FileOutcome((), None)
-    if engine.might_need_migration(job.data):
+    decoded = [decode(job.data) for job in jobs]
+    first = jobs[0]
+    outcomes = [FileOutcome((), None)] * len(jobs)
+    if len(jobs) > 1:
+        names = [module_name(job.path) for job in jobs]
+        found = engine.migrate_sources(dict(zip(names, (d.text for d in decoded))), verify=first.verify,
+                                       policy=first.policy, rewrite=first.verify)
+        outcomes = [found[name] for name in names]
+    elif engine.might_need_migration(first.data):
         # The fixed-point check costs a second migration; only output that is shown or written needs it.
-        outcome = engine.migrate_source(decoded.text, verify=job.verify, policy=job.policy, rewrite=job.verify)
+        outcomes = [engine.migrate_source(decoded[0].text, verify=first.verify, policy=first.policy,
+                                          rewrite=first.verify)]
+    results = [_result(job, text, outcome) for job, text, outcome in zip(jobs, decoded, outcomes)]
+    held = [r for r, o in zip(results, outcomes) if o.new_source is not None and r.new_data is None]
+    if len(jobs) == 1 or not held:
+        return results
+    # Files that share helpers are only right together: one held back (a suppression) holds back all.
+    note = (1, 1, f"left untouched with {held[0].path}, which shares `@triton.jit` helpers with it")
+    return [replace(r, new_text=None, new_data=None, warnings=r.warnings + (note,)) if r.new_data else r
+            for r in results]
+
+
+def _result(job: Job, decoded, outcome: FileOutcome) -> FileResult:
     shown, suppressed, warnings, new_text = _filter(outcome, decoded.text, job)
     result = FileResult(job.path, tuple(shown), decoded.text, warnings=tuple(warnings), suppressed=suppressed)
     if new_text is None or new_text == decoded.text:
@@ -141,38 +166,40 @@ def _progress(total: int, options: Options):
     return click.progressbar(length=total, label="Analysing", file=sys.stderr, show_pos=True)
 
 
-def analyse_all(jobs: list[Job], options: Options) -> list[FileResult]:
-    with _progress(len(jobs), options) as bar:
-        if len(jobs) < 2 or options.jobs < 2:
-            return [_step(bar, analyse(job)) for job in jobs]
+def analyse_all(tasks: list[tuple[Job, ...]], options: Options) -> list[FileResult]:
+    """Every task (a file, or files migrated together) once; results in task order, flattened."""
+    with _progress(sum(map(len, tasks)), options) as bar:
+        if len(tasks) < 2 or options.jobs < 2:
+            return [r for task in tasks for r in _step(bar, analyse_together(task))]
         # Largest first, so that one big file started last does not leave the other workers idle.
-        ordered = sorted(jobs, key=lambda job: -len(job.data))
-        with ProcessPoolExecutor(max_workers=min(options.jobs, len(jobs))) as pool:
-            futures = {pool.submit(analyse, job): job for job in ordered}
-            for _ in as_completed(futures):
-                bar.update(1)
-            return [_collect(job, future) for future, job in futures.items()]
+        ordered = sorted(tasks, key=lambda task: -sum(len(job.data) for job in task))
+        with ProcessPoolExecutor(max_workers=min(options.jobs, len(tasks))) as pool:
+            futures = {pool.submit(analyse_together, task): task for task in ordered}
+            for future in as_completed(futures):
+                bar.update(len(futures[future]))
+            return [r for future, task in futures.items() for r in _collect(task, future)]
 
 
-def _step(bar, result: FileResult) -> FileResult:
-    bar.update(1)
-    return result
+def _step(bar, results: list[FileResult]) -> list[FileResult]:
+    bar.update(len(results))
+    return results
 
 
-def _collect(job: Job, future: Future) -> FileResult:
+def _collect(task: tuple[Job, ...], future: Future) -> list[FileResult]:
     try:
         return future.result()
     except Exception:  # a worker died (a crash in a native parser takes the whole pool down)
-        return _alone(job)
+        return _alone(task)
 
 
-def _alone(job: Job) -> FileResult:
-    """Re-run one file in a process of its own, so that only the file that crashes it fails."""
+def _alone(task: tuple[Job, ...]) -> list[FileResult]:
+    """Re-run one task in a process of its own, so that only the files that crash it fail."""
     try:
         with ProcessPoolExecutor(max_workers=1) as pool:
-            return pool.submit(analyse, job).result()
+            return pool.submit(analyse_together, task).result()
     except Exception as exc:
-        return FileResult(job.path, error=f"internal error: the analysis crashed: {type(exc).__name__}: {exc}")
+        return [FileResult(job.path, error=f"internal error: the analysis crashed: {type(exc).__name__}: {exc}")
+                for job in task]
 
 
 def _write(result: FileResult, original: bytes) -> FileResult:
@@ -347,7 +374,7 @@ def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: boo
     started = time.monotonic()
     found = discover(paths, exclude, respect_gitignore)
     explicit = {os.path.normpath(p) for p in paths if not os.path.isdir(p)}
-    unreadable, jobs, checked = [], [], 0
+    unreadable, jobs, checked, contents = [], [], 0, {}
     for path in found.files:
         config = resolver.for_path(path)
         skip = _skip_reason(path, config, path in explicit, options)
@@ -363,10 +390,27 @@ def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: boo
         # The prefilter: a file without the telltale bytes costs this read and nothing more.
         if engine.might_need_migration(data) or suppressions.might_have(data):
             jobs.append(_job(path, data, config, options))
-    originals = {job.path: job.data for job in jobs}
-    results = _apply(analyse_all(jobs, options), originals, options)
+        elif b"triton" in data:
+            contents[path] = data  # it may define helpers that files with block pointers import
+    tasks = _tasks(jobs, contents, resolver, options)
+    originals = {job.path: job.data for task in tasks for job in task}
+    results = _apply(analyse_all(tasks, options), originals, options)
     _verbose(options, f"analysed {_plural(len(jobs), 'file')} of {checked} in {time.monotonic() - started:.2f} s")
     return emit(results, [*found.errors, *unreadable], checked, options)
+
+
+def _tasks(jobs: list[Job], contents: dict[str, bytes], resolver: cfg.Resolver,
+           options: Options) -> list[tuple[Job, ...]]:
+    """One task per file, except files that share `@triton.jit` helpers: one task per group (packages.py)."""
+    from triton_migrate.packages import groups
+
+    by_path = {job.path: job for job in jobs}
+    files = {**contents, **{job.path: job.data for job in jobs}}
+    tasks, grouped = [], set()
+    for group in groups(files, {job.path for job in jobs if b"triton" in job.data}):
+        tasks.append(tuple(by_path.get(p) or _job(p, files[p], resolver.for_path(p), options) for p in group))
+        grouped.update(group)
+    return tasks + [(job,) for job in jobs if job.path not in grouped]
 
 
 def _apply(results: list[FileResult], originals: dict[str, bytes], options: Options) -> list[FileResult]:

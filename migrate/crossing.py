@@ -47,9 +47,11 @@ def merge(facts: list[SiteFacts]) -> SiteFacts | str:
 
 
 def part_kinds(rank: int) -> list[tuple[str, int]]:
-    """The parts in the order they are passed: ("base", 0), ("shape", d)..., ("stride", d)..., ("off", d)...,
-    ("block", d)...; `SiteFacts.fixed` follows the shape, stride and block entries."""
-    return [("base", 0)] + [(kind, d) for kind in ("shape", "stride", "off", "block") for d in range(rank)]
+    """The parts in the order they are passed: ("base", 0), ("shape", d)..., ("stride", d)..., ("start", d)...,
+    ("block", d)...; `SiteFacts.fixed` follows the shape, stride and block entries. The offsets arrive as
+    `p_start<d>`, not as the helper's own `p_off<d>`: Triton cannot carry a parameter through a loop when a
+    caller passes a literal (it becomes a constexpr), so a helper that moves one copies it first."""
+    return [("base", 0)] + [(kind, d) for kind in ("shape", "stride", "start", "block") for d in range(rank)]
 
 
 def _fixable(kinds: list[tuple[str, int]]) -> list[tuple[str, int]]:
@@ -78,15 +80,8 @@ class Crossing:
 
     def parameter_pointer(self, param: cst.Param, interface: SiteFacts, state: State) -> None:
         name = param.name.value
-        parts = {kind: cst.Name(self.namer.part(name, *kind)) for kind in part_kinds(interface.rank)}
-        for kind, text in zip(_fixable(part_kinds(interface.rank)), interface.fixed):
-            if text is not None:
-                parts[kind] = cst.parse_expression(text)
-        tuples = [cst.Tuple([cst.Element(parts[(kind, d)]) for d in range(interface.rank)])
-                  for kind in ("shape", "stride", "off", "block")]
-        order = cst.Tuple([cst.Element(cst.Integer(str(o))) for o in interface.order])
-        call = cst.Call(cst.Attribute(self.language, cst.Name("make_block_ptr")),
-                        [cst.Arg(parts[("base", 0)])] + [cst.Arg(t) for t in tuples] + [cst.Arg(order)])
+        # One call node for every rerun: what the analysis learns is keyed by the creation's id.
+        call = self.parameter_calls.get(name) or self.parameter_calls.setdefault(name, self.recreation(name, interface))
         value = self.create(param, name, call, state)
         self.creations[id(call)].anchor = param
         built = self.stmt_edits.pop(id(param), None)
@@ -96,6 +91,18 @@ class Crossing:
             value = replace(value, dims=tuple(replace(dim, aligned=a, nonnegative=n) for dim, a, n in
                                               zip(value.dims, interface.aligned, interface.nonnegative)))
         state[name] = value
+
+    def recreation(self, name: str, interface: SiteFacts) -> cst.Call:
+        """`tl.make_block_ptr(p_base, (p_shape0, ...), ...)`: the block pointer the parameter's parts describe."""
+        parts = {kind: cst.Name(self.namer.part(name, *kind)) for kind in part_kinds(interface.rank)}
+        for kind, text in zip(_fixable(part_kinds(interface.rank)), interface.fixed):
+            if text is not None:
+                parts[kind] = cst.parse_expression(text)
+        tuples = [cst.Tuple([cst.Element(parts[(kind, d)]) for d in range(interface.rank)])
+                  for kind in ("shape", "stride", "start", "block")]
+        order = cst.Tuple([cst.Element(cst.Integer(str(o))) for o in interface.order])
+        return cst.Call(cst.Attribute(self.language, cst.Name("make_block_ptr")),
+                        [cst.Arg(parts[("base", 0)])] + [cst.Arg(t) for t in tuples] + [cst.Arg(order)])
 
     def parameter_names(self, param: cst.Param) -> list[tuple[str, bool]]:
         """(name, is constexpr) of the parameters that replace a block-pointer parameter."""
@@ -190,7 +197,7 @@ class Crossing:
         source = {("base", 0): creation.base}
         for d in range(interface.rank):
             source.update({("shape", d): creation.shape[d], ("stride", d): creation.strides[d],
-                           ("off", d): offsets[d], ("block", d): creation.block[d]})
+                           ("start", d): offsets[d], ("block", d): creation.block[d]})
         fixed = dict(zip(_fixable(part_kinds(interface.rank)), interface.fixed))
         kinds = [k for k in part_kinds(interface.rank) if fixed.get(k) is None]
         return Passed(self.context.part_names(helper, param, kinds), [source[k] for k in kinds])

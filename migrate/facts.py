@@ -41,7 +41,11 @@ class AssignmentCollector(cst.CSTVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self._targets(target.target, node.value)
+            pairs = _unpacked(target.target, node.value)
+            if pairs is None:
+                self._targets(target.target, node.value)
+            for name, value in pairs or ():
+                self._targets(name, value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self._targets(node.target, node.value if node.value is not None else cst.Name("__unknown__"))
@@ -59,6 +63,16 @@ class AssignmentCollector(cst.CSTVisitor):
         for item in node.items:
             if item.asname is not None:
                 self._targets(item.asname.name, cst.Name("__unknown__"))
+
+
+def _unpacked(target: cst.BaseExpression, value: cst.BaseExpression):
+    """`a, b = x, y` (fla's `i_k, i_v = tl.program_id(0), tl.program_id(1)`): the pairs, or None."""
+    kinds = (cst.Tuple, cst.List)
+    if not isinstance(target, kinds) or not isinstance(value, kinds) or len(target.elements) != len(value.elements):
+        return None
+    if any(isinstance(e, cst.StarredElement) for e in [*target.elements, *value.elements]):
+        return None
+    return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
 
 
 class FunctionFacts:
@@ -129,7 +143,9 @@ class FunctionFacts:
         if name in seen or name not in self.assignments:
             return False
         seen.add(name)
-        return any(self.mentions_int64(source, seen) for source in self.assignments[name])
+        # A loop variable is int64 only if its range is: the loop's body says nothing about it.
+        return any(self.mentions_int64(source.iter if isinstance(source, cst.For) else source, seen)
+                   for source in self.assignments[name])
 
 
 class _NameFinder(cst.CSTVisitor):

@@ -29,7 +29,7 @@ class Namer:
 
     def _free(self, stem: str) -> bool:
         generated = {f"{stem}_{suffix}" for suffix in GENERATED_SUFFIXES} | \
-            {f"{stem}_{kind}{d}" for kind in ("off", "i", "shape", "stride", "block") for d in range(MAX_RANK + 1)}
+            {f"{stem}_{kind}{d}" for kind in ("off", "i", "shape", "stride", "start", "block") for d in range(MAX_RANK + 1)}
         return stem not in self.stems.values() and not (generated & self.taken)
 
     @staticmethod
@@ -41,5 +41,5 @@ class Namer:
         return f"{self.stem(name)}_off{dim}"
 
     def part(self, name: str, kind: str, dim: int) -> str:
-        """A part of a block-pointer parameter: `p_base`, `p_shape0`, `p_stride1`, `p_off0`, `p_block1`."""
+        """A part of a block-pointer parameter: `p_base`, `p_shape0`, `p_stride1`, `p_start0`, `p_block1`."""
         return f"{self.stem(name)}_base" if kind == "base" else f"{self.stem(name)}_{kind}{dim}"

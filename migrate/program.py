@@ -81,11 +81,15 @@ class _Index(cst.CSTVisitor):
             self.references.append(node)
         return True
 
-    def visit_Import(self, node: cst.Import) -> None:
+    def visit_Import(self, node: cst.Import) -> bool:
         for alias in node.names:
             dotted = dotted_name(alias.name)
             if alias.asname is not None:
                 self.imports[alias.asname.name.value] = (dotted, None)
+        return False  # an imported name is no use of it
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False  # _from_imports reads these
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if any(isinstance(t.target, cst.Name) and t.target.value == "__all__" for t in node.targets) and \

@@ -60,8 +60,11 @@ class Results:
         return {"pointer" if blocked else "descriptor"}  # never accessed: what it would be
 
     def uses_descriptors(self, creations) -> bool:
-        """Whether these block pointers need handles: descriptors, or compat tiles."""
-        return bool(self.forms(creations) & {"descriptor", "compat"})
+        """Whether these block pointers need handles: descriptors, or compat tiles. One that is never loaded
+        or stored through (a helper that only moves its block pointer) needs none: creating it would cost
+        a device-side descriptor for nothing."""
+        recorded = set().union(*(self.knowledge.forms.get(m, set()) for c in creations for m in self.class_of(c)))
+        return bool(recorded & {"descriptor", "compat"})
 
     def class_notes(self, creation: int, notes: dict) -> dict:
         return {key: text for m in self.class_of(creation) for key, text in notes.get(m, {}).items()}

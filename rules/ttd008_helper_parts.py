@@ -6,8 +6,9 @@ too), at every one of its call sites.
 
 The rewrite: the argument becomes base, shape, strides, offsets and block shape
 (`helper(x_ptr, M, N, stride_xm, pid_m * BM, 0, BM, BN)`); the helper's parameter `p` becomes
-`p_base, p_shape0, ..., p_stride0, ..., p_off0, ..., p_block0: tl.constexpr, ...`, and the helper
-re-creates the block pointer from them, which the other rules then migrate in the helper itself
+`p_base, p_shape0, ..., p_stride0, ..., p_start0, ..., p_block0: tl.constexpr, ...`, and the helper
+re-creates the block pointer from them (copying the offsets it moves into `p_off0, ...`: Triton
+cannot carry a parameter through a loop when a caller passed a literal), which the other rules then migrate in the helper itself
 (its descriptor is created where it is used). Parts that are the same literal at every call site (the
 unit stride `1`, a literal block width) stay literals in the helper and are not passed. A helper that
 returns `p` returns its offsets; the caller's `acc, p = helper(acc, p)` becomes

@@ -16,7 +16,7 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
 sys.path[:0] = [str(TESTS), str(TESTS.parent / "fixtures")]
-TARGETS = {"sm_90": ("cuda", 90, 32), "gfx942": ("hip", "gfx942", 64)}
+TARGETS = {"sm_80": ("cuda", 80, 32), "sm_90": ("cuda", 90, 32), "gfx942": ("hip", "gfx942", 64)}
 
 
 def _type_of(value) -> str:
@@ -73,7 +73,8 @@ def compile_case(case_dir: Path, which: str = "after.py") -> list[dict]:
             entry = {"fixture": case_dir.name, "kernel": fn.__name__, "target": target}
             try:
                 compiled = triton.compile(_source(fn, args, kwargs), target=GPUTarget(*spec))
-                entry.update(ok=True, tma_copies=compiled.asm.get("ttgir", "").count("async_tma_copy"))
+                ttgir = compiled.asm.get("ttgir", "")
+                entry.update(ok=True, tma_copies=ttgir.count("async_tma_copy"), calls=ttgir.count("tt.call"))
             except Exception as error:  # noqa: BLE001 - the error is the result
                 entry.update(ok=False, error=str(error).strip().splitlines()[-1][:300])
             results.append(entry)

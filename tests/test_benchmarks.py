@@ -76,10 +76,13 @@ def test_original_writes_its_whole_view_and_nothing_else(case):
         assert not (bits[inside] == sentinel).any(), f"{name}: cells of the view left unwritten"
 
 
-@pytest.mark.parametrize("case", SMALL, ids=[c.name for c in SMALL])
+# Not for bf16 `tl.dot` cases: the interpreter multiplies bf16 bit patterns as integers there (the fp16 cases
+# check the arithmetic; the bit-identity tests below still run every case).
+WITH_REFERENCE = [c for c in SMALL if not (c.kernel in DOT_KERNELS and "bf16" in c.name)]
+
+
+@pytest.mark.parametrize("case", WITH_REFERENCE, ids=[c.name for c in WITH_REFERENCE])
 def test_original_matches_torch_reference(case):
-    if case.kernel in DOT_KERNELS and "bf16" in case.name:
-        pytest.skip("the interpreter's tl.dot multiplies bf16 bit patterns as integers")
     setup = case.setup(C.Memory("cpu", padded=True))
     reference = setup.reference()
     for name, out in outputs(case.name, "original").items():

@@ -45,7 +45,7 @@ def scale_{i}(x_ptr, y_ptr, M, N, stride_m, BM: tl.constexpr, BN: tl.constexpr):
 '''
 
 
-# A block pointer handed to another function: refused, whatever the policy.
+# A block pointer handed to a helper that is also used as a value: refused, whatever the policy.
 REFUSED = '''import triton
 import triton.language as tl
 
@@ -59,6 +59,9 @@ def helper(p):
 def caller(x_ptr, N, BN: tl.constexpr):
     x = tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (BN,), (0,))
     y = helper(x)
+
+
+LOADERS = {"plain": helper}
 '''
 
 KERNEL = kernel()

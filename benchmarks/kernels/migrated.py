@@ -319,26 +319,20 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
 
     # [BK, BV]
     b_h = tl.zeros([BK, BV], dtype=tl.float32)
+    p_k_desc = tl.make_tensor_descriptor(k + (bos * H + i_h) * K, [T, K], [H * K, 1], [BT, BK])
+    p_v_desc = tl.make_tensor_descriptor(v + (bos * H + i_h) * V, [T, V], [H * V, 1], [BT, BV])
     for i_t in range(NT):
         o_h = ((i_n * NT + i_t) * H + i_h).to(tl.int64) * K * V
 
         p_h_rows = (i_k * BK + tl.arange(0, BK)).to(tl.int64)
         p_h_cols = i_v * BV + tl.arange(0, BV)
         p_h_ptrs = h + o_h + p_h_rows[:, None] * V + p_h_cols[None, :]
-        p_h_mask = (p_h_rows[:, None] >= 0) & (p_h_rows[:, None] < K) & (p_h_cols[None, :] >= 0) & (p_h_cols[None, :] < V)
+        p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] < V)
         tl.store(p_h_ptrs, b_h.to((h + o_h).dtype.element_ty), mask=p_h_mask)
         # [BK, BT]
-        p_k_rows = i_k * BK + tl.arange(0, BK)
-        p_k_cols = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
-        p_k_ptrs = k + (bos * H + i_h) * K + p_k_rows[:, None] + p_k_cols[None, :] * H * K
-        p_k_mask = (p_k_rows[:, None] >= 0) & (p_k_rows[:, None] < K) & (p_k_cols[None, :] < T)
-        b_k = tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
+        b_k = tl.trans(p_k_desc.load([i_t * BT, i_k * BK]))
         # [BT, BV]
-        p_v_rows = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
-        p_v_cols = i_v * BV + tl.arange(0, BV)
-        p_v_ptrs = v + (bos * H + i_h) * V + p_v_rows[:, None] * H * V + p_v_cols[None, :]
-        p_v_mask = (p_v_rows[:, None] < T) & (p_v_cols[None, :] >= 0) & (p_v_cols[None, :] < V)
-        b_v = tl.load(p_v_ptrs, mask=p_v_mask, other=0.0)
+        b_v = p_v_desc.load([i_t * BT, i_v * BV])
         last_idx = min((i_t + 1) * BT, T) - 1
 
         # scalar decay
@@ -355,7 +349,7 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
         p_ht_rows = (i_k * BK + tl.arange(0, BK)).to(tl.int64)
         p_ht_cols = i_v * BV + tl.arange(0, BV)
         p_ht_ptrs = ht + i_nh * K * V + p_ht_rows[:, None] * V + p_ht_cols[None, :]
-        p_ht_mask = (p_ht_rows[:, None] >= 0) & (p_ht_rows[:, None] < K) & (p_ht_cols[None, :] >= 0) & (p_ht_cols[None, :] < V)
+        p_ht_mask = (p_ht_rows[:, None] < K) & (p_ht_cols[None, :] < V)
         tl.store(p_ht_ptrs, b_h.to((ht + i_nh * K * V).dtype.element_ty), mask=p_ht_mask)
 
 
@@ -378,25 +372,16 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
 
     b_o = tl.zeros([BT, BV], dtype=tl.float32)
     b_A = tl.zeros([BT, BT], dtype=tl.float32)
+    p_q_desc = tl.make_tensor_descriptor(q, [T, K], [H * K, 1], [BT, BK])
+    p_k_desc = tl.make_tensor_descriptor(k, [T, K], [H * K, 1], [BT, BK])
+    p_h_desc = tl.make_tensor_descriptor(h, [K, V], [V, 1], [BK, BV])
     for i_k in range(tl.cdiv(K, BK)):
         # [BT, BK]
-        p_q_rows = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
-        p_q_cols = i_k * BK + tl.arange(0, BK)
-        p_q_ptrs = q + p_q_rows[:, None] * H * K + p_q_cols[None, :]
-        p_q_mask = (p_q_rows[:, None] >= 0) & (p_q_rows[:, None] < T) & (p_q_cols[None, :] < K)
-        b_q = tl.load(p_q_ptrs, mask=p_q_mask, other=0.0)
+        b_q = p_q_desc.load([i_t * BT, i_k * BK])
         # [BK, BT]
-        p_k_rows = i_k * BK + tl.arange(0, BK)
-        p_k_cols = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
-        p_k_ptrs = k + p_k_rows[:, None] + p_k_cols[None, :] * H * K
-        p_k_mask = (p_k_rows[:, None] < K) & (p_k_cols[None, :] >= 0) & (p_k_cols[None, :] < T)
-        b_k = tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
+        b_k = tl.trans(p_k_desc.load([i_t * BT, i_k * BK]))
         # [BK, BV]
-        p_h_rows = (i_k * BK + tl.arange(0, BK)).to(tl.int64)
-        p_h_cols = i_v * BV + tl.arange(0, BV)
-        p_h_ptrs = h + p_h_rows[:, None] * V + p_h_cols[None, :]
-        p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] >= 0) & (p_h_cols[None, :] < V)
-        b_h = tl.load(p_h_ptrs, mask=p_h_mask, other=0.0)
+        b_h = p_h_desc.load([i_k * BK, i_v * BV])
         # [BT, BK] @ [BK, BV] -> [BT, BV]
         b_o += tl.dot(b_q, b_h)
         # [BT, BK] @ [BK, BT] -> [BT, BT]
@@ -405,7 +390,7 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
     g += bos * H + i_h
     p_g_idx = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
     p_g_ptrs = g + p_g_idx * H
-    p_g_mask = (p_g_idx >= 0) & (p_g_idx < T)
+    p_g_mask = p_g_idx < T
     b_g = tl.load(p_g_ptrs, mask=p_g_mask)
     b_o = b_o * tl.exp(b_g)[:, None]
     b_A = b_A * tl.exp(b_g[:, None] - b_g[None, :])
@@ -421,7 +406,7 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
     p_o_rows = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
     p_o_cols = i_v * BV + tl.arange(0, BV)
     p_o_ptrs = o + p_o_rows[:, None] * H * V + p_o_cols[None, :]
-    p_o_mask = (p_o_rows[:, None] >= 0) & (p_o_rows[:, None] < T) & (p_o_cols[None, :] >= 0) & (p_o_cols[None, :] < V)
+    p_o_mask = (p_o_rows[:, None] < T) & (p_o_cols[None, :] < V)
     tl.store(p_o_ptrs, b_o.to(o.dtype.element_ty), mask=p_o_mask)
 
 

@@ -361,19 +361,19 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
         p_h_rows = (i_k * BK + tl.arange(0, BK)).to(tl.int64)
         p_h_cols = i_v * BV + tl.arange(0, BV)
         p_h_ptrs = h + o_h + p_h_rows[:, None] * V + p_h_cols[None, :]
-        p_h_mask = (p_h_rows[:, None] >= 0) & (p_h_rows[:, None] < K) & (p_h_cols[None, :] >= 0) & (p_h_cols[None, :] < V)
+        p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] < V)
         tl.store(p_h_ptrs, b_h.to((h + o_h).dtype.element_ty), mask=p_h_mask)
         # [BK, BT]
         p_k_rows = i_k * BK + tl.arange(0, BK)
         p_k_cols = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
         p_k_ptrs = k + (bos * H + i_h) * K + p_k_rows[:, None] + p_k_cols[None, :] * H * K
-        p_k_mask = (p_k_rows[:, None] >= 0) & (p_k_rows[:, None] < K) & (p_k_cols[None, :] < T)
+        p_k_mask = (p_k_rows[:, None] < K) & (p_k_cols[None, :] < T)
         b_k = tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
         # [BT, BV]
         p_v_rows = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
         p_v_cols = i_v * BV + tl.arange(0, BV)
         p_v_ptrs = v + (bos * H + i_h) * V + p_v_rows[:, None] * H * V + p_v_cols[None, :]
-        p_v_mask = (p_v_rows[:, None] < T) & (p_v_cols[None, :] >= 0) & (p_v_cols[None, :] < V)
+        p_v_mask = (p_v_rows[:, None] < T) & (p_v_cols[None, :] < V)
         b_v = tl.load(p_v_ptrs, mask=p_v_mask, other=0.0)
         last_idx = min((i_t + 1) * BT, T) - 1
 
@@ -391,7 +391,7 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
         p_ht_rows = (i_k * BK + tl.arange(0, BK)).to(tl.int64)
         p_ht_cols = i_v * BV + tl.arange(0, BV)
         p_ht_ptrs = ht + i_nh * K * V + p_ht_rows[:, None] * V + p_ht_cols[None, :]
-        p_ht_mask = (p_ht_rows[:, None] >= 0) & (p_ht_rows[:, None] < K) & (p_ht_cols[None, :] >= 0) & (p_ht_cols[None, :] < V)
+        p_ht_mask = (p_ht_rows[:, None] < K) & (p_ht_cols[None, :] < V)
         tl.store(p_ht_ptrs, b_h.to((ht + i_nh * K * V).dtype.element_ty), mask=p_ht_mask)
 
 
@@ -419,19 +419,19 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
         p_q_rows = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
         p_q_cols = i_k * BK + tl.arange(0, BK)
         p_q_ptrs = q + p_q_rows[:, None] * H * K + p_q_cols[None, :]
-        p_q_mask = (p_q_rows[:, None] >= 0) & (p_q_rows[:, None] < T) & (p_q_cols[None, :] < K)
+        p_q_mask = (p_q_rows[:, None] < T) & (p_q_cols[None, :] < K)
         b_q = tl.load(p_q_ptrs, mask=p_q_mask, other=0.0)
         # [BK, BT]
         p_k_rows = i_k * BK + tl.arange(0, BK)
         p_k_cols = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
         p_k_ptrs = k + p_k_rows[:, None] + p_k_cols[None, :] * H * K
-        p_k_mask = (p_k_rows[:, None] < K) & (p_k_cols[None, :] >= 0) & (p_k_cols[None, :] < T)
+        p_k_mask = (p_k_rows[:, None] < K) & (p_k_cols[None, :] < T)
         b_k = tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
         # [BK, BV]
         p_h_rows = (i_k * BK + tl.arange(0, BK)).to(tl.int64)
         p_h_cols = i_v * BV + tl.arange(0, BV)
         p_h_ptrs = h + p_h_rows[:, None] * V + p_h_cols[None, :]
-        p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] >= 0) & (p_h_cols[None, :] < V)
+        p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] < V)
         b_h = tl.load(p_h_ptrs, mask=p_h_mask, other=0.0)
         # [BT, BK] @ [BK, BV] -> [BT, BV]
         b_o += tl.dot(b_q, b_h)
@@ -441,7 +441,7 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
     g += bos * H + i_h
     p_g_idx = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
     p_g_ptrs = g + p_g_idx * H
-    p_g_mask = (p_g_idx >= 0) & (p_g_idx < T)
+    p_g_mask = p_g_idx < T
     b_g = tl.load(p_g_ptrs, mask=p_g_mask)
     b_o = b_o * tl.exp(b_g)[:, None]
     b_A = b_A * tl.exp(b_g[:, None] - b_g[None, :])
@@ -453,13 +453,13 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
     p_v_rows = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
     p_v_cols = i_v * BV + tl.arange(0, BV)
     p_v_ptrs = v + p_v_rows[:, None] * H * V + p_v_cols[None, :]
-    p_v_mask = (p_v_rows[:, None] >= 0) & (p_v_rows[:, None] < T) & (p_v_cols[None, :] >= 0) & (p_v_cols[None, :] < V)
+    p_v_mask = (p_v_rows[:, None] < T) & (p_v_cols[None, :] < V)
     b_v = tl.load(p_v_ptrs, mask=p_v_mask, other=0.0)
     b_o = b_o * scale + tl.dot(b_A.to(b_v.dtype), b_v) * scale
     p_o_rows = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
     p_o_cols = i_v * BV + tl.arange(0, BV)
     p_o_ptrs = o + p_o_rows[:, None] * H * V + p_o_cols[None, :]
-    p_o_mask = (p_o_rows[:, None] >= 0) & (p_o_rows[:, None] < T) & (p_o_cols[None, :] >= 0) & (p_o_cols[None, :] < V)
+    p_o_mask = (p_o_rows[:, None] < T) & (p_o_cols[None, :] < V)
     tl.store(p_o_ptrs, b_o.to(o.dtype.element_ty), mask=p_o_mask)
 
 
