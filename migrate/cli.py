@@ -35,6 +35,7 @@ Exit status:
 Commands (`migrate COMMAND --help`):
   report   every site: what was done, why, what it relies on; counts by reason
   verify   run kernels before and after migration and compare the outputs
+  tune     time each kernel's candidate migrations on a GPU, keep the fastest bit-identical one
 """
 PROGRESS_MIN_FILES = 10  # fewer files than this finish before a progress bar would be worth drawing
 
@@ -348,7 +349,7 @@ def _exit_status(ok: list[FileResult], errors: list, options: Options) -> int:
 def _job(path: str, data: bytes, config: cfg.Config, options: Options) -> Job:
     verify = options.show_diff or options.mode == "write" or options.fmt in output.DOCUMENTS
     policy = Policy(target=config.target, strict=config.strict, min_triton=config.min_triton,
-                    compat_module=config.compat_module)
+                    compat_module=config.compat_module, kernel_targets=config.kernel_targets)
     return Job(path, data, verify, policy, config.select, config.ignored_for(path))
 
 
@@ -625,6 +626,8 @@ class _DefaultGroup(click.Group):
     default = "check"
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] == "tune":  # `migrate tune` is `migrate verify tune`: it runs kernels too
+            args = ["verify", *args]
         if not args or args[0] not in self.list_commands(ctx):
             args = [self.default, *args]
         return super().parse_args(ctx, args)

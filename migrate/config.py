@@ -1,6 +1,6 @@
 """`[tool.triton-migrate]` in pyproject.toml: the nearest file upward from each path wins, the CLI overrides it.
 
-File-level keys (target, strict, min-triton-version, select, ignore, per-file-ignores, exclude,
+File-level keys (target, strict, min-triton-version, kernel-targets, select, ignore, per-file-ignores, exclude,
 extend-exclude) come from each file's nearest configuration; run-level keys (output-format, jobs,
 respect-gitignore) from the configuration nearest to the working directory, as in ruff.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 import pathspec
 
 from triton_migrate.output import FORMATS
-from triton_migrate.policy import TARGETS
+from triton_migrate.policy import KERNEL_TARGETS, TARGETS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -46,6 +46,7 @@ class Config:
     jobs: int = 0  # 0: not set, one worker per CPU
     respect_gitignore: bool = True
     compat_module: str = "triton_migrate.compat"  # --target compat: where migrated code imports the shim
+    kernel_targets: tuple[tuple[str, str], ...] = ()  # function name -> target, as `migrate tune` measured
     _specs: dict = field(default_factory=dict, compare=False, repr=False)  # compiled globs, by pattern
 
     def ignored_for(self, path: str) -> tuple[str, ...]:
@@ -129,6 +130,13 @@ def _per_file_ignores(value):
     return tuple((glob, _codes(codes)) for glob, codes in value.items())
 
 
+def _kernel_targets(value):
+    if not isinstance(value, dict) or not all(isinstance(v, str) and v in KERNEL_TARGETS for v in value.values()):
+        raise ValueError(f'must be a table of kernel = "{" | ".join(KERNEL_TARGETS)}" (`migrate tune` writes one), '
+                         f"not {value!r}")
+    return tuple(sorted(value.items()))
+
+
 def _jobs(value):
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise ValueError(f"must be a whole number ≥ 1, not {value!r}")
@@ -148,6 +156,7 @@ KEYS = {  # TOML key -> (Config field, validator)
     "jobs": ("jobs", _jobs),
     "respect-gitignore": ("respect_gitignore", _bool),
     "compat-module": ("compat_module", _module_path),
+    "kernel-targets": ("kernel_targets", _kernel_targets),
 }
 
 

@@ -177,9 +177,9 @@ def _analyse(units: list[_Unit], policy: Policy, context_for=None, helpers=froze
             if id(function) not in unit.scan.with_sites and id(function) not in helpers:
                 continue
             context = context_for(unit, function) if context_for is not None else None
-            analyses.append((unit, FunctionAnalysis(function, unit.names, unit.namer, unit.language, policy,
-                                                    unit.shim, unit.scan.function_assignments[id(function)],
-                                                    context)))
+            own = policy.for_function(function.name.value)  # `migrate tune` may have picked its target
+            analyses.append((unit, FunctionAnalysis(function, unit.names, unit.namer, unit.language, own, unit.shim,
+                                                    unit.scan.function_assignments[id(function)], context)))
     return analyses
 
 
@@ -238,6 +238,8 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
     if reasons:
         which = "every access" if forms == {"pointer"} else "some accesses"
         notes.append(f"masked pointers for {which}: " + "; ".join(f"{c} {m}" for c, m in sorted(reasons.items())))
+    if forms == {"pointer"} and not reasons and analysis.policy.target == "pointer":
+        notes.append("`pointer` is this kernel's target (kernel-targets, as `migrate tune` measured)")
     if "parts" in forms and forms != {"parts"}:
         notes.append("passed to helpers as base, shape, strides, offsets and block shape")
     suffix = f" ({'; '.join(notes)})" if notes else ""

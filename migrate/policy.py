@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 TARGETS = ("auto", "descriptor", "pointer", "compat")
+KERNEL_TARGETS = ("auto", "descriptor", "pointer")  # what `migrate tune` chooses between, per kernel
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,19 @@ class Policy:
     min_triton: tuple[int, int] = (3, 5)
     # Where the migrated code imports the shim from, for --target compat (a vendored copy, say).
     compat_module: str = "triton_migrate.compat"
+    # Per function (its name): the target measured fastest among the bit-identical ones (`migrate tune`).
+    kernel_targets: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
             raise ValueError(f"unknown target {self.target!r}; choose one of {', '.join(TARGETS)}")
+        for name, target in self.kernel_targets:
+            if target not in KERNEL_TARGETS:
+                raise ValueError(f"kernel {name!r}: target must be one of {', '.join(KERNEL_TARGETS)}")
+
+    def for_function(self, name: str) -> "Policy":
+        """The policy for one function: its tuned target, if it has one (compat stays file-wide)."""
+        chosen = dict(self.kernel_targets).get(name)
+        if chosen is None or self.target == "compat":
+            return self
+        return replace(self, target=chosen)

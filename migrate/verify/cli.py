@@ -15,7 +15,7 @@ from . import recording
 from .record import DEFAULTS
 from .report import ERROR, Verdict, ir_diff, text, timing_spread
 
-_SUBCOMMANDS = ("run", "record", "compare", "cases", "chart")
+_SUBCOMMANDS = ("run", "record", "compare", "cases", "chart", "tune")
 
 
 class _VerifyGroup(click.Group):
@@ -347,3 +347,12 @@ def _finish(verdict: Verdict, runs, options) -> None:
         chart.write(verdict.as_json(), options["chart_path"])
         click.echo(f"chart: {options['chart_path']}", err=True)
     sys.exit(verdict.exit_status())
+
+
+def _register_tune() -> None:
+    from .tune import register
+
+    register(command, _common, _session, _record, _verdict)
+
+
+_register_tune()

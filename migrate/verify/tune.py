@@ -1,0 +1,122 @@
+"""`migrate tune`: measure every kernel's candidate migrations on this machine's GPU and keep, per kernel, the
+fastest one whose outputs are bit-identical to the original.
+
+    migrate tune [PATHS]... [--candidates auto,pointer] [--out triton-migrate.tune.toml] -- COMMAND
+
+COMMAND runs once on the original tree (the reference, on a Triton that still has block pointers) and once on
+a migrated copy per candidate target, recorded launch by launch as `migrate verify` does. The choice is
+written as a `[tool.triton-migrate.kernel-targets]` table: copy it into pyproject.toml and `migrate --write`
+gives each kernel its form. Deterministic from then on: the codemod reads the table, it never measures.
+A kernel no candidate reproduces bit for bit keeps the default and makes the exit status 1.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+
+from triton_migrate.policy import KERNEL_TARGETS, Policy
+
+DEFAULT_CANDIDATES = ("auto", "pointer")
+
+
+@dataclass
+class Choice:
+    kernel: str  # module:qualname, as recorded
+    measured: dict = field(default_factory=dict)  # candidate -> (identical, original ms, candidate ms)
+
+    @property
+    def function(self) -> str:
+        return self.kernel.rpartition(":")[2].rpartition(".")[2]
+
+    @property
+    def best(self) -> str | None:
+        """The fastest bit-identical candidate; ties go to the earlier candidate (the default first)."""
+        timed = [(m[2], i, c) for i, (c, m) in enumerate(self.measured.items()) if m[0] and m[2] is not None]
+        return min(timed)[2] if timed else None
+
+    def ratio(self, candidate: str) -> float | None:
+        identical, original, mine = self.measured[candidate]
+        return original / mine if original and mine else None
+
+
+def choose(runs: dict[str, list]) -> list[Choice]:
+    """`runs`: candidate -> verify's KernelResults against the original. One Choice per kernel."""
+    choices: dict[str, Choice] = {}
+    for candidate, results in runs.items():
+        for result in results:
+            choice = choices.setdefault(result.name, Choice(result.name))
+            choice.measured[candidate] = (result.status == "identical", result.time_a_ms, result.time_b_ms)
+    return sorted(choices.values(), key=lambda c: c.kernel)
+
+
+def table(choices: list[Choice], candidates: list[str]) -> str:
+    width = max([len(c.kernel) for c in choices] + [6])
+    head = f"{'kernel':<{width}}  " + "  ".join(f"{c:>16}" for c in candidates) + "  chosen"
+    rows = [head, "-" * len(head)]
+    for choice in choices:
+        cells = []
+        for candidate in candidates:
+            identical, _, _ = choice.measured.get(candidate, (False, None, None))
+            ratio = choice.ratio(candidate) if candidate in choice.measured else None
+            cells.append(f"{'' if identical else 'DIFFERS '}{'-' if ratio is None else f'{ratio:.2f}x':>8}"
+                         .rjust(16))
+        rows.append(f"{choice.kernel:<{width}}  " + "  ".join(cells) + f"  {choice.best or 'none identical'}")
+    rows.append("(original time / candidate time: above 1, the candidate is faster)")
+    return "\n".join(rows)
+
+
+def toml(choices: list[Choice], environment: dict) -> str:
+    """The kernel-targets table; `auto` choices are written too, so the table says what was measured."""
+    stamp = datetime.date.today().isoformat()
+    lines = [f"# written by `migrate tune` on {environment.get('device_name', '?')}, Triton "
+             f"{environment.get('triton', '?')}, {stamp}: per kernel, the fastest bit-identical form",
+             "[tool.triton-migrate.kernel-targets]"]
+    names: dict[str, str] = {}
+    for choice in choices:
+        if choice.best is not None and names.setdefault(choice.function, choice.best) == choice.best:
+            speed = choice.ratio(choice.best)
+            lines.append(f'{choice.function} = "{choice.best}"' + (f"  # {speed:.2f}x" if speed else ""))
+    return "\n".join(lines) + "\n"
+
+
+def register(command: click.Group, common, session, record, verdict_of) -> None:
+    """Add `tune` to the verify group (cli.py passes its shared pieces in: options, session, recording)."""
+
+    @command.command("tune")
+    @click.argument("paths", nargs=-1, type=click.Path(exists=True))
+    @click.option("--candidates", default=",".join(DEFAULT_CANDIDATES), show_default=True,
+                  help=f"Targets to measure, comma-separated, from {', '.join(KERNEL_TARGETS)}.")
+    @click.option("--out", default="triton-migrate.tune.toml", show_default=True, type=click.Path(dir_okay=False),
+                  help="Where to write the [tool.triton-migrate.kernel-targets] table.")
+    @common
+    @click.pass_context
+    def tune_command(ctx, paths, candidates, out, **options):
+        """Time each kernel's candidate migrations on this GPU; keep the fastest bit-identical one per kernel."""
+        from .cli import _user_command
+        from .tree import make_migrated_copy
+
+        wanted = [c.strip() for c in candidates.split(",") if c.strip()]
+        if not wanted or any(c not in KERNEL_TARGETS for c in wanted):
+            raise click.UsageError(f"--candidates: choose from {', '.join(KERNEL_TARGETS)}")
+        user_command = _user_command(ctx)
+        with session(options) as (device, config, work):
+            root = Path.cwd().resolve()
+            original = record(user_command, root, work / "original.tmv", config, work, options)
+            runs = {}
+            for candidate in wanted:
+                tree = make_migrated_copy(root, [Path(p) for p in paths] or [root], work / f"tree-{candidate}", {},
+                                          Policy(target=candidate))
+                run = record(user_command, tree.root, work / f"{candidate}.tmv", config, work, options)
+                runs[candidate] = verdict_of([original, run], options).kernels
+            choices = choose(runs)
+            click.echo(table(choices, wanted))
+            Path(out).write_text(toml(choices, original[1]["environment"]))
+            click.echo(f"\nwrote {out}: copy its table into pyproject.toml, then `migrate --write`", err=True)
+            missing = [c.kernel for c in choices if c.best is None]
+            for kernel in missing:
+                click.echo(f"{kernel}: no candidate is bit-identical to the original; it keeps the default", err=True)
+            ctx.exit(1 if missing or not choices else 0)
