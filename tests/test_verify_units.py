@@ -93,3 +93,16 @@ def test_cases_mode_identical_then_a_wrong_module_detected(monkeypatch):
 def test_the_user_command_is_required():
     result = CliRunner().invoke(command, ["--device", "cpu"])
     assert result.exit_code == 2 and "after `--`" in result.output
+
+
+def test_spot_values_stay_inside_buffers_beyond_float32_precision():
+    """A float32 linspace put the last spot of a 2**24 + 4 element buffer one past its end (a device-side
+    assert on a GPU, found by the H100 run over the benchmark suite)."""
+    import torch
+
+    from triton_migrate.verify.tensors import spot_values
+
+    flat = torch.arange(2**24 + 4, dtype=torch.int32)
+    spots = spot_values(flat)
+    assert spots[0] == [0, 0] and spots[-1] == [2**24 + 3, 2**24 + 3]
+    assert all(index == value for index, value in spots)

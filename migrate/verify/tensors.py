@@ -62,7 +62,9 @@ def capture(t: torch.Tensor, keep_limit: int) -> State:
 def spot_values(flat: torch.Tensor) -> list:
     if flat.numel() == 0:
         return []
-    where = torch.linspace(0, flat.numel() - 1, min(SPOTS, flat.numel())).long().unique()
+    # Integer arithmetic: a float32 linspace rounds indices above 2**24, the last one past the end.
+    count = min(SPOTS, flat.numel())
+    where = (torch.arange(count, dtype=torch.int64) * (flat.numel() - 1) // max(count - 1, 1)).unique()
     values = bits_of(flat)[where.to(flat.device)].cpu()
     return [[int(i), int(v)] for i, v in zip(where, values)]
 
