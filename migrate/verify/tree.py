@@ -34,6 +34,8 @@ def _ignored(directory: str, names: list[str]) -> set[str]:
 
 def make_migrated_copy(root: Path, paths: list[Path], dest: Path, replacements: dict[str, Path],
                        policy=None) -> MigratedTree:
+    if dest.exists():  # a copy left in a --keep directory by an earlier run
+        shutil.rmtree(dest)
     shutil.copytree(root, dest, ignore=_ignored, symlinks=True)
     tree = MigratedTree(dest)
     for source in _python_files(root, paths):
