@@ -106,3 +106,17 @@ def test_spot_values_stay_inside_buffers_beyond_float32_precision():
     spots = spot_values(flat)
     assert spots[0] == [0, 0] and spots[-1] == [2**24 + 3, 2**24 + 3]
     assert all(index == value for index, value in spots)
+
+
+def test_recording_into_a_kept_directory_twice_does_not_pile_up_launches(tmp_path, monkeypatch):
+    """A second run with the same --keep directory starts its recordings afresh (on a warm GPU machine the
+    launches of an earlier run were counted again, and every kernel showed 'launches differ')."""
+    from triton_migrate.verify.record import DEFAULTS
+    from triton_migrate.verify.runner import record_command
+
+    project = Path(__file__).resolve().parent / "verify_data" / "project"
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    config = {**DEFAULTS, "device": "cpu", "warmup": 0, "repeat": 0}
+    counts = [len(record_command([sys.executable, "bench.py", "16"], project, tmp_path / "run.tmv", config,
+                                 tmp_path / "scratch").index["launches"]) for _ in range(2)]
+    assert counts[0] == counts[1] > 0

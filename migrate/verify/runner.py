@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -27,7 +28,9 @@ def record_command(command: list[str], tree: Path, out: Path, config: dict, scra
     boot = scratch / "boot"
     boot.mkdir(parents=True, exist_ok=True)
     (boot / "sitecustomize.py").write_text(SITECUSTOMIZE)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists():  # an earlier recording in a --keep directory: launches must not pile up across runs
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
     env = dict(os.environ)
     paths = [str(boot), str(tree), *map(str, extra_path)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
     env.update({"PYTHONPATH": os.pathsep.join(paths), ENV_OUT: str(out.resolve()), ENV_ROOT: str(tree.resolve()),
