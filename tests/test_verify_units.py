@@ -111,6 +111,8 @@ def test_spot_values_stay_inside_buffers_beyond_float32_precision():
 def test_recording_into_a_kept_directory_twice_does_not_pile_up_launches(tmp_path, monkeypatch):
     """A second run with the same --keep directory starts its recordings afresh (on a warm GPU machine the
     launches of an earlier run were counted again, and every kernel showed 'launches differ')."""
+    import sys
+
     from triton_migrate.verify.record import DEFAULTS
     from triton_migrate.verify.runner import record_command
 
