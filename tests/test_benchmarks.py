@@ -20,7 +20,7 @@ import regenerate  # noqa: E402
 from run_suite import load  # noqa: E402
 
 SMALL = C.suite("small")
-FORMS = list(regenerate.FORMS)  # migrated, migrated_pointer
+FORMS = list(regenerate.FORMS)  # migrated, migrated_pointer, migrated_tuned
 # Triton 3.8's interpreter keeps bf16 as uint16 and multiplies those integers in tl.dot: bf16 products are
 # garbage there (deterministic garbage, so the original-vs-migrated comparison still holds). The fp16
 # cases of these kernels check the arithmetic against torch.
