@@ -23,6 +23,7 @@ from .results import Results
 from .sites import Sites
 from .triton_names import TritonNames
 from .values import OTHER, BlockPtr, Opaque, Placeholder, State, Value, creations_of, join_dims, state_key
+from .walk import children, walk
 
 MAX_RERUNS = 64
 Builder = Callable[..., object]
@@ -30,7 +31,7 @@ Builder = Callable[..., object]
 
 def assigned_names(body: cst.CSTNode) -> frozenset[str]:
     collector = AssignmentCollector()
-    body.visit(collector)
+    walk(collector, body)
     return frozenset(collector.assignments)
 
 
@@ -241,7 +242,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
 
     def visit_children(self, node: cst.CSTNode, state: State, code: str = ttd108_unsupported_use.CODE,
                        how: str = "used where the rewrite cannot follow it") -> None:
-        for child in node.children:
+        for child in children(node):
             self.visit(child, state, code, how)
 
     def call(self, node: cst.Call, state: State) -> None:

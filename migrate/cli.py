@@ -56,6 +56,7 @@ class Options:
     report_file: str | None = None
     force_exclude: bool = False
     jobs: int = 1
+    cache_dir: str | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class Job:
     policy: Policy
     select: tuple[str, ...]
     ignore: tuple[str, ...]
+    cache_dir: str | None = None  # where check results are kept between runs (cache.py); None: no cache
 
 
 # --- one file ----------------------------------------------------------------------------------------------------
@@ -104,9 +106,7 @@ def _analyse(jobs: tuple[Job, ...]) -> list[FileResult]:
                                        policy=first.policy, rewrite=first.verify)
         outcomes = [found[name] for name in names]
     elif engine.might_need_migration(first.data):
-        # The fixed-point check costs a second migration; only output that is shown or written needs it.
-        outcomes = [engine.migrate_source(decoded[0].text, verify=first.verify, policy=first.policy,
-                                          rewrite=first.verify)]
+        outcomes = [_outcome_of(first, decoded[0].text)]
     results = [_result(job, text, outcome) for job, text, outcome in zip(jobs, decoded, outcomes)]
     held = [r for r, o in zip(results, outcomes) if o.new_source is not None and r.new_data is None]
     if len(jobs) == 1 or not held:
@@ -115,6 +115,19 @@ def _analyse(jobs: tuple[Job, ...]) -> list[FileResult]:
     note = (1, 1, f"left untouched with {held[0].path}, which shares `@triton.jit` helpers with it")
     return [replace(r, new_text=None, new_data=None, warnings=r.warnings + (note,)) if r.new_data else r
             for r in results]
+
+
+def _outcome_of(job: Job, text: str) -> FileOutcome:
+    from triton_migrate import cache, engine
+
+    cached = cache.load(job.cache_dir, job.data, job.policy) if job.cache_dir and not job.verify else None
+    if cached is not None:
+        return cached
+    # The fixed-point check costs a second migration; only output that is shown or written needs it.
+    outcome = engine.migrate_source(text, verify=job.verify, policy=job.policy, rewrite=job.verify)
+    if job.cache_dir and not job.verify:
+        cache.store(job.cache_dir, job.data, job.policy, outcome)
+    return outcome
 
 
 def _result(job: Job, decoded, outcome: FileOutcome) -> FileResult:
@@ -350,7 +363,7 @@ def _job(path: str, data: bytes, config: cfg.Config, options: Options) -> Job:
     verify = options.show_diff or options.mode == "write" or options.fmt in output.DOCUMENTS
     policy = Policy(target=config.target, strict=config.strict, min_triton=config.min_triton,
                     compat_module=config.compat_module, kernel_targets=config.kernel_targets)
-    return Job(path, data, verify, policy, config.select, config.ignored_for(path))
+    return Job(path, data, verify, policy, config.select, config.ignored_for(path), options.cache_dir)
 
 
 def _skip_reason(path: str, config: cfg.Config, explicit: bool, options: Options) -> str | None:
@@ -499,6 +512,9 @@ SHARED = [
     click.option("-o", "--output-file", type=click.Path(dir_okay=False),
                  help="Write the diagnostics (or the document) to this file instead of stdout."),
     click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes [default: one per CPU]."),
+    click.option("--no-cache", is_flag=True, help="Analyse every file, without reading or writing the cache."),
+    click.option("--cache-dir", metavar="DIR", help="Where check results are cached [default: "
+                 ".triton-migrate-cache]."),
     click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
                  help="Colour output; `auto`: on a terminal, unless NO_COLOR is set."),
     click.option("-q", "--quiet", is_flag=True, help="Print diagnostics and errors, but no summary or warnings."),
@@ -528,10 +544,17 @@ def _resolve(params: dict, fmt_option: str | None, default_fmt: str | None) -> t
     return resolver, run, default_fmt or run.output_format
 
 
+def _cache_home() -> str:
+    from triton_migrate.cache import DIRECTORY
+
+    return DIRECTORY
+
+
 def _run(params: dict, options: Options, resolver: cfg.Resolver, run: cfg.Config) -> int:
     paths = params["paths"]
     options = replace(options, jobs=run.jobs or os.cpu_count() or 1, quiet=params["quiet"], verbose=params["verbose"],
-                      color=params["color"], output_file=params["output_file"], force_exclude=params["force_exclude"])
+                      color=params["color"], output_file=params["output_file"], force_exclude=params["force_exclude"],
+                      cache_dir=None if params["no_cache"] else params["cache_dir"] or _cache_home())
     _verbose(options, f"configuration: {run.source or 'built-in defaults'}")
     try:
         # As in ruff, --stdin-filename without PATHS means "read stdin".

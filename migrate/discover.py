@@ -22,6 +22,7 @@ DEFAULT_EXCLUDES = (
     ".pants.d",
     ".pyenv",
     ".pytest_cache",
+    ".triton-migrate-cache",
     ".pytype",
     ".ruff_cache",
     ".svn",

@@ -28,6 +28,7 @@ from .positions import Positions, site_starts
 from .program import Program
 from .rewrite import Edits, Rewriter, add_import, uses_name
 from .triton_names import TritonNames
+from .walk import walk
 
 # Every block-pointer site is a call like these in a file that imports triton; a file without them costs
 # one read and a byte search, nothing more.
@@ -140,7 +141,7 @@ def _unit(module_name: str, source: str, alone: bool) -> _Unit | None:
     module = wrapper.module
     names = TritonNames.of_cst(module)
     scan = _ModuleScan(names)
-    module.visit(scan)
+    walk(scan, module)
     if alone and not scan.functions and not scan.stray_calls:
         return None
     positions = Positions(wrapper, scan.site_calls, None if site_calls is None else site_starts(site_calls, source))

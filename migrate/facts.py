@@ -14,6 +14,7 @@ import libcst as cst
 
 from .calls import int_value
 from .triton_names import TritonNames
+from .walk import children, walk
 
 RANGE_MEMBERS = ("range", "static_range")
 # triton.language functions whose result is a block (tile), whatever their arguments.
@@ -127,14 +128,14 @@ class FunctionFacts:
             return self.is_tile(expr.value, path)
         if isinstance(expr, cst.For):
             return False  # a loop variable
-        return any(self.is_tile(child, path) for child in expr.children)
+        return any(self.is_tile(child, path) for child in children(expr))
 
     # -- int64 taint -------------------------------------------------------------------------
 
     def mentions_int64(self, expr: cst.CSTNode, seen: set[str] | None = None) -> bool:
         seen = set() if seen is None else seen
         finder = _NameFinder()
-        expr.visit(finder)
+        walk(finder, expr)
         if "int64" in finder.attrs or "int64" in finder.names:
             return True
         return any(self._every_assignment_any(name, seen) for name in finder.names)
@@ -158,17 +159,17 @@ class _NameFinder(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         self.attrs.add(node.attr.value)
-        node.value.visit(self)
+        walk(self, node.value)
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)  # skip keyword names
+        walk(self, node.value)  # skip keyword names
         return False
 
 
 def free_names(expr: cst.CSTNode) -> frozenset[str]:
     finder = _NameFinder()
-    expr.visit(finder)
+    walk(finder, expr)
     return frozenset(finder.names)
 
 

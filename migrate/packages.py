@@ -4,8 +4,8 @@ block pointer passed to a helper in another module is rewritten on both sides, o
 
 from __future__ import annotations
 
-import ast
 import os
+import re
 
 
 def module_name(path: str) -> str:
@@ -18,22 +18,25 @@ def module_name(path: str) -> str:
     return ".".join(parts)
 
 
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w \t,]*)|import[ \t]+([\w. \t,]+))",
+                     re.M)
+
+
 def _imported_modules(data: bytes, name: str) -> set[str]:
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()  # the engine reports it when the file's own turn comes
+    """The modules a file imports, read from its import lines (no parse: this runs on every Triton file of
+    the run, in the main process). A missed exotic import only means a group is not formed: the kernel's
+    block pointers passed to that helper are then reported, never rewritten on one side only."""
     found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                package = name.split(".")[: -node.level]
-                base = ".".join(package + ([base] if base else []))
-            found.add(base)
-            found |= {f"{base}.{alias.name}" for alias in node.names}  # `from pkg import mod`
+    for dots, base, names, plain in _IMPORT.findall(data):
+        if plain:
+            found |= {part.split()[0].decode() for part in plain.split(b",") if part.strip()}
+            continue
+        module = base.decode()
+        if dots:
+            package = name.split(".")[: -len(dots)]
+            module = ".".join(package + ([module] if module else []))
+        found.add(module)
+        found |= {f"{module}.{n.split()[0].decode()}" for n in names.split(b",") if n.strip()}  # `from pkg import mod`
     return found
 
 

@@ -18,6 +18,7 @@ import libcst as cst
 
 from .crossing import SiteFacts, merge
 from .triton_names import dotted_name
+from .walk import walk
 
 MAX_ROUNDS = 16
 
@@ -108,7 +109,7 @@ class Program:
         self.indexes = {}
         for unit in units:
             index = _Index()
-            unit.module.visit(index)
+            walk(index, unit.module)
             index.imports.update(_from_imports(unit))
             self.indexes[unit.module_name] = index
             for qualname, node in index.functions.items():

@@ -8,6 +8,7 @@ from typing import Callable
 import libcst as cst
 
 from .analysis import FunctionAnalysis
+from .walk import walk
 
 
 class Edits:
@@ -109,7 +110,7 @@ class _UsesName(cst.CSTVisitor):
 
 def uses_name(module: cst.Module, name: str) -> bool:
     visitor = _UsesName(name)
-    module.visit(visitor)
+    walk(visitor, module)
     return visitor.found
 
 

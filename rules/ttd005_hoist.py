@@ -18,6 +18,7 @@ from __future__ import annotations
 import libcst as cst
 
 from triton_migrate.facts import free_names
+from triton_migrate.walk import walk
 
 CODE = "TTD005"
 NAME = "hoist-descriptor"
@@ -41,7 +42,7 @@ def is_invariant(arguments: list[cst.BaseExpression], assigned_in_loop: frozense
         if free_names(argument) & assigned_in_loop:
             return False
         calls = _Calls()
-        argument.visit(calls)
+        walk(calls, argument)
         if any(not _pure(call, member_of) for call in calls.calls):
             return False
     return True
