@@ -133,16 +133,17 @@ class _Unit:
     shim: str
 
 
-def _unit(module_name: str, source: str, alone: bool) -> _Unit | None:
+def _unit(module_name: str, source: str, with_sites_only: bool) -> _Unit | None:
+    """The module parsed and scanned; None if `with_sites_only` and it has no block-pointer site."""
     site_calls = _site_calls(source)
-    if site_calls == [] and alone:
+    if site_calls == [] and with_sites_only:
         return None
     wrapper = MetadataWrapper(_parse(source), unsafe_skip_copy=True)
     module = wrapper.module
     names = TritonNames.of_cst(module)
     scan = _ModuleScan(names)
     walk(scan, module)
-    if alone and not scan.functions and not scan.stray_calls:
+    if with_sites_only and not scan.functions and not scan.stray_calls:
         return None
     positions = Positions(wrapper, scan.site_calls, None if site_calls is None else site_starts(site_calls, source))
     taken = scan.identifiers
@@ -152,9 +153,12 @@ def _unit(module_name: str, source: str, alone: bool) -> _Unit | None:
 
 
 def _migrate(sources: dict[str, str], policy: Policy, rewrite: bool = True) -> dict[str, FileOutcome]:
-    units = [u for u in (_unit(name, text, len(sources) == 1) for name, text in sources.items()) if u is not None]
+    units = [u for u in (_unit(name, text, True) for name, text in sources.items()) if u is not None]
     analyses = _analyse(units, policy)
     if any(_crosses_functions(a) for _, a in analyses):
+        # Only now the modules without a site of their own: the helpers may live there.
+        parsed = {u.module_name for u in units}
+        units += [_unit(name, text, False) for name, text in sources.items() if name not in parsed]
         program = Program(units)
         analyses = program.settle(lambda context_for: _analyse(units, policy, context_for,
                                                                program.functions_to_analyse()))

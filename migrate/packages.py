@@ -40,9 +40,13 @@ def _imported_modules(data: bytes, name: str) -> set[str]:
     return found
 
 
+_JIT_DEFINITION = re.compile(rb"^[ \t]*@[\w.]*jit\b[^\n]*\n(?:[ \t]*@[^\n]*\n)*[ \t]*def ", re.M)
+
+
 def groups(files: dict[str, bytes], candidates: set[str]) -> list[list[str]]:
-    """Groups of two or more files (paths) to migrate together; every other file is migrated alone."""
-    helpers = {path: data for path, data in files.items() if b"triton" in data and b"jit" in data}
+    """Groups of two or more files (paths) to migrate together; every other file is migrated alone. Only
+    modules that define `@jit` functions join: importing Triton's own modules, say, groups nothing."""
+    helpers = {path: data for path, data in files.items() if b"jit" in data and _JIT_DEFINITION.search(data)}
     by_module = {module_name(path): path for path in helpers}
     parent = {path: path for path in helpers}
 
