@@ -22,7 +22,8 @@ break), called with `*args`/`**kwargs`, or whose own use of the block pointer ca
 caller's block pointer is then left untouched, so no call site is ever broken.
 
 Fixtures: helper_same_module, helper_noinline, helper_returns_pointer, helper_chain, helper_mixed_callers,
-helper_package (helpers in another module).
+helper_staticmethod (an autotuned kernel that is a static method);
+tests/data/helper_package (helpers in another module, tests/test_helpers_package.py).
 """
 
 from __future__ import annotations

@@ -48,6 +48,16 @@ def _source(fn, args, kwargs):
     return ASTSource(fn=fn, signature=signature, constexprs=constexprs)
 
 
+def _unwrapped(fn, args, kwargs):
+    """An autotuned kernel compiles as its JIT function with its first configuration's constants."""
+    while not isinstance(fn, __import__("triton").runtime.jit.JITFunction):
+        configs = getattr(fn, "configs", None)
+        if configs:
+            kwargs = {**configs[0].kwargs, **kwargs}
+        fn = fn.fn
+    return fn, args, kwargs
+
+
 def compile_case(case_dir: Path, which: str = "after.py") -> list[dict]:
     import triton
     from triton.backends.compiler import GPUTarget
@@ -66,7 +76,7 @@ def compile_case(case_dir: Path, which: str = "after.py") -> list[dict]:
         harness.run(module, inputs)
     finally:
         kernel_type.__getitem__ = launch
-    first_launch = {id(fn): (fn, args, kwargs) for fn, args, kwargs in reversed(launches)}
+    first_launch = {id(fn): _unwrapped(fn, args, kwargs) for fn, args, kwargs in reversed(launches)}
     results = []
     for target, spec in TARGETS.items():
         for fn, args, kwargs in first_launch.values():
