@@ -17,8 +17,10 @@ class UnboundCall(Exception):
     """The call uses *args/**kwargs or unknown keywords: we cannot tell which argument is which."""
 
 
-def bind(call: cst.Call, member: str) -> dict[str, cst.Arg]:
-    params = SIGNATURES[member]
+def bind(call: cst.Call, member: str, params: tuple[str, ...] | None = None) -> dict[str, cst.Arg]:
+    """Parameter name -> argument for a call of `member`: a Triton member (SIGNATURES), or a function whose
+    `params` are given (a `@triton.jit` helper)."""
+    params = SIGNATURES[member] if params is None else params
     bound: dict[str, cst.Arg] = {}
     for index, arg in enumerate(call.args):
         if arg.star:

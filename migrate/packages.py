@@ -18,6 +18,15 @@ def module_name(path: str) -> str:
     return ".".join(parts)
 
 
+def absolute_module(importer: str, level: int, module: str) -> str:
+    """What `from <level dots><module> import ...` in module `importer` names: `from ..x import y` in
+    pkg.sub.mod is pkg.x."""
+    if not level:
+        return module
+    package = importer.split(".")[:-level] if importer else []
+    return ".".join(package + ([module] if module else []))
+
+
 _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w \t,]*)|import[ \t]+([\w. \t,]+))",
                      re.M)
 
@@ -31,10 +40,7 @@ def _imported_modules(data: bytes, name: str) -> set[str]:
         if plain:
             found |= {part.split()[0].decode() for part in plain.split(b",") if part.strip()}
             continue
-        module = base.decode()
-        if dots:
-            package = name.split(".")[: -len(dots)]
-            module = ".".join(package + ([module] if module else []))
+        module = absolute_module(name, len(dots), base.decode())
         found.add(module)
         found |= {f"{module}.{n.split()[0].decode()}" for n in names.split(b",") if n.strip()}  # `from pkg import mod`
     return found

@@ -16,7 +16,9 @@ from typing import Optional
 
 import libcst as cst
 
+from .calls import UnboundCall, bind
 from .crossing import SiteFacts, merge
+from .packages import absolute_module
 from .triton_names import dotted_name
 from .walk import walk
 
@@ -119,11 +121,13 @@ class Program:
         self.interfaces: dict[tuple[Key, str], SiteFacts] = {}
         self.returns: dict[Key, tuple] = {}
         self.calls_of: dict[Key, list[cst.Call]] = defaultdict(list)
+        self.callers_of: dict[Key, set[int]] = defaultdict(set)  # ids of the functions the calls are in
         for unit in units:
-            for call, _ in self.indexes[unit.module_name].calls:
+            for call, function in self.indexes[unit.module_name].calls:
                 key = self.resolve(unit, call.func)
                 if key is not None:
                     self.calls_of[key].append(call)
+                    self.callers_of[key].update([id(function)] if function is not None else [])
         self._block_escaping()
 
     # -- resolution ------------------------------------------------------------------------------
@@ -200,9 +204,7 @@ class Program:
         """Helpers with parts parameters, and every caller of one, are analysed even without a block-pointer
         site of their own."""
         keys = {key for key, _ in self.interfaces}
-        callers = {id(function) for unit in self.units for call, function in self.indexes[unit.module_name].calls
-                   if function is not None and self.resolve(unit, call.func) in keys}
-        return {id(self.helpers[key].node) for key in keys} | callers
+        return {id(self.helpers[key].node) for key in keys}.union(*(self.callers_of[key] for key in keys))
 
     def _update(self, result) -> bool:
         """Settle interfaces from this round's call sites; True if anything changed."""
@@ -263,10 +265,8 @@ def _from_imports(unit) -> dict[str, tuple[str, Optional[str]]]:
         for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
             if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
                 continue
-            module = dotted_name(small.module) if small.module is not None else ""
-            if small.relative:
-                package = unit.module_name.split(".")[: -len(small.relative)] if unit.module_name else []
-                module = ".".join(package + ([module] if module else []))
+            named = dotted_name(small.module) if small.module is not None else ""
+            module = absolute_module(unit.module_name, len(small.relative), named)
             for alias in small.names:
                 local = alias.asname.name.value if alias.asname is not None else alias.name.value
                 found[local] = (module, alias.name.value)
@@ -286,16 +286,12 @@ class Context:
         return self.program.resolve(self.unit, func)
 
     def bind(self, key: Key, call: cst.Call) -> Optional[dict[str, cst.Arg]]:
-        params = [p.name.value for p in self.program.helpers[key].node.params.params]
-        bound = {}
-        for index, arg in enumerate(call.args):
-            if arg.star:
-                return None
-            name = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
-            if name not in params or name in bound:
-                return None
-            bound[name] = arg
-        return bound
+        """Parameter -> argument at a call of the helper; None when they cannot be told (*args, **kwargs)."""
+        helper = self.program.helpers[key].node
+        try:
+            return bind(call, helper.name.value, tuple(p.name.value for p in helper.params.params))
+        except UnboundCall:
+            return None
 
     def record(self, key: Key, param: str, call: cst.Call, facts, creations: frozenset) -> None:
         self.program.sites[(key, param)].append((call, facts, creations))
