@@ -1,6 +1,6 @@
 """Compile every benchmark kernel for an H100 (NVIDIA sm_90) on the CPU, as the GPU timing launches it.
 
-    python benchmarks/compile_suite.py [--modules original migrated migrated_pointer] [--filter gemm]
+    python benchmarks/compile_suite.py [--modules original migrated migrated_pointer migrated_tuned] [--filter gemm]
 
 The launches of the large (GPU) cases are recorded on torch's "meta" device instead of being run, and each
 distinct (kernel, argument types, constexprs, launch options) is compiled with
@@ -18,42 +18,10 @@ import sys
 import time
 from pathlib import Path
 
+from triton_migrate.verify.compile import TARGETS, launch_source
+
 HERE = Path(__file__).resolve().parent
-TARGET = ("cuda", 90, 32)
-_TYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "int32": "i32", "int64": "i64", "int8": "i8",
-          "uint8": "u8", "int16": "i16", "bool": "i1", "float64": "fp64"}
-
-
-def _type_of(value) -> str:
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        return "*" + _TYPES[str(value.dtype).removeprefix("torch.")]
-    if isinstance(value, bool):
-        return "i1"
-    if isinstance(value, int):
-        return "i32" if -2**31 <= value < 2**31 else "i64"
-    return "fp32"
-
-
-def source_and_options(fn, args, kwargs):
-    """The ASTSource a launch `fn[grid](*args, **kwargs)` compiles, its constexprs and launch options."""
-    from triton.compiler import ASTSource
-
-    options = {k: v for k, v in kwargs.items() if k not in fn.arg_names}
-    values = dict(zip(fn.arg_names, args), **{k: v for k, v in kwargs.items() if k in fn.arg_names})
-    signature, constexprs = {}, {}
-    for index, param in enumerate(fn.params):
-        value = values[param.name] if param.name in values else param.default
-        # The JIT specialises an integer equal to 1 to a constant, as a launch would.
-        if param.is_constexpr or (isinstance(value, int) and not isinstance(value, bool) and value == 1
-                                  and not param.do_not_specialize):
-            signature[param.name], constexprs[(index,)] = "constexpr", value
-        else:
-            signature[param.name] = _type_of(value)
-    return ASTSource(fn=fn, signature=signature, constexprs=constexprs), constexprs, options
-
-
+TARGET = TARGETS["sm_90"]
 def record_launches(module, size: str, name_filter: str) -> list[tuple[str, object, tuple, dict]]:
     """(case name, kernel, args, kwargs) of every launch the cases make, without running any."""
     import triton
@@ -79,7 +47,7 @@ def record_launches(module, size: str, name_filter: str) -> list[tuple[str, obje
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--modules", nargs="+", default=["original", "migrated", "migrated_pointer"])
+    parser.add_argument("--modules", nargs="+", default=["original", "migrated", "migrated_pointer", "migrated_tuned"])
     parser.add_argument("--size", choices=("large", "small"), default="large")
     parser.add_argument("--filter", default="", help="only the cases whose name contains this")
     args = parser.parse_args()
@@ -96,7 +64,7 @@ def main() -> None:
         module = load(name)
         seen = set()
         for case, fn, fargs, fkwargs in record_launches(module, args.size, args.filter):
-            src, constexprs, options = source_and_options(fn, fargs, fkwargs)
+            src, constexprs, options = launch_source(fn, fargs, fkwargs)
             key = (fn.__name__, tuple(sorted(src.signature.items())), tuple(sorted(constexprs.items())),
                    tuple(sorted(options.items())))
             if key in seen:

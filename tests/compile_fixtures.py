@@ -14,38 +14,12 @@ import os
 import sys
 from pathlib import Path
 
+from triton_migrate.verify.compile import TARGETS as SPECS
+from triton_migrate.verify.compile import launch_source
+
 TESTS = Path(__file__).resolve().parent
 sys.path[:0] = [str(TESTS), str(TESTS.parent / "fixtures")]
-TARGETS = {"sm_80": ("cuda", 80, 32), "sm_90": ("cuda", 90, 32), "gfx942": ("hip", "gfx942", 64)}
-
-
-def _type_of(value) -> str:
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        return "*" + {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16", torch.int32: "i32",
-                      torch.int16: "i16", torch.int8: "i8", torch.bool: "i1", torch.uint8: "u8",
-                      torch.int64: "i64", torch.float64: "fp64"}[value.dtype]
-    if isinstance(value, bool):
-        return "i1"
-    if isinstance(value, int):
-        return "i32" if -2**31 <= value < 2**31 else "i64"
-    return "fp32"
-
-
-def _source(fn, args, kwargs):
-    from triton.compiler import ASTSource
-
-    values = dict(zip(fn.arg_names, args), **kwargs)
-    signature, constexprs = {}, {}
-    for index, param in enumerate(fn.params):
-        value = values[param.name] if param.name in values else param.default
-        # The JIT specialises an integer argument equal to 1 to a constant, as a launch would.
-        if param.is_constexpr or (isinstance(value, int) and not isinstance(value, bool) and value == 1):
-            signature[param.name], constexprs[(index,)] = "constexpr", value
-        else:
-            signature[param.name] = _type_of(value)
-    return ASTSource(fn=fn, signature=signature, constexprs=constexprs)
+TARGETS = {name: SPECS[name] for name in ("sm_80", "sm_90", "gfx942")}
 
 
 def _unwrapped(fn, args, kwargs):
@@ -82,7 +56,7 @@ def compile_case(case_dir: Path, which: str = "after.py") -> list[dict]:
         for fn, args, kwargs in first_launch.values():
             entry = {"fixture": case_dir.name, "kernel": fn.__name__, "target": target}
             try:
-                compiled = triton.compile(_source(fn, args, kwargs), target=GPUTarget(*spec))
+                compiled = triton.compile(launch_source(fn, args, kwargs)[0], target=GPUTarget(*spec))
                 ttgir = compiled.asm.get("ttgir", "")
                 entry.update(ok=True, tma_copies=ttgir.count("async_tma_copy"), calls=ttgir.count("tt.call"))
             except Exception as error:  # noqa: BLE001 - the error is the result

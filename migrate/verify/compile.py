@@ -24,6 +24,39 @@ TARGETS = {"sm_80": ("cuda", 80, 32), "sm_86": ("cuda", 86, 32), "sm_89": ("cuda
            "sm_90": ("cuda", 90, 32), "sm_100": ("cuda", 100, 32), "sm_120": ("cuda", 120, 32),
            "gfx942": ("hip", "gfx942", 64), "gfx950": ("hip", "gfx950", 64), "gfx1250": ("hip", "gfx1250", 32)}
 IR_STAGES = ("ttir", "ttgir", "llir", "ptx", "amdgcn")
+_TYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "int32": "i32", "int64": "i64", "int8": "i8",
+          "uint8": "u8", "int16": "i16", "bool": "i1", "float64": "fp64"}
+
+
+def launch_source(fn, args, kwargs):
+    """The ASTSource that a launch `fn[grid](*args, **kwargs)` compiles, its constexprs and its launch options
+    (num_warps, ...): for scripts that capture launches instead of running them (fixtures, benchmarks). The
+    JIT specialises an integer argument equal to 1 to a constant, as a launch would."""
+    from triton.compiler import ASTSource
+
+    options = {k: v for k, v in kwargs.items() if k not in fn.arg_names}
+    values = dict(zip(fn.arg_names, args), **{k: v for k, v in kwargs.items() if k in fn.arg_names})
+    signature, constexprs = {}, {}
+    for index, param in enumerate(fn.params):
+        value = values[param.name] if param.name in values else param.default
+        if param.is_constexpr or (isinstance(value, int) and not isinstance(value, bool) and value == 1
+                                  and not param.do_not_specialize):
+            signature[param.name], constexprs[(index,)] = "constexpr", value
+        else:
+            signature[param.name] = _type_of(value)
+    return ASTSource(fn=fn, signature=signature, constexprs=constexprs), constexprs, options
+
+
+def _type_of(value) -> str:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return "*" + _TYPES[str(value.dtype).removeprefix("torch.")]
+    if isinstance(value, bool):
+        return "i1"
+    if isinstance(value, int):
+        return "i32" if -2**31 <= value < 2**31 else "i64"
+    return "fp32"
 
 
 def parse_targets(text: str) -> list[str]:
