@@ -30,9 +30,19 @@ class SiteFacts:
 
     rank: int
     order: tuple[int, ...]
-    fixed: tuple[Optional[str], ...]  # per part in PARTS order: its literal text, or None
+    fixed: tuple[Optional[str], ...]  # per shape, stride and block part: how the helper can spell it, or None
     aligned: tuple[bool, ...]
     nonnegative: tuple[bool, ...]
+
+    def kept(self) -> dict[tuple[str, int], str]:
+        """The parts the helper spells itself (a literal, or one of its own parameters) instead of receiving."""
+        fixable = [(kind, d) for kind in ("shape", "stride", "block") for d in range(self.rank)]
+        return {part: text for part, text in zip(fixable, self.fixed) if text is not None}
+
+    def passed(self) -> list[tuple[str, int]]:
+        """The parts every call site passes, in order."""
+        kept = self.kept()
+        return [part for part in part_kinds(self.rank) if part not in kept]
 
 
 def merge(facts: list[SiteFacts]) -> SiteFacts | str:
@@ -52,10 +62,6 @@ def part_kinds(rank: int) -> list[tuple[str, int]]:
     `p_start<d>`, not as the helper's own `p_off<d>`: Triton cannot carry a parameter through a loop when a
     caller passes a literal (it becomes a constexpr), so a helper that moves one copies it first."""
     return [("base", 0)] + [(kind, d) for kind in ("shape", "stride", "start", "block") for d in range(rank)]
-
-
-def _fixable(kinds: list[tuple[str, int]]) -> list[tuple[str, int]]:
-    return [k for k in kinds if k[0] in ("shape", "stride", "block")]
 
 
 @dataclass(frozen=True)
@@ -95,9 +101,7 @@ class Crossing:
     def recreation(self, name: str, interface: SiteFacts) -> cst.Call:
         """`tl.make_block_ptr(p_base, (p_shape0, ...), ...)`: the block pointer the parameter's parts describe."""
         parts = {kind: cst.Name(self.namer.part(name, *kind)) for kind in part_kinds(interface.rank)}
-        for kind, text in zip(_fixable(part_kinds(interface.rank)), interface.fixed):
-            if text is not None:
-                parts[kind] = cst.parse_expression(text)
+        parts.update({kind: cst.parse_expression(text) for kind, text in interface.kept().items()})
         tuples = [cst.Tuple([cst.Element(parts[(kind, d)]) for d in range(interface.rank)])
                   for kind in ("shape", "stride", "start", "block")]
         order = cst.Tuple([cst.Element(cst.Integer(str(o))) for o in interface.order])
@@ -107,9 +111,7 @@ class Crossing:
     def parameter_names(self, param: cst.Param) -> list[tuple[str, bool]]:
         """(name, is constexpr) of the parameters that replace a block-pointer parameter."""
         interface = self.context.entry[param.name.value]
-        fixed = dict(zip(_fixable(part_kinds(interface.rank)), interface.fixed))
-        return [(self.namer.part(param.name.value, *kind), kind[0] == "block")
-                for kind in part_kinds(interface.rank) if fixed.get(kind) is None]
+        return [(self.namer.part(param.name.value, *kind), kind[0] == "block") for kind in interface.passed()]
 
     def return_pointers(self, node: cst.Return, state: State) -> bool:
         """`return acc, p` → `return acc, p_off0, p_off1` for a parameter's block pointer."""
@@ -198,8 +200,7 @@ class Crossing:
         for d in range(interface.rank):
             source.update({("shape", d): creation.shape[d], ("stride", d): creation.strides[d],
                            ("start", d): offsets[d], ("block", d): creation.block[d]})
-        fixed = dict(zip(_fixable(part_kinds(interface.rank)), interface.fixed))
-        kinds = [k for k in part_kinds(interface.rank) if fixed.get(k) is None]
+        kinds = interface.passed()
         return Passed(self.context.part_names(helper, param, kinds), [source[k] for k in kinds])
 
     def site_facts(self, value: BlockPtr, deltas, bound: dict) -> Optional[SiteFacts]:

@@ -117,6 +117,7 @@ class Program:
             for qualname, node in index.functions.items():
                 key = Key(unit.module_name, qualname)
                 self.helpers[key] = Helper(key, node, unit)
+        self.key_of = {id(helper.node): key for key, helper in self.helpers.items()}
         self.blocked: dict[tuple[Key, str], str] = {}
         self.interfaces: dict[tuple[Key, str], SiteFacts] = {}
         self.returns: dict[Key, tuple] = {}
@@ -196,7 +197,7 @@ class Program:
         raise RuntimeError("block pointers across calls did not settle")
 
     def context_for(self, unit, function: cst.FunctionDef) -> "Context":
-        key = next((k for k, h in self.helpers.items() if h.node is function), None)
+        key = self.key_of.get(id(function))
         entry = {p: i for (k, p), i in self.interfaces.items() if k == key and k is not None}
         return Context(self, unit, key, entry)
 
