@@ -73,6 +73,7 @@ class Passed:
 
 
 class Crossing:
+    unpacking: Optional[int] = None  # id of the helper call whose result an assignment unpacks (helper_assign)
     # -- the helper's side -----------------------------------------------------------------------
 
     def parameter_pointers(self, state: State) -> None:
@@ -160,6 +161,12 @@ class Crossing:
                                 else frozenset())
         if not pointers:
             return False
+        if any(self.context.returns(helper) or ()) and id(node) != self.unpacking:
+            for value, _ in pointers.values():
+                self.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, f"`{code_of(node.func)}` hands "
+                                                     "this block pointer back, but its result is not unpacked into "
+                                                     "names (`acc, p = helper(acc, p)`)", node))
+            return True
         for param, arg in bound.items():
             if param not in pointers:
                 self.visit(arg.value, state, ttd201_crosses_function.CODE, "passed to another function")
@@ -233,14 +240,13 @@ class Crossing:
         names = tuple_elements(target) if isinstance(target, (cst.Tuple, cst.List)) else [target]
         bound = self.context.bind(helper, call)
         before = {p: state.get(a.value.value) for p, a in (bound or {}).items() if isinstance(a.value, cst.Name)}
-        self.visit(call, state)
         if names is None or len(names) != len(shape) or not all(isinstance(n, cst.Name) for n in names):
-            for value in before.values():
-                if isinstance(value, BlockPtr):
-                    self.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, "a helper hands this block "
-                                                         "pointer back, but its result is not unpacked into names",
-                                                         node))
-            return True
+            return False  # helper_call refuses the block pointers the call hands back
+        self.unpacking = id(call)
+        try:
+            self.visit(call, state)
+        finally:
+            self.unpacking = None
         flat, owners = [], frozenset()
         for name, returned in zip(names, shape):
             value = before.get(returned[0]) if returned is not None else None

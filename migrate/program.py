@@ -82,7 +82,8 @@ class _Index(cst.CSTVisitor):
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         if id(node) not in self._callee_ids:
             self.references.append(node)
-        return True
+        walk(self, node.value)  # not `attr`: the `load` of `tl.load` is no reference to a helper named `load`
+        return False
 
     def visit_Import(self, node: cst.Import) -> bool:
         for alias in node.names:

@@ -1,0 +1,50 @@
+"""Every reason a block pointer passed to a helper is left alone (TTD201, with the helper's reason), each
+shown on a small program; the file stays as it was, so no caller is ever broken."""
+
+from __future__ import annotations
+
+import pytest
+
+from triton_migrate.engine import migrate_source
+
+HEAD = "import triton\nimport triton.language as tl\n\n"
+HELPER = "@triton.jit\ndef load(p):\n    return tl.load(p, boundary_check=(0,))\n\n"
+KERNEL = "@triton.jit\ndef k(x_ptr, N, BN: tl.constexpr):\n    x = tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (BN,), (0,))\n{}\n"
+MOVE = "@triton.jit\ndef mv(p, BN: tl.constexpr):\n    p = tl.advance(p, (BN,))\n    return p\n\n"
+
+CASES = {
+    "mixed callers": (HEAD + HELPER + KERNEL.format("    y = load(x)")
+                      + "@triton.jit\ndef raw(x_ptr):\n    y = load(x_ptr)\n",
+                      "a block pointer at some call sites and another value at others"),
+    "used as a value": (HEAD + HELPER + KERNEL.format("    y = load(x)") + "LOADERS = (load,)\n",
+                        "used as a value"),
+    "public": (HEAD + '__all__ = ["load"]\n\n' + HELPER + KERNEL.format("    y = load(x)"), "public API"),
+    "ranks differ": (HEAD + HELPER + KERNEL.format("    y = load(x)")
+                     + "@triton.jit\ndef k2(x_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):\n"
+                       "    x2 = tl.make_block_ptr(x_ptr, (M, N), (N, 1), (0, 0), (BM, BN), (1, 0))\n    y = load(x2)\n",
+                     "different ranks or orders"),
+    "returns differ": (HEAD + "@triton.jit\ndef mv(p, a, BN: tl.constexpr):\n    q = tl.advance(p, (BN,))\n"
+                              "    if a > 0:\n        return q, a\n    return a, q\n\n"
+                       + KERNEL.format("    x, n = mv(x, N, BN)\n    tl.load(x, boundary_check=(0,))"),
+                       "return statements hand back block pointers differently"),
+    "result not unpacked": (HEAD + MOVE + KERNEL.format("    r = (mv(x, BN),)"), "not unpacked into names"),
+    "caller cannot be migrated": (HEAD + HELPER + KERNEL.format("    y = load(x)\n    w = x"),
+                                  "callers' block pointers cannot be migrated"),
+    "helper cannot migrate its use": (HEAD + "@triton.jit\ndef load(p):\n    return tl.load(p, boundary_check=(0,), "
+                                      "mask=None)\n\n" + KERNEL.format("    y = load(x)"), "in the helper, `tl.load` with"),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_callers_block_pointer_is_refused_with_the_helpers_reason(case):
+    source, reason = CASES[case]
+    outcome = migrate_source(source)
+    creation = next(d for d in outcome.diagnostics if d.line == source[:source.index("x = tl.make_block_ptr")].count("\n") + 1)
+    assert (creation.code, creation.fixed) == ("TTD201", False) and reason in creation.message, creation
+    assert outcome.new_source is None  # the helper and every caller keep their block pointers
+
+
+def test_a_helper_named_like_a_triton_member_is_no_reference_to_it():
+    """`tl.load` inside the helper is not a use of a helper called `load` as a value."""
+    outcome = migrate_source(HEAD + HELPER + KERNEL.format("    y = load(x)"))
+    assert {d.code for d in outcome.diagnostics} == {"TTD001", "TTD008"}
