@@ -18,6 +18,7 @@ CASES = {
                       "a block pointer at some call sites and another value at others"),
     "used as a value": (HEAD + HELPER + KERNEL.format("    y = load(x)") + "LOADERS = (load,)\n",
                         "used as a value"),
+    "star arguments": (HEAD + HELPER + KERNEL.format("    y = load(*(x,))"), "passed to another function"),
     "public": (HEAD + '__all__ = ["load"]\n\n' + HELPER + KERNEL.format("    y = load(x)"), "public API"),
     "ranks differ": (HEAD + HELPER + KERNEL.format("    y = load(x)")
                      + "@triton.jit\ndef k2(x_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):\n"
