@@ -12,44 +12,50 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
-from typing import Iterator
-
 import libcst as cst
 
 _TRIVIA = (cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitespace, cst.Newline,
            cst.LeftParen, cst.RightParen, cst.Comma, cst.Dot, cst.Semicolon, cst.Colon, cst.AssignEqual)
+# Fields that only ever hold punctuation or whitespace: skipped without looking at their values.
+_PUNCTUATION = {"lpar", "rpar", "comma", "semicolon", "colon", "equal", "dot", "header", "footer",
+                "leading_lines", "lines_after_decorators", "trailing_whitespace", "newline"}
 _FIELD = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
-_FIELDS: dict[type, tuple[str, ...]] = {}
-_WANTED: dict[type, bool] = {}
 _METHODS: dict[tuple, tuple] = {}
 
 
-def _fields(kind: type) -> tuple[str, ...]:
-    """The fields of a node type in source order: the order libcst's own child visit goes through them."""
-    found = _FIELDS.get(kind)
-    if found is None:
-        names = _FIELD.findall(inspect.getsource(kind._visit_and_replace_children))
-        declared = [f.name for f in dataclasses.fields(kind)]
+class _Fields(dict):
+    """Per node type, its fields in source order (the order libcst's own child visit goes through them),
+    less those that only hold text, whitespace or punctuation."""
+
+    def __missing__(self, kind: type) -> tuple[str, ...]:
+        # dict.fromkeys: a field visited in two branches (ImportFrom's names) is named twice there.
+        names = dict.fromkeys(_FIELD.findall(inspect.getsource(kind._visit_and_replace_children)))
+        declared = {f.name: f.type for f in dataclasses.fields(kind)}
         ordered = [n for n in names if n in declared] + [n for n in declared if n not in names]
-        found = _FIELDS[kind] = tuple(n for n in ordered if not n.startswith("whitespace"))
-    return found
+        found = self[kind] = tuple(n for n in ordered if not n.startswith("whitespace") and n not in _PUNCTUATION
+                                   and declared[n] not in ("str", str))
+        return found
 
 
-def _wanted(kind: type) -> bool:
-    wanted = _WANTED.get(kind)
-    if wanted is None:
-        wanted = _WANTED[kind] = issubclass(kind, cst.CSTNode) and not issubclass(kind, _TRIVIA)
-    return wanted
+class _Wanted(dict):
+    def __missing__(self, kind: type) -> bool:
+        wanted = self[kind] = issubclass(kind, cst.CSTNode) and not issubclass(kind, _TRIVIA)
+        return wanted
 
 
-def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+_FIELDS, _WANTED = _Fields(), _Wanted()
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The node's children in source order, without whitespace and punctuation."""
-    for name in _fields(type(node)):
+    found = []
+    for name in _FIELDS[type(node)]:
         value = getattr(node, name)
-        if type(value) in (list, tuple):
-            yield from (item for item in value if _wanted(type(item)))
-        elif _wanted(type(value)):
-            yield value
+        if type(value) is tuple or type(value) is list:
+            found.extend([item for item in value if _WANTED[type(item)]])
+        elif _WANTED[type(value)]:
+            found.append(value)
+    return found
 
 
 def walk(visitor: cst.CSTVisitor, node: cst.CSTNode) -> None:

@@ -1,0 +1,86 @@
+"""`walk` must meet the same nodes in the same order as libcst's own visit, less whitespace and punctuation:
+the analysis reads code through it, so a skipped field would silently hide a block-pointer use."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import typing
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from triton_migrate.walk import _TRIVIA, walk
+
+ROOT = Path(__file__).resolve().parent.parent
+# Kernels, and stdlib modules for the syntax kernels rarely use; SYNTAX for what even those lack.
+SOURCES = sorted([*(ROOT / "fixtures").rglob("*.py"), *(ROOT / "benchmarks" / "kernels").glob("*.py")]) + \
+    [Path(m.__file__) for m in (dataclasses, inspect, typing)]
+SYNTAX = """
+from . import a as b, c
+from .. x import (d, e,)
+import f.g as h
+@deco(1)
+async def run(p, /, q: int = 2, *r, s, t=3, **u) -> None:
+    global G
+    async with v as (w, x), y:
+        async for z in aiter():
+            await z
+    match w:
+        case [1, *rest] if rest: pass
+        case {"k": kk, **others}: pass
+        case Point(x=0, y=yy) | None: pass
+        case _: pass
+    try:
+        raise E from F
+    except* (TypeError, ValueError) as err:
+        del err
+    finally:
+        lam = lambda a, *b, c=1, **d: (yield a)
+    x = [i for i in range(3) if i] + {k: v for k, v in {}.items()} + {*s} + (yield from g)
+    x[1:2:3, ...] += f"{x!r:>{w}}" ; y @= ~x if not x else -x
+    while (n := n - 1) > 0: continue
+    else: assert x, "m"
+    class K(B, metaclass=M): nonlocal_ = 1
+"""
+
+
+def _recorder() -> tuple[cst.CSTVisitor, list]:
+    """A visitor with its own visit_/leave_ method for every node type, recording each call."""
+    events: list = []
+
+    def methods(kind: type) -> dict:
+        return {f"visit_{kind.__name__}": lambda self, node: events.append(("visit", node)),
+                f"leave_{kind.__name__}": lambda self, node: events.append(("leave", node))}
+
+    kinds = [k for k in vars(cst).values() if isinstance(k, type) and issubclass(k, cst.CSTNode)]
+    namespace = {name: method for kind in kinds for name, method in methods(kind).items()}
+    return type("Recorder", (cst.CSTVisitor,), namespace)(), events
+
+
+class _LibcstOrder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.events: list = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, _TRIVIA):
+            return False  # nor what is inside it (a comment)
+        self.events.append(("visit", node))
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if not isinstance(original_node, _TRIVIA):
+            self.events.append(("leave", original_node))
+
+
+@pytest.mark.parametrize("source", [*SOURCES, SYNTAX], ids=lambda p: p.name if isinstance(p, Path) else "syntax")
+def test_walk_meets_every_node_libcst_visits_in_the_same_order(source):
+    text = source.read_text() if isinstance(source, Path) else source
+    wrapper = cst.MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
+    expected = _LibcstOrder()
+    wrapper.module.visit(expected)  # visits the very nodes (no copy): identity can be compared
+    recorder, walked = _recorder()
+    walk(recorder, wrapper.module)
+    assert [(e, type(n).__name__, id(n)) for e, n in walked] == \
+        [(e, type(n).__name__, id(n)) for e, n in expected.events]
