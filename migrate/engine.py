@@ -24,7 +24,7 @@ from .facts import AssignmentCollector
 from .naming import Namer
 from .outcome import Diagnostic, FileOutcome
 from .policy import Policy
-from .positions import Positions, site_starts
+from .positions import Positions
 from .program import Program
 from .rewrite import Edits, Rewriter, add_import, uses_name
 from .triton_names import TritonNames
@@ -57,9 +57,18 @@ def might_need_migration(data: bytes) -> bool:
     return b"triton" in data and _MARKER.search(data) is not None
 
 
-def _site_calls(source: str) -> list[ast.Call] | None:
-    """A cheap stdlib-ast look for block-pointer site calls: libcst, about 13 times slower to parse, is only
-    paid for files that have them. None: the ast cannot tell (newer syntax, perhaps), libcst decides."""
+@dataclass
+class _AstScan:
+    """What the stdlib ast says of a module: its calls and parameters (for positions) and whether it has a
+    block-pointer site call. libcst, about 10 times slower to parse, is only paid for files that have one."""
+
+    calls: list[ast.Call]
+    parameters: list[ast.arg]
+    has_sites: bool
+
+
+def _ast_scan(source: str) -> _AstScan | None:
+    """None: the ast cannot tell (newer syntax, perhaps), libcst decides."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the user's SyntaxWarnings are not ours to print
@@ -72,9 +81,15 @@ def _site_calls(source: str) -> list[ast.Call] | None:
         raise SourceError("cannot parse: too deeply nested", 0) from error
     except ValueError:
         return None
+    calls, parameters = [], []
+    for node in ast.walk(tree):
+        if type(node) is ast.Call:
+            calls.append(node)
+        elif type(node) is ast.arg:
+            parameters.append(node)
     names = TritonNames.of_ast(tree)
-    return [node for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and _is_site(names.ast_member(node.func), {k.arg for k in node.keywords})]
+    has_sites = any(_is_site(names.ast_member(c.func), {k.arg for k in c.keywords}) for c in calls)
+    return _AstScan(calls, parameters, has_sites)
 
 
 def migrate_source(source: str, verify: bool = True, policy: Policy | None = None,
@@ -135,8 +150,8 @@ class _Unit:
 
 def _unit(module_name: str, source: str, with_sites_only: bool) -> _Unit | None:
     """The module parsed and scanned; None if `with_sites_only` and it has no block-pointer site."""
-    site_calls = _site_calls(source)
-    if site_calls == [] and with_sites_only:
+    syntax = _ast_scan(source)
+    if syntax is not None and not syntax.has_sites and with_sites_only:
         return None
     wrapper = MetadataWrapper(_parse(source), unsafe_skip_copy=True)
     module = wrapper.module
@@ -145,7 +160,8 @@ def _unit(module_name: str, source: str, with_sites_only: bool) -> _Unit | None:
     walk(scan, module)
     if with_sites_only and not scan.functions and not scan.stray_calls:
         return None
-    positions = Positions(wrapper, scan.site_calls, None if site_calls is None else site_starts(site_calls, source))
+    positions = Positions(wrapper, source, () if syntax is None else
+                          [(scan.calls, syntax.calls), (scan.parameters, syntax.parameters)])
     taken = scan.identifiers
     language = names.language_prefix() or ("tl" if "tl" not in taken else "triton_language")
     shim = "compat" if "compat" not in taken else "triton_migrate_compat"
@@ -281,7 +297,8 @@ class _ModuleScan(AssignmentCollector):
         self.with_sites: set[int] = set()
         self.function_assignments: dict[int, dict] = {}
         self.stray_calls: list[cst.Call] = []
-        self.site_calls: list[cst.Call] = []  # every site call, in source order
+        self.calls: list[cst.Call] = []  # in source order, for positions
+        self.parameters: list[cst.Param] = []  # the same
         self.identifiers: set[str] = set()
         self._stack: list[tuple[cst.FunctionDef, dict]] = []
 
@@ -299,10 +316,10 @@ class _ModuleScan(AssignmentCollector):
         _, self.assignments = self._stack.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
         member = self.names.member(node.func)
         if not _is_site(member, {a.keyword.value for a in node.args if a.keyword is not None}):
             return
-        self.site_calls.append(node)
         if self._stack:
             self.with_sites.add(id(self._stack[-1][0]))
         elif member in _ENTRY_MEMBERS:  # a load/store outside a function is no site
@@ -310,5 +327,8 @@ class _ModuleScan(AssignmentCollector):
 
     def visit_Name(self, node: cst.Name) -> None:
         self.identifiers.add(node.value)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.parameters.append(node)
 
 

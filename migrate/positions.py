@@ -2,7 +2,8 @@
 
 libcst's PositionProvider generates the code of the whole module again to find positions: on kernel-heavy
 files that was the largest single cost of a check. The stdlib ast that the gate parses anyway knows where
-every block-pointer site call starts, and the libcst scan meets the same calls in the same (source) order.
+every call and every parameter starts, and the libcst scan meets the same calls and parameters in the
+same (source) order: the two lists are paired, and a pairing whose counts or names disagree is dropped.
 Other nodes (a refusal that points at a name or a loop) fall back to the provider, computed once per file
 and only when first needed.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Optional, Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -18,20 +20,45 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # what Python's tokenizer (and libcst) count as a line break
 
 
-def site_starts(calls: list[ast.Call], source: str) -> list[tuple[int, int]]:
-    """(line, 0-based column in characters) of each call, in libcst's pre-order: by start, outer call first."""
-    ordered = sorted(calls, key=lambda c: (c.lineno, c.col_offset, -c.end_lineno, -c.end_col_offset))
+def starts(nodes: Sequence[ast.expr | ast.arg], source: str) -> list[tuple[int, int]]:
+    """(line, 0-based column in characters) of each node, in libcst's pre-order: by start, outer node first."""
+    ordered = source_order(nodes)
     if source.isascii():
-        return [(c.lineno, c.col_offset) for c in ordered]
+        return [(n.lineno, n.col_offset) for n in ordered]
     lines = _LINE_BREAK.split(source)  # ast columns count UTF-8 bytes, libcst's count characters
-    return [(c.lineno, len(lines[c.lineno - 1].encode()[:c.col_offset].decode())) for c in ordered]
+    return [(n.lineno, len(lines[n.lineno - 1].encode()[:n.col_offset].decode())) for n in ordered]
+
+
+def source_order(nodes: Sequence[ast.expr | ast.arg]) -> list:
+    return sorted(nodes, key=lambda n: (n.lineno, n.col_offset, -n.end_lineno, -n.end_col_offset))
+
+
+def _ast_name(node: ast.AST) -> Optional[str]:
+    """What pairs an ast node with its libcst twin: a parameter's name, a called name's last part."""
+    if isinstance(node, ast.arg):
+        return node.arg
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _cst_name(node: cst.CSTNode) -> Optional[str]:
+    if isinstance(node, cst.Param):
+        return node.name.value
+    func = node.func
+    return func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
 
 
 class Positions:
-    def __init__(self, wrapper: MetadataWrapper, site_calls: list[cst.Call],
-                 starts: list[tuple[int, int]] | None) -> None:
+    def __init__(self, wrapper: MetadataWrapper, source: str,
+                 pairs: Sequence[tuple[Sequence[cst.CSTNode], Sequence[ast.AST]]] = ()) -> None:
+        """`pairs`: (libcst nodes in pre-order, their ast twins in any order), calls with calls, parameters
+        with parameters."""
         self._wrapper = wrapper
-        self._known = dict(zip(map(id, site_calls), starts)) if starts and len(starts) == len(site_calls) else {}
+        self._known: dict[int, tuple[int, int]] = {}
+        for cst_nodes, ast_nodes in pairs:
+            ordered = source_order(ast_nodes)
+            if len(ordered) == len(cst_nodes) and list(map(_ast_name, ordered)) == list(map(_cst_name, cst_nodes)):
+                self._known.update(zip(map(id, cst_nodes), starts(ordered, source)))
         self._provider = None
 
     def start(self, node: cst.CSTNode) -> tuple[int, int]:

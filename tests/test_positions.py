@@ -1,5 +1,6 @@
 """Diagnostic positions come from the stdlib ast (cheap) instead of libcst's PositionProvider (which generates
-the whole module again): both must agree on every site call, whatever the line endings and characters."""
+the whole module again): both must agree on every call and parameter, whatever the line endings and
+characters."""
 
 from pathlib import Path
 
@@ -8,7 +9,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from triton_migrate import engine
-from triton_migrate.positions import Positions, site_starts
+from triton_migrate.positions import Positions
 from triton_migrate.triton_names import TritonNames
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,29 +31,37 @@ def scanned(source: str):
     return wrapper, scan
 
 
+def positions_of(source: str):
+    wrapper, scan = scanned(source)
+    syntax = engine._ast_scan(source)
+    return wrapper, scan, Positions(wrapper, source, [(scan.calls, syntax.calls), (scan.parameters, syntax.parameters)])
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.parent.name)
-def test_site_positions_match_libcst(path, variant):
+def test_call_and_parameter_positions_match_libcst(path, variant):
     source = VARIANTS[variant](path.read_text())
-    wrapper, scan = scanned(source)
-    calls = engine._site_calls(source)
-    assert len(calls) == len(scan.site_calls) > 0
+    wrapper, scan, positions = positions_of(source)
+    nodes = [*scan.calls, *scan.parameters]
+    assert scan.calls and scan.parameters and all(id(n) in positions._known for n in nodes)
     provider = wrapper.resolve(PositionProvider)
-    expected = [(provider[c].start.line, provider[c].start.column) for c in scan.site_calls]
-    assert site_starts(calls, source) == expected
+    assert [positions.start(n) for n in nodes] == [(provider[n].start.line, provider[n].start.column) for n in nodes]
 
 
 def test_other_nodes_fall_back_to_the_provider():
     source = "import triton.language as tl\ndef f(p):\n    x = tl.advance(p, (1,))\n    return x\n"
-    wrapper, scan = scanned(source)
-    positions = Positions(wrapper, scan.site_calls, site_starts(engine._site_calls(source), source))
+    wrapper, scan, positions = positions_of(source)
     returned = wrapper.module.body[1].body.body[1].body[0].value
-    assert positions.start(scan.site_calls[0]) == (3, 8)
+    assert positions.start(scan.calls[0]) == (3, 8)
+    assert positions._provider is None
     assert positions.start(returned) == (4, 11)
 
 
-def test_disagreeing_counts_fall_back_to_the_provider():
+def test_pairs_whose_names_disagree_fall_back_to_the_provider():
     source = "import triton.language as tl\ndef f(p):\n    return tl.advance(p, (1,))\n"
     wrapper, scan = scanned(source)
-    positions = Positions(wrapper, scan.site_calls, [(99, 99), (98, 98)])
-    assert positions.start(scan.site_calls[0]) == (3, 11)
+    other = engine._ast_scan("def g(q):\n    return tl.advance(q, (1,))\n")
+    positions = Positions(wrapper, source, [(scan.calls, other.calls), (scan.parameters, other.parameters)])
+    assert positions._known.keys() == {id(scan.calls[0])}  # same call name, same count: paired
+    assert positions.start(scan.calls[0]) == (2, 11)  # where the other source has it
+    assert positions.start(scan.parameters[0]) == (2, 6)  # `q` is not `p`: the provider says
