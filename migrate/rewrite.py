@@ -81,18 +81,39 @@ class Rewriter(_Expressions):
         return build(updated) if build is not None else updated
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
-        if updated.body:
-            return updated
-        return updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+        body, left_over = _pass_comments_on(updated.body)
+        if not body:  # a block needs a statement: a `pass` keeps what comments there are
+            return updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()], leading_lines=left_over)])
+        return updated.with_changes(body=body, footer=[*left_over, *updated.footer])
+
+
+# A line that loses every statement disappears; its comments are first held by a line with this `pass`, then
+# handed to the next statement of the block (as if the line had been deleted by hand).
+_HOLDER = cst.Pass()
+
+
+def _pass_comments_on(body) -> tuple[list, list]:
+    """The block's statements without comment holders, the held comments moved to the next statement;
+    and the comments held at the end of the block."""
+    kept, held = [], []
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine) and statement.body[0] is _HOLDER:
+            comment = statement.trailing_whitespace.comment
+            held += [*statement.leading_lines, *([cst.EmptyLine(comment=comment)] if comment else [])]
+        elif held:
+            kept.append(statement.with_changes(leading_lines=[*held, *statement.leading_lines]))
+            held = []
+        else:
+            kept.append(statement)
+    return kept, held
 
 
 def _lines(original: cst.SimpleStatementLine, smalls: list):
-    """One line per statement; comments stay on the first and last lines. A line that loses every
-    statement disappears, unless it carries a comment, which a `pass` keeps."""
+    """One line per statement; comments stay on the first and last lines."""
     if not smalls:
         has_comment = original.trailing_whitespace.comment is not None or any(
             line.comment is not None for line in original.leading_lines)
-        return original.with_changes(body=[cst.Pass()]) if has_comment else cst.RemovalSentinel.REMOVE
+        return original.with_changes(body=[_HOLDER]) if has_comment else cst.RemovalSentinel.REMOVE
     lines = [cst.SimpleStatementLine([s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]) for s in smalls]
     lines[0] = lines[0].with_changes(leading_lines=original.leading_lines)
     lines[-1] = lines[-1].with_changes(trailing_whitespace=original.trailing_whitespace)

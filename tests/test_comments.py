@@ -1,0 +1,42 @@
+"""Comments on lines the rewrite deletes are kept, where deleting those lines by hand would leave them:
+before the next statement of the block, or at the block's end. No `pass` is left behind."""
+
+from triton_migrate.engine import migrate_source
+
+KERNEL = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    x = tl.make_block_ptr(x_ptr, (n,), (1,), (pid * BLOCK,), (BLOCK,), (0,))
+    # the target
+    y = tl.make_block_ptr(y_ptr, (n,), (1,), (pid * BLOCK,), (BLOCK,), (0,))  # rank 1
+    v = tl.load(x, boundary_check=(0,))
+    tl.store(y, v, boundary_check=(0,))
+    if pid == 0:
+        tl.store(y, v + 1, boundary_check=(0,))
+        # only here
+        z = tl.make_block_ptr(y_ptr, (n,), (1,), (0,), (BLOCK,), (0,))  # unused
+    else:
+        # nothing else
+        w = tl.make_block_ptr(y_ptr, (n,), (1,), (0,), (BLOCK,), (0,))
+    return
+'''
+
+
+def comment_lines(source: str) -> list[str]:
+    return [line.strip() for line in source.splitlines() if line.strip().startswith("#")]
+
+
+def test_comments_of_deleted_lines_move_to_the_next_statement_or_the_block_end():
+    new = migrate_source(KERNEL).new_source
+    assert comment_lines(new) == ["# the target", "# rank 1", "# only here", "# unused", "# nothing else"]
+    lines = new.splitlines()
+    # a trailing comment becomes a line of its own, in the order the text had it
+    assert lines[lines.index("    # the target") + 1:][:2] == ["    # rank 1", "    v = x_desc.load([pid * BLOCK])"]
+    # the last statement of the `if` block was deleted: its comments end the block
+    assert lines[lines.index("    else:") - 2:lines.index("    else:")] == ["        # only here", "        # unused"]
+    # a block with no statement left keeps a `pass`, under the comment
+    assert lines[-3:] == ["        # nothing else", "        pass", "    return"]
