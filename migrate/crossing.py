@@ -33,6 +33,7 @@ class SiteFacts:
     fixed: tuple[Optional[str], ...]  # per shape, stride and block part: how the helper can spell it, or None
     aligned: tuple[bool, ...]
     nonnegative: tuple[bool, ...]
+    unit: Optional[int] = None  # the dimension the caller's block pointer has a unit stride in (TTD103)
 
     def kept(self) -> dict[tuple[str, int], str]:
         """The parts the helper spells itself (a literal, or one of its own parameters) instead of receiving."""
@@ -53,7 +54,8 @@ def merge(facts: list[SiteFacts]) -> SiteFacts | str:
     return SiteFacts(first.rank, first.order,
                      tuple(v if all(f.fixed[i] == v for f in facts) else None for i, v in enumerate(first.fixed)),
                      tuple(all(f.aligned[d] for f in facts) for d in range(first.rank)),
-                     tuple(all(f.nonnegative[d] for f in facts) for d in range(first.rank)))
+                     tuple(all(f.nonnegative[d] for f in facts) for d in range(first.rank)),
+                     first.unit if all(f.unit == first.unit for f in facts) else None)
 
 
 def part_kinds(rank: int) -> list[tuple[str, int]]:
@@ -80,6 +82,9 @@ class Crossing:
         """Bind each block-pointer parameter to the block pointer re-created from its parts."""
         self.entry_edits: list = []
         self.returned: list[tuple] = []
+        # The helper's spelling of each stride that is a unit stride at every call site: a literal 1, or a
+        # kernel stride parameter the JIT specialises to 1 (TTD103), which reaches the helper as a constant.
+        self.unit_strides: set[str] = set()
         for param in self.function.params.params:
             interface = self.context.entry.get(param.name.value) if self.context else None
             if interface is not None:
@@ -87,6 +92,9 @@ class Crossing:
 
     def parameter_pointer(self, param: cst.Param, interface: SiteFacts, state: State) -> None:
         name = param.name.value
+        if interface.unit is not None:
+            self.unit_strides.add(interface.kept().get(("stride", interface.unit)) or
+                                  self.namer.part(name, "stride", interface.unit))
         # One call node for every rerun: what the analysis learns is keyed by the creation's id.
         call = self.parameter_calls.get(name) or self.parameter_calls.setdefault(name, self.recreation(name, interface))
         value = self.create(param, name, call, state)
@@ -217,7 +225,7 @@ class Crossing:
         fixed = tuple(self.fixed_part(n, bound) for n in creation.shape + creation.strides + creation.block)
         proven = self.proven_offsets(value, deltas)
         return SiteFacts(len(creation.block), tuple(creation.order), fixed, tuple(p["aligned"] for p in proven),
-                         tuple(p["nonnegative"] for p in proven))
+                         tuple(p["nonnegative"] for p in proven), creation.unit)
 
     @staticmethod
     def fixed_part(node: cst.BaseExpression, bound: dict) -> Optional[str]:

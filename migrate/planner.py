@@ -61,16 +61,18 @@ def choose(obstacles: list[Obstacle], policy: Policy, member: str) -> Optional[s
     return None if blocking else "descriptor"
 
 
-def creation_obstacles(shape, strides, offsets, block, order, facts: FunctionFacts,
-                       policy: Policy) -> tuple[Optional[int], list[Obstacle]]:
-    """The unit-stride dimension (None if there is none) and what rules out any descriptor."""
+def creation_obstacles(shape, strides, offsets, block, order, facts: FunctionFacts, policy: Policy,
+                       stride_parameters: frozenset[str] = frozenset()) -> tuple[Optional[int], list[Obstacle]]:
+    """The unit-stride dimension (None if there is none) and what rules out any descriptor.
+    `stride_parameters`: names that count as kernel stride parameters besides the function's own
+    (a helper's parts that every caller fills with one)."""
     rank = len(block)
     found = []
     if policy.min_triton < DESCRIPTORS:
         found.append(Obstacle(ttd113_min_triton.CODE, "descriptors need Triton 3.4"))
     if rank > MAX_RANK:
         found.append(Obstacle(ttd105_rank.CODE, f"rank {rank}: tensor descriptors have ranks 1 to {MAX_RANK}"))
-    unit = ttd103_no_unit_stride.unit_stride_dimension(strides, order, facts.params)
+    unit = ttd103_no_unit_stride.unit_stride_dimension(strides, order, facts.params | stride_parameters)
     if unit is None:
         found.append(Obstacle(ttd103_no_unit_stride.CODE, "no stride is a literal 1 or a kernel parameter that "
                               "`order` names as contiguous; a descriptor needs a unit last stride"))

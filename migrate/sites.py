@@ -82,7 +82,7 @@ class Sites:
         creation.order = None if order is None or None in order else order
         creation.unit, creation.blockers = planner.creation_obstacles(
             creation.shape, creation.strides, creation.offsets, creation.block,
-            None if order is None or None in order else order, self.facts, self.policy)
+            None if order is None or None in order else order, self.facts, self.policy, frozenset(self.unit_strides))
         return None
 
     def proofs(self, creation: Creation, dim: int, expr: cst.BaseExpression) -> dict[str, bool]:

@@ -11,7 +11,11 @@ integer argument equal to 1 to a constant, and any other value fails loudly at c
 reading wrong data. A parameter such as `H` in `strides=(H,)` (per-head gates) is a stride of H, not 1:
 refused, and so is every rank-1 view without a literal unit stride, where `order` says nothing.
 
-Fixtures: transposed_view, kt_view_attention.
+In a helper that receives block pointers as parts (TTD008), a stride part counts as such a parameter when
+every call site's block pointer has its unit stride in that dimension: what the caller passes there is a
+literal 1 or a kernel stride parameter, which reaches the helper as the same constant.
+
+Fixtures: transposed_view, kt_view_attention, helper_stride_parameters.
 """
 
 from __future__ import annotations
