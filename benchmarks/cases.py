@@ -242,6 +242,19 @@ def bmm(batch, M, N, K, dtype=torch.float16) -> Case:
     return Case(f"bmm {batch}x{M}x{N}x{K} {_dt(dtype)}", "bmm", build)
 
 
+def gemm_helper(M, N, K, dtype=torch.float16) -> Case:
+    """`gemm` with its loads in a helper called on every K step."""
+    def build(mem):
+        a, b = mem.randn((M, K), dtype), mem.randn((K, N), dtype)
+
+        def launch(mod, out):
+            c = out["c"]
+            mod.gemm_helper[(cdiv(M, 128), cdiv(N, 128))](a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0),
+                                                          BM=128, BN=128, BK=64, num_warps=8, num_stages=3)
+        return Setup({"c": ((M, N), dtype)}, launch, lambda: {"c": a.float() @ b.float()})
+    return Case(f"gemm_helper {M}x{N}x{K} {_dt(dtype)}", "gemm_helper", build)
+
+
 # ------------------------------------------------------------------------------------ elementwise
 def add_one(M, N, dtype=torch.float16) -> Case:
     def build(mem):
@@ -339,6 +352,33 @@ def attn_fwd(Z, H, N_CTX, HEAD_DIM, causal, dtype=torch.float16) -> Case:
                      launch, reference)
     mode = "causal" if causal else "full"
     return Case(f"attn_fwd {Z}x{H}x{N_CTX}x{HEAD_DIM} {mode} {_dt(dtype)}", "attn_fwd", build)
+
+
+def attn_fwd_staged(Z, H, N_CTX, HEAD_DIM, causal, dtype=torch.float16) -> Case:
+    """The tutorial's forward with its `_attn_fwd_inner` helper; N_CTX a multiple of BLOCK_M, as it needs."""
+    BLOCK_M, BLOCK_N = 128, 64
+    assert N_CTX % BLOCK_M == 0, "attn_fwd_staged has no boundary checks"
+    sm_scale = HEAD_DIM ** -0.5
+
+    def build(mem):
+        q, k, v = (mem.randn((Z, H, N_CTX, HEAD_DIM), dtype) for _ in range(3))
+
+        def launch(mod, out):
+            o, m = out["o"], out["m"]
+            mod.attn_fwd_staged[(cdiv(N_CTX, BLOCK_M), Z * H)](
+                q, k, v, sm_scale, m, o, *q.stride(), *k.stride(), *v.stride(), *o.stride(), Z, H, N_CTX,
+                HEAD_DIM=HEAD_DIM, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, STAGE=3 if causal else 1,
+                num_warps=4 if HEAD_DIM <= 64 else 8, num_stages=3)
+
+        def reference():
+            s = _attention_probs(q, k, causal, sm_scale)
+            lse = torch.logsumexp(s, -1)
+            return {"o": torch.softmax(s, -1) @ v.float(), "m": (lse / math.log(2)).reshape(Z * H, N_CTX)}
+        # The kernel moves k, v and o by q's batch and head strides, as the tutorial: same shape, same strides.
+        return Setup({"o": ((Z, H, N_CTX, HEAD_DIM), dtype), "m": ((Z * H, N_CTX), torch.float32, True)},
+                     launch, reference)
+    mode = "causal" if causal else "full"
+    return Case(f"attn_fwd_staged {Z}x{H}x{N_CTX}x{HEAD_DIM} {mode} {_dt(dtype)}", "attn_fwd_staged", build)
 
 
 def attn_bwd_dkdv(Z, H, N_CTX, HEAD_DIM, causal, dtype=torch.float16) -> Case:
@@ -495,6 +535,9 @@ def suite(size: str = "large") -> list[Case]:
             rms_norm(65536, 128), layer_norm(16384, 4096), layer_norm(8192, 5120, bf16), layer_norm(4097, 1000),
             attn_fwd(4, 16, 4096, 64, False), attn_fwd(4, 16, 4096, 64, True), attn_fwd(2, 16, 1000, 128, True, bf16),
             attn_bwd_dkdv(4, 16, 4096, 64, True), attn_bwd_dkdv(2, 16, 1000, 64, False),
+            attn_fwd_staged(4, 16, 4096, 64, True), attn_fwd_staged(4, 16, 4096, 64, False),
+            attn_fwd_staged(2, 16, 1024, 128, True, bf16),
+            gemm_helper(4096, 4096, 4096), gemm_helper(1000, 1000, 1000),
             gated_chunks(8192, 16, 64),
             chunk_fwd_h(4, 4096, 16, 128, 128), chunk_fwd_h(2, 1000, 8, 96, 96),
             chunk_fwd_o(4, 4096, 16, 128, 128), chunk_fwd_o(2, 1000, 8, 96, 96),
@@ -508,6 +551,8 @@ def suite(size: str = "large") -> list[Case]:
             rms_norm(100, 128), layer_norm(37, 1000), layer_norm(20, 264, bf16),
             attn_fwd(1, 2, 200, 64, False), attn_fwd(2, 1, 200, 64, True), attn_fwd(1, 2, 130, 128, True, bf16),
             attn_bwd_dkdv(1, 2, 200, 64, True), attn_bwd_dkdv(2, 1, 150, 64, False),
+            attn_fwd_staged(1, 2, 256, 64, True), attn_fwd_staged(2, 1, 128, 64, False, bf16),
+            gemm_helper(300, 260, 200), gemm_helper(129, 136, 72, bf16),
             gated_chunks(150, 3, 64),
             chunk_fwd_h(2, 100, 2, 64, 64, fp16), chunk_fwd_h(1, 150, 2, 96, 96),
             chunk_fwd_o(2, 100, 2, 64, 64, fp16), chunk_fwd_o(1, 150, 2, 96, 96),

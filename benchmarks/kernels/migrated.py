@@ -16,7 +16,11 @@ Written after the code they imitate, block pointers and all:
   kernels that re-create block pointers inside their loops (K^T views with a literal unit stride, pointer
   arguments shifted by `+=`) and load per-head gates through strided 1-D block pointers;
 * `rms_norm`, `layer_norm_fwd`: norms over rows (Liger/unsloth style, a whole row per block);
-* `add_one`: 2-D elementwise; `bmm`: batched matmul through rank-3 block pointers (block (1, BM, BK)).
+* `add_one`: 2-D elementwise; `bmm`: batched matmul through rank-3 block pointers (block (1, BM, BK));
+* block pointers passed to `@triton.jit` helpers: `attn_fwd_staged`, the fused-attention tutorial as Triton
+  3.0-3.2 shipped it (`_attn_fwd_inner` takes the K and V block pointers, advances them to its stage's range
+  and loops; a causal program calls it twice), and `gemm_helper`, whose K loop calls `_dot_tile` with both
+  block pointers on every iteration.
 
 Every kernel runs in Triton's CPU interpreter. benchmarks/cases.py launches them; benchmarks/regenerate.py
 writes the tool's output for this file to migrated.py and migrated_pointer.py.
@@ -496,3 +500,141 @@ def batched_transpose(x_ptr, y_ptr, M, N, stride_xb, stride_xm, stride_yb, strid
     y_block_ptr_ptrs = y_ptr + y_block_ptr_i0[:, None, None] * stride_yb + y_block_ptr_i1[None, :, None] * stride_yn + y_block_ptr_i2[None, None, :]
     y_block_ptr_mask = (y_block_ptr_i1[None, :, None] < N) & (y_block_ptr_i2[None, None, :] < M)
     tl.store(y_block_ptr_ptrs, tl.permute(x, (0, 2, 1)), mask=y_block_ptr_mask)
+
+
+@triton.jit
+def _attn_fwd_inner(acc, l_i, m_i, q, K_base, K_stride0, K_stride1, K_start0, K_start1, V_base, V_stride0, V_stride1, V_start0, V_start1, start_m, qk_scale,
+                    BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr,
+                    STAGE: tl.constexpr, offs_m, offs_n, N_CTX):
+    K_off1 = K_start1
+    V_off0 = V_start0
+    # range of values handled by this stage
+    if STAGE == 1:
+        lo, hi = 0, start_m * BLOCK_M
+    elif STAGE == 2:
+        lo, hi = start_m * BLOCK_M, (start_m + 1) * BLOCK_M
+        lo = tl.multiple_of(lo, BLOCK_M)
+    # causal = False
+    else:
+        lo, hi = 0, N_CTX
+    K_off1 += lo
+    V_off0 += lo
+    # loop over k, v and update accumulator
+    for start_n in range(lo, hi, BLOCK_N):
+        start_n = tl.multiple_of(start_n, BLOCK_N)
+        # -- compute qk ----
+        K_rows = (K_start0 + tl.arange(0, HEAD_DIM)).to(tl.int64)
+        K_cols = (K_off1 + tl.arange(0, BLOCK_N)).to(tl.int64)
+        K_ptrs = K_base + K_rows[:, None] * K_stride0 + K_cols[None, :] * K_stride1
+        k = tl.load(K_ptrs)
+        qk = tl.dot(q, k)
+        if STAGE == 2:
+            mask = offs_m[:, None] >= (start_n + offs_n[None, :])
+            qk = qk * qk_scale + tl.where(mask, 0, -1.0e6)
+            m_ij = tl.maximum(m_i, tl.max(qk, 1))
+            qk -= m_ij[:, None]
+        else:
+            m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            qk = qk * qk_scale - m_ij[:, None]
+        p = tl.math.exp2(qk)
+        l_ij = tl.sum(p, 1)
+        # -- update m_i and l_i
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + l_ij
+        # -- update output accumulator --
+        acc = acc * alpha[:, None]
+        V_rows = (V_off0 + tl.arange(0, BLOCK_N)).to(tl.int64)
+        V_cols = (V_start1 + tl.arange(0, HEAD_DIM)).to(tl.int64)
+        V_ptrs = V_base + V_rows[:, None] * V_stride0 + V_cols[None, :] * V_stride1
+        v = tl.load(V_ptrs)
+        acc = tl.dot(p.to(v.dtype), v, acc)
+        # update m_i and l_i
+        m_i = m_ij
+        V_off0 += BLOCK_N
+        K_off1 += BLOCK_N
+    return acc, l_i, m_i
+
+
+@triton.jit
+def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
+                    stride_qz, stride_qh, stride_qm, stride_qk,
+                    stride_kz, stride_kh, stride_kn, stride_kk,
+                    stride_vz, stride_vh, stride_vk, stride_vn,
+                    stride_oz, stride_oh, stride_om, stride_on,
+                    Z, H, N_CTX,
+                    HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGE: tl.constexpr):
+    # As the tutorial: N_CTX must be a multiple of BLOCK_M (no boundary checks).
+    tl.static_assert(BLOCK_N <= HEAD_DIM)
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    off_z = off_hz // H
+    off_h = off_hz % H
+    qvk_offset = off_z.to(tl.int64) * stride_qz + off_h.to(tl.int64) * stride_qh
+
+    # block pointers
+    # initialize offsets
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    # initialize pointer to m and l
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    # load scales
+    qk_scale = sm_scale
+    qk_scale *= 1.44269504  # 1/log(2)
+    # load q: it will stay in SRAM throughout
+    Q_rows = (start_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
+    Q_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
+    Q_ptrs = Q + qvk_offset + Q_rows[:, None] * stride_qm + Q_cols[None, :] * stride_qk
+    q = tl.load(Q_ptrs)
+    # stage 1: off-band
+    # For causal = True, STAGE = 3 and _attn_fwd_inner gets 1 as its STAGE
+    # For causal = False, STAGE = 1, and _attn_fwd_inner gets 3 as its STAGE
+    if STAGE & 1:
+        acc, l_i, m_i = _attn_fwd_inner(acc, l_i, m_i, q, K + qvk_offset, stride_kk, stride_kn, 0, 0, V + qvk_offset, stride_vk, stride_vn, 0, 0,
+                                        start_m, qk_scale,
+                                        BLOCK_M, HEAD_DIM, BLOCK_N,
+                                        4 - STAGE, offs_m, offs_n, N_CTX)
+    # stage 2: on-band
+    if STAGE & 2:
+        acc, l_i, m_i = _attn_fwd_inner(acc, l_i, m_i, q, K + qvk_offset, stride_kk, stride_kn, 0, 0, V + qvk_offset, stride_vk, stride_vn, 0, 0,
+                                        start_m, qk_scale,
+                                        BLOCK_M, HEAD_DIM, BLOCK_N,
+                                        2, offs_m, offs_n, N_CTX)
+    # epilogue
+    m_i += tl.math.log2(l_i)
+    acc = acc / l_i[:, None]
+    m_ptrs = M + off_hz * N_CTX + offs_m
+    tl.store(m_ptrs, m_i)
+    O_rows = (start_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
+    O_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
+    O_ptrs = Out + qvk_offset + O_rows[:, None] * stride_om + O_cols[None, :] * stride_on
+    tl.store(O_ptrs, acc.to(Out.type.element_ty))
+
+
+@triton.jit
+def _dot_tile(acc, a_block_base, a_block_shape0, a_block_shape1, a_block_stride0, a_block_start0, a_block_start1, a_block_block0: tl.constexpr, a_block_block1: tl.constexpr, b_block_base, b_block_shape0, b_block_shape1, b_block_stride0, b_block_start0, b_block_start1, b_block_block0: tl.constexpr, b_block_block1: tl.constexpr):
+    a_block_desc = tl.make_tensor_descriptor(a_block_base, [a_block_shape0, a_block_shape1], [a_block_stride0, 1], [a_block_block0, a_block_block1])
+    b_block_desc = tl.make_tensor_descriptor(b_block_base, [b_block_shape0, b_block_shape1], [b_block_stride0, 1], [b_block_block0, b_block_block1])
+    a = a_block_desc.load([a_block_start0, a_block_start1])
+    b = b_block_desc.load([b_block_start0, b_block_start1])
+    return tl.dot(a, b, acc)
+
+
+@triton.jit
+def gemm_helper(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a_off1 = 0
+    b_off0 = 0
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(0, tl.cdiv(K, BK)):
+        acc = _dot_tile(acc, a_ptr, M, K, stride_am, pid_m * BM, a_off1, BM, BK, b_ptr, K, N, stride_bk, b_off0, pid_n * BN, BK, BN)
+        a_off1 += BK
+        b_off0 += BK
+    c_rows = (pid_m * BM + tl.arange(0, BM)).to(tl.int64)
+    c_cols = pid_n * BN + tl.arange(0, BN)
+    c_ptrs = c_ptr + c_rows[:, None] * stride_cm + c_cols[None, :]
+    c_mask = (c_rows[:, None] < M) & (c_cols[None, :] < N)
+    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)
