@@ -8,7 +8,7 @@ from typing import Callable
 import libcst as cst
 
 from .analysis import FunctionAnalysis
-from .walk import walk
+from .walk import children, walk
 
 
 class Edits:
@@ -37,6 +37,10 @@ class Edits:
         for line, slots in analysis.line_edits.items():
             self.before_line.setdefault(line, []).extend(b for _, o, b in slots.values() if keep(o))
 
+    def node_ids(self) -> set[int]:
+        """The ids of the nodes some edit rewrites."""
+        return {*self.expressions, *self.statements, *self.before, *self.before_line, *self.functions}
+
 
 class _Expressions(cst.CSTTransformer):
     def __init__(self, edits: Edits) -> None:
@@ -51,6 +55,14 @@ class _Expressions(cst.CSTTransformer):
 
 
 class Rewriter(_Expressions):
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        # libcst rebuilds every node a transformer enters: only the paths down to edited nodes are entered
+        # (most of the cost of a write was rebuilding code that does not change).
+        if isinstance(node, cst.Module):
+            self._wanted: set[int] = set()
+            _paths_to(node, self.edits.node_ids(), self._wanted)
+        return id(node) in self._wanted and super().on_visit(node)
+
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         prefix = [s for build in self.edits.before_line.get(id(original), []) for s in self._edited(build())]
         if not prefix and not any(id(small) in self.edits.statements for small in original.body):
@@ -106,6 +118,16 @@ def _pass_comments_on(body) -> tuple[list, list]:
         else:
             kept.append(statement)
     return kept, held
+
+
+def _paths_to(node: cst.CSTNode, edited: set[int], found: set[int]) -> bool:
+    """Add the ids of `node` and of the nodes below it that lead to an edited node to `found`; True if any."""
+    hit = id(node) in edited
+    for child in children(node):
+        hit = _paths_to(child, edited, found) or hit
+    if hit:
+        found.add(id(node))
+    return hit
 
 
 def _lines(original: cst.SimpleStatementLine, smalls: list):
