@@ -202,16 +202,17 @@ def _dt(dtype) -> str:
 
 
 # --------------------------------------------------------------------------------------------- GEMM
-def gemm(M, N, K, dtype=torch.float16) -> Case:
+def gemm(M, N, K, dtype=torch.float16, kernel: str = "gemm") -> Case:
     def build(mem):
         a, b = mem.randn((M, K), dtype), mem.randn((K, N), dtype)
 
         def launch(mod, out):
             c = out["c"]
-            mod.gemm[(cdiv(M, 128), cdiv(N, 128))](a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0),
-                                                   BM=128, BN=128, BK=64, num_warps=8, num_stages=3)
+            getattr(mod, kernel)[(cdiv(M, 128), cdiv(N, 128))](a, b, c, M, N, K, a.stride(0), b.stride(0),
+                                                               c.stride(0), BM=128, BN=128, BK=64, num_warps=8,
+                                                               num_stages=3)
         return Setup({"c": ((M, N), dtype)}, launch, lambda: {"c": a.float() @ b.float()})
-    return Case(f"gemm {M}x{N}x{K} {_dt(dtype)}", "gemm", build)
+    return Case(f"{kernel} {M}x{N}x{K} {_dt(dtype)}", kernel, build)
 
 
 def gemm_bt(M, N, K, dtype=torch.float16) -> Case:
@@ -244,15 +245,7 @@ def bmm(batch, M, N, K, dtype=torch.float16) -> Case:
 
 def gemm_helper(M, N, K, dtype=torch.float16) -> Case:
     """`gemm` with its loads in a helper called on every K step."""
-    def build(mem):
-        a, b = mem.randn((M, K), dtype), mem.randn((K, N), dtype)
-
-        def launch(mod, out):
-            c = out["c"]
-            mod.gemm_helper[(cdiv(M, 128), cdiv(N, 128))](a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0),
-                                                          BM=128, BN=128, BK=64, num_warps=8, num_stages=3)
-        return Setup({"c": ((M, N), dtype)}, launch, lambda: {"c": a.float() @ b.float()})
-    return Case(f"gemm_helper {M}x{N}x{K} {_dt(dtype)}", "gemm_helper", build)
+    return gemm(M, N, K, dtype, kernel="gemm_helper")
 
 
 # ------------------------------------------------------------------------------------ elementwise
@@ -331,33 +324,18 @@ def _attention_probs(q, k, causal, sm_scale):
 
 
 def attn_fwd(Z, H, N_CTX, HEAD_DIM, causal, dtype=torch.float16) -> Case:
-    BLOCK_M, BLOCK_N = 128, 64
-    sm_scale = HEAD_DIM ** -0.5
-
-    def build(mem):
-        q, k, v = (mem.randn((Z, H, N_CTX, HEAD_DIM), dtype) for _ in range(3))
-
-        def launch(mod, out):
-            o, m = out["o"], out["m"]
-            mod.attn_fwd[(cdiv(N_CTX, BLOCK_M), Z * H)](
-                q, k, v, sm_scale, m, o, *q.stride(), *k.stride(), *v.stride(), *o.stride(), Z, H, N_CTX,
-                HEAD_DIM=HEAD_DIM, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, CAUSAL=causal,
-                num_warps=4 if HEAD_DIM <= 64 else 8, num_stages=3)
-
-        def reference():
-            s = _attention_probs(q, k, causal, sm_scale)
-            lse = torch.logsumexp(s, -1)
-            return {"o": torch.softmax(s, -1) @ v.float(), "m": (lse / math.log(2)).reshape(Z * H, N_CTX)}
-        return Setup({"o": ((Z, H, N_CTX, HEAD_DIM), dtype), "m": ((Z * H, N_CTX), torch.float32, True)},
-                     launch, reference)
-    mode = "causal" if causal else "full"
-    return Case(f"attn_fwd {Z}x{H}x{N_CTX}x{HEAD_DIM} {mode} {_dt(dtype)}", "attn_fwd", build)
+    return _attention_forward("attn_fwd", Z, H, N_CTX, HEAD_DIM, causal, dtype, CAUSAL=causal)
 
 
 def attn_fwd_staged(Z, H, N_CTX, HEAD_DIM, causal, dtype=torch.float16) -> Case:
-    """The tutorial's forward with its `_attn_fwd_inner` helper; N_CTX a multiple of BLOCK_M, as it needs."""
+    """The tutorial's forward with its `_attn_fwd_inner` helper; N_CTX a multiple of BLOCK_M, as it needs.
+    It moves k, v and o by q's batch and head strides, as the tutorial does: same shape, same strides."""
+    assert N_CTX % 128 == 0, "attn_fwd_staged has no boundary checks"
+    return _attention_forward("attn_fwd_staged", Z, H, N_CTX, HEAD_DIM, causal, dtype, STAGE=3 if causal else 1)
+
+
+def _attention_forward(kernel, Z, H, N_CTX, HEAD_DIM, causal, dtype, **mode_constexprs) -> Case:
     BLOCK_M, BLOCK_N = 128, 64
-    assert N_CTX % BLOCK_M == 0, "attn_fwd_staged has no boundary checks"
     sm_scale = HEAD_DIM ** -0.5
 
     def build(mem):
@@ -365,20 +343,19 @@ def attn_fwd_staged(Z, H, N_CTX, HEAD_DIM, causal, dtype=torch.float16) -> Case:
 
         def launch(mod, out):
             o, m = out["o"], out["m"]
-            mod.attn_fwd_staged[(cdiv(N_CTX, BLOCK_M), Z * H)](
+            getattr(mod, kernel)[(cdiv(N_CTX, BLOCK_M), Z * H)](
                 q, k, v, sm_scale, m, o, *q.stride(), *k.stride(), *v.stride(), *o.stride(), Z, H, N_CTX,
-                HEAD_DIM=HEAD_DIM, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, STAGE=3 if causal else 1,
+                HEAD_DIM=HEAD_DIM, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, **mode_constexprs,
                 num_warps=4 if HEAD_DIM <= 64 else 8, num_stages=3)
 
         def reference():
             s = _attention_probs(q, k, causal, sm_scale)
             lse = torch.logsumexp(s, -1)
             return {"o": torch.softmax(s, -1) @ v.float(), "m": (lse / math.log(2)).reshape(Z * H, N_CTX)}
-        # The kernel moves k, v and o by q's batch and head strides, as the tutorial: same shape, same strides.
         return Setup({"o": ((Z, H, N_CTX, HEAD_DIM), dtype), "m": ((Z * H, N_CTX), torch.float32, True)},
                      launch, reference)
     mode = "causal" if causal else "full"
-    return Case(f"attn_fwd_staged {Z}x{H}x{N_CTX}x{HEAD_DIM} {mode} {_dt(dtype)}", "attn_fwd_staged", build)
+    return Case(f"{kernel} {Z}x{H}x{N_CTX}x{HEAD_DIM} {mode} {_dt(dtype)}", kernel, build)
 
 
 def attn_bwd_dkdv(Z, H, N_CTX, HEAD_DIM, causal, dtype=torch.float16) -> Case:
