@@ -232,9 +232,9 @@ class Crossing:
         """How the helper can spell a part without receiving it: a literal, or the helper's own parameter that
         receives the same expression at this call (`_step(acc, a_bp, BK)` with block width `BK`), which keeps
         what the helper can prove about it (an advance by `BK` is a whole block)."""
-        if int_value(node) is not None:
-            return code_of(node)
         text = code_of(node)
+        if int_value(node) is not None:
+            return text
         return next((param for param, arg in bound.items() if code_of(arg.value) == text), None)
 
     def helper_assign(self, node: cst.Assign, state: State) -> bool:

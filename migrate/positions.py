@@ -20,9 +20,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # what Python's tokenizer (and libcst) count as a line break
 
 
-def starts(nodes: Sequence[ast.expr | ast.arg], source: str) -> list[tuple[int, int]]:
-    """(line, 0-based column in characters) of each node, in libcst's pre-order: by start, outer node first."""
-    ordered = source_order(nodes)
+def starts(ordered: Sequence[ast.expr | ast.arg], source: str) -> list[tuple[int, int]]:
+    """(line, 0-based column in characters) of each node, in the order given."""
     if source.isascii():
         return [(n.lineno, n.col_offset) for n in ordered]
     lines = _LINE_BREAK.split(source)  # ast columns count UTF-8 bytes, libcst's count characters
@@ -30,6 +29,7 @@ def starts(nodes: Sequence[ast.expr | ast.arg], source: str) -> list[tuple[int, 
 
 
 def source_order(nodes: Sequence[ast.expr | ast.arg]) -> list:
+    """libcst's pre-order: by start, the outer node first."""
     return sorted(nodes, key=lambda n: (n.lineno, n.col_offset, -n.end_lineno, -n.end_col_offset))
 
 

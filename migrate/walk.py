@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
+
 import libcst as cst
 
 _TRIVIA = (cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitespace, cst.Newline,
