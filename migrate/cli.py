@@ -22,6 +22,8 @@ from triton_migrate.fileio import FileError, atomic_write, check_parses, decode,
 from triton_migrate.output import FileResult
 from triton_migrate.outcome import Diagnostic, FileOutcome
 from triton_migrate.policy import Policy
+from triton_migrate.prefilter import might_need_migration
+from triton_migrate.rules import CODES
 
 EXIT_CODES = """\b
 Exit status:
@@ -105,7 +107,7 @@ def _analyse(jobs: tuple[Job, ...]) -> list[FileResult]:
         found = engine.migrate_sources(dict(zip(names, (d.text for d in decoded))), verify=first.verify,
                                        policy=first.policy, rewrite=first.verify)
         outcomes = [found[name] for name in names]
-    elif engine.might_need_migration(first.data):
+    elif might_need_migration(first.data):
         outcomes = [_outcome_of(first, decoded[0].text)]
     results = [_result(job, text, outcome) for job, text, outcome in zip(jobs, decoded, outcomes)]
     held = [r for r, o in zip(results, outcomes) if o.new_source is not None and r.new_data is None]
@@ -370,21 +372,13 @@ def _skip_reason(path: str, config: cfg.Config, explicit: bool, options: Options
     if config.excludes(path) and (options.force_exclude or not explicit):
         return "excluded by the configuration"
     ignored = config.ignored_for(path)
-    if not any(cfg.enabled(code, config.select, ignored) for code in _codes()):
+    if not any(cfg.enabled(code, config.select, ignored) for code in CODES):
         return "every rule is ignored for it (per-file-ignores / select / ignore)"
     return None
 
 
-def _codes() -> tuple[str, ...]:
-    from triton_migrate.rules import RULES
-
-    return tuple(RULES)
-
-
 def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: bool, resolver: cfg.Resolver,
               options: Options) -> int:
-    from triton_migrate import engine
-
     started = time.monotonic()
     found = discover(paths, exclude, respect_gitignore)
     explicit = {os.path.normpath(p) for p in paths if not os.path.isdir(p)}
@@ -402,7 +396,7 @@ def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: boo
             continue
         checked += 1
         # The prefilter: a file without the telltale bytes costs this read and nothing more.
-        if engine.might_need_migration(data) or suppressions.might_have(data):
+        if might_need_migration(data) or suppressions.might_have(data):
             jobs.append(_job(path, data, config, options))
         elif b"triton" in data:
             contents[path] = data  # it may define helpers that files with block pointers import

@@ -115,11 +115,11 @@ def _strings(value):
 
 
 def _codes(value):
-    from triton_migrate.rules import RULES
+    from triton_migrate.rules import CODES
 
     codes = _strings(value)
     for code in codes:
-        if code != ALL and not any(known.startswith(code) for known in RULES):
+        if code != ALL and not any(known.startswith(code) for known in CODES):
             raise ValueError(f"{code!r} is not a rule code or prefix (see `migrate --list-rules`)")
     return codes
 

@@ -8,7 +8,6 @@ re-parse and re-run on the output (it must be a fixed point) before anything is 
 from __future__ import annotations
 
 import ast
-import re
 import warnings
 from collections import defaultdict
 from dataclasses import dataclass
@@ -30,9 +29,6 @@ from .rewrite import Edits, Rewriter, add_import, uses_name
 from .triton_names import TritonNames
 from .walk import walk
 
-# Every block-pointer site is a call like these in a file that imports triton; a file without them costs
-# one read and a byte search, nothing more.
-_MARKER = re.compile(rb"\b(?:make_block_ptr|advance)\s*\(|\b(?:boundary_check|padding_option)\s*=")
 _ENTRY_MEMBERS = ("make_block_ptr", "advance")
 _SITE_KEYWORDS = ("boundary_check", "padding_option")  # on tl.load/tl.store: a block pointer's access
 
@@ -51,10 +47,6 @@ class SourceError(Exception):
 
 class InternalError(Exception):
     """The rewrite produced text that does not parse or is not a fixed point: a bug, never written out."""
-
-
-def might_need_migration(data: bytes) -> bool:
-    return b"triton" in data and _MARKER.search(data) is not None
 
 
 @dataclass

@@ -6,44 +6,29 @@ reasons that involve other functions. The engine refers to rules only through th
 
 from __future__ import annotations
 
-from types import ModuleType
+from importlib import import_module
 
-from . import (
-    ttd001_descriptor,
-    ttd002_advance,
-    ttd003_access,
-    ttd004_dtype_query,
-    ttd005_hoist,
-    ttd006_masked_pointers,
-    ttd007_compat,
-    ttd008_helper_parts,
-    ttd101_unchecked_dimension,
-    ttd102_inner_offset_alignment,
-    ttd103_no_unit_stride,
-    ttd104_volatile,
-    ttd105_rank,
-    ttd106_int64_offsets,
-    ttd107_narrow_block,
-    ttd108_unsupported_use,
-    ttd109_ambiguous_value,
-    ttd110_negative_store_offset,
-    ttd111_store_row_width,
-    ttd112_runtime_alignment,
-    ttd113_min_triton,
-    ttd201_crosses_function,
+_MODULES = (
+    "ttd001_descriptor", "ttd002_advance", "ttd003_access", "ttd004_dtype_query", "ttd005_hoist",
+    "ttd006_masked_pointers", "ttd007_compat", "ttd008_helper_parts",
+    "ttd101_unchecked_dimension", "ttd102_inner_offset_alignment", "ttd103_no_unit_stride", "ttd104_volatile",
+    "ttd105_rank", "ttd106_int64_offsets", "ttd107_narrow_block", "ttd108_unsupported_use",
+    "ttd109_ambiguous_value", "ttd110_negative_store_offset", "ttd111_store_row_width",
+    "ttd112_runtime_alignment", "ttd113_min_triton",
+    "ttd201_crosses_function",
 )
+# The codes without the rules: a rule module imports libcst (0.2 s), which a run over files without block
+# pointers never needs. tests/test_rules.py holds each module's CODE to its name.
+CODES = tuple(module[:6].upper() for module in _MODULES)
 
-RULES: dict[str, ModuleType] = {
-    module.CODE: module
-    for module in (
-        ttd001_descriptor, ttd002_advance, ttd003_access, ttd004_dtype_query, ttd005_hoist, ttd006_masked_pointers,
-        ttd007_compat, ttd008_helper_parts,
-        ttd101_unchecked_dimension, ttd102_inner_offset_alignment, ttd103_no_unit_stride, ttd104_volatile,
-        ttd105_rank, ttd106_int64_offsets, ttd107_narrow_block, ttd108_unsupported_use, ttd109_ambiguous_value,
-        ttd110_negative_store_offset, ttd111_store_row_width, ttd112_runtime_alignment, ttd113_min_triton,
-        ttd201_crosses_function,
-    )
-}
+
+def __getattr__(name: str):
+    """`RULES` (code -> module), imported on first use."""
+    if name != "RULES":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    rules = {code: import_module(f"{__name__}.{module}") for code, module in zip(CODES, _MODULES)}
+    globals()["RULES"] = rules
+    return rules
 
 
 def explain(code: str) -> str:

@@ -426,6 +426,25 @@ def test_module_entry_point_and_version(tree):
     assert imported.stdout == "[]\n"
 
 
+def test_a_tree_without_block_pointers_never_imports_libcst(tree):
+    # libcst's import alone costs as much as reading 600 files: an ordinary tree must be checked without it.
+    put(tree, "plain.py", "import json\n\nprint(json.dumps({}))\n")
+    put(tree, "host.py", "import triton\n\nGRID = (1,)\n")  # mentions triton, has no block pointer
+    probe = ("import sys\nfrom triton_migrate.cli import main\ntry:\n    main(['--no-cache', '.'])\n"
+             "except SystemExit as end:\n    print(end.code, 'libcst' in sys.modules)")
+    clean = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert clean.stdout.split()[-2:] == ["0", "False"]
+    put(tree, "kernel.py", KERNEL)
+    sites = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert sites.stdout.split()[-2:] == ["1", "True"]
+
+
+def test_rule_codes_are_known_without_importing_the_rules():
+    from triton_migrate.rules import CODES, RULES
+
+    assert list(CODES) == list(RULES) == [rule.CODE for rule in RULES.values()]
+
+
 def test_list_rules_names_every_registered_rule():
     from triton_migrate.rules import RULES
 

@@ -62,7 +62,8 @@ def _python_files(root: Path, paths: list[Path]):
 
 def migrate_file(source: Path, target: Path, rel: str, tree: MigratedTree, policy=None) -> None:
     # imported here: a run whose migrated files all come from --migrated needs no libcst
-    from triton_migrate.engine import InternalError, SourceError, might_need_migration, migrate_source
+    from triton_migrate.engine import InternalError, SourceError, migrate_source
+    from triton_migrate.prefilter import might_need_migration
 
     data = source.read_bytes()
     if not might_need_migration(data):
