@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 TARGETS = ("auto", "descriptor", "pointer", "compat")
-KERNEL_TARGETS = ("auto", "descriptor", "pointer")  # what `migrate tune` chooses between, per kernel
+ADDRESSES = ("corner", "coords")
+# What `migrate tune` chooses between, per kernel: a target, and for the masked-pointer accesses of `auto`
+# and `pointer` the other way to spell their addresses (`+coords`; which one is faster depends on the kernel).
+KERNEL_TARGETS = ("auto", "descriptor", "pointer", "auto+coords", "pointer+coords")
 
 
 @dataclass(frozen=True)
@@ -24,12 +27,18 @@ class Policy:
     min_triton: tuple[int, int] = (3, 5)
     # Where the migrated code imports the shim from, for --target compat (a vendored copy, say).
     compat_module: str = "triton_migrate.compat"
+    # How masked-pointer accesses form their addresses. corner: base + the block's corner offset + the
+    # offsets inside the block, which stay the same while the block pointer moves (a loop computes them
+    # once); coords: base + each element's coordinates times the strides. Both are exact.
+    addresses: str = "corner"
     # Per function (its name): the target measured fastest among the bit-identical ones (`migrate tune`).
     kernel_targets: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
             raise ValueError(f"unknown target {self.target!r}; choose one of {', '.join(TARGETS)}")
+        if self.addresses not in ADDRESSES:
+            raise ValueError(f"unknown addresses {self.addresses!r}; choose one of {', '.join(ADDRESSES)}")
         for name, target in self.kernel_targets:
             if target not in KERNEL_TARGETS:
                 raise ValueError(f"kernel {name!r}: target must be one of {', '.join(KERNEL_TARGETS)}")
@@ -39,4 +48,9 @@ class Policy:
         chosen = dict(self.kernel_targets).get(name)
         if chosen is None or self.target == "compat":
             return self
-        return replace(self, target=chosen)
+        return self.for_kernel_target(chosen)
+
+    def for_kernel_target(self, form: str) -> "Policy":
+        """This policy with one of KERNEL_TARGETS: `pointer+coords` is target pointer, addresses coords."""
+        target, _, addresses = form.partition("+")
+        return replace(self, target=target, addresses=addresses or "corner")

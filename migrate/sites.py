@@ -344,7 +344,7 @@ class Sites:
         proven = self.proven_offsets(value, deltas)
         tile = ttd006_masked_pointers.Tile(self.language, creation.base, creation.shape, creation.strides,
                                            creation.block, offsets, self.checked_dims(bound, len(offsets)),
-                                           [p["nonnegative"] for p in proven])
+                                           [p["nonnegative"] for p in proven], self.policy.addresses == "corner")
         ptrs, condition = self.masked_pointers(value, tile, call)
         padding = self.literal_padding(bound)
 
@@ -361,15 +361,18 @@ class Sites:
         """(pointers, mask): temporaries assigned on the lines before the access where possible (a careful
         human's `x_rows`, `x_cols`, `x_ptrs`, `x_mask`), inline expressions otherwise. A line holds the
         temporaries of one access per block pointer; loop passes over the same access keep them."""
-        coords = ttd006_masked_pointers.coordinates(tile)
+        masked = ttd006_masked_pointers
+        coords = masked.coordinates(tile)
         slots = self.line_edits.setdefault(id(self.line), {}) if self.line is not None else None
         if slots is None or slots.get(value.stem, (id(call),))[0] != id(call):
-            return ttd006_masked_pointers.pointers(tile, coords), ttd006_masked_pointers.mask(tile, coords)
-        *axes, ptrs_name, mask_name = ttd006_masked_pointers.temporary_names(value.stem, len(coords))
-        named = [cst.Name(n) for n in axes]
-        ptrs, condition = ttd006_masked_pointers.pointers(tile, named), ttd006_masked_pointers.mask(tile, named)
-        values = coords + [ptrs] + ([condition] if condition is not None else [])
-        names = axes + [ptrs_name, mask_name]
+            return masked.pointers(tile, coords), masked.mask(tile, coords)
+        *axes, ptrs_name, mask_name = masked.temporary_names(value.stem, len(coords))
+        # Coordinates the corner form needs only for the mask; the other form, for every address too.
+        kept = [d for d in range(len(coords)) if d in tile.checked or not tile.corner]
+        named = [cst.Name(axes[d]) if d in kept else coords[d] for d in range(len(coords))]
+        ptrs, condition = masked.pointers(tile, named), masked.mask(tile, named)
+        names = [axes[d] for d in kept] + [ptrs_name] + ([mask_name] if condition is not None else [])
+        values = [coords[d] for d in kept] + [ptrs] + ([condition] if condition is not None else [])
         slots[value.stem] = (id(call), value.creations,
                              lambda: [ttd002_advance.assign(n, v) for n, v in zip(names, values)])
         return cst.Name(ptrs_name), (cst.Name(mask_name) if condition is not None else None)

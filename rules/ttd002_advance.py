@@ -26,7 +26,7 @@ _ATOMIC = (cst.Name, cst.Integer, cst.Attribute, cst.Call, cst.Subscript, cst.Un
 _ADDITIVE = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
 
 
-def _operand(node: cst.BaseExpression) -> cst.BaseExpression:
+def operand(node: cst.BaseExpression) -> cst.BaseExpression:
     """`node`, parenthesised unless `a + node` already parses as intended."""
     if node.lpar or isinstance(node, _ATOMIC):
         return node
@@ -40,7 +40,7 @@ def plus(base: cst.BaseExpression, delta: cst.BaseExpression) -> cst.BaseExpress
         return base
     if int_value(base) == 0:
         return delta
-    return cst.BinaryOperation(_operand(base), cst.Add(), _operand(delta))
+    return cst.BinaryOperation(operand(base), cst.Add(), operand(delta))
 
 
 def increment(var: str, delta: cst.BaseExpression) -> cst.AugAssign:

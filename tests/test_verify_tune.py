@@ -58,3 +58,31 @@ def test_tune_end_to_end_writes_a_table_the_codemod_follows(tmp_path):
     assert "pointer" in decisions and any(d.startswith("descriptor") for d in decisions)
     everywhere = migrate_source(source, policy=Policy(target="pointer"))
     assert split.new_source != everywhere.new_source != migrate_source(source).new_source
+
+
+def test_a_coords_form_changes_only_how_masked_addresses_are_spelled():
+    source = (PROJECT / "kernels" / "ops.py").read_text()
+    corner = migrate_source(source, policy=Policy(kernel_targets=(("scale_rows", "pointer"),)))
+    coords = migrate_source(source, policy=Policy(kernel_targets=(("scale_rows", "pointer+coords"),)))
+    assert [(d.line, d.code, d.decision) for d in corner.diagnostics] == \
+        [(d.line, d.code, d.decision) for d in coords.diagnostics]
+    # corner: the block's corner, then offsets inside it that a loop computes once; coords: per coordinate
+    corner_kernel, coords_kernel = (o.new_source.split("def matmul")[0] for o in (corner, coords))
+    assert "tl.cast(" in corner_kernel and "tl.cast(" not in coords_kernel
+    assert ")).to(tl.int64)" in coords_kernel and ")).to(tl.int64)" not in corner_kernel
+    assert migrate_source(source, policy=Policy(target="pointer", addresses="coords")).new_source == \
+        migrate_source(source, policy=Policy(kernel_targets=(("scale_rows", "pointer+coords"),
+                                                             ("matmul", "pointer+coords")))).new_source
+
+
+def test_kernel_targets_accept_the_coords_forms_and_reject_others():
+    table = {"kernel-targets": {"a": "auto+coords", "b": "pointer+coords", "c": "descriptor"}}
+    chosen = dict(cfg.apply(cfg.Config(), table, "t.toml").kernel_targets)
+    assert Policy(kernel_targets=tuple(chosen.items())).for_function("a").addresses == "coords"
+    for wrong in ("pointer+corners", "descriptor+coords", "compat"):
+        try:
+            cfg.apply(cfg.Config(), {"kernel-targets": {"a": wrong}}, "t.toml")
+        except cfg.ConfigError as error:
+            assert "kernel-targets" in str(error)
+        else:
+            raise AssertionError(f"{wrong!r} was accepted")

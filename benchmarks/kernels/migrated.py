@@ -45,9 +45,9 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
                       b_desc.load([b_off0, pid_n * BN]))
         a_off1 += BK
         b_off0 += BK
-    c_rows = (pid_m * BM + tl.arange(0, BM)).to(tl.int64)
+    c_rows = pid_m * BM + tl.arange(0, BM)
     c_cols = pid_n * BN + tl.arange(0, BN)
-    c_ptrs = c_ptr + c_rows[:, None] * stride_cm + c_cols[None, :]
+    c_ptrs = c_ptr + tl.cast(pid_m * BM, tl.int64) * stride_cm + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_cm + tl.arange(0, BN)[None, :])
     c_mask = (c_rows[:, None] < M) & (c_cols[None, :] < N)
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)
 
@@ -57,9 +57,9 @@ def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.c
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     x_desc = tl.make_tensor_descriptor(x_ptr, [M, N], [stride_xm, 1], [BM, BN])
-    y_rows = (pid_m * BM + tl.arange(0, BM)).to(tl.int64)
+    y_rows = pid_m * BM + tl.arange(0, BM)
     y_cols = pid_n * BN + tl.arange(0, BN)
-    y_ptrs = y_ptr + y_rows[:, None] * stride_ym + y_cols[None, :]
+    y_ptrs = y_ptr + tl.cast(pid_m * BM, tl.int64) * stride_ym + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_ym + tl.arange(0, BN)[None, :])
     y_mask = (y_rows[:, None] < M) & (y_cols[None, :] < N)
     tl.store(y_ptrs, x_desc.load([pid_m * BM, pid_n * BN]) + 1, mask=y_mask)
 
@@ -84,8 +84,8 @@ def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: t
     p_o_desc = tl.make_tensor_descriptor(o_ptr + i_h * K, [T, K], [H * K, 1], [BT, K])
     for i_t in range(0, tl.cdiv(T, BT)):
         b_k = p_k_desc.load([i_t * BT, 0]).to(tl.float32)
-        p_g_idx = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
-        p_g_ptrs = g_ptr + i_h + p_g_idx * H
+        p_g_idx = i_t * BT + tl.arange(0, BT)
+        p_g_ptrs = g_ptr + i_h + tl.cast(i_t * BT, tl.int64) * H + tl.arange(0, BT).to(tl.int64) * H
         p_g_mask = p_g_idx < T
         b_g = tl.load(p_g_ptrs, mask=p_g_mask).to(tl.float32)
         b_h = b_h * tl.exp(tl.sum(b_g)) + tl.sum(b_k * b_g[:, None], axis=0)
@@ -123,9 +123,9 @@ def gemm_bt(a_ptr, b_ptr, c_ptr, M, N, K,
         a_block_ptr_off1 += BLOCK_SIZE_K
         b_block_ptr_off0 += BLOCK_SIZE_K
     c = accumulator.to(c_ptr.dtype.element_ty)
-    c_block_ptr_rows = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)).to(tl.int64)
-    c_block_ptr_cols = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)).to(tl.int64)
-    c_block_ptr_ptrs = c_ptr + c_block_ptr_rows[:, None] * stride_cm + c_block_ptr_cols[None, :] * stride_cn
+    c_block_ptr_rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+    c_block_ptr_cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    c_block_ptr_ptrs = c_ptr + tl.cast(pid_m * BLOCK_SIZE_M, tl.int64) * stride_cm + tl.cast(pid_n * BLOCK_SIZE_N, tl.int64) * stride_cn + (tl.arange(0, BLOCK_SIZE_M).to(tl.int64)[:, None] * stride_cm + tl.arange(0, BLOCK_SIZE_N).to(tl.int64)[None, :] * stride_cn)
     c_block_ptr_mask = (c_block_ptr_rows[:, None] >= 0) & (c_block_ptr_rows[:, None] < M) & (c_block_ptr_cols[None, :] >= 0) & (c_block_ptr_cols[None, :] < N)
     tl.store(c_block_ptr_ptrs, c, mask=c_block_ptr_mask)
 
@@ -273,7 +273,7 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         # Load m before computing qk to reduce pipeline stall.
         offs_m = curr_m + tl.arange(0, BLOCK_M1)
         m_block_ptr_idx = m_block_ptr_off0 + tl.arange(0, BLOCK_M1)
-        m_block_ptr_ptrs = M + m_block_ptr_idx
+        m_block_ptr_ptrs = M + m_block_ptr_off0 + tl.arange(0, BLOCK_M1)
         m_block_ptr_mask = m_block_ptr_idx < N_CTX
         m = tl.load(m_block_ptr_ptrs, mask=m_block_ptr_mask, other=0.0)
         qkT = tl.dot(k, qT)
@@ -288,7 +288,7 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         ppT = pT.to(do.dtype)
         dv += tl.dot(ppT, do)
         d_idx = d_off0 + tl.arange(0, BLOCK_M1)
-        d_ptrs = D + d_idx
+        d_ptrs = D + d_off0 + tl.arange(0, BLOCK_M1)
         d_mask = d_idx < N_CTX
         Di = tl.load(d_ptrs, mask=d_mask, other=0.0)
         # Compute dP and dS.
@@ -328,9 +328,9 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
     for i_t in range(NT):
         o_h = ((i_n * NT + i_t) * H + i_h).to(tl.int64) * K * V
 
-        p_h_rows = (i_k * BK + tl.arange(0, BK)).to(tl.int64)
+        p_h_rows = i_k * BK + tl.arange(0, BK)
         p_h_cols = i_v * BV + tl.arange(0, BV)
-        p_h_ptrs = h + o_h + p_h_rows[:, None] * V + p_h_cols[None, :]
+        p_h_ptrs = h + o_h + tl.cast(i_k * BK, tl.int64) * V + i_v * BV + (tl.arange(0, BK).to(tl.int64)[:, None] * V + tl.arange(0, BV)[None, :])
         p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] < V)
         tl.store(p_h_ptrs, b_h.to((h + o_h).dtype.element_ty), mask=p_h_mask)
         # [BK, BT]
@@ -341,8 +341,8 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
 
         # scalar decay
         b_g_last = tl.load(g + bos * H + last_idx * H + i_h)
-        p_g_idx = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
-        p_g_ptrs = g + bos * H + i_h + p_g_idx * H
+        p_g_idx = i_t * BT + tl.arange(0, BT)
+        p_g_ptrs = g + bos * H + i_h + tl.cast(i_t * BT, tl.int64) * H + tl.arange(0, BT).to(tl.int64) * H
         p_g_mask = p_g_idx < T
         b_g = tl.load(p_g_ptrs, mask=p_g_mask)
         b_h *= tl.exp(b_g_last)
@@ -350,9 +350,9 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
         b_h += tl.dot(b_k, b_v)
 
     if STORE_FINAL_STATE:
-        p_ht_rows = (i_k * BK + tl.arange(0, BK)).to(tl.int64)
+        p_ht_rows = i_k * BK + tl.arange(0, BK)
         p_ht_cols = i_v * BV + tl.arange(0, BV)
-        p_ht_ptrs = ht + i_nh * K * V + p_ht_rows[:, None] * V + p_ht_cols[None, :]
+        p_ht_ptrs = ht + i_nh * K * V + tl.cast(i_k * BK, tl.int64) * V + i_v * BV + (tl.arange(0, BK).to(tl.int64)[:, None] * V + tl.arange(0, BV)[None, :])
         p_ht_mask = (p_ht_rows[:, None] < K) & (p_ht_cols[None, :] < V)
         tl.store(p_ht_ptrs, b_h.to((ht + i_nh * K * V).dtype.element_ty), mask=p_ht_mask)
 
@@ -392,8 +392,8 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
         b_A += tl.dot(b_q, b_k)
 
     g += bos * H + i_h
-    p_g_idx = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
-    p_g_ptrs = g + p_g_idx * H
+    p_g_idx = i_t * BT + tl.arange(0, BT)
+    p_g_ptrs = g + tl.cast(i_t * BT, tl.int64) * H + tl.arange(0, BT).to(tl.int64) * H
     p_g_mask = p_g_idx < T
     b_g = tl.load(p_g_ptrs, mask=p_g_mask)
     b_o = b_o * tl.exp(b_g)[:, None]
@@ -407,9 +407,9 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
     p_v_desc = tl.make_tensor_descriptor(v, [T, V], [H * V, 1], [BT, BV])
     b_v = p_v_desc.load([i_t * BT, i_v * BV])
     b_o = b_o * scale + tl.dot(b_A.to(b_v.dtype), b_v) * scale
-    p_o_rows = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
+    p_o_rows = i_t * BT + tl.arange(0, BT)
     p_o_cols = i_v * BV + tl.arange(0, BV)
-    p_o_ptrs = o + p_o_rows[:, None] * H * V + p_o_cols[None, :]
+    p_o_ptrs = o + tl.cast(i_t * BT, tl.int64) * H * V + i_v * BV + (tl.arange(0, BT).to(tl.int64)[:, None] * H * V + tl.arange(0, BV)[None, :])
     p_o_mask = (p_o_rows[:, None] < T) & (p_o_cols[None, :] < V)
     tl.store(p_o_ptrs, b_o.to(o.dtype.element_ty), mask=p_o_mask)
 
@@ -432,20 +432,20 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
     rstd = 1 / tl.sqrt(var + eps)
     # Write mean / rstd
     mean_idx = pid * BLOCK_M + tl.arange(0, BLOCK_M)
-    mean_ptrs = Mean + mean_idx
+    mean_ptrs = Mean + pid * BLOCK_M + tl.arange(0, BLOCK_M)
     mean_mask = mean_idx < M
     tl.store(mean_ptrs, mean, mask=mean_mask)
     rstd_idx = pid * BLOCK_M + tl.arange(0, BLOCK_M)
-    rstd_ptrs = Rstd + rstd_idx
+    rstd_ptrs = Rstd + pid * BLOCK_M + tl.arange(0, BLOCK_M)
     rstd_mask = rstd_idx < M
     tl.store(rstd_ptrs, rstd, mask=rstd_mask)
     # Normalize and apply linear transformation
     w = w_block_ptr_desc.load([0]).to(tl.float32)
     b = b_block_ptr_desc.load([0]).to(tl.float32)
     y = xbar * rstd[:, None] * w[None, :] + b[None, :]
-    y_block_ptr_rows = (pid * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
+    y_block_ptr_rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
     y_block_ptr_cols = tl.arange(0, BLOCK_N)
-    y_block_ptr_ptrs = Y + y_block_ptr_rows[:, None] * stride_ym + y_block_ptr_cols[None, :]
+    y_block_ptr_ptrs = Y + tl.cast(pid * BLOCK_M, tl.int64) * stride_ym + (tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_ym + tl.arange(0, BLOCK_N)[None, :])
     y_block_ptr_mask = (y_block_ptr_rows[:, None] < M) & (y_block_ptr_cols[None, :] < N)
     tl.store(y_block_ptr_ptrs, y.to(Y.dtype.element_ty), mask=y_block_ptr_mask)
 
@@ -472,10 +472,10 @@ def bmm(a_ptr, b_ptr, c_ptr, M, N, K,
         acc += tl.dot(tl.reshape(a, (BLOCK_M, BLOCK_K)), tl.reshape(b, (BLOCK_K, BLOCK_N)))
         a_bp_off2 += BLOCK_K
         b_bp_off1 += BLOCK_K
-    c_bp_i0 = (pid_b + tl.arange(0, 1)).to(tl.int64)
-    c_bp_i1 = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
-    c_bp_i2 = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)).to(tl.int64)
-    c_bp_ptrs = c_ptr + c_bp_i0[:, None, None] * stride_cb + c_bp_i1[None, :, None] * stride_cm + c_bp_i2[None, None, :] * stride_cn
+    c_bp_i0 = pid_b + tl.arange(0, 1)
+    c_bp_i1 = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    c_bp_i2 = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_bp_ptrs = c_ptr + tl.cast(pid_b, tl.int64) * stride_cb + tl.cast(pid_m * BLOCK_M, tl.int64) * stride_cm + tl.cast(pid_n * BLOCK_N, tl.int64) * stride_cn + (tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_cb + tl.arange(0, BLOCK_M).to(tl.int64)[None, :, None] * stride_cm + tl.arange(0, BLOCK_N).to(tl.int64)[None, None, :] * stride_cn)
     c_bp_mask = (c_bp_i0[:, None, None] < BATCH) & (c_bp_i1[None, :, None] < M) & (c_bp_i2[None, None, :] < N)
     tl.store(c_bp_ptrs, tl.reshape(acc, (1, BLOCK_M, BLOCK_N)).to(c_ptr.dtype.element_ty), mask=c_bp_mask)
 
@@ -488,16 +488,14 @@ def batched_transpose(x_ptr, y_ptr, M, N, stride_xb, stride_xm, stride_yb, strid
     pid_n = tl.program_id(1)
     pid_b = tl.program_id(2)
     B = tl.num_programs(2)
-    x_block_ptr_i0 = (pid_b + tl.arange(0, 1)).to(tl.int64)
-    x_block_ptr_i1 = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
+    x_block_ptr_i1 = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     x_block_ptr_i2 = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    x_block_ptr_ptrs = x_ptr + x_block_ptr_i0[:, None, None] * stride_xb + x_block_ptr_i1[None, :, None] * stride_xm + x_block_ptr_i2[None, None, :]
+    x_block_ptr_ptrs = x_ptr + tl.cast(pid_b, tl.int64) * stride_xb + tl.cast(pid_m * BLOCK_M, tl.int64) * stride_xm + pid_n * BLOCK_N + (tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_xb + tl.arange(0, BLOCK_M).to(tl.int64)[None, :, None] * stride_xm + tl.arange(0, BLOCK_N)[None, None, :])
     x_block_ptr_mask = (x_block_ptr_i1[None, :, None] < M) & (x_block_ptr_i2[None, None, :] < N)
     x = tl.load(x_block_ptr_ptrs, mask=x_block_ptr_mask)
-    y_block_ptr_i0 = (pid_b + tl.arange(0, 1)).to(tl.int64)
-    y_block_ptr_i1 = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)).to(tl.int64)
+    y_block_ptr_i1 = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     y_block_ptr_i2 = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    y_block_ptr_ptrs = y_ptr + y_block_ptr_i0[:, None, None] * stride_yb + y_block_ptr_i1[None, :, None] * stride_yn + y_block_ptr_i2[None, None, :]
+    y_block_ptr_ptrs = y_ptr + tl.cast(pid_b, tl.int64) * stride_yb + tl.cast(pid_n * BLOCK_N, tl.int64) * stride_yn + pid_m * BLOCK_M + (tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_yb + tl.arange(0, BLOCK_N).to(tl.int64)[None, :, None] * stride_yn + tl.arange(0, BLOCK_M)[None, None, :])
     y_block_ptr_mask = (y_block_ptr_i1[None, :, None] < N) & (y_block_ptr_i2[None, None, :] < M)
     tl.store(y_block_ptr_ptrs, tl.permute(x, (0, 2, 1)), mask=y_block_ptr_mask)
 
@@ -523,9 +521,7 @@ def _attn_fwd_inner(acc, l_i, m_i, q, K_base, K_stride0, K_stride1, K_start0, K_
     for start_n in range(lo, hi, BLOCK_N):
         start_n = tl.multiple_of(start_n, BLOCK_N)
         # -- compute qk ----
-        K_rows = (K_start0 + tl.arange(0, HEAD_DIM)).to(tl.int64)
-        K_cols = (K_off1 + tl.arange(0, BLOCK_N)).to(tl.int64)
-        K_ptrs = K_base + K_rows[:, None] * K_stride0 + K_cols[None, :] * K_stride1
+        K_ptrs = K_base + tl.cast(K_start0, tl.int64) * K_stride0 + tl.cast(K_off1, tl.int64) * K_stride1 + (tl.arange(0, HEAD_DIM).to(tl.int64)[:, None] * K_stride0 + tl.arange(0, BLOCK_N).to(tl.int64)[None, :] * K_stride1)
         k = tl.load(K_ptrs)
         qk = tl.dot(q, k)
         if STAGE == 2:
@@ -543,9 +539,7 @@ def _attn_fwd_inner(acc, l_i, m_i, q, K_base, K_stride0, K_stride1, K_start0, K_
         l_i = l_i * alpha + l_ij
         # -- update output accumulator --
         acc = acc * alpha[:, None]
-        V_rows = (V_off0 + tl.arange(0, BLOCK_N)).to(tl.int64)
-        V_cols = (V_start1 + tl.arange(0, HEAD_DIM)).to(tl.int64)
-        V_ptrs = V_base + V_rows[:, None] * V_stride0 + V_cols[None, :] * V_stride1
+        V_ptrs = V_base + tl.cast(V_off0, tl.int64) * V_stride0 + tl.cast(V_start1, tl.int64) * V_stride1 + (tl.arange(0, BLOCK_N).to(tl.int64)[:, None] * V_stride0 + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * V_stride1)
         v = tl.load(V_ptrs)
         acc = tl.dot(p.to(v.dtype), v, acc)
         # update m_i and l_i
@@ -583,9 +577,7 @@ def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
     qk_scale = sm_scale
     qk_scale *= 1.44269504  # 1/log(2)
     # load q: it will stay in SRAM throughout
-    Q_rows = (start_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
-    Q_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
-    Q_ptrs = Q + qvk_offset + Q_rows[:, None] * stride_qm + Q_cols[None, :] * stride_qk
+    Q_ptrs = Q + qvk_offset + tl.cast(start_m * BLOCK_M, tl.int64) * stride_qm + (tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_qm + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_qk)
     q = tl.load(Q_ptrs)
     # stage 1: off-band
     # For causal = True, STAGE = 3 and _attn_fwd_inner gets 1 as its STAGE
@@ -606,9 +598,7 @@ def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
     acc = acc / l_i[:, None]
     m_ptrs = M + off_hz * N_CTX + offs_m
     tl.store(m_ptrs, m_i)
-    O_rows = (start_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
-    O_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
-    O_ptrs = Out + qvk_offset + O_rows[:, None] * stride_om + O_cols[None, :] * stride_on
+    O_ptrs = Out + qvk_offset + tl.cast(start_m * BLOCK_M, tl.int64) * stride_om + (tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_om + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_on)
     tl.store(O_ptrs, acc.to(Out.type.element_ty))
 
 
@@ -633,8 +623,8 @@ def gemm_helper(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
         acc = _dot_tile(acc, a_ptr, M, K, stride_am, pid_m * BM, a_off1, BM, BK, b_ptr, K, N, stride_bk, b_off0, pid_n * BN, BK, BN)
         a_off1 += BK
         b_off0 += BK
-    c_rows = (pid_m * BM + tl.arange(0, BM)).to(tl.int64)
+    c_rows = pid_m * BM + tl.arange(0, BM)
     c_cols = pid_n * BN + tl.arange(0, BN)
-    c_ptrs = c_ptr + c_rows[:, None] * stride_cm + c_cols[None, :]
+    c_ptrs = c_ptr + tl.cast(pid_m * BM, tl.int64) * stride_cm + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_cm + tl.arange(0, BN)[None, :])
     c_mask = (c_rows[:, None] < M) & (c_cols[None, :] < N)
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)

@@ -35,19 +35,25 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
          BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
     a_off1 = 0
-    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN])
     b_off0 = 0
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for _ in range(0, tl.cdiv(K, BK)):
-        acc += tl.dot(a_desc.load([pid_m * BM, a_off1]),
-                      b_desc.load([b_off0, pid_n * BN]))
+        a_rows = pid_m * BM + tl.arange(0, BM)
+        a_cols = a_off1 + tl.arange(0, BK)
+        a_ptrs = a_ptr + tl.cast(pid_m * BM, tl.int64) * stride_am + a_off1 + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_am + tl.arange(0, BK)[None, :])
+        a_mask = (a_rows[:, None] < M) & (a_cols[None, :] < K)
+        b_rows = b_off0 + tl.arange(0, BK)
+        b_cols = pid_n * BN + tl.arange(0, BN)
+        b_ptrs = b_ptr + tl.cast(b_off0, tl.int64) * stride_bk + pid_n * BN + (tl.arange(0, BK).to(tl.int64)[:, None] * stride_bk + tl.arange(0, BN)[None, :])
+        b_mask = (b_rows[:, None] < K) & (b_cols[None, :] < N)
+        acc += tl.dot(tl.load(a_ptrs, mask=a_mask, other=0.0),
+                      tl.load(b_ptrs, mask=b_mask, other=0.0))
         a_off1 += BK
         b_off0 += BK
-    c_rows = (pid_m * BM + tl.arange(0, BM)).to(tl.int64)
+    c_rows = pid_m * BM + tl.arange(0, BM)
     c_cols = pid_n * BN + tl.arange(0, BN)
-    c_ptrs = c_ptr + c_rows[:, None] * stride_cm + c_cols[None, :]
+    c_ptrs = c_ptr + tl.cast(pid_m * BM, tl.int64) * stride_cm + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_cm + tl.arange(0, BN)[None, :])
     c_mask = (c_rows[:, None] < M) & (c_cols[None, :] < N)
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)
 
@@ -56,13 +62,13 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
 def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    x_rows = (pid_m * BM + tl.arange(0, BM)).to(tl.int64)
+    x_rows = pid_m * BM + tl.arange(0, BM)
     x_cols = pid_n * BN + tl.arange(0, BN)
-    x_ptrs = x_ptr + x_rows[:, None] * stride_xm + x_cols[None, :]
+    x_ptrs = x_ptr + tl.cast(pid_m * BM, tl.int64) * stride_xm + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_xm + tl.arange(0, BN)[None, :])
     x_mask = (x_rows[:, None] < M) & (x_cols[None, :] < N)
-    y_rows = (pid_m * BM + tl.arange(0, BM)).to(tl.int64)
+    y_rows = pid_m * BM + tl.arange(0, BM)
     y_cols = pid_n * BN + tl.arange(0, BN)
-    y_ptrs = y_ptr + y_rows[:, None] * stride_ym + y_cols[None, :]
+    y_ptrs = y_ptr + tl.cast(pid_m * BM, tl.int64) * stride_ym + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_ym + tl.arange(0, BN)[None, :])
     y_mask = (y_rows[:, None] < M) & (y_cols[None, :] < N)
     tl.store(y_ptrs, tl.load(x_ptrs, mask=x_mask) + 1, mask=y_mask)
 
@@ -139,9 +145,9 @@ def gemm_bt(a_ptr, b_ptr, c_ptr, M, N, K,
         a_block_ptr_off1 += BLOCK_SIZE_K
         b_block_ptr_off0 += BLOCK_SIZE_K
     c = accumulator.to(c_ptr.dtype.element_ty)
-    c_block_ptr_rows = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)).to(tl.int64)
-    c_block_ptr_cols = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)).to(tl.int64)
-    c_block_ptr_ptrs = c_ptr + c_block_ptr_rows[:, None] * stride_cm + c_block_ptr_cols[None, :] * stride_cn
+    c_block_ptr_rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+    c_block_ptr_cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    c_block_ptr_ptrs = c_ptr + tl.cast(pid_m * BLOCK_SIZE_M, tl.int64) * stride_cm + tl.cast(pid_n * BLOCK_SIZE_N, tl.int64) * stride_cn + (tl.arange(0, BLOCK_SIZE_M).to(tl.int64)[:, None] * stride_cm + tl.arange(0, BLOCK_SIZE_N).to(tl.int64)[None, :] * stride_cn)
     c_block_ptr_mask = (c_block_ptr_rows[:, None] >= 0) & (c_block_ptr_rows[:, None] < M) & (c_block_ptr_cols[None, :] >= 0) & (c_block_ptr_cols[None, :] < N)
     tl.store(c_block_ptr_ptrs, c, mask=c_block_ptr_mask)
 
@@ -258,14 +264,12 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
     start_n = pid * BLOCK_N1
     offs_n = start_n + tl.arange(0, BLOCK_N1)
     # load K and V: they stay in SRAM throughout the inner loop.
-    k_rows = (start_n + tl.arange(0, BLOCK_N1)).to(tl.int64)
-    k_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
-    k_ptrs = K + k_rows[:, None] * stride_tok + k_cols[None, :] * stride_d
+    k_rows = start_n + tl.arange(0, BLOCK_N1)
+    k_ptrs = K + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
     k_mask = k_rows[:, None] < N_CTX
     k = tl.load(k_ptrs, mask=k_mask, other=0.0)
-    v_rows = (start_n + tl.arange(0, BLOCK_N1)).to(tl.int64)
-    v_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
-    v_ptrs = V + v_rows[:, None] * stride_tok + v_cols[None, :] * stride_d
+    v_rows = start_n + tl.arange(0, BLOCK_N1)
+    v_ptrs = V + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
     v_mask = v_rows[:, None] < N_CTX
     v = tl.load(v_ptrs, mask=v_mask, other=0.0)
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
@@ -281,15 +285,14 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
     d_off0 = start_m
     curr_m = start_m
     for _ in range(start_m, N_CTX, BLOCK_M1):
-        qT_rows = tl.arange(0, HEAD_DIM).to(tl.int64)
-        qT_cols = (qT_off1 + tl.arange(0, BLOCK_M1)).to(tl.int64)
-        qT_ptrs = Q + qT_rows[:, None] * stride_d + qT_cols[None, :] * stride_tok
+        qT_cols = qT_off1 + tl.arange(0, BLOCK_M1)
+        qT_ptrs = Q + tl.cast(qT_off1, tl.int64) * stride_tok + (tl.arange(0, HEAD_DIM).to(tl.int64)[:, None] * stride_d + tl.arange(0, BLOCK_M1).to(tl.int64)[None, :] * stride_tok)
         qT_mask = qT_cols[None, :] < N_CTX
         qT = tl.load(qT_ptrs, mask=qT_mask, other=0.0)
         # Load m before computing qk to reduce pipeline stall.
         offs_m = curr_m + tl.arange(0, BLOCK_M1)
         m_block_ptr_idx = m_block_ptr_off0 + tl.arange(0, BLOCK_M1)
-        m_block_ptr_ptrs = M + m_block_ptr_idx
+        m_block_ptr_ptrs = M + m_block_ptr_off0 + tl.arange(0, BLOCK_M1)
         m_block_ptr_mask = m_block_ptr_idx < N_CTX
         m = tl.load(m_block_ptr_ptrs, mask=m_block_ptr_mask, other=0.0)
         qkT = tl.dot(k, qT)
@@ -299,16 +302,15 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         if CAUSAL:
             mask = mask & (offs_m[None, :] >= offs_n[:, None])
         pT = tl.where(mask, pT, 0.0)
-        do_rows = (do_off0 + tl.arange(0, BLOCK_M1)).to(tl.int64)
-        do_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
-        do_ptrs = DO + do_rows[:, None] * stride_tok + do_cols[None, :] * stride_d
+        do_rows = do_off0 + tl.arange(0, BLOCK_M1)
+        do_ptrs = DO + tl.cast(do_off0, tl.int64) * stride_tok + (tl.arange(0, BLOCK_M1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
         do_mask = do_rows[:, None] < N_CTX
         do = tl.load(do_ptrs, mask=do_mask, other=0.0)
         # Compute dV.
         ppT = pT.to(do.dtype)
         dv += tl.dot(ppT, do)
         d_idx = d_off0 + tl.arange(0, BLOCK_M1)
-        d_ptrs = D + d_idx
+        d_ptrs = D + d_off0 + tl.arange(0, BLOCK_M1)
         d_mask = d_idx < N_CTX
         Di = tl.load(d_ptrs, mask=d_mask, other=0.0)
         # Compute dP and dS.
@@ -322,16 +324,14 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         do_off0 += BLOCK_M1
         m_block_ptr_off0 += BLOCK_M1
         d_off0 += BLOCK_M1
-    dv_rows = (start_n + tl.arange(0, BLOCK_N1)).to(tl.int64)
-    dv_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
-    dv_ptrs = DV + dv_rows[:, None] * stride_tok + dv_cols[None, :] * stride_d
+    dv_rows = start_n + tl.arange(0, BLOCK_N1)
+    dv_ptrs = DV + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
     dv_mask = dv_rows[:, None] < N_CTX
     tl.store(dv_ptrs, dv.to(DV.dtype.element_ty), mask=dv_mask)
     # Write back dK.
     dk *= sm_scale
-    dk_rows = (start_n + tl.arange(0, BLOCK_N1)).to(tl.int64)
-    dk_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
-    dk_ptrs = DK + dk_rows[:, None] * stride_tok + dk_cols[None, :] * stride_d
+    dk_rows = start_n + tl.arange(0, BLOCK_N1)
+    dk_ptrs = DK + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
     dk_mask = dk_rows[:, None] < N_CTX
     tl.store(dk_ptrs, dk.to(DK.dtype.element_ty), mask=dk_mask)
 
@@ -409,21 +409,21 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
     b_A = tl.zeros([BT, BT], dtype=tl.float32)
     for i_k in range(tl.cdiv(K, BK)):
         # [BT, BK]
-        p_q_rows = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
+        p_q_rows = i_t * BT + tl.arange(0, BT)
         p_q_cols = i_k * BK + tl.arange(0, BK)
-        p_q_ptrs = q + p_q_rows[:, None] * H * K + p_q_cols[None, :]
+        p_q_ptrs = q + tl.cast(i_t * BT, tl.int64) * H * K + i_k * BK + (tl.arange(0, BT).to(tl.int64)[:, None] * H * K + tl.arange(0, BK)[None, :])
         p_q_mask = (p_q_rows[:, None] < T) & (p_q_cols[None, :] < K)
         b_q = tl.load(p_q_ptrs, mask=p_q_mask, other=0.0)
         # [BK, BT]
         p_k_rows = i_k * BK + tl.arange(0, BK)
-        p_k_cols = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
-        p_k_ptrs = k + p_k_rows[:, None] + p_k_cols[None, :] * H * K
+        p_k_cols = i_t * BT + tl.arange(0, BT)
+        p_k_ptrs = k + i_k * BK + tl.cast(i_t * BT, tl.int64) * H * K + (tl.arange(0, BK)[:, None] + tl.arange(0, BT).to(tl.int64)[None, :] * H * K)
         p_k_mask = (p_k_rows[:, None] < K) & (p_k_cols[None, :] < T)
         b_k = tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
         # [BK, BV]
-        p_h_rows = (i_k * BK + tl.arange(0, BK)).to(tl.int64)
+        p_h_rows = i_k * BK + tl.arange(0, BK)
         p_h_cols = i_v * BV + tl.arange(0, BV)
-        p_h_ptrs = h + p_h_rows[:, None] * V + p_h_cols[None, :]
+        p_h_ptrs = h + tl.cast(i_k * BK, tl.int64) * V + i_v * BV + (tl.arange(0, BK).to(tl.int64)[:, None] * V + tl.arange(0, BV)[None, :])
         p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] < V)
         b_h = tl.load(p_h_ptrs, mask=p_h_mask, other=0.0)
         # [BT, BK] @ [BK, BV] -> [BT, BV]
@@ -432,8 +432,8 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
         b_A += tl.dot(b_q, b_k)
 
     g += bos * H + i_h
-    p_g_idx = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
-    p_g_ptrs = g + p_g_idx * H
+    p_g_idx = i_t * BT + tl.arange(0, BT)
+    p_g_ptrs = g + tl.cast(i_t * BT, tl.int64) * H + tl.arange(0, BT).to(tl.int64) * H
     p_g_mask = p_g_idx < T
     b_g = tl.load(p_g_ptrs, mask=p_g_mask)
     b_o = b_o * tl.exp(b_g)[:, None]
@@ -443,15 +443,15 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
     m_t = o_t < T
     m_A = (o_t[:, None] >= o_t[None, :]) & (m_t[:, None] & m_t)
     b_A = tl.where(m_A, b_A, 0)
-    p_v_rows = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
+    p_v_rows = i_t * BT + tl.arange(0, BT)
     p_v_cols = i_v * BV + tl.arange(0, BV)
-    p_v_ptrs = v + p_v_rows[:, None] * H * V + p_v_cols[None, :]
+    p_v_ptrs = v + tl.cast(i_t * BT, tl.int64) * H * V + i_v * BV + (tl.arange(0, BT).to(tl.int64)[:, None] * H * V + tl.arange(0, BV)[None, :])
     p_v_mask = (p_v_rows[:, None] < T) & (p_v_cols[None, :] < V)
     b_v = tl.load(p_v_ptrs, mask=p_v_mask, other=0.0)
     b_o = b_o * scale + tl.dot(b_A.to(b_v.dtype), b_v) * scale
-    p_o_rows = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
+    p_o_rows = i_t * BT + tl.arange(0, BT)
     p_o_cols = i_v * BV + tl.arange(0, BV)
-    p_o_ptrs = o + p_o_rows[:, None] * H * V + p_o_cols[None, :]
+    p_o_ptrs = o + tl.cast(i_t * BT, tl.int64) * H * V + i_v * BV + (tl.arange(0, BT).to(tl.int64)[:, None] * H * V + tl.arange(0, BV)[None, :])
     p_o_mask = (p_o_rows[:, None] < T) & (p_o_cols[None, :] < V)
     tl.store(p_o_ptrs, b_o.to(o.dtype.element_ty), mask=p_o_mask)
 
@@ -521,10 +521,10 @@ def bmm(a_ptr, b_ptr, c_ptr, M, N, K,
         acc += tl.dot(tl.reshape(a, (BLOCK_M, BLOCK_K)), tl.reshape(b, (BLOCK_K, BLOCK_N)))
         a_bp_off2 += BLOCK_K
         b_bp_off1 += BLOCK_K
-    c_bp_i0 = (pid_b + tl.arange(0, 1)).to(tl.int64)
-    c_bp_i1 = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
-    c_bp_i2 = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)).to(tl.int64)
-    c_bp_ptrs = c_ptr + c_bp_i0[:, None, None] * stride_cb + c_bp_i1[None, :, None] * stride_cm + c_bp_i2[None, None, :] * stride_cn
+    c_bp_i0 = pid_b + tl.arange(0, 1)
+    c_bp_i1 = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    c_bp_i2 = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_bp_ptrs = c_ptr + tl.cast(pid_b, tl.int64) * stride_cb + tl.cast(pid_m * BLOCK_M, tl.int64) * stride_cm + tl.cast(pid_n * BLOCK_N, tl.int64) * stride_cn + (tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_cb + tl.arange(0, BLOCK_M).to(tl.int64)[None, :, None] * stride_cm + tl.arange(0, BLOCK_N).to(tl.int64)[None, None, :] * stride_cn)
     c_bp_mask = (c_bp_i0[:, None, None] < BATCH) & (c_bp_i1[None, :, None] < M) & (c_bp_i2[None, None, :] < N)
     tl.store(c_bp_ptrs, tl.reshape(acc, (1, BLOCK_M, BLOCK_N)).to(c_ptr.dtype.element_ty), mask=c_bp_mask)
 
@@ -572,9 +572,7 @@ def _attn_fwd_inner(acc, l_i, m_i, q, K_base, K_stride0, K_stride1, K_start0, K_
     for start_n in range(lo, hi, BLOCK_N):
         start_n = tl.multiple_of(start_n, BLOCK_N)
         # -- compute qk ----
-        K_rows = (K_start0 + tl.arange(0, HEAD_DIM)).to(tl.int64)
-        K_cols = (K_off1 + tl.arange(0, BLOCK_N)).to(tl.int64)
-        K_ptrs = K_base + K_rows[:, None] * K_stride0 + K_cols[None, :] * K_stride1
+        K_ptrs = K_base + tl.cast(K_start0, tl.int64) * K_stride0 + tl.cast(K_off1, tl.int64) * K_stride1 + (tl.arange(0, HEAD_DIM).to(tl.int64)[:, None] * K_stride0 + tl.arange(0, BLOCK_N).to(tl.int64)[None, :] * K_stride1)
         k = tl.load(K_ptrs)
         qk = tl.dot(q, k)
         if STAGE == 2:
@@ -592,9 +590,7 @@ def _attn_fwd_inner(acc, l_i, m_i, q, K_base, K_stride0, K_stride1, K_start0, K_
         l_i = l_i * alpha + l_ij
         # -- update output accumulator --
         acc = acc * alpha[:, None]
-        V_rows = (V_off0 + tl.arange(0, BLOCK_N)).to(tl.int64)
-        V_cols = (V_start1 + tl.arange(0, HEAD_DIM)).to(tl.int64)
-        V_ptrs = V_base + V_rows[:, None] * V_stride0 + V_cols[None, :] * V_stride1
+        V_ptrs = V_base + tl.cast(V_off0, tl.int64) * V_stride0 + tl.cast(V_start1, tl.int64) * V_stride1 + (tl.arange(0, BLOCK_N).to(tl.int64)[:, None] * V_stride0 + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * V_stride1)
         v = tl.load(V_ptrs)
         acc = tl.dot(p.to(v.dtype), v, acc)
         # update m_i and l_i
@@ -682,8 +678,8 @@ def gemm_helper(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
         acc = _dot_tile(acc, a_ptr, M, K, stride_am, pid_m * BM, a_off1, BM, BK, b_ptr, K, N, stride_bk, b_off0, pid_n * BN, BK, BN)
         a_off1 += BK
         b_off0 += BK
-    c_rows = (pid_m * BM + tl.arange(0, BM)).to(tl.int64)
+    c_rows = pid_m * BM + tl.arange(0, BM)
     c_cols = pid_n * BN + tl.arange(0, BN)
-    c_ptrs = c_ptr + c_rows[:, None] * stride_cm + c_cols[None, :]
+    c_ptrs = c_ptr + tl.cast(pid_m * BM, tl.int64) * stride_cm + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_cm + tl.arange(0, BN)[None, :])
     c_mask = (c_rows[:, None] < M) & (c_cols[None, :] < N)
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)

@@ -1,7 +1,7 @@
 """`migrate tune`: measure every kernel's candidate migrations on this machine's GPU and keep, per kernel, the
 fastest one whose outputs are bit-identical to the original.
 
-    migrate tune [PATHS]... [--candidates auto,pointer] [--out triton-migrate.tune.toml] -- COMMAND
+    migrate tune [PATHS]... [--candidates auto,pointer,auto+coords,pointer+coords] [--out FILE] -- COMMAND
 
 COMMAND runs once on the original tree (the reference, on a Triton that still has block pointers) and once on
 a migrated copy per candidate target, recorded launch by launch as `migrate verify` does. The choice is
@@ -20,7 +20,7 @@ import click
 
 from triton_migrate.policy import KERNEL_TARGETS, Policy
 
-DEFAULT_CANDIDATES = ("auto", "pointer")
+DEFAULT_CANDIDATES = ("auto", "pointer", "auto+coords", "pointer+coords")
 
 
 @dataclass
@@ -109,7 +109,7 @@ def register(command: click.Group, common, session, record, verdict_of) -> None:
             runs = {}
             for candidate in wanted:
                 tree = make_migrated_copy(root, [Path(p) for p in paths] or [root], work / f"tree-{candidate}", {},
-                                          Policy(target=candidate))
+                                          Policy().for_kernel_target(candidate))
                 run = record(user_command, tree.root, work / f"{candidate}.tmv", config, work, options)
                 runs[candidate] = verdict_of([original, run], options).kernels
             choices = choose(runs)
