@@ -168,8 +168,9 @@ def _migrate(sources: dict[str, str], policy: Policy, rewrite: bool = True) -> d
         parsed = {u.module_name for u in units}
         units += [_unit(name, text, False) for name, text in sources.items() if name not in parsed]
         program = Program(units)
+        inherited = program.inherited_forms(dict(policy.kernel_targets))
         analyses = program.settle(lambda context_for: _analyse(units, policy, context_for,
-                                                               program.functions_to_analyse()))
+                                                               program.functions_to_analyse(), inherited))
     outcomes = {name: FileOutcome((), None) for name in sources}
     for unit in units:
         own = [a for u, a in analyses if u is unit]
@@ -182,15 +183,17 @@ def _crosses_functions(analysis: FunctionAnalysis) -> bool:
                                                                   *analysis.orphans])
 
 
-def _analyse(units: list[_Unit], policy: Policy, context_for=None, helpers=frozenset()) -> list:
-    """(unit, analysis) for every function with a block-pointer site, and every helper that takes parts."""
+def _analyse(units: list[_Unit], policy: Policy, context_for=None, helpers=frozenset(), inherited=None) -> list:
+    """(unit, analysis) for every function with a block-pointer site, and every helper that takes parts.
+    `inherited`: id(function) -> the kernel-targets form a helper takes from its callers."""
     analyses = []
     for unit in units:
         for function in unit.scan.all_functions:
             if id(function) not in unit.scan.with_sites and id(function) not in helpers:
                 continue
             context = context_for(unit, function) if context_for is not None else None
-            own = policy.for_function(function.name.value)  # `migrate tune` may have picked its target
+            # `migrate tune` may have picked its form, or its callers'
+            own = policy.for_function(function.name.value, (inherited or {}).get(id(function)))
             analyses.append((unit, FunctionAnalysis(function, unit.names, unit.namer, unit.language, own, unit.shim,
                                                     unit.scan.function_assignments[id(function)], context)))
     return analyses

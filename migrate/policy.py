@@ -43,9 +43,10 @@ class Policy:
             if target not in KERNEL_TARGETS:
                 raise ValueError(f"kernel {name!r}: target must be one of {', '.join(KERNEL_TARGETS)}")
 
-    def for_function(self, name: str) -> "Policy":
-        """The policy for one function: its tuned target, if it has one (compat stays file-wide)."""
-        chosen = dict(self.kernel_targets).get(name)
+    def for_function(self, name: str, inherited: str | None = None) -> "Policy":
+        """The policy for one function: its tuned target, if it has one, else the one it `inherited` from its
+        callers (compat stays file-wide)."""
+        chosen = dict(self.kernel_targets).get(name, inherited)
         if chosen is None or self.target == "compat":
             return self
         return self.for_kernel_target(chosen)

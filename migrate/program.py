@@ -202,6 +202,25 @@ class Program:
         entry = {p: i for (k, p), i in self.interfaces.items() if k == key and k is not None}
         return Context(self, unit, key, entry)
 
+    def inherited_forms(self, forms: dict[str, str]) -> dict[int, str]:
+        """id(function) -> the kernel-targets form of each helper that has no entry of its own but whose
+        callers agree on one (their own, or in turn inherited). `migrate tune` measured every kernel with its
+        helpers in the form it chose, so that is the code the table must give."""
+        inherited: dict[Key, Optional[str]] = {}
+
+        def form_of(key: Key, seen: frozenset) -> Optional[str]:
+            name = self.helpers[key].node.name.value
+            if name in forms:
+                return forms[name]
+            if key not in inherited:
+                callers = {self.key_of.get(caller) for caller in self.callers_of[key]} - {key}
+                found = {None if c is None or c in seen else form_of(c, seen | {key}) for c in callers}
+                inherited[key] = found.pop() if len(found) == 1 else None
+            return inherited[key]
+
+        return {id(helper.node): form for key, helper in self.helpers.items()
+                if helper.node.name.value not in forms and (form := form_of(key, frozenset({key}))) is not None}
+
     def functions_to_analyse(self) -> set[int]:
         """Helpers with parts parameters, and every caller of one, are analysed even without a block-pointer
         site of their own."""

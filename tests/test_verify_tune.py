@@ -32,6 +32,17 @@ def test_a_faster_candidate_that_differs_is_never_chosen():
     assert best == {"m:k": "auto", "m:r": "pointer"}  # a tie goes to the earlier (default) candidate
 
 
+def test_a_candidate_must_beat_the_first_identical_one_by_more_than_the_noise():
+    runs = {"auto": [result("m:k", True, 1.0, 1.00), result("m:r", True, 1.0, 1.00), result("m:d", False, 1.0, 0.5)],
+            "pointer": [result("m:k", True, 1.0, 0.98), result("m:r", True, 1.0, 0.95), result("m:d", True, 1.0, 1.0)],
+            "pointer+coords": [result("m:k", True, 1.0, 0.99), result("m:r", True, 1.0, 0.90),
+                               result("m:d", True, 1.0, 0.98)]}
+    best = {c.kernel: c.best for c in choose(runs, margin=0.03)}
+    # 2 % faster is noise; 10 % is not; the first identical candidate is the reference when auto differs
+    assert best == {"m:k": "auto", "m:r": "pointer+coords", "m:d": "pointer"}
+    assert {c.kernel: c.best for c in choose(runs, margin=0.0)}["m:k"] == "pointer"
+
+
 def test_a_kernel_no_candidate_reproduces_gets_no_entry():
     choices = choose({"auto": [result("m:k", False, 1.0, 0.5)], "pointer": [result("m:k", False, 1.0, 0.5)]})
     assert choices[0].best is None
@@ -86,3 +97,44 @@ def test_kernel_targets_accept_the_coords_forms_and_reject_others():
             assert "kernel-targets" in str(error)
         else:
             raise AssertionError(f"{wrong!r} was accepted")
+
+
+HELPER_USERS = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile(p):
+    return tl.load(p, boundary_check=(0, 1), padding_option="zero")
+
+
+@triton.jit
+def copy_a(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.constexpr):
+    src = tl.make_block_ptr(x_ptr, (M, N), (stride_xm, 1), (tl.program_id(0) * BM, 0), (BM, BN), (1, 0))
+    dst = tl.make_block_ptr(y_ptr, (M, N), (stride_ym, 1), (tl.program_id(0) * BM, 0), (BM, BN), (1, 0))
+    tl.store(dst, _load_tile(src), boundary_check=(0, 1))
+
+
+@triton.jit
+def copy_b(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.constexpr):
+    src = tl.make_block_ptr(x_ptr, (M, N), (stride_xm, 1), (tl.program_id(0) * BM, 0), (BM, BN), (1, 0))
+    dst = tl.make_block_ptr(y_ptr, (M, N), (stride_ym, 1), (tl.program_id(0) * BM, 0), (BM, BN), (1, 0))
+    tl.store(dst, _load_tile(src) * 2, boundary_check=(0, 1))
+'''
+
+
+def helper_code(targets: dict[str, str]) -> str:
+    migrated = migrate_source(HELPER_USERS, policy=Policy(kernel_targets=tuple(targets.items()))).new_source
+    return migrated.split("def copy_a")[0]
+
+
+def test_a_helper_takes_the_form_its_callers_were_tuned_with():
+    # tune measures each candidate with the helpers in that form too: the table must give the same code
+    assert "make_tensor_descriptor" in helper_code({})
+    assert "make_tensor_descriptor" not in helper_code({"copy_a": "pointer", "copy_b": "pointer"})
+    assert "tl.cast(" not in helper_code({"copy_a": "pointer+coords", "copy_b": "pointer+coords"})
+    # callers that disagree, or a helper with its own entry: no inheritance
+    assert "make_tensor_descriptor" in helper_code({"copy_a": "pointer", "copy_b": "auto"})
+    assert "make_tensor_descriptor" in helper_code({"copy_a": "pointer"})  # copy_b: the default, auto
+    assert "make_tensor_descriptor" in helper_code({"copy_a": "pointer", "copy_b": "pointer", "_load_tile": "auto"})

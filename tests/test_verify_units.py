@@ -3,6 +3,7 @@ difference in a view, device detection, and cases mode in this process (Triton's
 
 from __future__ import annotations
 
+import time
 import types
 from pathlib import Path
 
@@ -122,3 +123,13 @@ def test_recording_into_a_kept_directory_twice_does_not_pile_up_launches(tmp_pat
     counts = [len(record_command([sys.executable, "bench.py", "16"], project, tmp_path / "run.tmv", config,
                                  tmp_path / "scratch").index["launches"]) for _ in range(2)]
     assert counts[0] == counts[1] > 0
+
+
+def test_timing_a_batch_launches_it_back_to_back_and_reports_the_time_per_launch():
+    # one launch alone is timed with its Python launch cost; a batch amortises it
+    from triton_migrate.verify.devices import from_kind
+
+    launched = []
+    per_launch = from_kind("cpu").time_ms(lambda: (launched.append(1), time.sleep(0.01)), batch=4)
+    assert len(launched) == 4
+    assert 9 <= per_launch < 40

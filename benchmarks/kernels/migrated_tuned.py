@@ -35,20 +35,14 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
          BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
     a_off1 = 0
+    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN])
     b_off0 = 0
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for _ in range(0, tl.cdiv(K, BK)):
-        a_rows = pid_m * BM + tl.arange(0, BM)
-        a_cols = a_off1 + tl.arange(0, BK)
-        a_ptrs = a_ptr + tl.cast(pid_m * BM, tl.int64) * stride_am + a_off1 + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_am + tl.arange(0, BK)[None, :])
-        a_mask = (a_rows[:, None] < M) & (a_cols[None, :] < K)
-        b_rows = b_off0 + tl.arange(0, BK)
-        b_cols = pid_n * BN + tl.arange(0, BN)
-        b_ptrs = b_ptr + tl.cast(b_off0, tl.int64) * stride_bk + pid_n * BN + (tl.arange(0, BK).to(tl.int64)[:, None] * stride_bk + tl.arange(0, BN)[None, :])
-        b_mask = (b_rows[:, None] < K) & (b_cols[None, :] < N)
-        acc += tl.dot(tl.load(a_ptrs, mask=a_mask, other=0.0),
-                      tl.load(b_ptrs, mask=b_mask, other=0.0))
+        acc += tl.dot(a_desc.load([pid_m * BM, a_off1]),
+                      b_desc.load([b_off0, pid_n * BN]))
         a_off1 += BK
         b_off0 += BK
     c_rows = pid_m * BM + tl.arange(0, BM)
@@ -62,15 +56,12 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
 def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    x_rows = pid_m * BM + tl.arange(0, BM)
-    x_cols = pid_n * BN + tl.arange(0, BN)
-    x_ptrs = x_ptr + tl.cast(pid_m * BM, tl.int64) * stride_xm + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_xm + tl.arange(0, BN)[None, :])
-    x_mask = (x_rows[:, None] < M) & (x_cols[None, :] < N)
+    x_desc = tl.make_tensor_descriptor(x_ptr, [M, N], [stride_xm, 1], [BM, BN])
     y_rows = pid_m * BM + tl.arange(0, BM)
     y_cols = pid_n * BN + tl.arange(0, BN)
     y_ptrs = y_ptr + tl.cast(pid_m * BM, tl.int64) * stride_ym + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_ym + tl.arange(0, BN)[None, :])
     y_mask = (y_rows[:, None] < M) & (y_cols[None, :] < N)
-    tl.store(y_ptrs, tl.load(x_ptrs, mask=x_mask) + 1, mask=y_mask)
+    tl.store(y_ptrs, x_desc.load([pid_m * BM, pid_n * BN]) + 1, mask=y_mask)
 
 
 @triton.jit
@@ -171,8 +162,32 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     o_offset = off_z.to(tl.int64) * stride_oz + off_h.to(tl.int64) * stride_oh
 
     # block pointers
+    Q_desc = tl.make_tensor_descriptor(
+        base=Q + q_offset,
+        shape=[N_CTX, HEAD_DIM],
+        strides=[stride_qm, stride_qk],
+        block_shape=[BLOCK_M, HEAD_DIM],
+    )
+    V_desc = tl.make_tensor_descriptor(
+        base=V + v_offset,
+        shape=[N_CTX, HEAD_DIM],
+        strides=[stride_vk, stride_vn],
+        block_shape=[BLOCK_N, HEAD_DIM],
+    )
     V_off0 = 0
+    K_desc = tl.make_tensor_descriptor(
+        base=K + k_offset,
+        shape=[N_CTX, HEAD_DIM],
+        strides=[stride_kn, stride_kk],
+        block_shape=[BLOCK_N, HEAD_DIM],
+    )
     K_off1 = 0
+    O_desc = tl.make_tensor_descriptor(
+        base=Out + o_offset,
+        shape=[N_CTX, HEAD_DIM],
+        strides=[stride_om, stride_on],
+        block_shape=[BLOCK_M, HEAD_DIM],
+    )
     # initialize offsets
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.arange(0, BLOCK_N)
@@ -183,11 +198,7 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     qk_scale = sm_scale
     qk_scale *= 1.44269504  # 1/log(2)
     # load q: it will stay in SRAM throughout
-    Q_rows = (start_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
-    Q_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
-    Q_ptrs = Q + q_offset + Q_rows[:, None] * stride_qm + Q_cols[None, :] * stride_qk
-    Q_mask = Q_rows[:, None] < N_CTX
-    q = tl.load(Q_ptrs, mask=Q_mask, other=0.0)
+    q = Q_desc.load([start_m * BLOCK_M, 0])
     if CAUSAL:
         hi = tl.minimum((start_m + 1) * BLOCK_M, N_CTX)
     else:
@@ -196,11 +207,7 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     for start_n in range(0, hi, BLOCK_N):
         start_n = tl.multiple_of(start_n, BLOCK_N)
         # -- compute qk ----
-        K_rows = tl.arange(0, HEAD_DIM).to(tl.int64)
-        K_cols = (K_off1 + tl.arange(0, BLOCK_N)).to(tl.int64)
-        K_ptrs = K + k_offset + K_rows[:, None] * stride_kk + K_cols[None, :] * stride_kn
-        K_mask = K_cols[None, :] < N_CTX
-        k = tl.load(K_ptrs, mask=K_mask, other=0.0)
+        k = tl.trans(K_desc.load([K_off1, 0]))
         qk = tl.dot(q, k)
         mask = (start_n + offs_n[None, :]) < N_CTX
         if CAUSAL:
@@ -215,11 +222,7 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
         l_i = l_i * alpha + l_ij
         # -- update output accumulator --
         acc = acc * alpha[:, None]
-        V_rows = (V_off0 + tl.arange(0, BLOCK_N)).to(tl.int64)
-        V_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
-        V_ptrs = V + v_offset + V_rows[:, None] * stride_vk + V_cols[None, :] * stride_vn
-        V_mask = V_rows[:, None] < N_CTX
-        v = tl.load(V_ptrs, mask=V_mask, other=0.0)
+        v = V_desc.load([V_off0, 0])
         acc = tl.dot(p.to(v.dtype), v, acc)
         # update m_i and l_i
         m_i = m_ij
@@ -230,11 +233,7 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     acc = acc / l_i[:, None]
     m_ptrs = M + off_hz * N_CTX + offs_m
     tl.store(m_ptrs, m_i, mask=offs_m < N_CTX)
-    O_rows = (start_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
-    O_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
-    O_ptrs = Out + o_offset + O_rows[:, None] * stride_om + O_cols[None, :] * stride_on
-    O_mask = O_rows[:, None] < N_CTX
-    tl.store(O_ptrs, acc.to(Out.type.element_ty), mask=O_mask)
+    O_desc.store([start_m * BLOCK_M, 0], acc.to(Out.type.element_ty))
 
 
 @triton.jit
@@ -263,15 +262,11 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
 
     start_n = pid * BLOCK_N1
     offs_n = start_n + tl.arange(0, BLOCK_N1)
+    k_desc = tl.make_tensor_descriptor(K, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_N1, HEAD_DIM])
+    v_desc = tl.make_tensor_descriptor(V, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_N1, HEAD_DIM])
     # load K and V: they stay in SRAM throughout the inner loop.
-    k_rows = start_n + tl.arange(0, BLOCK_N1)
-    k_ptrs = K + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
-    k_mask = k_rows[:, None] < N_CTX
-    k = tl.load(k_ptrs, mask=k_mask, other=0.0)
-    v_rows = start_n + tl.arange(0, BLOCK_N1)
-    v_ptrs = V + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
-    v_mask = v_rows[:, None] < N_CTX
-    v = tl.load(v_ptrs, mask=v_mask, other=0.0)
+    k = k_desc.load([start_n, 0])
+    v = v_desc.load([start_n, 0])
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
     dk = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
 
@@ -279,16 +274,15 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         start_m = start_n  # queries before this key block do not see it
     else:
         start_m = 0
+    qT_desc = tl.make_tensor_descriptor(Q, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM])
     qT_off1 = start_m
+    do_desc = tl.make_tensor_descriptor(DO, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM])
     do_off0 = start_m
     m_block_ptr_off0 = start_m
     d_off0 = start_m
     curr_m = start_m
     for _ in range(start_m, N_CTX, BLOCK_M1):
-        qT_cols = qT_off1 + tl.arange(0, BLOCK_M1)
-        qT_ptrs = Q + tl.cast(qT_off1, tl.int64) * stride_tok + (tl.arange(0, HEAD_DIM).to(tl.int64)[:, None] * stride_d + tl.arange(0, BLOCK_M1).to(tl.int64)[None, :] * stride_tok)
-        qT_mask = qT_cols[None, :] < N_CTX
-        qT = tl.load(qT_ptrs, mask=qT_mask, other=0.0)
+        qT = tl.trans(qT_desc.load([qT_off1, 0]))
         # Load m before computing qk to reduce pipeline stall.
         offs_m = curr_m + tl.arange(0, BLOCK_M1)
         m_block_ptr_idx = m_block_ptr_off0 + tl.arange(0, BLOCK_M1)
@@ -302,10 +296,7 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         if CAUSAL:
             mask = mask & (offs_m[None, :] >= offs_n[:, None])
         pT = tl.where(mask, pT, 0.0)
-        do_rows = do_off0 + tl.arange(0, BLOCK_M1)
-        do_ptrs = DO + tl.cast(do_off0, tl.int64) * stride_tok + (tl.arange(0, BLOCK_M1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
-        do_mask = do_rows[:, None] < N_CTX
-        do = tl.load(do_ptrs, mask=do_mask, other=0.0)
+        do = do_desc.load([do_off0, 0])
         # Compute dV.
         ppT = pT.to(do.dtype)
         dv += tl.dot(ppT, do)
@@ -324,16 +315,13 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         do_off0 += BLOCK_M1
         m_block_ptr_off0 += BLOCK_M1
         d_off0 += BLOCK_M1
-    dv_rows = start_n + tl.arange(0, BLOCK_N1)
-    dv_ptrs = DV + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
-    dv_mask = dv_rows[:, None] < N_CTX
-    tl.store(dv_ptrs, dv.to(DV.dtype.element_ty), mask=dv_mask)
+
+    dv_desc = tl.make_tensor_descriptor(DV, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_N1, HEAD_DIM])
+    dv_desc.store([start_n, 0], dv.to(DV.dtype.element_ty))
     # Write back dK.
     dk *= sm_scale
-    dk_rows = start_n + tl.arange(0, BLOCK_N1)
-    dk_ptrs = DK + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
-    dk_mask = dk_rows[:, None] < N_CTX
-    tl.store(dk_ptrs, dk.to(DK.dtype.element_ty), mask=dk_mask)
+    dk_desc = tl.make_tensor_descriptor(DK, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_N1, HEAD_DIM])
+    dk_desc.store([start_n, 0], dk.to(DK.dtype.element_ty))
 
 
 @triton.jit(do_not_specialize=["T"])
@@ -348,32 +336,26 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
 
     # [BK, BV]
     b_h = tl.zeros([BK, BV], dtype=tl.float32)
+    p_k_desc = tl.make_tensor_descriptor(k + (bos * H + i_h) * K, [T, K], [H * K, 1], [BT, BK])
+    p_v_desc = tl.make_tensor_descriptor(v + (bos * H + i_h) * V, [T, V], [H * V, 1], [BT, BV])
     for i_t in range(NT):
         o_h = ((i_n * NT + i_t) * H + i_h).to(tl.int64) * K * V
 
-        p_h_rows = (i_k * BK + tl.arange(0, BK)).to(tl.int64)
+        p_h_rows = i_k * BK + tl.arange(0, BK)
         p_h_cols = i_v * BV + tl.arange(0, BV)
-        p_h_ptrs = h + o_h + p_h_rows[:, None] * V + p_h_cols[None, :]
+        p_h_ptrs = h + o_h + tl.cast(i_k * BK, tl.int64) * V + i_v * BV + (tl.arange(0, BK).to(tl.int64)[:, None] * V + tl.arange(0, BV)[None, :])
         p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] < V)
         tl.store(p_h_ptrs, b_h.to((h + o_h).dtype.element_ty), mask=p_h_mask)
         # [BK, BT]
-        p_k_rows = i_k * BK + tl.arange(0, BK)
-        p_k_cols = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
-        p_k_ptrs = k + (bos * H + i_h) * K + p_k_rows[:, None] + p_k_cols[None, :] * H * K
-        p_k_mask = (p_k_rows[:, None] < K) & (p_k_cols[None, :] < T)
-        b_k = tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
+        b_k = tl.trans(p_k_desc.load([i_t * BT, i_k * BK]))
         # [BT, BV]
-        p_v_rows = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
-        p_v_cols = i_v * BV + tl.arange(0, BV)
-        p_v_ptrs = v + (bos * H + i_h) * V + p_v_rows[:, None] * H * V + p_v_cols[None, :]
-        p_v_mask = (p_v_rows[:, None] < T) & (p_v_cols[None, :] < V)
-        b_v = tl.load(p_v_ptrs, mask=p_v_mask, other=0.0)
+        b_v = p_v_desc.load([i_t * BT, i_v * BV])
         last_idx = min((i_t + 1) * BT, T) - 1
 
         # scalar decay
         b_g_last = tl.load(g + bos * H + last_idx * H + i_h)
-        p_g_idx = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
-        p_g_ptrs = g + bos * H + i_h + p_g_idx * H
+        p_g_idx = i_t * BT + tl.arange(0, BT)
+        p_g_ptrs = g + bos * H + i_h + tl.cast(i_t * BT, tl.int64) * H + tl.arange(0, BT).to(tl.int64) * H
         p_g_mask = p_g_idx < T
         b_g = tl.load(p_g_ptrs, mask=p_g_mask)
         b_h *= tl.exp(b_g_last)
@@ -381,9 +363,9 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
         b_h += tl.dot(b_k, b_v)
 
     if STORE_FINAL_STATE:
-        p_ht_rows = (i_k * BK + tl.arange(0, BK)).to(tl.int64)
+        p_ht_rows = i_k * BK + tl.arange(0, BK)
         p_ht_cols = i_v * BV + tl.arange(0, BV)
-        p_ht_ptrs = ht + i_nh * K * V + p_ht_rows[:, None] * V + p_ht_cols[None, :]
+        p_ht_ptrs = ht + i_nh * K * V + tl.cast(i_k * BK, tl.int64) * V + i_v * BV + (tl.arange(0, BK).to(tl.int64)[:, None] * V + tl.arange(0, BV)[None, :])
         p_ht_mask = (p_ht_rows[:, None] < K) & (p_ht_cols[None, :] < V)
         tl.store(p_ht_ptrs, b_h.to((ht + i_nh * K * V).dtype.element_ty), mask=p_ht_mask)
 
@@ -462,9 +444,9 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
     # BLOCK_M rows per program, a whole row (BLOCK_N >= N) per block.
     pid = tl.program_id(0)
 
-    x_block_ptr_rows = (pid * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
+    x_block_ptr_rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
     x_block_ptr_cols = tl.arange(0, BLOCK_N)
-    x_block_ptr_ptrs = X + x_block_ptr_rows[:, None] * stride_xm + x_block_ptr_cols[None, :]
+    x_block_ptr_ptrs = X + tl.cast(pid * BLOCK_M, tl.int64) * stride_xm + (tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_xm + tl.arange(0, BLOCK_N)[None, :])
     x_block_ptr_mask = (x_block_ptr_rows[:, None] < M) & (x_block_ptr_cols[None, :] < N)
     x = tl.load(x_block_ptr_ptrs, mask=x_block_ptr_mask, other=0.0).to(tl.float32)
     # Compute mean and variance
@@ -475,26 +457,26 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
     rstd = 1 / tl.sqrt(var + eps)
     # Write mean / rstd
     mean_idx = pid * BLOCK_M + tl.arange(0, BLOCK_M)
-    mean_ptrs = Mean + mean_idx
+    mean_ptrs = Mean + pid * BLOCK_M + tl.arange(0, BLOCK_M)
     mean_mask = mean_idx < M
     tl.store(mean_ptrs, mean, mask=mean_mask)
     rstd_idx = pid * BLOCK_M + tl.arange(0, BLOCK_M)
-    rstd_ptrs = Rstd + rstd_idx
+    rstd_ptrs = Rstd + pid * BLOCK_M + tl.arange(0, BLOCK_M)
     rstd_mask = rstd_idx < M
     tl.store(rstd_ptrs, rstd, mask=rstd_mask)
     # Normalize and apply linear transformation
     w_block_ptr_idx = tl.arange(0, BLOCK_N)
-    w_block_ptr_ptrs = W + w_block_ptr_idx
+    w_block_ptr_ptrs = W + tl.arange(0, BLOCK_N)
     w_block_ptr_mask = w_block_ptr_idx < N
     w = tl.load(w_block_ptr_ptrs, mask=w_block_ptr_mask).to(tl.float32)
     b_block_ptr_idx = tl.arange(0, BLOCK_N)
-    b_block_ptr_ptrs = B + b_block_ptr_idx
+    b_block_ptr_ptrs = B + tl.arange(0, BLOCK_N)
     b_block_ptr_mask = b_block_ptr_idx < N
     b = tl.load(b_block_ptr_ptrs, mask=b_block_ptr_mask).to(tl.float32)
     y = xbar * rstd[:, None] * w[None, :] + b[None, :]
-    y_block_ptr_rows = (pid * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
+    y_block_ptr_rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
     y_block_ptr_cols = tl.arange(0, BLOCK_N)
-    y_block_ptr_ptrs = Y + y_block_ptr_rows[:, None] * stride_ym + y_block_ptr_cols[None, :]
+    y_block_ptr_ptrs = Y + tl.cast(pid * BLOCK_M, tl.int64) * stride_ym + (tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_ym + tl.arange(0, BLOCK_N)[None, :])
     y_block_ptr_mask = (y_block_ptr_rows[:, None] < M) & (y_block_ptr_cols[None, :] < N)
     tl.store(y_block_ptr_ptrs, y.to(Y.dtype.element_ty), mask=y_block_ptr_mask)
 
@@ -628,9 +610,7 @@ def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
     qk_scale = sm_scale
     qk_scale *= 1.44269504  # 1/log(2)
     # load q: it will stay in SRAM throughout
-    Q_rows = (start_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
-    Q_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
-    Q_ptrs = Q + qvk_offset + Q_rows[:, None] * stride_qm + Q_cols[None, :] * stride_qk
+    Q_ptrs = Q + qvk_offset + tl.cast(start_m * BLOCK_M, tl.int64) * stride_qm + (tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_qm + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_qk)
     q = tl.load(Q_ptrs)
     # stage 1: off-band
     # For causal = True, STAGE = 3 and _attn_fwd_inner gets 1 as its STAGE
@@ -651,9 +631,7 @@ def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
     acc = acc / l_i[:, None]
     m_ptrs = M + off_hz * N_CTX + offs_m
     tl.store(m_ptrs, m_i)
-    O_rows = (start_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
-    O_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
-    O_ptrs = Out + qvk_offset + O_rows[:, None] * stride_om + O_cols[None, :] * stride_on
+    O_ptrs = Out + qvk_offset + tl.cast(start_m * BLOCK_M, tl.int64) * stride_om + (tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_om + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_on)
     tl.store(O_ptrs, acc.to(Out.type.element_ty))
 
 

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from .devices import TIMED_BATCH
+
 _REGISTRY: dict[str, list["Case"]] = {}  # defining module's file → its cases, in definition order
 _counter = itertools.count()
 
@@ -84,7 +86,7 @@ def run_case(entry: Case, module, device, warmup: int, repeat: int) -> tuple[dic
     first = device.time_ms(launch)
     device.synchronize()
     state = {name: (capture(t, 1 << 62).host_bits, t.dtype, _view(t)) for name, t in outputs.items()}
-    times = [device.time_ms(launch) for _ in range(warmup + repeat)][warmup:]
+    times = [device.time_ms(launch, TIMED_BATCH) for _ in range(warmup + repeat)][warmup:]
     return state, times or [first]
 
 

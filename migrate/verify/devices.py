@@ -14,6 +14,12 @@ from typing import Callable
 KINDS = ("cpu", "cuda", "rocm", "xpu")
 
 
+# Launches per timed sample, back to back (Device.time_ms): a kernel of 20 µs launched alone is timed with
+# its Python launch cost, which differs between forms (a helper's parts are more arguments).
+TIMED_BATCH = 5
+QUEUE_CYCLES = 2_000_000  # about 1 ms at the H100's clock: longer than Python takes to queue a batch
+
+
 @dataclass(frozen=True)
 class Device:
     kind: str  # one of KINDS
@@ -31,21 +37,29 @@ class Device:
         elif self.kind == "xpu":
             torch.xpu.synchronize()
 
-    def time_ms(self, launch: Callable[[], object]) -> float:
-        """Milliseconds of device time for one launch (wall time on the CPU, where the interpreter runs it)."""
+    def time_ms(self, launch: Callable[[], object], batch: int = 1) -> float:
+        """Milliseconds of device time per launch, over `batch` launches back to back (wall time on the CPU,
+        where the interpreter runs them). One launch alone also times Python launching it (tens of µs, and
+        not the same for every form of a kernel); back to back, the device runs one while the next is queued."""
         import torch
 
         if self.interpreted:
             start = time.perf_counter()
-            launch()
-            return (time.perf_counter() - start) * 1e3
+            for _ in range(batch):
+                launch()
+            return (time.perf_counter() - start) * 1e3 / batch
         events = torch.xpu if self.kind == "xpu" else torch.cuda
         begin, end = events.Event(enable_timing=True), events.Event(enable_timing=True)
+        if events is torch.cuda:
+            # The device sleeps while the launches queue up behind it, so that a kernel shorter than Python's
+            # launch cost (rms_norm's 16 µs) is timed as itself, not as the launch (as do_bench's cache flush).
+            torch.cuda._sleep(QUEUE_CYCLES)
         begin.record()
-        launch()
+        for _ in range(batch):
+            launch()
         end.record()
         end.synchronize()
-        return begin.elapsed_time(end)
+        return begin.elapsed_time(end) / batch
 
     def needs_allocator(self) -> bool:
         """Device-side descriptors need global scratch only on NVIDIA sm_90 and later (brief §3); AMD, Intel

@@ -4,7 +4,8 @@ fastest one whose outputs are bit-identical to the original.
     migrate tune [PATHS]... [--candidates auto,pointer,auto+coords,pointer+coords] [--out FILE] -- COMMAND
 
 COMMAND runs once on the original tree (the reference, on a Triton that still has block pointers) and once on
-a migrated copy per candidate target, recorded launch by launch as `migrate verify` does. The choice is
+a migrated copy per candidate form, recorded launch by launch as `migrate verify` does. A candidate replaces
+the first bit-identical one only if it is faster by more than `--margin`. The choice is
 written as a `[tool.triton-migrate.kernel-targets]` table: copy it into pyproject.toml and `migrate --write`
 gives each kernel its form. Deterministic from then on: the codemod reads the table, it never measures.
 A kernel no candidate reproduces bit for bit keeps the default and makes the exit status 1.
@@ -21,12 +22,17 @@ import click
 from triton_migrate.policy import KERNEL_TARGETS, Policy
 
 DEFAULT_CANDIDATES = ("auto", "pointer", "auto+coords", "pointer+coords")
+# The recorder's run-to-run noise: the candidates run one after another, minutes apart, and a kernel's times
+# move by a few per cent between runs. A candidate replaces the first identical one only if it is faster
+# by more than this.
+MARGIN = 0.03
 
 
 @dataclass
 class Choice:
     kernel: str  # module:qualname, as recorded
     measured: dict = field(default_factory=dict)  # candidate -> (identical, original ms, candidate ms)
+    margin: float = MARGIN
 
     @property
     def function(self) -> str:
@@ -34,21 +40,25 @@ class Choice:
 
     @property
     def best(self) -> str | None:
-        """The fastest bit-identical candidate; ties go to the earlier candidate (the default first)."""
+        """The fastest bit-identical candidate if it beats the first bit-identical one (the default, in the
+        usual order) by more than the margin; else that first one."""
         timed = [(m[2], i, c) for i, (c, m) in enumerate(self.measured.items()) if m[0] and m[2] is not None]
-        return min(timed)[2] if timed else None
+        if not timed:
+            return None
+        fastest = min(timed)
+        return fastest[2] if fastest[0] < timed[0][0] * (1 - self.margin) else timed[0][2]
 
     def ratio(self, candidate: str) -> float | None:
         identical, original, mine = self.measured[candidate]
         return original / mine if original and mine else None
 
 
-def choose(runs: dict[str, list]) -> list[Choice]:
+def choose(runs: dict[str, list], margin: float = MARGIN) -> list[Choice]:
     """`runs`: candidate -> verify's KernelResults against the original. One Choice per kernel."""
     choices: dict[str, Choice] = {}
     for candidate, results in runs.items():
         for result in results:
-            choice = choices.setdefault(result.name, Choice(result.name))
+            choice = choices.setdefault(result.name, Choice(result.name, margin=margin))
             choice.measured[candidate] = (result.status == "identical", result.time_a_ms, result.time_b_ms)
     return sorted(choices.values(), key=lambda c: c.kernel)
 
@@ -92,9 +102,12 @@ def register(command: click.Group, common, session, record, verdict_of) -> None:
                   help=f"Targets to measure, comma-separated, from {', '.join(KERNEL_TARGETS)}.")
     @click.option("--out", default="triton-migrate.tune.toml", show_default=True, type=click.Path(dir_okay=False),
                   help="Where to write the [tool.triton-migrate.kernel-targets] table.")
+    @click.option("--margin", default=MARGIN, show_default=True, type=click.FloatRange(0, 1),
+                  help="How much faster (a fraction) a candidate must be than the first bit-identical one to "
+                       "replace it: the measurement's noise.")
     @common
     @click.pass_context
-    def tune_command(ctx, paths, candidates, out, **options):
+    def tune_command(ctx, paths, candidates, out, margin, **options):
         """Time each kernel's candidate migrations on this GPU; keep the fastest bit-identical one per kernel."""
         from .cli import _user_command
         from .tree import make_migrated_copy
@@ -112,7 +125,7 @@ def register(command: click.Group, common, session, record, verdict_of) -> None:
                                           Policy().for_kernel_target(candidate))
                 run = record(user_command, tree.root, work / f"{candidate}.tmv", config, work, options)
                 runs[candidate] = verdict_of([original, run], options).kernels
-            choices = choose(runs)
+            choices = choose(runs, margin)
             click.echo(table(choices, wanted))
             Path(out).write_text(toml(choices, original[1]["environment"]))
             click.echo(f"\nwrote {out}: copy its table into pyproject.toml, then `migrate --write`", err=True)
