@@ -18,7 +18,7 @@ _MODULES = (
     "ttd201_crosses_function",
 )
 # The codes without the rules: a rule module imports libcst (0.2 s), which a run over files without block
-# pointers never needs. tests/test_rules.py holds each module's CODE to its name.
+# pointers never needs. tests/test_cli.py holds each module's CODE to its place here.
 CODES = tuple(module[:6].upper() for module in _MODULES)
 
 

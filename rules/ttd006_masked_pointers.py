@@ -79,7 +79,7 @@ def coordinates(tile: Tile) -> list[cst.BaseExpression]:
         if not tile.corner and int_value(stride) != 1:
             parenthesised = coordinate.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
                 if isinstance(coordinate, cst.BinaryOperation) else coordinate
-            coordinate = cst.Call(cst.Attribute(parenthesised, cst.Name("to")), [cst.Arg(_int64(tile))])
+            coordinate = _to_int64(tile, parenthesised)
         found.append(coordinate)
     return found
 
@@ -115,11 +115,10 @@ def _from_corner(tile: Tile) -> cst.BaseExpression:
             corner = cst.BinaryOperation(corner, cst.Add(), operand(term))
     inside = None
     for dim, (block, stride) in enumerate(zip(tile.block, tile.strides)):
-        arange = _arange(tile, block)
-        if int_value(stride) != 1:
-            arange = cst.Call(cst.Attribute(arange, cst.Name("to")), [cst.Arg(_int64(tile))])
-        term = _broadcast(arange, dim, rank)
-        term = term if int_value(stride) == 1 else _scaled(term, stride)
+        if int_value(stride) == 1:
+            term = _broadcast(_arange(tile, block), dim, rank)
+        else:
+            term = _scaled(_broadcast(_to_int64(tile, _arange(tile, block)), dim, rank), stride)
         inside = term if inside is None else cst.BinaryOperation(inside, cst.Add(), term)
     if isinstance(inside, cst.BinaryOperation) and isinstance(inside.operator, cst.Add):
         inside = inside.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
@@ -138,6 +137,11 @@ def _from_coordinates(tile: Tile, coords: list) -> cst.BaseExpression:
 
 def _int64(tile: Tile) -> cst.Attribute:
     return cst.Attribute(tile.language, cst.Name("int64"))
+
+
+def _to_int64(tile: Tile, tensor: cst.BaseExpression) -> cst.Call:
+    """`tensor.to(tl.int64)`; `tensor` must already be parenthesised where that is needed."""
+    return cst.Call(cst.Attribute(tensor, cst.Name("to")), [cst.Arg(_int64(tile))])
 
 
 def _widened(tile: Tile, value: cst.BaseExpression) -> cst.Call:
