@@ -6,7 +6,9 @@ reasons that involve other functions. The engine refers to rules only through th
 
 from __future__ import annotations
 
+from functools import lru_cache
 from importlib import import_module
+from types import ModuleType
 
 _MODULES = (
     "ttd001_descriptor", "ttd002_advance", "ttd003_access", "ttd004_dtype_query", "ttd005_hoist",
@@ -22,15 +24,17 @@ _MODULES = (
 CODES = tuple(module[:6].upper() for module in _MODULES)
 
 
+@lru_cache(maxsize=1)
+def _rules() -> dict[str, ModuleType]:
+    return {code: import_module(f"{__name__}.{module}") for code, module in zip(CODES, _MODULES)}
+
+
 def __getattr__(name: str):
     """`RULES` (code -> module), imported on first use."""
     if name != "RULES":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    rules = {code: import_module(f"{__name__}.{module}") for code, module in zip(CODES, _MODULES)}
-    globals()["RULES"] = rules
-    return rules
+    return _rules()
 
 
 def explain(code: str) -> str:
-    rule = RULES[code.upper()]
-    return rule.__doc__.strip()
+    return _rules()[code.upper()].__doc__.strip()

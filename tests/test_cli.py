@@ -443,6 +443,10 @@ def test_rule_codes_are_known_without_importing_the_rules():
     from triton_migrate.rules import CODES, RULES
 
     assert list(CODES) == list(RULES) == [rule.CODE for rule in RULES.values()]
+    # `explain` loads the rules itself, in a process where nothing has asked for RULES yet
+    probe = "from triton_migrate.rules import explain; print(explain('ttd101').split()[0])"
+    fresh = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert fresh.stdout == "TTD101\n", fresh.stderr
 
 
 def test_list_rules_names_every_registered_rule():
