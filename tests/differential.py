@@ -56,6 +56,13 @@ def fixture_config(case_dir: Path) -> dict:
     return cfg
 
 
+def default_policy_fixture_dirs() -> list[Path]:
+    """The fixtures that migrate under the default policy and run afterwards: the ones to migrate again with
+    another policy (a fixture with its own `policy` or an expected loud error is about that one)."""
+    return [d for d in fixture_dirs() if fixture_config(d)["expect"] == "migrate"
+            and "policy" not in fixture_config(d) and "loud_error" not in fixture_config(d)]
+
+
 # --------------------------------------------------------------------------- importing
 def import_path(path: Path, tag: str):
     """Import ``path`` as a fresh module with a unique name (registered in sys.modules,

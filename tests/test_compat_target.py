@@ -12,9 +12,7 @@ from triton_migrate.engine import migrate_source
 from triton_migrate.policy import Policy
 
 COMPAT = Policy(target="compat")
-CANDIDATES = [d for d in D.fixture_dirs()
-              if D.fixture_config(d)["expect"] == "migrate" and "policy" not in D.fixture_config(d)
-              and "loud_error" not in D.fixture_config(d)]
+CANDIDATES = D.default_policy_fixture_dirs()
 OUTCOMES = {d.name: migrate_source((d / "before.py").read_text(), policy=COMPAT) for d in CANDIDATES}
 CASES = [d for d in CANDIDATES if not OUTCOMES[d.name].refused]
 UNSUPPORTED_BY_THE_SHIM = {"TTD104", "TTD105"}  # volatile accesses, rank above 5

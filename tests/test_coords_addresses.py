@@ -14,8 +14,7 @@ from triton_migrate.engine import migrate_source
 from triton_migrate.policy import Policy
 
 COORDS = Policy(target="pointer", addresses="coords")
-CASES = [d for d in D.fixture_dirs() if D.fixture_config(d)["expect"] == "migrate"
-         and "policy" not in D.fixture_config(d) and "loud_error" not in D.fixture_config(d)]
+CASES = D.default_policy_fixture_dirs()
 
 
 @pytest.mark.parametrize("case_dir", CASES, ids=[d.name for d in CASES])
