@@ -162,15 +162,15 @@ def _unit(module_name: str, source: str, with_sites_only: bool) -> _Unit | None:
 
 def _migrate(sources: dict[str, str], policy: Policy, rewrite: bool = True) -> dict[str, FileOutcome]:
     units = [u for u in (_unit(name, text, True) for name, text in sources.items()) if u is not None]
-    analyses = _analyse(units, policy)
-    if any(_crosses_functions(a) for _, a in analyses):
-        # Only now the modules without a site of their own: the helpers may live there.
-        parsed = {u.module_name for u in units}
-        units += [_unit(name, text, False) for name, text in sources.items() if name not in parsed]
-        program = Program(units)
+    program, inherited = None, {}
+    if policy.kernel_targets:  # a helper takes its tuned callers' form, and they may be anywhere
+        program = Program(_with_every_module(units, sources))
         inherited = program.inherited_forms(dict(policy.kernel_targets))
-        analyses = program.settle(lambda context_for: _analyse(units, policy, context_for,
-                                                               program.functions_to_analyse(), inherited))
+    analyses = _analyse(units, policy, inherited)
+    if any(_crosses_functions(a) for _, a in analyses):
+        program = program or Program(_with_every_module(units, sources))
+        analyses = program.settle(lambda context_for: _analyse(units, policy, inherited, context_for,
+                                                               program.functions_to_analyse()))
     outcomes = {name: FileOutcome((), None) for name in sources}
     for unit in units:
         own = [a for u, a in analyses if u is unit]
@@ -178,12 +178,21 @@ def _migrate(sources: dict[str, str], policy: Policy, rewrite: bool = True) -> d
     return outcomes
 
 
+def _with_every_module(units: list[_Unit], sources: dict[str, str]) -> list[_Unit]:
+    """`units` (extended in place) and the modules without a site of their own, which a call graph needs:
+    helpers and callers may live there. Parsed only then."""
+    parsed = {u.module_name for u in units}
+    units += [_unit(name, text, False) for name, text in sources.items() if name not in parsed]
+    return units
+
+
 def _crosses_functions(analysis: FunctionAnalysis) -> bool:
     return any(r.code == ttd201_crosses_function.CODE for r in [*analysis.knowledge.refused.values(),
                                                                   *analysis.orphans])
 
 
-def _analyse(units: list[_Unit], policy: Policy, context_for=None, helpers=frozenset(), inherited=None) -> list:
+def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], context_for=None,
+             helpers=frozenset()) -> list:
     """(unit, analysis) for every function with a block-pointer site, and every helper that takes parts.
     `inherited`: id(function) -> the kernel-targets form a helper takes from its callers."""
     analyses = []
@@ -193,7 +202,7 @@ def _analyse(units: list[_Unit], policy: Policy, context_for=None, helpers=froze
                 continue
             context = context_for(unit, function) if context_for is not None else None
             # `migrate tune` may have picked its form, or its callers'
-            own = policy.for_function(function.name.value, (inherited or {}).get(id(function)))
+            own = policy.for_function(function.name.value, inherited.get(id(function)))
             analyses.append((unit, FunctionAnalysis(function, unit.names, unit.namer, unit.language, own, unit.shim,
                                                     unit.scan.function_assignments[id(function)], context)))
     return analyses

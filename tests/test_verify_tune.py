@@ -138,3 +138,16 @@ def test_a_helper_takes_the_form_its_callers_were_tuned_with():
     assert "make_tensor_descriptor" in helper_code({"copy_a": "pointer", "copy_b": "auto"})
     assert "make_tensor_descriptor" in helper_code({"copy_a": "pointer"})  # copy_b: the default, auto
     assert "make_tensor_descriptor" in helper_code({"copy_a": "pointer", "copy_b": "pointer", "_load_tile": "auto"})
+
+
+def test_a_helper_with_block_pointers_of_its_own_takes_its_callers_form_too():
+    # no block pointer crosses the call here: the helper makes its own from the raw pointer it is given
+    source = HELPER_USERS.replace('''def _load_tile(p):
+    return tl.load(p, boundary_check=(0, 1), padding_option="zero")''', '''def _load_row(x_ptr, M, N, stride_xm, BM: tl.constexpr, BN: tl.constexpr):
+    p = tl.make_block_ptr(x_ptr, (M, N), (stride_xm, 1), (tl.program_id(0) * BM, 0), (BM, BN), (1, 0))
+    return tl.load(p, boundary_check=(0, 1), padding_option="zero")''').replace(
+        "_load_tile(src)", "_load_row(x_ptr, M, N, stride_xm, BM, BN)")
+    tuned = {"copy_a": "pointer", "copy_b": "pointer"}
+    helper = migrate_source(source, policy=Policy(kernel_targets=tuple(tuned.items()))).new_source.split("def copy_a")[0]
+    assert "_load_row" in helper and "make_tensor_descriptor" not in helper
+    assert "make_tensor_descriptor" in migrate_source(source).new_source.split("def copy_a")[0]
