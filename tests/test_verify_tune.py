@@ -20,8 +20,14 @@ PROJECT = Path(__file__).resolve().parent / "verify_data" / "project"
 
 
 def result(name: str, identical: bool, original_ms: float, mine_ms: float) -> KernelResult:
-    return KernelResult(name, launches_a=1, launches_b=1, compared=1, identical=int(identical), time_a_ms=original_ms,
-                        time_b_ms=mine_ms)
+    return launches(name, identical, [(original_ms, mine_ms)])
+
+
+def launches(name: str, identical: bool, times: list[tuple[float, float]]) -> KernelResult:
+    """A kernel launched once per (original ms, candidate ms) pair, as compare.py summarises it."""
+    return KernelResult(name, launches_a=len(times), launches_b=len(times), compared=len(times),
+                        identical=len(times) if identical else 0, time_a_ms=sum(a for a, _ in times),
+                        time_b_ms=sum(b for _, b in times), launch_ratios=[b / a for a, b in times])
 
 
 def test_a_faster_candidate_that_differs_is_never_chosen():
@@ -41,6 +47,26 @@ def test_a_candidate_must_beat_the_first_identical_one_by_more_than_the_noise():
     # 2 % faster is noise; 10 % is not; the first identical candidate is the reference when auto differs
     assert best == {"m:k": "auto", "m:r": "pointer+coords", "m:d": "pointer"}
     assert {c.kernel: c.best for c in choose(runs, margin=0.0)}["m:k"] == "pointer"
+
+
+def test_each_launch_counts_once_not_by_how_long_it_runs():
+    # 3x on the short shape and even on the long one beats 1.25x and 1.15x, though the latter saves more time
+    # in total (0.266 ms against 0.277 ms)
+    runs = {"auto": [launches("m:k", True, [(0.05, 0.0167), (0.26, 0.26)])],
+            "pointer": [launches("m:k", True, [(0.05, 0.04), (0.26, 0.226)])]}
+    assert choose(runs)[0].best == "auto"
+
+
+def test_a_candidate_that_slows_some_launch_below_the_floor_loses_to_one_that_does_not():
+    runs = {"auto": [launches("m:k", True, [(1.0, 0.5), (1.0, 1.08)]), launches("m:r", True, [(1.0, 0.7), (1.0, 1.25)]),
+                     launches("m:n", True, [(1.0, 0.7), (1.0, 1.06)])],
+            "pointer": [launches("m:k", True, [(1.0, 0.99), (1.0, 0.98)]),
+                        launches("m:r", True, [(1.0, 1.05), (1.0, 1.09)]), launches("m:n", True, [(1.0, 1.05), (1.0, 1.05)])]}
+    best = {c.kernel: c.best for c in choose(runs)}
+    # m:k: auto is 1.36x overall but 0.93x on one launch. No candidate keeps every launch of m:r and m:n above
+    # the floor: m:r's pointer keeps its slowest launch faster than auto's by more than the noise, m:n's does not
+    assert best == {"m:k": "pointer", "m:r": "pointer", "m:n": "auto"}
+    assert {c.kernel: c.best for c in choose(runs, floor=0.9)}["m:k"] == "auto"
 
 
 def test_a_kernel_no_candidate_reproduces_gets_no_entry():

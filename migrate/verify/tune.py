@@ -4,8 +4,10 @@ fastest one whose outputs are bit-identical to the original.
     migrate tune [PATHS]... [--candidates auto,pointer,auto+coords,pointer+coords] [--out FILE] -- COMMAND
 
 COMMAND runs once on the original tree (the reference, on a Triton that still has block pointers) and once on
-a migrated copy per candidate form, recorded launch by launch as `migrate verify` does. A candidate replaces
-the first bit-identical one only if it is faster by more than `--margin`. The choice is
+a migrated copy per candidate form, recorded launch by launch as `migrate verify` does. A kernel's speed is
+the geometric mean of its launches' speed-ups (each shape counts once); candidates that keep every launch at
+`--floor` or above come first, and one replaces the first such bit-identical one only if it is faster by
+more than `--margin`. The choice is
 written as a `[tool.triton-migrate.kernel-targets]` table: copy it into pyproject.toml and `migrate --write`
 gives each kernel its form. Deterministic from then on: the codemod reads the table, it never measures.
 A kernel no candidate reproduces bit for bit keeps the default and makes the exit status 1.
@@ -14,6 +16,7 @@ A kernel no candidate reproduces bit for bit keeps the default and makes the exi
 from __future__ import annotations
 
 import datetime
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,13 +29,40 @@ DEFAULT_CANDIDATES = ("auto", "pointer", "auto+coords", "pointer+coords")
 # move by a few per cent between runs. A candidate replaces the first identical one only if it is faster
 # by more than this.
 MARGIN = 0.03
+# The slowest a launch may be against the original. A kernel is one form for every shape it is launched
+# with, and a form that wins on one shape can lose on another: a candidate that keeps every launch above
+# this is preferred to one that is faster overall but makes some shape slower.
+FLOOR = 0.97
+
+
+@dataclass(frozen=True)
+class Measurement:
+    identical: bool
+    original_ms: float | None  # all launches together
+    candidate_ms: float | None
+    speeds: tuple[float, ...] = ()  # per launch: original time / candidate time
+
+    @classmethod
+    def of(cls, result) -> "Measurement":
+        speeds = tuple(1 / r for r in result.launch_ratios if r > 0)
+        return cls(result.status == "identical", result.time_a_ms, result.time_b_ms, speeds)
+
+    @property
+    def speed(self) -> float:
+        """The geometric mean over launches: each shape counts once, however long it runs."""
+        return math.prod(self.speeds) ** (1 / len(self.speeds))
+
+    @property
+    def worst(self) -> float:
+        return min(self.speeds)
 
 
 @dataclass
 class Choice:
     kernel: str  # module:qualname, as recorded
-    measured: dict = field(default_factory=dict)  # candidate -> (identical, original ms, candidate ms)
+    measured: dict[str, Measurement] = field(default_factory=dict)  # candidate -> its measurement
     margin: float = MARGIN
+    floor: float = FLOOR
 
     @property
     def function(self) -> str:
@@ -40,56 +70,59 @@ class Choice:
 
     @property
     def best(self) -> str | None:
-        """The fastest bit-identical candidate if it beats the first bit-identical one (the default, in the
-        usual order) by more than the margin; else that first one."""
-        timed = [(m[2], i, c) for i, (c, m) in enumerate(self.measured.items()) if m[0] and m[2] is not None]
+        """Among the bit-identical candidates that keep every launch at the floor or above: the fastest if it
+        beats the first of them (the default, in the usual order) by more than the margin; else that first
+        one. When none reaches the floor, the floor is the best slowest launch, less the margin."""
+        timed = [(c, m) for c, m in self.measured.items() if m.identical and m.speeds]
         if not timed:
             return None
-        fastest = min(timed)
-        return fastest[2] if fastest[0] < timed[0][0] * (1 - self.margin) else timed[0][2]
+        best_worst = max(m.worst for _, m in timed)
+        floor = self.floor if best_worst >= self.floor else best_worst * (1 - self.margin)
+        safe = [(c, m) for c, m in timed if m.worst >= floor]
+        fastest = max(safe, key=lambda cm: cm[1].speed)  # max keeps the first of equals
+        return fastest[0] if fastest[1].speed * (1 - self.margin) > safe[0][1].speed else safe[0][0]
 
-    def ratio(self, candidate: str) -> float | None:
-        identical, original, mine = self.measured[candidate]
-        return original / mine if original and mine else None
 
-
-def choose(runs: dict[str, list], margin: float = MARGIN) -> list[Choice]:
+def choose(runs: dict[str, list], margin: float = MARGIN, floor: float = FLOOR) -> list[Choice]:
     """`runs`: candidate -> verify's KernelResults against the original. One Choice per kernel."""
     choices: dict[str, Choice] = {}
     for candidate, results in runs.items():
         for result in results:
-            choice = choices.setdefault(result.name, Choice(result.name, margin=margin))
-            choice.measured[candidate] = (result.status == "identical", result.time_a_ms, result.time_b_ms)
+            choice = choices.setdefault(result.name, Choice(result.name, margin=margin, floor=floor))
+            choice.measured[candidate] = Measurement.of(result)
     return sorted(choices.values(), key=lambda c: c.kernel)
 
 
 def table(choices: list[Choice], candidates: list[str]) -> str:
     width = max([len(c.kernel) for c in choices] + [6])
-    head = f"{'kernel':<{width}}  " + "  ".join(f"{c:>16}" for c in candidates) + "  chosen"
+    head = f"{'kernel':<{width}}  " + "  ".join(f"{c:>21}" for c in candidates) + "  chosen"
     rows = [head, "-" * len(head)]
     for choice in choices:
-        cells = []
-        for candidate in candidates:
-            identical, _, _ = choice.measured.get(candidate, (False, None, None))
-            ratio = choice.ratio(candidate) if candidate in choice.measured else None
-            cells.append(f"{'' if identical else 'DIFFERS '}{'-' if ratio is None else f'{ratio:.2f}x':>8}"
-                         .rjust(16))
+        cells = [_cell(choice.measured.get(candidate)).rjust(21) for candidate in candidates]
         rows.append(f"{choice.kernel:<{width}}  " + "  ".join(cells) + f"  {choice.best or 'none identical'}")
-    rows.append("(original time / candidate time: above 1, the candidate is faster)")
+    rows.append("(per launch, original time / candidate time: the geometric mean over launches, and in brackets "
+                "the slowest launch; above 1, the candidate is faster)")
     return "\n".join(rows)
+
+
+def _cell(measured: Measurement | None) -> str:
+    if measured is None or not measured.speeds:
+        return "-"
+    return f"{'' if measured.identical else 'DIFFERS '}{measured.speed:.2f}x ({measured.worst:.2f})"
 
 
 def toml(choices: list[Choice], environment: dict) -> str:
     """The kernel-targets table; `auto` choices are written too, so the table says what was measured."""
     stamp = datetime.date.today().isoformat()
     lines = [f"# written by `migrate tune` on {environment.get('device_name', '?')}, Triton "
-             f"{environment.get('triton', '?')}, {stamp}: per kernel, the fastest bit-identical form",
+             f"{environment.get('triton', '?')}, {stamp}: per kernel, the fastest bit-identical form "
+             "(geometric mean over launches; slowest launch)",
              "[tool.triton-migrate.kernel-targets]"]
     names: dict[str, str] = {}
     for choice in choices:
         if choice.best is not None and names.setdefault(choice.function, choice.best) == choice.best:
-            speed = choice.ratio(choice.best)
-            lines.append(f'{choice.function} = "{choice.best}"' + (f"  # {speed:.2f}x" if speed else ""))
+            chosen = choice.measured[choice.best]
+            lines.append(f'{choice.function} = "{choice.best}"  # {chosen.speed:.2f}x; {chosen.worst:.2f}x')
     return "\n".join(lines) + "\n"
 
 
@@ -105,9 +138,12 @@ def register(command: click.Group, common, session, record, verdict_of) -> None:
     @click.option("--margin", default=MARGIN, show_default=True, type=click.FloatRange(0, 1),
                   help="How much faster (a fraction) a candidate must be than the first bit-identical one to "
                        "replace it: the measurement's noise.")
+    @click.option("--floor", default=FLOOR, show_default=True, type=click.FloatRange(0),
+                  help="The slowest any launch may be against the original (original time / candidate time): "
+                       "a candidate below it on some launch is chosen only if every candidate is.")
     @common
     @click.pass_context
-    def tune_command(ctx, paths, candidates, out, margin, **options):
+    def tune_command(ctx, paths, candidates, out, margin, floor, **options):
         """Time each kernel's candidate migrations on this GPU; keep the fastest bit-identical one per kernel."""
         from .cli import _user_command
         from .tree import make_migrated_copy
@@ -125,7 +161,7 @@ def register(command: click.Group, common, session, record, verdict_of) -> None:
                                           Policy().for_kernel_target(candidate))
                 run = record(user_command, tree.root, work / f"{candidate}.tmv", config, work, options)
                 runs[candidate] = verdict_of([original, run], options).kernels
-            choices = choose(runs, margin)
+            choices = choose(runs, margin, floor)
             click.echo(table(choices, wanted))
             Path(out).write_text(toml(choices, original[1]["environment"]))
             click.echo(f"\nwrote {out}: copy its table into pyproject.toml, then `migrate --write`", err=True)
