@@ -133,3 +133,34 @@ def test_timing_a_batch_launches_it_back_to_back_and_reports_the_time_per_launch
     per_launch = from_kind("cpu").time_ms(lambda: (launched.append(1), time.sleep(0.01)), batch=4)
     assert len(launched) == 4
     assert 9 <= per_launch < 40
+
+
+def test_a_gpu_sample_flushes_l2_before_each_launch_and_times_only_the_launches(monkeypatch):
+    # as do_bench: a warm L2 moves a descriptor form and a pointer form by different amounts, so tune's choice
+    # would not be the benchmark's; the launches queue behind one device sleep, so Python's cost is not timed
+    log = []
+
+    class Event:
+        def __init__(self, enable_timing):
+            self.at = None
+
+        def record(self):
+            log.append("record")
+            self.at = len(log)
+
+        def synchronize(self):
+            pass
+
+        def elapsed_time(self, end):
+            return end.at - self.at  # what was queued between the two
+
+    class Buffer:
+        def zero_(self):
+            log.append("flush")
+
+    monkeypatch.setattr(torch.cuda, "Event", Event)
+    monkeypatch.setattr(torch.cuda, "_sleep", lambda cycles: log.append("sleep"))
+    monkeypatch.setitem(devices._flush_buffers, "cuda", Buffer())
+    per_launch = devices.from_kind("cuda").time_ms(lambda: log.append("launch"), batch=3)
+    assert log == ["sleep"] + ["flush", "record", "launch", "record"] * 3
+    assert per_launch == 2  # each span holds its launch and its own closing record, no flush

@@ -14,10 +14,13 @@ from typing import Callable
 KINDS = ("cpu", "cuda", "rocm", "xpu")
 
 
-# Launches per timed sample, back to back (Device.time_ms): a kernel of 20 µs launched alone is timed with
-# its Python launch cost, which differs between forms (a helper's parts are more arguments).
+# Launches per timed sample (Device.time_ms), each behind an L2 flush as in do_bench, all queued behind a
+# device sleep: a kernel of 20 µs launched alone is timed with its Python launch cost, which differs between
+# forms (a helper's parts are more arguments).
 TIMED_BATCH = 5
-QUEUE_CYCLES = 2_000_000  # about 1 ms at the H100's clock: longer than Python takes to queue a batch
+QUEUE_CYCLES = 10_000_000  # about 5 ms at the H100's clock: longer than Python takes to queue a batch
+FLUSH_BYTES = 256 * 1024 * 1024  # more than any L2 (do_bench's figure)
+_flush_buffers: dict[str, object] = {}
 
 
 @dataclass(frozen=True)
@@ -38,9 +41,10 @@ class Device:
             torch.xpu.synchronize()
 
     def time_ms(self, launch: Callable[[], object], batch: int = 1) -> float:
-        """Milliseconds of device time per launch, over `batch` launches back to back (wall time on the CPU,
-        where the interpreter runs them). One launch alone also times Python launching it (tens of µs, and
-        not the same for every form of a kernel); back to back, the device runs one while the next is queued."""
+        """Milliseconds of device time per launch, the mean of `batch` launches (wall time on the CPU, where
+        the interpreter runs them). Each launch finds a cold L2, as under do_bench (warm, a descriptor's
+        form and a pointer's differ by other per cents than in a benchmark); all are queued behind a device
+        sleep, so that a kernel shorter than Python's launch cost (rms_norm's 16 µs) is timed as itself."""
         import torch
 
         if self.interpreted:
@@ -49,17 +53,24 @@ class Device:
                 launch()
             return (time.perf_counter() - start) * 1e3 / batch
         events = torch.xpu if self.kind == "xpu" else torch.cuda
-        begin, end = events.Event(enable_timing=True), events.Event(enable_timing=True)
+        flush = self._flush_buffer()
+        spans = [(events.Event(enable_timing=True), events.Event(enable_timing=True)) for _ in range(batch)]
         if events is torch.cuda:
-            # The device sleeps while the launches queue up behind it, so that a kernel shorter than Python's
-            # launch cost (rms_norm's 16 µs) is timed as itself, not as the launch (as do_bench's cache flush).
             torch.cuda._sleep(QUEUE_CYCLES)
-        begin.record()
-        for _ in range(batch):
+        for begin, end in spans:
+            flush.zero_()
+            begin.record()
             launch()
-        end.record()
-        end.synchronize()
-        return begin.elapsed_time(end) / batch
+            end.record()
+        spans[-1][1].synchronize()
+        return sum(begin.elapsed_time(end) for begin, end in spans) / batch
+
+    def _flush_buffer(self):
+        import torch
+
+        if self.torch_device not in _flush_buffers:
+            _flush_buffers[self.torch_device] = torch.empty(FLUSH_BYTES, dtype=torch.int8, device=self.torch_device)
+        return _flush_buffers[self.torch_device]
 
     def needs_allocator(self) -> bool:
         """Device-side descriptors need global scratch only on NVIDIA sm_90 and later (brief §3); AMD, Intel
