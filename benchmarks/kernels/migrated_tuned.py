@@ -56,29 +56,29 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
 def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    x_desc = tl.make_tensor_descriptor(x_ptr, [M, N], [stride_xm, 1], [BM, BN])
+    x_rows = pid_m * BM + tl.arange(0, BM)
+    x_cols = pid_n * BN + tl.arange(0, BN)
+    x_ptrs = x_ptr + tl.cast(pid_m * BM, tl.int64) * stride_xm + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_xm + tl.arange(0, BN)[None, :])
+    x_mask = (x_rows[:, None] < M) & (x_cols[None, :] < N)
     y_rows = pid_m * BM + tl.arange(0, BM)
     y_cols = pid_n * BN + tl.arange(0, BN)
     y_ptrs = y_ptr + tl.cast(pid_m * BM, tl.int64) * stride_ym + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_ym + tl.arange(0, BN)[None, :])
     y_mask = (y_rows[:, None] < M) & (y_cols[None, :] < N)
-    tl.store(y_ptrs, x_desc.load([pid_m * BM, pid_n * BN]) + 1, mask=y_mask)
+    tl.store(y_ptrs, tl.load(x_ptrs, mask=x_mask) + 1, mask=y_mask)
 
 
 @triton.jit
 def rms_norm(x_ptr, w_ptr, y_ptr, M, stride_xm, stride_ym, eps, D: tl.constexpr, BM: tl.constexpr):
     pid = tl.program_id(0)
-    x_rows = (pid * BM + tl.arange(0, BM)).to(tl.int64)
-    x_cols = tl.arange(0, D)
-    x_ptrs = x_ptr + x_rows[:, None] * stride_xm + x_cols[None, :]
+    x_rows = pid * BM + tl.arange(0, BM)
+    x_ptrs = x_ptr + tl.cast(pid * BM, tl.int64) * stride_xm + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_xm + tl.arange(0, D)[None, :])
     x_mask = x_rows[:, None] < M
     v = tl.load(x_ptrs, mask=x_mask).to(tl.float32)
     rstd = 1.0 / tl.sqrt(tl.sum(v * v, axis=1) / D + eps)
-    w_idx = tl.arange(0, D)
-    w_ptrs = w_ptr + w_idx
+    w_ptrs = w_ptr + tl.arange(0, D)
     out = v * rstd[:, None] * tl.load(w_ptrs).to(tl.float32)[None, :]
-    y_rows = (pid * BM + tl.arange(0, BM)).to(tl.int64)
-    y_cols = tl.arange(0, D)
-    y_ptrs = y_ptr + y_rows[:, None] * stride_ym + y_cols[None, :]
+    y_rows = pid * BM + tl.arange(0, BM)
+    y_ptrs = y_ptr + tl.cast(pid * BM, tl.int64) * stride_ym + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_ym + tl.arange(0, D)[None, :])
     y_mask = y_rows[:, None] < M
     tl.store(y_ptrs, out.to(y_ptr.dtype.element_ty), mask=y_mask)
 
@@ -162,32 +162,8 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     o_offset = off_z.to(tl.int64) * stride_oz + off_h.to(tl.int64) * stride_oh
 
     # block pointers
-    Q_desc = tl.make_tensor_descriptor(
-        base=Q + q_offset,
-        shape=[N_CTX, HEAD_DIM],
-        strides=[stride_qm, stride_qk],
-        block_shape=[BLOCK_M, HEAD_DIM],
-    )
-    V_desc = tl.make_tensor_descriptor(
-        base=V + v_offset,
-        shape=[N_CTX, HEAD_DIM],
-        strides=[stride_vk, stride_vn],
-        block_shape=[BLOCK_N, HEAD_DIM],
-    )
     V_off0 = 0
-    K_desc = tl.make_tensor_descriptor(
-        base=K + k_offset,
-        shape=[N_CTX, HEAD_DIM],
-        strides=[stride_kn, stride_kk],
-        block_shape=[BLOCK_N, HEAD_DIM],
-    )
     K_off1 = 0
-    O_desc = tl.make_tensor_descriptor(
-        base=Out + o_offset,
-        shape=[N_CTX, HEAD_DIM],
-        strides=[stride_om, stride_on],
-        block_shape=[BLOCK_M, HEAD_DIM],
-    )
     # initialize offsets
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.arange(0, BLOCK_N)
@@ -198,7 +174,11 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     qk_scale = sm_scale
     qk_scale *= 1.44269504  # 1/log(2)
     # load q: it will stay in SRAM throughout
-    q = Q_desc.load([start_m * BLOCK_M, 0])
+    Q_rows = (start_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
+    Q_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
+    Q_ptrs = Q + q_offset + Q_rows[:, None] * stride_qm + Q_cols[None, :] * stride_qk
+    Q_mask = Q_rows[:, None] < N_CTX
+    q = tl.load(Q_ptrs, mask=Q_mask, other=0.0)
     if CAUSAL:
         hi = tl.minimum((start_m + 1) * BLOCK_M, N_CTX)
     else:
@@ -207,7 +187,11 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     for start_n in range(0, hi, BLOCK_N):
         start_n = tl.multiple_of(start_n, BLOCK_N)
         # -- compute qk ----
-        k = tl.trans(K_desc.load([K_off1, 0]))
+        K_rows = tl.arange(0, HEAD_DIM).to(tl.int64)
+        K_cols = (K_off1 + tl.arange(0, BLOCK_N)).to(tl.int64)
+        K_ptrs = K + k_offset + K_rows[:, None] * stride_kk + K_cols[None, :] * stride_kn
+        K_mask = K_cols[None, :] < N_CTX
+        k = tl.load(K_ptrs, mask=K_mask, other=0.0)
         qk = tl.dot(q, k)
         mask = (start_n + offs_n[None, :]) < N_CTX
         if CAUSAL:
@@ -222,7 +206,11 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
         l_i = l_i * alpha + l_ij
         # -- update output accumulator --
         acc = acc * alpha[:, None]
-        v = V_desc.load([V_off0, 0])
+        V_rows = (V_off0 + tl.arange(0, BLOCK_N)).to(tl.int64)
+        V_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
+        V_ptrs = V + v_offset + V_rows[:, None] * stride_vk + V_cols[None, :] * stride_vn
+        V_mask = V_rows[:, None] < N_CTX
+        v = tl.load(V_ptrs, mask=V_mask, other=0.0)
         acc = tl.dot(p.to(v.dtype), v, acc)
         # update m_i and l_i
         m_i = m_ij
@@ -233,7 +221,11 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     acc = acc / l_i[:, None]
     m_ptrs = M + off_hz * N_CTX + offs_m
     tl.store(m_ptrs, m_i, mask=offs_m < N_CTX)
-    O_desc.store([start_m * BLOCK_M, 0], acc.to(Out.type.element_ty))
+    O_rows = (start_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
+    O_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
+    O_ptrs = Out + o_offset + O_rows[:, None] * stride_om + O_cols[None, :] * stride_on
+    O_mask = O_rows[:, None] < N_CTX
+    tl.store(O_ptrs, acc.to(Out.type.element_ty), mask=O_mask)
 
 
 @triton.jit
@@ -336,26 +328,32 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
 
     # [BK, BV]
     b_h = tl.zeros([BK, BV], dtype=tl.float32)
-    p_k_desc = tl.make_tensor_descriptor(k + (bos * H + i_h) * K, [T, K], [H * K, 1], [BT, BK])
-    p_v_desc = tl.make_tensor_descriptor(v + (bos * H + i_h) * V, [T, V], [H * V, 1], [BT, BV])
     for i_t in range(NT):
         o_h = ((i_n * NT + i_t) * H + i_h).to(tl.int64) * K * V
 
-        p_h_rows = i_k * BK + tl.arange(0, BK)
+        p_h_rows = (i_k * BK + tl.arange(0, BK)).to(tl.int64)
         p_h_cols = i_v * BV + tl.arange(0, BV)
-        p_h_ptrs = h + o_h + tl.cast(i_k * BK, tl.int64) * V + i_v * BV + (tl.arange(0, BK).to(tl.int64)[:, None] * V + tl.arange(0, BV)[None, :])
+        p_h_ptrs = h + o_h + p_h_rows[:, None] * V + p_h_cols[None, :]
         p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] < V)
         tl.store(p_h_ptrs, b_h.to((h + o_h).dtype.element_ty), mask=p_h_mask)
         # [BK, BT]
-        b_k = tl.trans(p_k_desc.load([i_t * BT, i_k * BK]))
+        p_k_rows = i_k * BK + tl.arange(0, BK)
+        p_k_cols = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
+        p_k_ptrs = k + (bos * H + i_h) * K + p_k_rows[:, None] + p_k_cols[None, :] * H * K
+        p_k_mask = (p_k_rows[:, None] < K) & (p_k_cols[None, :] < T)
+        b_k = tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
         # [BT, BV]
-        b_v = p_v_desc.load([i_t * BT, i_v * BV])
+        p_v_rows = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
+        p_v_cols = i_v * BV + tl.arange(0, BV)
+        p_v_ptrs = v + (bos * H + i_h) * V + p_v_rows[:, None] * H * V + p_v_cols[None, :]
+        p_v_mask = (p_v_rows[:, None] < T) & (p_v_cols[None, :] < V)
+        b_v = tl.load(p_v_ptrs, mask=p_v_mask, other=0.0)
         last_idx = min((i_t + 1) * BT, T) - 1
 
         # scalar decay
         b_g_last = tl.load(g + bos * H + last_idx * H + i_h)
-        p_g_idx = i_t * BT + tl.arange(0, BT)
-        p_g_ptrs = g + bos * H + i_h + tl.cast(i_t * BT, tl.int64) * H + tl.arange(0, BT).to(tl.int64) * H
+        p_g_idx = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
+        p_g_ptrs = g + bos * H + i_h + p_g_idx * H
         p_g_mask = p_g_idx < T
         b_g = tl.load(p_g_ptrs, mask=p_g_mask)
         b_h *= tl.exp(b_g_last)
@@ -363,9 +361,9 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
         b_h += tl.dot(b_k, b_v)
 
     if STORE_FINAL_STATE:
-        p_ht_rows = i_k * BK + tl.arange(0, BK)
+        p_ht_rows = (i_k * BK + tl.arange(0, BK)).to(tl.int64)
         p_ht_cols = i_v * BV + tl.arange(0, BV)
-        p_ht_ptrs = ht + i_nh * K * V + tl.cast(i_k * BK, tl.int64) * V + i_v * BV + (tl.arange(0, BK).to(tl.int64)[:, None] * V + tl.arange(0, BV)[None, :])
+        p_ht_ptrs = ht + i_nh * K * V + p_ht_rows[:, None] * V + p_ht_cols[None, :]
         p_ht_mask = (p_ht_rows[:, None] < K) & (p_ht_cols[None, :] < V)
         tl.store(p_ht_ptrs, b_h.to((ht + i_nh * K * V).dtype.element_ty), mask=p_ht_mask)
 
