@@ -38,14 +38,12 @@ FLOOR = 0.97
 @dataclass(frozen=True)
 class Measurement:
     identical: bool
-    original_ms: float | None  # all launches together
-    candidate_ms: float | None
     speeds: tuple[float, ...] = ()  # per launch: original time / candidate time
 
     @classmethod
     def of(cls, result) -> "Measurement":
         speeds = tuple(1 / r for r in result.launch_ratios if r > 0)
-        return cls(result.status == "identical", result.time_a_ms, result.time_b_ms, speeds)
+        return cls(result.status == "identical", speeds)
 
     @property
     def speed(self) -> float:
