@@ -27,8 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .devices import TIMED_BATCH
-
 _REGISTRY: dict[str, list["Case"]] = {}  # defining module's file → its cases, in definition order
 _counter = itertools.count()
 
@@ -86,8 +84,7 @@ def run_case(entry: Case, module, device, warmup: int, repeat: int) -> tuple[dic
     first = device.time_ms(launch)
     device.synchronize()
     state = {name: (capture(t, 1 << 62).host_bits, t.dtype, _view(t)) for name, t in outputs.items()}
-    times = [device.time_ms(launch, TIMED_BATCH) for _ in range(warmup + repeat)][warmup:]
-    return state, times or [first]
+    return state, device.samples_ms(launch, warmup, repeat) or [first]
 
 
 def _view(t) -> dict:

@@ -65,6 +65,13 @@ class Device:
         spans[-1][1].synchronize()
         return sum(begin.elapsed_time(end) for begin, end in spans) / batch
 
+    def samples_ms(self, launch: Callable[[], object], warmup: int, repeat: int) -> list[float]:
+        """`repeat` samples of `time_ms` (TIMED_BATCH launches each), after `warmup` samples that are dropped;
+        none at all when `repeat` is 0."""
+        if not repeat:
+            return []
+        return [self.time_ms(launch, TIMED_BATCH) for _ in range(warmup + repeat)][warmup:]
+
     def _flush_buffer(self):
         import torch
 

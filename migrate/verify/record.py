@@ -149,17 +149,13 @@ class Recorder:
     def _repeat_times(self, run, fn, args, kwargs, grid, tensors) -> list[float]:
         """Time the launch again on copies of its buffers: the first launch paid for compilation, and the
         program's own buffers must keep the state the program left them in."""
-        from .devices import TIMED_BATCH as batch
-
-        count = self.config["warmup"] + self.config["repeat"]
         if not self.config["repeat"]:
             return []
         swap = {id(t): _clone_in_place(t) for t in tensors.values()}
         args2 = [_swap(a, swap) for a in args]
         kwargs2 = {k: _swap(v, swap) for k, v in kwargs.items()}
-        times = [self.device.time_ms(lambda: run(fn, *args2, grid=grid, warmup=False, **kwargs2), batch)
-                 for _ in range(count)]
-        return times[self.config["warmup"]:]
+        return self.device.samples_ms(lambda: run(fn, *args2, grid=grid, warmup=False, **kwargs2),
+                                      self.config["warmup"], self.config["repeat"])
 
     def _entry(self, fn, bound, launch_kwargs, grid, tensors, before, after, times) -> dict:
         from .tensors import spot_values
