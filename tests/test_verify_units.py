@@ -160,7 +160,7 @@ def test_a_gpu_sample_flushes_l2_before_each_launch_and_times_only_the_launches(
 
     monkeypatch.setattr(torch.cuda, "Event", Event)
     monkeypatch.setattr(torch.cuda, "_sleep", lambda cycles: log.append("sleep"))
-    monkeypatch.setitem(devices._flush_buffers, "cuda", Buffer())
+    monkeypatch.setattr(devices, "_flush_buffer", lambda torch_device: Buffer())
     per_launch = devices.from_kind("cuda").time_ms(lambda: log.append("launch"), batch=3)
     assert log == ["sleep"] + ["flush", "record", "launch", "record"] * 3
     assert per_launch == 2  # each span holds its launch and its own closing record, no flush

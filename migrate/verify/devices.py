@@ -7,6 +7,7 @@ torch and triton are imported inside the functions: importing triton_migrate.ver
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -20,7 +21,6 @@ KINDS = ("cpu", "cuda", "rocm", "xpu")
 TIMED_BATCH = 5
 QUEUE_CYCLES = 10_000_000  # about 5 ms at the H100's clock: longer than Python takes to queue a batch
 FLUSH_BYTES = 256 * 1024 * 1024  # more than any L2 (do_bench's figure)
-_flush_buffers: dict[str, object] = {}
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class Device:
                 launch()
             return (time.perf_counter() - start) * 1e3 / batch
         events = torch.xpu if self.kind == "xpu" else torch.cuda
-        flush = self._flush_buffer()
+        flush = _flush_buffer(self.torch_device)
         spans = [(events.Event(enable_timing=True), events.Event(enable_timing=True)) for _ in range(batch)]
         if events is torch.cuda:
             torch.cuda._sleep(QUEUE_CYCLES)
@@ -71,13 +71,6 @@ class Device:
         if not repeat:
             return []
         return [self.time_ms(launch, TIMED_BATCH) for _ in range(warmup + repeat)][warmup:]
-
-    def _flush_buffer(self):
-        import torch
-
-        if self.torch_device not in _flush_buffers:
-            _flush_buffers[self.torch_device] = torch.empty(FLUSH_BYTES, dtype=torch.int8, device=self.torch_device)
-        return _flush_buffers[self.torch_device]
 
     def needs_allocator(self) -> bool:
         """Device-side descriptors need global scratch only on NVIDIA sm_90 and later (brief §3); AMD, Intel
@@ -98,6 +91,14 @@ class Device:
         if isinstance(current, _allocation.NullAllocator):
             device = self.torch_device
             _allocation.set_allocator(lambda size, align, stream: torch.empty(size, device=device, dtype=torch.int8))
+
+
+@functools.cache
+def _flush_buffer(torch_device: str):
+    """What a timed launch's L2 flush overwrites: one buffer per device, for the whole run."""
+    import torch
+
+    return torch.empty(FLUSH_BYTES, dtype=torch.int8, device=torch_device)
 
 
 def detect(requested: str = "auto") -> Device:
