@@ -346,4 +346,4 @@ class FunctionAnalysis(Sites, Results, Crossing):
         return self.creations[creation]
 
     def creation_of(self, value: BlockPtr) -> Creation:
-        return self.creations[min(value.creations)]
+        return self.creations[self.knowledge.in_order(value.creations)[0]]

@@ -56,6 +56,15 @@ class Knowledge:
     forms: dict = field(default_factory=dict)  # creation id -> {"descriptor", "pointer"} used by its accesses
     reasons: dict = field(default_factory=dict)  # creation id -> {code: message} for masked-pointer accesses
     requirements: dict = field(default_factory=dict)  # creation id -> run-time conditions of its descriptors
+    # creation id -> when the analysis first met it. Ids are addresses, whose order is the allocator's:
+    # "the first of these creations" must mean the first in the source, whichever parser built the tree.
+    order: dict = field(default_factory=dict)
+
+    def met(self, creation: int) -> None:
+        self.order.setdefault(creation, len(self.order))
+
+    def in_order(self, creations) -> list[int]:
+        return sorted(creations, key=self.order.__getitem__)
 
     def find(self, c: int) -> int:
         while self.parent.get(c, c) != c:
@@ -63,9 +72,9 @@ class Knowledge:
         return c
 
     def union(self, creations: frozenset[int]) -> None:
-        roots = sorted({self.find(c) for c in creations})
-        for root in roots[1:]:
-            self.parent[root] = roots[0]
+        first, *rest = self.in_order({self.find(c) for c in creations})
+        for root in rest:
+            self.parent[root] = first
 
 
 @dataclass

@@ -22,7 +22,7 @@ class Results:
 
     def class_of(self, creation: int) -> list[int]:
         root = self.knowledge.find(creation)
-        return sorted(c for c in self.creations if self.knowledge.find(c) == root)
+        return self.knowledge.in_order(c for c in self.creations if self.knowledge.find(c) == root)
 
     def is_refused(self, creations) -> bool:
         return any(self.knowledge.refused.get(member) is not None
@@ -131,7 +131,7 @@ class Results:
         creations = frozenset(self.knowledge.placeholder_links.get(statement, ()))
         if not creations or statement in self.knowledge.placeholder_used or not self.uses_descriptors(creations):
             return None
-        creation = self.creations[min(creations)]
+        creation = self.creations[self.knowledge.in_order(creations)[0]]
         stem, paddings = self.namer.stem(creation.target), self.paddings(creations)
         return creations, lambda: [ttd002_advance.assign(self.namer.descriptor(stem, p, paddings, self.handle_kind),
                                                          cst.Name("None"))

@@ -41,6 +41,7 @@ class Sites:
     def create(self, node, name: Optional[str], call: cst.Call, state: State) -> Value:
         creation = Creation(call, name)
         self.creations[id(call)] = creation
+        self.knowledge.met(id(call))
         for argument in call.args:
             self.visit(argument.value, state)
         refusal = self.describe(creation)
@@ -241,7 +242,7 @@ class Sites:
         return None
 
     def obstacles(self, member: str, bound, value: BlockPtr, deltas) -> list:
-        creations = [self.creations_by_id(c) for c in sorted(value.creations)]
+        creations = [self.creations_by_id(c) for c in self.knowledge.in_order(value.creations)]
         creation = creations[0]
         unchecked = set(range(len(value.dims))) - self.checked_dims(bound, len(value.dims))
         in_bounds = [d not in unchecked or all(ttd101_unchecked_dimension.in_bounds(
