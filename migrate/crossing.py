@@ -21,7 +21,7 @@ from triton_migrate.rules import ttd008_helper_parts, ttd108_unsupported_use, tt
 
 from .calls import int_value, tuple_elements
 from .records import Refusal
-from .values import OTHER, BlockPtr, Dim, State, code_of
+from .values import OTHER, BlockPtr, Dim, State, canonical_code, code_of
 
 
 @dataclass(frozen=True)
@@ -170,8 +170,9 @@ class Crossing:
         if not pointers:
             return False
         if any(self.context.returns(helper) or ()) and id(node) != self.unpacking:
+            callee = canonical_code(node.func)
             for value, _ in pointers.values():
-                self.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, f"`{code_of(node.func)}` hands "
+                self.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, f"`{callee}` hands "
                                                      "this block pointer back, but its result is not unpacked into "
                                                      "names (`acc, p = helper(acc, p)`)", node))
             return True
@@ -183,8 +184,9 @@ class Crossing:
             why = self.context.refusal(helper, param)
             parts = self.passed_parts(helper, param, value, deltas, node) if why is None else None
             if why is not None:
-                self.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, f"passed to `{code_of(node.func)}`"
-                                                     f", which cannot take it as parts: {why}", node))
+                callee = canonical_code(node.func)
+                self.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, f"passed to `{callee}`, which "
+                                                     f"cannot take it as parts: {why}", node))
             if parts is not None:
                 passed[param] = parts
                 self.record_form(value, "parts", [])
@@ -232,10 +234,10 @@ class Crossing:
         """How the helper can spell a part without receiving it: a literal, or the helper's own parameter that
         receives the same expression at this call (`_step(acc, a_bp, BK)` with block width `BK`), which keeps
         what the helper can prove about it (an advance by `BK` is a whole block)."""
-        text = code_of(node)
         if int_value(node) is not None:
-            return text
-        return next((param for param, arg in bound.items() if code_of(arg.value) == text), None)
+            return code_of(node)
+        text = canonical_code(node)
+        return next((param for param, arg in bound.items() if canonical_code(arg.value) == text), None)
 
     def helper_assign(self, node: cst.Assign, state: State) -> bool:
         """`acc, p = helper(acc, p)` where the helper hands `p` back: unpack its offsets."""

@@ -14,6 +14,7 @@ import libcst as cst
 
 from .calls import int_value
 from .triton_names import TritonNames
+from .values import canonical_code
 from .walk import children, walk
 
 RANGE_MEMBERS = ("range", "static_range")
@@ -230,7 +231,7 @@ class _Aligned(_Proof):
 
     def __init__(self, facts: FunctionFacts, block: cst.BaseExpression) -> None:
         super().__init__(facts)
-        self.block_code = cst.Module([]).code_for_node(block)
+        self.block_code = canonical_code(block)
         self.block_literal = int_value(block)
 
     def literal(self, value: int) -> bool:

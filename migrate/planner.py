@@ -30,7 +30,7 @@ from triton_migrate.rules import (
 from .calls import int_value
 from .facts import FunctionFacts
 from .policy import Policy
-from .values import code_of
+from .values import canonical_code
 
 MAX_RANK = 5
 DESCRIPTORS = (3, 4)
@@ -120,12 +120,12 @@ def alignment_requirements(base: cst.BaseExpression, strides: list, block: list,
     """What the caller must guarantee for a descriptor to be legal on NVIDIA sm_90+: each non-unit stride,
     and each term added to the base pointer, a multiple of 16 bytes (unless provably so)."""
     terms = [s for d, s in enumerate(strides) if d != unit] + _base_offsets(base)
-    return [f"`{code_of(term)}` × itemsize must be a multiple of 16 bytes" for term in terms
+    return [f"`{canonical_code(term)}` × itemsize must be a multiple of 16 bytes" for term in terms
             if not facts.is_aligned(term, block[unit])]
 
 
 def _base_offsets(base: cst.BaseExpression) -> list:
-    if isinstance(base, cst.BinaryOperation) and isinstance(base.operator, cst.Add) and not base.lpar:
+    if isinstance(base, cst.BinaryOperation) and isinstance(base.operator, cst.Add):
         return _base_offsets(base.left) + [base.right]
     return []
 
@@ -136,4 +136,4 @@ def row_width_proven(shape: list, block: list, unit: Optional[int]) -> bool:
     width, block_width = int_value(shape[unit]), int_value(block[unit])
     if width is not None:
         return width % 16 == 0 or (block_width is not None and width % block_width == 0)
-    return code_of(shape[unit]) == code_of(block[unit])
+    return canonical_code(shape[unit]) == canonical_code(block[unit])

@@ -12,7 +12,7 @@ from triton_migrate.rules import ttd001_descriptor, ttd002_advance, ttd007_compa
 from .calls import bind
 
 from .records import Creation, Refusal
-from .values import BlockPtr, code_of
+from .values import BlockPtr, canonical_code, code_of
 
 Builder = Callable[..., object]
 
@@ -106,7 +106,7 @@ class Results:
         statements = self.descriptor_statements(creation) if in_place else []
         for d, expr in enumerate(creation.offsets):
             var = self.namer.offset(creation.target, d)
-            if (id(creation.call), d) in self.knowledge.materialize and code_of(expr) != var:
+            if (id(creation.call), d) in self.knowledge.materialize and canonical_code(expr) != var:
                 statements.append(ttd002_advance.assign(var, expr))
         return statements
 

@@ -29,7 +29,7 @@ from . import planner
 from .calls import UnboundCall, bind, bool_value, int_value, string_value, tuple_elements
 from .facts import free_names
 from .records import Creation, Loop, Refusal
-from .values import OTHER, BlockPtr, Dim, Opaque, State, Value, code_of
+from .values import OTHER, BlockPtr, Dim, Opaque, State, Value, canonical_code
 
 HINTS = ("cache_modifier", "eviction_policy", "volatile")  # kept by the masked-pointer form
 Builder = Callable[..., object]
@@ -98,7 +98,7 @@ class Sites:
             var = self.namer.offset(name, dim)
             self.invalidate(var, state)
             return Dim(cst.Name(var), var, frozenset({var}), frozenset({definition}), **proofs)
-        return Dim(expr, code_of(expr), free_names(expr), frozenset({definition}), **proofs)
+        return Dim(expr, canonical_code(expr), free_names(expr), frozenset({definition}), **proofs)
 
     def mark_descriptor_reuse(self, stem: str, name: str, state: State) -> None:
         for other, value in state.items():
@@ -157,7 +157,7 @@ class Sites:
             return new, [ttd002_advance.increment(var, delta)]
         expr = ttd002_advance.plus(dim.expr, delta) if dim.expr is not None else delta
         new = self.define_dim(definition, name, d, expr, proofs, state)
-        return new, ([ttd002_advance.assign(new.code, expr)] if new.code != code_of(expr) else [])
+        return new, ([ttd002_advance.assign(new.code, expr)] if new.code != canonical_code(expr) else [])
 
     def advanced_pointer(self, call: cst.Call, state: State):
         """(block pointer, deltas) for `tl.advance(p, deltas)`, or None (reported) if it is not one we track."""

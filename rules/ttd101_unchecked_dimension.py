@@ -18,6 +18,7 @@ from __future__ import annotations
 import libcst as cst
 
 from triton_migrate.calls import int_value
+from triton_migrate.values import canonical_code
 
 CODE = "TTD101"
 NAME = "unchecked-dimension"
@@ -30,5 +31,4 @@ def in_bounds(shape: cst.BaseExpression, block: cst.BaseExpression, offset: cst.
     shape_value, block_value = int_value(shape), int_value(block)
     if shape_value is not None and block_value is not None:
         return block_value <= shape_value
-    code = cst.Module([]).code_for_node
-    return code(shape) == code(block)
+    return canonical_code(shape) == canonical_code(block)
