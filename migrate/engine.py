@@ -1,8 +1,10 @@
 """One source file in, the migrated source and a diagnostic per site out.
 
-Pipeline for a file: prefilter on bytes → libcst parse → import resolution → per-function dataflow
-(analysis.py) → edits for the block pointers that can be migrated, a reason for each that cannot →
-re-parse and re-run on the output (it must be a fixed point) before anything is returned.
+Pipeline for a file: prefilter on bytes → stdlib ast parse (files without a site stop here) → libcst
+parse, or for a check that prints no code the ast's tree rebuilt as libcst nodes (ast_tree.py, several
+times cheaper) → import resolution → per-function dataflow (analysis.py) → edits for the block pointers
+that can be migrated, a reason for each that cannot → re-parse and re-run on the output (it must be a
+fixed point) before anything is returned.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from libcst.metadata import MetadataWrapper
 from triton_migrate.rules import (ttd001_descriptor, ttd006_masked_pointers, ttd007_compat, ttd008_helper_parts,
                                   ttd108_unsupported_use, ttd201_crosses_function)
 
+from . import ast_tree
 from .analysis import FunctionAnalysis
 from .facts import AssignmentCollector
 from .naming import Namer
@@ -49,6 +52,22 @@ class InternalError(Exception):
     """The rewrite produced text that does not parse or is not a fixed point: a bug, never written out."""
 
 
+def _ast_parse(source: str) -> ast.Module | None:
+    """None: the ast cannot tell (newer syntax, perhaps), libcst decides."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the user's SyntaxWarnings are not ours to print
+            return ast.parse(source)
+    except SyntaxError as error:
+        if "too many nested" in str(error):  # libcst's parser would overflow the C stack on it
+            raise SourceError(f"cannot parse: {error.msg}", error.lineno or 0) from error
+        return None  # newer syntax than this Python's, perhaps: let libcst decide and report
+    except (RecursionError, MemoryError) as error:  # libcst's native parser would crash the process on it
+        raise SourceError("cannot parse: too deeply nested", 0) from error
+    except ValueError:
+        return None
+
+
 @dataclass
 class _AstScan:
     """What the stdlib ast says of a module: its calls and parameters (for positions) and whether it has a
@@ -58,30 +77,17 @@ class _AstScan:
     parameters: list[ast.arg]
     has_sites: bool
 
-
-def _ast_scan(source: str) -> _AstScan | None:
-    """None: the ast cannot tell (newer syntax, perhaps), libcst decides."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the user's SyntaxWarnings are not ours to print
-            tree = ast.parse(source)
-    except SyntaxError as error:
-        if "too many nested" in str(error):  # libcst's parser would overflow the C stack on it
-            raise SourceError(f"cannot parse: {error.msg}", error.lineno or 0) from error
-        return None  # newer syntax than this Python's, perhaps: let libcst decide and report
-    except (RecursionError, MemoryError) as error:  # libcst's native parser would crash the process on it
-        raise SourceError("cannot parse: too deeply nested", 0) from error
-    except ValueError:
-        return None
-    calls, parameters = [], []
-    for node in ast.walk(tree):
-        if type(node) is ast.Call:
-            calls.append(node)
-        elif type(node) is ast.arg:
-            parameters.append(node)
-    names = TritonNames.of_ast(tree)
-    has_sites = any(_is_site(names.ast_member(c.func), {k.arg for k in c.keywords}) for c in calls)
-    return _AstScan(calls, parameters, has_sites)
+    @classmethod
+    def of(cls, tree: ast.Module) -> "_AstScan":
+        calls, parameters = [], []
+        for node in ast.walk(tree):
+            if type(node) is ast.Call:
+                calls.append(node)
+            elif type(node) is ast.arg:
+                parameters.append(node)
+        names = TritonNames.of_ast(tree)
+        has_sites = any(_is_site(names.ast_member(c.func), {k.arg for k in c.keywords}) for c in calls)
+        return cls(calls, parameters, has_sites)
 
 
 def migrate_source(source: str, verify: bool = True, policy: Policy | None = None,
@@ -98,7 +104,10 @@ def migrate_sources(sources: dict[str, str], verify: bool = True, policy: Policy
     each other), so that block pointers passed to helpers in another module are migrated on both sides."""
     policy = policy or Policy()
     try:
-        outcomes = _migrate(sources, policy, rewrite)
+        try:
+            outcomes = _migrate(sources, policy, rewrite, from_ast=not rewrite)
+        except ast_tree.Unsupported:  # syntax the rebuilt tree lacks: libcst's parse decides
+            outcomes = _migrate(sources, policy, rewrite)
     except RecursionError as error:
         raise SourceError("too deeply nested for the analysis", 0) from error
     except UnicodeEncodeError as error:  # e.g. a lone surrogate in a str that never came from a file
@@ -140,35 +149,45 @@ class _Unit:
     shim: str
 
 
-def _unit(module_name: str, source: str, with_sites_only: bool) -> _Unit | None:
-    """The module parsed and scanned; None if `with_sites_only` and it has no block-pointer site."""
-    syntax = _ast_scan(source)
-    if syntax is not None and not syntax.has_sites and with_sites_only:
-        return None
-    wrapper = MetadataWrapper(_parse(source), unsafe_skip_copy=True)
-    module = wrapper.module
+def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool) -> _Unit | None:
+    """The module parsed and scanned; None if `with_sites_only` and it has no block-pointer site. With
+    `from_ast`, the tree is the stdlib ast's rebuilt (never printed, so only for reports)."""
+    tree = _ast_parse(source)
+    if from_ast and tree is not None:  # a module without sites is dropped by the scan below
+        module, known = ast_tree.build(source, tree)
+        wrapper = syntax = None
+    else:
+        syntax = None if tree is None else _AstScan.of(tree)
+        if syntax is not None and not syntax.has_sites and with_sites_only:
+            return None
+        wrapper = MetadataWrapper(_parse(source), unsafe_skip_copy=True)
+        module = wrapper.module
     names = TritonNames.of_cst(module)
     scan = _ModuleScan(names)
     walk(scan, module)
     if with_sites_only and not scan.functions and not scan.stray_calls:
         return None
-    positions = Positions(wrapper, source, () if syntax is None else
-                          [(scan.calls, syntax.calls), (scan.parameters, syntax.parameters)])
+    if wrapper is None:
+        positions = Positions(source, known)
+    else:
+        positions = Positions.paired(wrapper, source, () if syntax is None else
+                                     [(scan.calls, syntax.calls), (scan.parameters, syntax.parameters)])
     taken = scan.identifiers
     language = names.language_prefix() or ("tl" if "tl" not in taken else "triton_language")
     shim = "compat" if "compat" not in taken else "triton_migrate_compat"
     return _Unit(module_name, source, module, names, scan, positions, Namer(taken), language, shim)
 
 
-def _migrate(sources: dict[str, str], policy: Policy, rewrite: bool = True) -> dict[str, FileOutcome]:
-    units = [u for u in (_unit(name, text, True) for name, text in sources.items()) if u is not None]
+def _migrate(sources: dict[str, str], policy: Policy, rewrite: bool = True,
+             from_ast: bool = False) -> dict[str, FileOutcome]:
+    units = [u for u in (_unit(name, text, True, from_ast) for name, text in sources.items()) if u is not None]
     program, inherited = None, {}
     if policy.kernel_targets:  # a helper takes its tuned callers' form, and they may be anywhere
-        program = Program(_with_every_module(units, sources))
+        program = Program(_with_every_module(units, sources, from_ast))
         inherited = program.inherited_forms(dict(policy.kernel_targets))
     analyses = _analyse(units, policy, inherited)
     if any(_crosses_functions(a) for _, a in analyses):
-        program = program or Program(_with_every_module(units, sources))
+        program = program or Program(_with_every_module(units, sources, from_ast))
         analyses = program.settle(lambda context_for: _analyse(units, policy, inherited, context_for,
                                                                program.functions_to_analyse()))
     outcomes = {name: FileOutcome((), None) for name in sources}
@@ -178,11 +197,11 @@ def _migrate(sources: dict[str, str], policy: Policy, rewrite: bool = True) -> d
     return outcomes
 
 
-def _with_every_module(units: list[_Unit], sources: dict[str, str]) -> list[_Unit]:
+def _with_every_module(units: list[_Unit], sources: dict[str, str], from_ast: bool) -> list[_Unit]:
     """`units` (extended in place) and the modules without a site of their own, which a call graph needs:
     helpers and callers may live there. Parsed only then."""
     parsed = {u.module_name for u in units}
-    units += [_unit(name, text, False) for name, text in sources.items() if name not in parsed]
+    units += [_unit(name, text, False, from_ast) for name, text in sources.items() if name not in parsed]
     return units
 
 

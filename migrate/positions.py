@@ -5,7 +5,7 @@ files that was the largest single cost of a check. The stdlib ast that the gate 
 every call and every parameter starts, and the libcst scan meets the same calls and parameters in the
 same (source) order: the two lists are paired, and a pairing whose counts or names disagree is dropped.
 Other nodes (a refusal that points at a name or a loop) fall back to the provider, computed once per file
-and only when first needed.
+and only when first needed. A tree rebuilt from the ast (ast_tree.py, for checks) knows every node's place.
 """
 
 from __future__ import annotations
@@ -17,15 +17,9 @@ from typing import Optional, Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from .ast_tree import Unsupported
+
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # what Python's tokenizer (and libcst) count as a line break
-
-
-def starts(ordered: Sequence[ast.expr | ast.arg], source: str) -> list[tuple[int, int]]:
-    """(line, 0-based column in characters) of each node, in the order given."""
-    if source.isascii():
-        return [(n.lineno, n.col_offset) for n in ordered]
-    lines = _LINE_BREAK.split(source)  # ast columns count UTF-8 bytes, libcst's count characters
-    return [(n.lineno, len(lines[n.lineno - 1].encode()[:n.col_offset].decode())) for n in ordered]
 
 
 def source_order(nodes: Sequence[ast.expr | ast.arg]) -> list:
@@ -49,24 +43,43 @@ def _cst_name(node: cst.CSTNode) -> Optional[str]:
 
 
 class Positions:
-    def __init__(self, wrapper: MetadataWrapper, source: str,
-                 pairs: Sequence[tuple[Sequence[cst.CSTNode], Sequence[ast.AST]]] = ()) -> None:
+    def __init__(self, source: str, known: dict[int, tuple[int, int]],
+                 wrapper: Optional[MetadataWrapper] = None) -> None:
+        """`known`: id(node) -> (line, column in UTF-8 bytes), as the ast has them; other nodes' places come
+        from libcst's provider on `wrapper` (a tree from ast_tree.py has none: every node it can be asked
+        about is known)."""
+        self._source = source
+        self._ascii = source.isascii()
+        self._known = known
+        self._wrapper = wrapper
+        self._provider = None
+        self._lines: Optional[list[str]] = None
+
+    @classmethod
+    def paired(cls, wrapper: MetadataWrapper, source: str,
+               pairs: Sequence[tuple[Sequence[cst.CSTNode], Sequence[ast.AST]]] = ()) -> "Positions":
         """`pairs`: (libcst nodes in pre-order, their ast twins in any order), calls with calls, parameters
         with parameters."""
-        self._wrapper = wrapper
-        self._known: dict[int, tuple[int, int]] = {}
+        known = {}
         for cst_nodes, ast_nodes in pairs:
             ordered = source_order(ast_nodes)
             if len(ordered) == len(cst_nodes) and list(map(_ast_name, ordered)) == list(map(_cst_name, cst_nodes)):
-                self._known.update(zip(map(id, cst_nodes), starts(ordered, source)))
-        self._provider = None
+                known.update(zip(map(id, cst_nodes), [(n.lineno, n.col_offset) for n in ordered]))
+        return cls(source, known, wrapper)
 
     def start(self, node: cst.CSTNode) -> tuple[int, int]:
-        """(line, 0-based column) where `node` starts."""
+        """(line, 0-based column in characters) where `node` starts."""
         known = self._known.get(id(node))
         if known is not None:
-            return known
+            return known if self._ascii else self._in_characters(*known)
+        if self._wrapper is None:
+            raise Unsupported(f"no position for a {type(node).__name__}")
         if self._provider is None:
             self._provider = self._wrapper.resolve(PositionProvider)
         start = self._provider[node].start
         return start.line, start.column
+
+    def _in_characters(self, line: int, column: int) -> tuple[int, int]:
+        if self._lines is None:
+            self._lines = _LINE_BREAK.split(self._source)  # ast columns count UTF-8 bytes, libcst's characters
+        return line, len(self._lines[line - 1].encode()[:column].decode())

@@ -33,8 +33,8 @@ def scanned(source: str):
 
 def positions_of(source: str):
     wrapper, scan = scanned(source)
-    syntax = engine._ast_scan(source)
-    return wrapper, scan, Positions(wrapper, source, [(scan.calls, syntax.calls), (scan.parameters, syntax.parameters)])
+    syntax = engine._AstScan.of(engine._ast_parse(source))
+    return wrapper, scan, Positions.paired(wrapper, source, [(scan.calls, syntax.calls), (scan.parameters, syntax.parameters)])
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -60,8 +60,8 @@ def test_other_nodes_fall_back_to_the_provider():
 def test_pairs_whose_names_disagree_fall_back_to_the_provider():
     source = "import triton.language as tl\ndef f(p):\n    return tl.advance(p, (1,))\n"
     wrapper, scan = scanned(source)
-    other = engine._ast_scan("def g(q):\n    return tl.advance(q, (1,))\n")
-    positions = Positions(wrapper, source, [(scan.calls, other.calls), (scan.parameters, other.parameters)])
+    other = engine._AstScan.of(engine._ast_parse("def g(q):\n    return tl.advance(q, (1,))\n"))
+    positions = Positions.paired(wrapper, source, [(scan.calls, other.calls), (scan.parameters, other.parameters)])
     assert positions._known.keys() == {id(scan.calls[0])}  # same call name, same count: paired
     assert positions.start(scan.calls[0]) == (2, 11)  # where the other source has it
     assert positions.start(scan.parameters[0]) == (2, 6)  # `q` is not `p`: the provider says

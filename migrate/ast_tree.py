@@ -1,0 +1,467 @@
+"""libcst nodes built from the stdlib ast, for the analyses that only report (`--check`, `report`).
+
+libcst's parser costs some eight times the stdlib's, and a check never prints code: the analysis reads
+only a tree's structure. So the module is parsed with `ast` and rebuilt as libcst nodes of the same kinds
+in the same shape as libcst's own parse, with every whitespace and punctuation field left at its
+default. One analysis then serves both the check and the rewrite. What differs is text, never structure:
+code generated from these nodes is formatted as libcst's defaults have it, so comparisons of code go
+through `values.canonical_code`.
+
+Syntax this module does not rebuild (a `match` statement, say) raises `Unsupported`, and the caller
+parses with libcst instead. `tests/test_ast_tree.py` holds the two trees of real files side by side.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import io
+import re
+from typing import Callable
+
+import libcst as cst
+
+_new, _set = object.__new__, object.__setattr__
+
+
+class Unsupported(Exception):
+    """Syntax that is not rebuilt here: parse with libcst."""
+
+
+class _Defaults(dict):
+    """Per libcst node type, its fields with defaults and their values (shared: nodes are immutable)."""
+
+    def __missing__(self, kind: type) -> tuple:
+        found = self[kind] = tuple(
+            (f.name, f.default if f.default is not dataclasses.MISSING else f.default_factory())
+            for f in dataclasses.fields(kind)
+            if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING)
+        return found
+
+
+_DEFAULTS = _Defaults()
+
+
+def _node(kind: type, **values) -> cst.CSTNode:
+    """A node without libcst's validation, which a tree from a successful parse cannot fail."""
+    node = _new(kind)
+    for name, value in _DEFAULTS[kind]:
+        _set(node, name, value)
+    for name, value in values.items():
+        _set(node, name, value)
+    return node
+
+
+def _operators(pairs: dict) -> dict:
+    return {getattr(ast, a): _node(getattr(cst, c)) for a, c in pairs.items()}
+
+
+_BINARY = _operators({"Add": "Add", "Sub": "Subtract", "Mult": "Multiply", "Div": "Divide", "FloorDiv": "FloorDivide",
+                      "Mod": "Modulo", "Pow": "Power", "LShift": "LeftShift", "RShift": "RightShift",
+                      "BitOr": "BitOr", "BitXor": "BitXor", "BitAnd": "BitAnd", "MatMult": "MatrixMultiply"})
+_AUGMENTED = {a: _node(getattr(cst, f"{type(c).__name__}Assign")) for a, c in _BINARY.items()}
+_UNARY = _operators({"UAdd": "Plus", "USub": "Minus", "Not": "Not", "Invert": "BitInvert"})
+_BOOLEAN = _operators({"And": "And", "Or": "Or"})
+_COMPARISON = _operators({"Eq": "Equal", "NotEq": "NotEqual", "Lt": "LessThan", "LtE": "LessThanEqual",
+                          "Gt": "GreaterThan", "GtE": "GreaterThanEqual", "Is": "Is", "IsNot": "IsNot", "In": "In",
+                          "NotIn": "NotIn"})
+_ASYNC = _node(cst.Asynchronous)
+_SELF_DOCUMENTING = re.compile(r"=\s*[!:}]")
+_COMMENT = re.compile(r"#[^\r\n]*")
+_PARENTHESES = {"lpar": (_node(cst.LeftParen),), "rpar": (_node(cst.RightParen),)}
+# Operands of these kinds are printed in parentheses: the ast does not say where the source had them, and
+# code printed from this tree must still mean what the source means (values.canonical_code).
+_LOOSE = (cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation, cst.Comparison, cst.IfExp, cst.Lambda,
+          cst.NamedExpr, cst.Await, cst.Yield)
+
+
+def _name(value: str) -> cst.Name:
+    return _node(cst.Name, value=value)
+
+
+def _dotted(name: str) -> cst.BaseExpression:
+    head, *rest = name.split(".")
+    node = _name(head)
+    for part in rest:
+        node = _node(cst.Attribute, value=node, attr=_name(part))
+    return node
+
+
+def _string_tokens(text: str) -> list[str]:
+    """The literals of an implicit concatenation (`"a" "b"`, across lines, comments between them)."""
+    tokens, i = [], 0
+    while i < len(text):
+        if text[i] == "#":
+            i = _COMMENT.match(text, i).end()
+            continue
+        if text[i] in " \t\r\n\\\f":
+            i += 1
+            continue
+        start = i
+        while text[i] not in "'\"":
+            i += 1
+        quote = text[i:i + 3] if text[i:i + 3] in ('"""', "'''") else text[i]
+        i += len(quote)
+        while not text.startswith(quote, i):
+            i += 2 if text[i] == "\\" else 1
+        i += len(quote)
+        tokens.append(text[start:i])
+    return tokens
+
+
+def _parenthesized(text: str) -> bool:
+    """Whether the whole of `text` is inside one pair of parentheses: `(a, b)`, not `(a), b`."""
+    depth = 0
+    for i, c in enumerate(text):
+        depth += (c in "([{") - (c in ")]}")
+        if depth == 0:
+            return i == len(text) - 1
+    return False
+
+
+class Builder:
+    """One module's ast rebuilt as libcst nodes; `positions` holds where each node starts, as (line,
+    column in UTF-8 bytes) for nodes that come from an ast node, the same places libcst reports."""
+
+    def __init__(self, source: str) -> None:
+        self.lines = io.StringIO(source, newline="").readlines()  # the tokenizer's lines: \n, \r\n or \r
+        self.encoded: dict[int, bytes] = {}
+        self.positions: dict[int, tuple[int, int]] = {}
+
+    # --- source text ---------------------------------------------------------------------------------------
+
+    def _line(self, number: int) -> bytes:
+        found = self.encoded.get(number)
+        if found is None:
+            found = self.encoded[number] = self.lines[number - 1].encode()
+        return found
+
+    def text(self, node: ast.AST) -> str:
+        first, last = node.lineno, node.end_lineno
+        if first == last:
+            return self._line(first)[node.col_offset:node.end_col_offset].decode()
+        middle = b"".join(self._line(n) for n in range(first + 1, last))
+        return (self._line(first)[node.col_offset:] + middle + self._line(last)[:node.end_col_offset]).decode()
+
+    def starts_line(self, node: ast.stmt) -> bool:
+        """Nothing but indentation before it: libcst starts a new line (or an indented block) there."""
+        return not self._line(node.lineno)[:node.col_offset].strip()
+
+    # --- statements ----------------------------------------------------------------------------------------
+
+    def statements(self, body: list[ast.stmt]) -> list[cst.BaseStatement]:
+        found: list = []
+        line: list = []
+        for statement in body:
+            handler = _COMPOUND.get(type(statement))
+            if handler is not None:
+                found.append(self.at(statement, handler(self, statement)))
+                continue
+            if line and self.starts_line(statement):
+                line = []
+            if not line:
+                found.append(_node(cst.SimpleStatementLine, body=line))
+                self.positions[id(found[-1])] = (statement.lineno, statement.col_offset)
+            line.append(self.small(statement))
+        for item in found:  # each line's statements were gathered in a list; libcst keeps tuples
+            if type(item) is cst.SimpleStatementLine:
+                _set(item, "body", tuple(item.body))
+        return found
+
+    def block(self, body: list[ast.stmt]) -> cst.BaseSuite:
+        if self.starts_line(body[0]):
+            return _node(cst.IndentedBlock, body=tuple(self.statements(body)))
+        return _node(cst.SimpleStatementSuite, body=tuple(self.small(s) for s in body))
+
+    def small(self, statement: ast.stmt) -> cst.BaseSmallStatement:
+        handler = _SMALL.get(type(statement))
+        if handler is None:
+            raise Unsupported(type(statement).__name__)
+        return self.at(statement, handler(self, statement))
+
+    def at(self, origin: ast.AST, node: cst.CSTNode) -> cst.CSTNode:
+        self.positions[id(node)] = (origin.lineno, origin.col_offset)
+        return node
+
+    def orelse(self, body: list[ast.stmt]):
+        return _node(cst.Else, body=self.block(body)) if body else None
+
+    def function(self, node) -> cst.FunctionDef:
+        return _node(cst.FunctionDef, name=_name(node.name), params=self.parameters(node.args),
+                     body=self.block(node.body), decorators=tuple(_node(cst.Decorator, decorator=self.expr(d))
+                                                                 for d in node.decorator_list),
+                     returns=self.annotation(node.returns),
+                     asynchronous=_ASYNC if isinstance(node, ast.AsyncFunctionDef) else None)
+
+    def class_(self, node: ast.ClassDef) -> cst.ClassDef:
+        return _node(cst.ClassDef, name=_name(node.name), body=self.block(node.body),
+                     bases=tuple(self.argument(b) for b in node.bases),
+                     keywords=tuple(self.keyword(k) for k in node.keywords),
+                     decorators=tuple(_node(cst.Decorator, decorator=self.expr(d)) for d in node.decorator_list))
+
+    def if_(self, node: ast.If) -> cst.If:
+        orelse = node.orelse
+        if len(orelse) == 1 and type(orelse[0]) is ast.If and self._line(orelse[0].lineno)[orelse[0].col_offset:] \
+                .startswith(b"elif"):
+            tail = self.at(orelse[0], self.if_(orelse[0]))
+        else:
+            tail = self.orelse(orelse)
+        return _node(cst.If, test=self.expr(node.test), body=self.block(node.body), orelse=tail)
+
+    def for_(self, node) -> cst.For:
+        return _node(cst.For, target=self.expr(node.target), iter=self.expr(node.iter), body=self.block(node.body),
+                     orelse=self.orelse(node.orelse), asynchronous=_ASYNC if isinstance(node, ast.AsyncFor) else None)
+
+    def while_(self, node: ast.While) -> cst.While:
+        return _node(cst.While, test=self.expr(node.test), body=self.block(node.body), orelse=self.orelse(node.orelse))
+
+    def with_(self, node) -> cst.With:
+        items = tuple(_node(cst.WithItem, item=self.expr(i.context_expr),
+                            asname=None if i.optional_vars is None else
+                            _node(cst.AsName, name=self.expr(i.optional_vars))) for i in node.items)
+        return _node(cst.With, items=items, body=self.block(node.body),
+                     asynchronous=_ASYNC if isinstance(node, ast.AsyncWith) else None)
+
+    def try_(self, node: ast.Try) -> cst.Try:
+        handlers = tuple(self.at(h, _node(cst.ExceptHandler, body=self.block(h.body), type=self.optional(h.type),
+                                          name=None if h.name is None else
+                                          _node(cst.AsName, name=_name(h.name))))
+                         for h in node.handlers)
+        return _node(cst.Try, body=self.block(node.body), handlers=handlers, orelse=self.orelse(node.orelse),
+                     finalbody=_node(cst.Finally, body=self.block(node.finalbody)) if node.finalbody else None)
+
+    def assign(self, node: ast.Assign) -> cst.Assign:
+        return _node(cst.Assign, targets=tuple(_node(cst.AssignTarget, target=self.expr(t)) for t in node.targets),
+                     value=self.expr(node.value))
+
+    def import_(self, node) -> cst.CSTNode:
+        names = tuple(_node(cst.ImportAlias, name=_dotted(a.name),
+                            asname=None if a.asname is None else _node(cst.AsName, name=_name(a.asname)))
+                      for a in node.names)
+        if isinstance(node, ast.Import):
+            return _node(cst.Import, names=names)
+        star = len(node.names) == 1 and node.names[0].name == "*"
+        return _node(cst.ImportFrom, module=None if node.module is None else _dotted(node.module),
+                     names=_node(cst.ImportStar) if star else names,
+                     relative=tuple(_node(cst.Dot) for _ in range(node.level)))
+
+    # --- expressions ---------------------------------------------------------------------------------------
+
+    def expr(self, node: ast.expr) -> cst.BaseExpression:
+        handler = _EXPRESSIONS.get(type(node))
+        if handler is None:
+            raise Unsupported(type(node).__name__)
+        built = handler(self, node)
+        self.positions[id(built)] = (node.lineno, node.col_offset)
+        return built
+
+    def operand(self, node: ast.expr) -> cst.BaseExpression:
+        built = self.expr(node)
+        if isinstance(built, _LOOSE):
+            for name, value in _PARENTHESES.items():
+                _set(built, name, value)
+        return built
+
+    def optional(self, node: ast.expr | None):
+        return None if node is None else self.expr(node)
+
+    def annotation(self, node: ast.expr | None):
+        return None if node is None else _node(cst.Annotation, annotation=self.expr(node))
+
+    def constant(self, node: ast.Constant) -> cst.BaseExpression:
+        value = node.value
+        if value is None or value is True or value is False:
+            return _name(str(value))
+        if value is ...:
+            return _node(cst.Ellipsis)
+        text = self.text(node)
+        if isinstance(value, (str, bytes)):
+            return self.strings(_string_tokens(text))
+        kind = cst.Integer if isinstance(value, int) else cst.Float if isinstance(value, float) else cst.Imaginary
+        return _node(kind, value=text)
+
+    def formatted(self, node: ast.JoinedStr) -> cst.BaseString:
+        text = self.text(node)
+        if _SELF_DOCUMENTING.search(text):  # f"{x=}": the ast has it as text and a value, libcst as one part
+            raise Unsupported("a self-documenting f-string")
+        tokens = _string_tokens(text)
+        if len(tokens) == 1:
+            return _node(cst.FormattedString, parts=self.formatted_parts(node.values))
+        return self.strings(tokens)
+
+    def strings(self, tokens: list[str]) -> cst.BaseString:
+        """libcst's tree of string literals: one, or a right-nested concatenation of them."""
+        *heads, built = [self.string(t) for t in tokens]
+        for head in reversed(heads):
+            built = _node(cst.ConcatenatedString, left=head, right=built)
+        return built
+
+    def string(self, token: str) -> cst.BaseString:
+        if "f" not in token[:token.index(token[-1])].lower():
+            return _node(cst.SimpleString, value=token)
+        # One f-string of a concatenation, which the ast merged: parsed alone (its names' places are lost).
+        alone = Builder(token).formatted_parts(ast.parse(token, mode="eval").body.values)
+        return _node(cst.FormattedString, parts=alone)
+
+    def formatted_parts(self, values: list[ast.expr]) -> tuple:
+        parts = []
+        for value in values:
+            if type(value) is ast.Constant:
+                parts.append(_node(cst.FormattedStringText, value=str(value.value)))
+                continue
+            spec = None if value.format_spec is None else self.formatted_parts(value.format_spec.values)
+            parts.append(_node(cst.FormattedStringExpression, expression=self.expr(value.value),
+                               conversion=None if value.conversion < 0 else chr(value.conversion),
+                               format_spec=spec))
+        return tuple(parts)
+
+    def call(self, node: ast.Call) -> cst.Call:
+        arguments = sorted([*node.args, *node.keywords], key=lambda a: (a.lineno, a.col_offset))
+        return _node(cst.Call, func=self.operand(node.func),
+                     args=tuple(self.keyword(a) if type(a) is ast.keyword else self.argument(a) for a in arguments))
+
+    def argument(self, node: ast.expr) -> cst.Arg:
+        if type(node) is ast.Starred:
+            return self.at(node, _node(cst.Arg, value=self.expr(node.value), star="*"))
+        return self.at(node, _node(cst.Arg, value=self.expr(node)))
+
+    def keyword(self, node: ast.keyword) -> cst.Arg:
+        if node.arg is None:
+            return self.at(node, _node(cst.Arg, value=self.expr(node.value), star="**"))
+        return self.at(node, _node(cst.Arg, value=self.expr(node.value), keyword=_name(node.arg)))
+
+    def parameters(self, node: ast.arguments) -> cst.Parameters:
+        positional = [*node.posonlyargs, *node.args]
+        defaults = [None] * (len(positional) - len(node.defaults)) + list(node.defaults)
+        params = [self.parameter(a, d) for a, d in zip(positional, defaults)]
+        posonly, params = params[:len(node.posonlyargs)], params[len(node.posonlyargs):]
+        if node.vararg is not None:
+            star_arg = self.parameter(node.vararg, None, "*")
+        else:
+            star_arg = _node(cst.ParamStar) if node.kwonlyargs else cst.MaybeSentinel.DEFAULT
+        return _node(cst.Parameters, params=tuple(params), posonly_params=tuple(posonly),
+                     posonly_ind=_node(cst.ParamSlash) if posonly else cst.MaybeSentinel.DEFAULT, star_arg=star_arg,
+                     kwonly_params=tuple(self.parameter(a, d) for a, d in zip(node.kwonlyargs, node.kw_defaults)),
+                     star_kwarg=None if node.kwarg is None else self.parameter(node.kwarg, None, "**"))
+
+    def parameter(self, node: ast.arg, default: ast.expr | None, star: str = "") -> cst.Param:
+        return self.at(node, _node(cst.Param, name=self.at(node, _name(node.arg)),
+                                   annotation=self.annotation(node.annotation), default=self.optional(default),
+                                   star=star))
+
+    def attribute(self, node: ast.Attribute) -> cst.Attribute:
+        attr = self.at(node, _name(node.attr))
+        self.positions[id(attr)] = (node.end_lineno, node.end_col_offset - len(node.attr.encode()))
+        return _node(cst.Attribute, value=self.operand(node.value), attr=attr)
+
+    def subscript(self, node: ast.Subscript) -> cst.Subscript:
+        index = node.slice
+        items = index.elts if type(index) is ast.Tuple and not _parenthesized(self.text(index)) else [index]
+        return _node(cst.Subscript, value=self.operand(node.value),
+                     slice=tuple(_node(cst.SubscriptElement, slice=self.index(i)) for i in items))
+
+    def index(self, node: ast.expr) -> cst.BaseSlice:
+        if type(node) is ast.Slice:
+            return self.at(node, _node(cst.Slice, lower=self.optional(node.lower), upper=self.optional(node.upper),
+                                       step=self.optional(node.step)))
+        return self.at(node, _node(cst.Index, value=self.expr(node)))
+
+    def elements(self, values: list[ast.expr]) -> tuple:
+        return tuple(self.at(v, _node(cst.StarredElement, value=self.expr(v.value))) if type(v) is ast.Starred
+                     else self.at(v, _node(cst.Element, value=self.expr(v))) for v in values)
+
+    def boolean(self, node: ast.BoolOp) -> cst.BooleanOperation:
+        left, *rest = node.values
+        built = self.operand(left)
+        for right in rest:
+            built = _node(cst.BooleanOperation, left=built, operator=_BOOLEAN[type(node.op)],
+                          right=self.operand(right))
+        return built
+
+    def compare(self, node: ast.Compare) -> cst.Comparison:
+        targets = tuple(_node(cst.ComparisonTarget, operator=_COMPARISON[type(o)], comparator=self.operand(c))
+                        for o, c in zip(node.ops, node.comparators))
+        return _node(cst.Comparison, left=self.operand(node.left), comparisons=targets)
+
+    def comprehension(self, generators: list[ast.comprehension]):
+        inner = None
+        for g in reversed(generators):
+            inner = _node(cst.CompFor, target=self.expr(g.target), iter=self.expr(g.iter), inner_for_in=inner,
+                          ifs=tuple(_node(cst.CompIf, test=self.expr(t)) for t in g.ifs),
+                          asynchronous=_ASYNC if g.is_async else None)
+        return inner
+
+    def dict_(self, node: ast.Dict) -> cst.Dict:
+        return _node(cst.Dict, elements=tuple(
+            _node(cst.StarredDictElement, value=self.expr(v)) if k is None else
+            _node(cst.DictElement, key=self.expr(k), value=self.expr(v)) for k, v in zip(node.keys, node.values)))
+
+
+def _each(kind: type, handler: Callable) -> Callable:
+    return lambda builder, node: _node(kind, **handler(builder, node))
+
+
+_COMPOUND = {
+    ast.FunctionDef: Builder.function, ast.AsyncFunctionDef: Builder.function, ast.ClassDef: Builder.class_,
+    ast.If: Builder.if_, ast.For: Builder.for_, ast.AsyncFor: Builder.for_, ast.While: Builder.while_,
+    ast.With: Builder.with_, ast.AsyncWith: Builder.with_, ast.Try: Builder.try_,
+}
+_SMALL = {
+    ast.Expr: _each(cst.Expr, lambda b, n: {"value": b.expr(n.value)}),
+    ast.Assign: Builder.assign,
+    ast.AugAssign: _each(cst.AugAssign, lambda b, n: {"target": b.expr(n.target), "operator": _AUGMENTED[type(n.op)],
+                                                      "value": b.expr(n.value)}),
+    ast.AnnAssign: _each(cst.AnnAssign, lambda b, n: {"target": b.expr(n.target), "value": b.optional(n.value),
+                                                      "annotation": b.annotation(n.annotation)}),
+    ast.Return: _each(cst.Return, lambda b, n: {"value": b.optional(n.value)}),
+    ast.Pass: _each(cst.Pass, lambda b, n: {}),
+    ast.Break: _each(cst.Break, lambda b, n: {}),
+    ast.Continue: _each(cst.Continue, lambda b, n: {}),
+    ast.Raise: _each(cst.Raise, lambda b, n: {"exc": b.optional(n.exc), "cause": None if n.cause is None else
+                                              _node(cst.From, item=b.expr(n.cause))}),
+    ast.Assert: _each(cst.Assert, lambda b, n: {"test": b.expr(n.test), "msg": b.optional(n.msg)}),
+    ast.Delete: _each(cst.Del, lambda b, n: {"target": b.expr(n.targets[0]) if len(n.targets) == 1 else
+                                             _node(cst.Tuple, elements=b.elements(n.targets), lpar=(), rpar=())}),
+    ast.Global: _each(cst.Global, lambda b, n: {"names": tuple(_node(cst.NameItem, name=_name(x)) for x in n.names)}),
+    ast.Nonlocal: _each(cst.Nonlocal, lambda b, n: {"names": tuple(_node(cst.NameItem, name=_name(x))
+                                                                   for x in n.names)}),
+    ast.Import: Builder.import_, ast.ImportFrom: Builder.import_,
+}
+_EXPRESSIONS = {
+    ast.Name: lambda b, n: _name(n.id),
+    ast.Constant: Builder.constant,
+    ast.Attribute: Builder.attribute,
+    ast.Call: Builder.call,
+    ast.Subscript: Builder.subscript,
+    ast.BinOp: _each(cst.BinaryOperation, lambda b, n: {"left": b.operand(n.left), "operator": _BINARY[type(n.op)],
+                                                        "right": b.operand(n.right)}),
+    ast.UnaryOp: _each(cst.UnaryOperation, lambda b, n: {"operator": _UNARY[type(n.op)],
+                                                         "expression": b.operand(n.operand)}),
+    ast.BoolOp: Builder.boolean,
+    ast.Compare: Builder.compare,
+    ast.IfExp: _each(cst.IfExp, lambda b, n: {"test": b.operand(n.test), "body": b.operand(n.body),
+                                              "orelse": b.operand(n.orelse)}),
+    ast.Tuple: _each(cst.Tuple, lambda b, n: {"elements": b.elements(n.elts)}),
+    ast.List: _each(cst.List, lambda b, n: {"elements": b.elements(n.elts)}),
+    ast.Set: _each(cst.Set, lambda b, n: {"elements": b.elements(n.elts)}),
+    ast.Dict: Builder.dict_,
+    ast.Starred: _each(cst.StarredElement, lambda b, n: {"value": b.expr(n.value)}),
+    ast.Lambda: _each(cst.Lambda, lambda b, n: {"params": b.parameters(n.args), "body": b.expr(n.body)}),
+    ast.NamedExpr: _each(cst.NamedExpr, lambda b, n: {"target": b.expr(n.target), "value": b.expr(n.value)}),
+    ast.Await: _each(cst.Await, lambda b, n: {"expression": b.operand(n.value)}),
+    ast.Yield: _each(cst.Yield, lambda b, n: {"value": b.optional(n.value)}),
+    ast.YieldFrom: _each(cst.Yield, lambda b, n: {"value": _node(cst.From, item=b.expr(n.value))}),
+    ast.JoinedStr: Builder.formatted,
+    ast.ListComp: _each(cst.ListComp, lambda b, n: {"elt": b.expr(n.elt), "for_in": b.comprehension(n.generators)}),
+    ast.SetComp: _each(cst.SetComp, lambda b, n: {"elt": b.expr(n.elt), "for_in": b.comprehension(n.generators)}),
+    ast.GeneratorExp: _each(cst.GeneratorExp, lambda b, n: {"elt": b.expr(n.elt),
+                                                            "for_in": b.comprehension(n.generators)}),
+    ast.DictComp: _each(cst.DictComp, lambda b, n: {"key": b.expr(n.key), "value": b.expr(n.value),
+                                                    "for_in": b.comprehension(n.generators)}),
+}
+
+
+def build(source: str, tree: ast.Module) -> tuple[cst.Module, dict[int, tuple[int, int]]]:
+    """The module as libcst nodes, and where they start; raises Unsupported for syntax not rebuilt here."""
+    builder = Builder(source)
+    return _node(cst.Module, body=builder.statements(tree.body)), builder.positions
