@@ -27,6 +27,7 @@ from .walk import children, walk
 
 MAX_RERUNS = 64
 Builder = Callable[..., object]
+_OWN_SCOPES = (cst.Lambda, cst.FunctionDef, cst.ClassDef)  # their names are not this function's
 
 
 def assigned_names(body: cst.CSTNode) -> frozenset[str]:
@@ -225,19 +226,22 @@ class FunctionAnalysis(Sites, Results, Crossing):
 
     def visit(self, node: cst.CSTNode, state: State, code: str = ttd108_unsupported_use.CODE,
               how: str = "used where the rewrite cannot follow it") -> None:
-        if isinstance(node, cst.Name):
+        # type(), not isinstance(): libcst's classes are ABCs, whose isinstance is a Python-level call, and
+        # this runs on every node of every statement.
+        kind = type(node)
+        if kind is cst.Name:
             self.read(node, state, code, how)
-        elif isinstance(node, cst.Attribute):
+        elif kind is cst.Attribute:
             if not self.type_query(node, state):
                 self.visit(node.value, state, code, how)
-        elif isinstance(node, cst.Call):
+        elif kind is cst.Call:
             self.call(node, state)
-        elif isinstance(node, cst.Arg):
+        elif kind is cst.Arg:
             self.visit(node.value, state, code, how)
-        elif isinstance(node, cst.NamedExpr):
+        elif kind is cst.NamedExpr:
             self.visit(node.value, state)
             self.assign_target(node.target, state)
-        elif not isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+        elif kind not in _OWN_SCOPES:
             self.visit_children(node, state, code, how)
 
     def visit_children(self, node: cst.CSTNode, state: State, code: str = ttd108_unsupported_use.CODE,

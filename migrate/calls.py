@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+import functools
+
 import libcst as cst
 
 SIGNATURES = {
@@ -40,18 +43,26 @@ def tuple_elements(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
 
 
 def int_value(node: cst.BaseExpression) -> int | None:
-    if isinstance(node, cst.Integer):
+    kind = type(node)  # not isinstance (an ABC's, a Python call): asked of most expressions the analysis meets
+    if kind is cst.Integer:
         return int(node.value, 0)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+    if kind is cst.UnaryOperation and type(node.operator) is cst.Minus:
         inner = int_value(node.expression)
         return None if inner is None else -inner
     return None
 
 
 def string_value(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.SimpleString):
-        return node.evaluated_value if isinstance(node.evaluated_value, str) else None
+    if type(node) is cst.SimpleString:
+        value = _evaluated(node.value)
+        return value if isinstance(value, str) else None
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _evaluated(literal: str):
+    """libcst's `evaluated_value` (a `compile` per call), for the few literals kernels spell again and again."""
+    return ast.literal_eval(literal)
 
 
 def bool_value(node: cst.BaseExpression) -> bool | None:

@@ -16,9 +16,10 @@ LANGUAGE = "triton.language"
 
 
 def dotted_name(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
+    kind = type(node)  # not isinstance (an ABC's, a Python call): asked of every call's callee
+    if kind is cst.Name:
         return node.value
-    if isinstance(node, cst.Attribute):
+    if kind is cst.Attribute:
         head = dotted_name(node.value)
         return None if head is None else f"{head}.{node.attr.value}"
     return None
