@@ -228,10 +228,7 @@ def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], cont
 
 
 def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool) -> FileOutcome:
-    edits, diagnostics = Edits(), []
-    for analysis in analyses:
-        edits.collect(analysis)
-        diagnostics.extend(_diagnostics(analysis, unit.positions, unit.namer))
+    diagnostics = [d for analysis in analyses for d in _diagnostics(analysis, unit.positions, unit.namer)]
     for call in unit.scan.stray_calls:
         line, column = unit.positions.start(call)
         diagnostics.append(Diagnostic(line, column + 1, ttd108_unsupported_use.CODE,
@@ -239,6 +236,9 @@ def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool) -> File
     diagnostics.sort(key=lambda d: (d.line, d.column, d.code))
     if not rewrite:
         return FileOutcome(tuple(diagnostics), None)
+    edits = Edits()
+    for analysis in analyses:
+        edits.collect(analysis)
     new_module = unit.module.visit(Rewriter(edits))
     if unit.names.language_prefix() is None and uses_name(new_module, unit.language):
         new_module = add_import(new_module, "triton.language", unit.language)

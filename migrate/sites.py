@@ -346,37 +346,42 @@ class Sites:
         tile = ttd006_masked_pointers.Tile(self.language, creation.base, creation.shape, creation.strides,
                                            creation.block, offsets, self.checked_dims(bound, len(offsets)),
                                            [p["nonnegative"] for p in proven], self.policy.addresses == "corner")
-        ptrs, condition = self.masked_pointers(value, tile, call)
+        pointers = self.masked_pointers(value, tile, call)
         padding = self.literal_padding(bound)
 
         def build(updated: cst.Call):
             again = bind(updated, member)
             kept = [keyword(k, again[k].value) for k in HINTS if k in again]
+            ptrs, condition = pointers()
             if member == "load":
                 return ttd006_masked_pointers.load(tile, ptrs, condition, padding, kept)
             return ttd006_masked_pointers.store(tile, ptrs, condition, again["value"].value, kept)
 
         self.expr_edits[id(call)] = (value.creations, build)
 
-    def masked_pointers(self, value: BlockPtr, tile, call: cst.Call) -> tuple:
-        """(pointers, mask): temporaries assigned on the lines before the access where possible (a careful
-        human's `x_rows`, `x_cols`, `x_ptrs`, `x_mask`), inline expressions otherwise. A line holds the
-        temporaries of one access per block pointer; loop passes over the same access keep them."""
+    def masked_pointers(self, value: BlockPtr, tile, call: cst.Call) -> Callable[[], tuple]:
+        """A builder of (pointers, mask): temporaries assigned on the lines before the access where possible
+        (a careful human's `x_rows`, `x_cols`, `x_ptrs`, `x_mask`), inline expressions otherwise. A line holds
+        the temporaries of one access per block pointer; loop passes over the same access keep them. Which
+        it is is decided now; the expressions are built only for a rewrite (a check never asks)."""
         masked = ttd006_masked_pointers
-        coords = masked.coordinates(tile)
         slots = self.line_edits.setdefault(id(self.line), {}) if self.line is not None else None
         if slots is None or slots.get(value.stem, (id(call),))[0] != id(call):
-            return masked.pointers(tile, coords), masked.mask(tile, coords)
-        *axes, ptrs_name, mask_name = masked.temporary_names(value.stem, len(coords))
+            return lambda: masked.pointers_and_mask(tile, masked.coordinates(tile))
+        rank, has_mask = len(tile.block), bool(tile.checked)
+        *axes, ptrs_name, mask_name = masked.temporary_names(value.stem, rank)
         # Coordinates the corner form needs only for the mask; the other form, for every address too.
-        kept = [d for d in range(len(coords)) if d in tile.checked or not tile.corner]
-        named = [cst.Name(axes[d]) if d in kept else coords[d] for d in range(len(coords))]
-        ptrs, condition = masked.pointers(tile, named), masked.mask(tile, named)
-        names = [axes[d] for d in kept] + [ptrs_name] + ([mask_name] if condition is not None else [])
-        values = [coords[d] for d in kept] + [ptrs] + ([condition] if condition is not None else [])
-        slots[value.stem] = (id(call), value.creations,
-                             lambda: [ttd002_advance.assign(n, v) for n, v in zip(names, values)])
-        return cst.Name(ptrs_name), (cst.Name(mask_name) if condition is not None else None)
+        kept = [d for d in range(rank) if d in tile.checked or not tile.corner]
+        names = [axes[d] for d in kept] + [ptrs_name] + ([mask_name] if has_mask else [])
+
+        def assignments() -> list:
+            coords = masked.coordinates(tile)
+            named = [cst.Name(axes[d]) if d in kept else coords[d] for d in range(rank)]
+            values = [coords[d] for d in kept] + [v for v in masked.pointers_and_mask(tile, named) if v is not None]
+            return [ttd002_advance.assign(n, v) for n, v in zip(names, values)]
+
+        slots[value.stem] = (id(call), value.creations, assignments)
+        return lambda: (cst.Name(ptrs_name), cst.Name(mask_name) if has_mask else None)
 
     def untracked_access(self, call, member, bound, state) -> None:
         pointer = bound["pointer"].value

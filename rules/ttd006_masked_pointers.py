@@ -98,8 +98,9 @@ def _broadcast(coordinate: cst.BaseExpression, dim: int, rank: int) -> cst.BaseE
     return cst.Subscript(coordinate, index)
 
 
-def pointers(tile: Tile, coords: list) -> cst.BaseExpression:
-    return _from_corner(tile) if tile.corner else _from_coordinates(tile, coords)
+def pointers_and_mask(tile: Tile, coords: list) -> tuple[cst.BaseExpression, cst.BaseExpression | None]:
+    """The addresses, and the mask (None when no dimension is checked)."""
+    return _from_corner(tile) if tile.corner else _from_coordinates(tile, coords), mask(tile, coords)
 
 
 def _from_corner(tile: Tile) -> cst.BaseExpression:
@@ -160,6 +161,7 @@ def _paren_sum(node: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def mask(tile: Tile, coords: list) -> cst.BaseExpression | None:
+    """None exactly when no dimension is checked (sites.py names a mask temporary on that)."""
     rank = len(coords)
     terms = []
     for dim in sorted(tile.checked):
