@@ -71,12 +71,17 @@ _COMMENT = re.compile(r"#[^\r\n]*")
 _PARENTHESES = {"lpar": (_node(cst.LeftParen),), "rpar": (_node(cst.RightParen),)}
 # Operands of these kinds are printed in parentheses: the ast does not say where the source had them, and
 # code printed from this tree must still mean what the source means (values.canonical_code).
-_LOOSE = (cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation, cst.Comparison, cst.IfExp, cst.Lambda,
-          cst.NamedExpr, cst.Await, cst.Yield)
+_LOOSE = {cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation, cst.Comparison, cst.IfExp, cst.Lambda,
+          cst.NamedExpr, cst.Await, cst.Yield}
 
 
 def _name(value: str) -> cst.Name:
-    return _node(cst.Name, value=value)
+    """_node's work for the commonest node, unrolled."""
+    node = _new(cst.Name)
+    _set(node, "value", value)
+    _set(node, "lpar", ())
+    _set(node, "rpar", ())
+    return node
 
 
 def _dotted(name: str) -> cst.BaseExpression:
@@ -257,7 +262,7 @@ class Builder:
 
     def operand(self, node: ast.expr) -> cst.BaseExpression:
         built = self.expr(node)
-        if isinstance(built, _LOOSE):
+        if type(built) in _LOOSE:
             for name, value in _PARENTHESES.items():
                 _set(built, name, value)
         return built

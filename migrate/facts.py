@@ -182,18 +182,19 @@ class _Proof:
         self.facts = facts
 
     def check(self, expr: cst.CSTNode, seen: frozenset[str]) -> bool:
-        literal = int_value(expr) if isinstance(expr, cst.BaseExpression) else None
+        literal = int_value(expr)
         if literal is not None:
             return self.literal(literal)
-        if isinstance(expr, cst.Name):
+        kind = type(expr)  # not isinstance (an ABC's, a Python call): every term of every offset comes here
+        if kind is cst.Name:
             return self.name(expr.value) or self.facts.every_assignment(expr.value, self._source, seen)
-        if isinstance(expr, cst.BinaryOperation):
+        if kind is cst.BinaryOperation:
             return self.binary(expr, seen)
-        if isinstance(expr, cst.UnaryOperation):
+        if kind is cst.UnaryOperation:
             return self.unary(expr, seen)
-        if isinstance(expr, cst.IfExp):
+        if kind is cst.IfExp:
             return self.check(expr.body, seen) and self.check(expr.orelse, seen)
-        if isinstance(expr, cst.Call):
+        if kind is cst.Call:
             if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "to" and \
                     self.facts.names.member(expr.func) is None:
                 return self.check(expr.func.value, seen)  # x.to(tl.int32) keeps the value
