@@ -60,17 +60,24 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
 
 
 def walk(visitor: cst.CSTVisitor, node: cst.CSTNode) -> None:
-    key = (type(visitor), type(node))
-    methods = _METHODS.get(key)
-    if methods is None:
-        name = type(node).__name__
-        methods = _METHODS[key] = (_own(visitor, f"visit_{name}"), _own(visitor, f"leave_{name}"))
-    visit, leave = methods
-    if visit is None or visit(visitor, node) is not False:
-        for child in children(node):
-            walk(visitor, child)
-    if leave is not None:
-        leave(visitor, node)
+    # A stack, not recursion: this meets every node of every module a check reads. A pushed (leave, node)
+    # pair stands for the leave_ call due after the node's children.
+    stack: list = [node]
+    while stack:
+        node = stack.pop()
+        if type(node) is tuple:
+            node[0](visitor, node[1])
+            continue
+        key = (type(visitor), type(node))
+        methods = _METHODS.get(key)
+        if methods is None:
+            name = type(node).__name__
+            methods = _METHODS[key] = (_own(visitor, f"visit_{name}"), _own(visitor, f"leave_{name}"))
+        visit, leave = methods
+        if leave is not None:
+            stack.append((leave, node))
+        if visit is None or visit(visitor, node) is not False:
+            stack.extend(reversed(children(node)))
 
 
 def _own(visitor: cst.CSTVisitor, name: str):
