@@ -86,8 +86,18 @@ class _AstScan:
             elif type(node) is ast.arg:
                 parameters.append(node)
         names = TritonNames.of_ast(tree)
-        has_sites = any(_is_site(names.ast_member(c.func), {k.arg for k in c.keywords}) for c in calls)
-        return cls(calls, parameters, has_sites)
+        return cls(calls, parameters, any(_is_site_call(names, c) for c in calls))
+
+
+def _has_site(tree: ast.Module) -> bool:
+    """Whether the module has a block-pointer site call: it stops at the first, which in a kernel file
+    comes early (files without one, which only mention `advance(`, pay the whole walk)."""
+    names = TritonNames.of_ast(tree)
+    return any(type(node) is ast.Call and _is_site_call(names, node) for node in ast.walk(tree))
+
+
+def _is_site_call(names: TritonNames, call: ast.Call) -> bool:
+    return _is_site(names.ast_member(call.func), {k.arg for k in call.keywords})
 
 
 def migrate_source(source: str, verify: bool = True, policy: Policy | None = None,
@@ -153,7 +163,9 @@ def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool) 
     """The module parsed and scanned; None if `with_sites_only` and it has no block-pointer site. With
     `from_ast`, the tree is the stdlib ast's rebuilt (never printed, so only for reports)."""
     tree = _ast_parse(source)
-    if from_ast and tree is not None:  # a module without sites is dropped by the scan below
+    if from_ast and tree is not None:
+        if with_sites_only and not _has_site(tree):
+            return None
         module, known = ast_tree.build(source, tree)
         wrapper = syntax = None
     else:
