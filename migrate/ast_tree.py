@@ -149,8 +149,11 @@ class Builder:
         return (self._line(first)[node.col_offset:] + middle + self._line(last)[:node.end_col_offset]).decode()
 
     def starts_line(self, node: ast.stmt) -> bool:
-        """Nothing but indentation before it: libcst starts a new line (or an indented block) there."""
-        return not self._line(node.lineno)[:node.col_offset].strip()
+        """Nothing but indentation before it, on a line that does not continue the one before (`\\`):
+        libcst starts a new line (or an indented block) there."""
+        if self._line(node.lineno)[:node.col_offset].strip():
+            return False
+        return node.lineno == 1 or not self._line(node.lineno - 1).rstrip(b"\r\n").endswith(b"\\")
 
     # --- statements ----------------------------------------------------------------------------------------
 

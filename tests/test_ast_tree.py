@@ -26,6 +26,8 @@ from .m import (b as c, d)
 from x import *
 x = 1_000 + 0x1F - 2.5e3 * 3j ; y = -x ** ~x
 if a: b; c
+elif d: \\
+    c = 1
 elif d:
     pass
 else:
