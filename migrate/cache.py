@@ -10,6 +10,7 @@ Entries are written atomically, so parallel workers and concurrent runs never se
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import tempfile
@@ -25,12 +26,18 @@ _README = "Signature: 8a477f597d28d172789f06886806bc55\n# a cache directory of t
 
 @lru_cache(maxsize=1)
 def tool_digest() -> str:
-    """A digest of this package's own source: the results depend on nothing else of the tool."""
-    root = Path(__file__).resolve().parent
+    """A digest of this tool's own source: the results depend on nothing else of the tool."""
     digest = hashlib.blake2b(digest_size=16)
-    for path in sorted(root.rglob("*.py")):
-        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    for folder in source_folders():
+        for path in sorted(folder.rglob("*.py")):
+            digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
+
+
+def source_folders() -> list[Path]:
+    """The package's folder and its rules' (a wheel nests them; a checkout keeps `rules/` apart)."""
+    rules = importlib.util.find_spec(f"{__package__}.rules").submodule_search_locations  # found, not imported
+    return sorted({Path(__file__).resolve().parent, *(Path(p).resolve() for p in rules)})
 
 
 def key(data: bytes, policy) -> str:

@@ -3,6 +3,9 @@ the file, the policy or the tool's own source misses; a damaged entry is analyse
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 from test_cli import KERNEL, REFUSED, invoke, put, tree  # noqa: F401 (tree is a fixture)
 
 from triton_migrate import cache, engine
@@ -46,3 +49,9 @@ def test_no_cache_writes_nothing(tree):
     put(tree, "k.py", KERNEL)
     invoke("--no-cache")
     assert entries(tree) == []
+
+
+def test_the_digest_covers_the_rules_wherever_they_live():
+    # An editable checkout keeps rules/ beside migrate/: an edited rule must not read old entries.
+    rules = Path(importlib.util.find_spec("triton_migrate.rules").origin).resolve().parent
+    assert any(rules == folder or folder in rules.parents for folder in cache.source_folders())
