@@ -358,7 +358,7 @@ class Builder:
                                    star=star))
 
     def attribute(self, node: ast.Attribute) -> cst.Attribute:
-        attr = self.at(node, _name(node.attr))
+        attr = _name(node.attr)
         self.positions[id(attr)] = (node.end_lineno, node.end_col_offset - len(node.attr.encode()))
         return _node(cst.Attribute, value=self.operand(node.value), attr=attr)
 
