@@ -37,7 +37,8 @@ def tool_digest() -> str:
 def source_folders() -> list[Path]:
     """The package's folder and its rules' (a wheel nests them; a checkout keeps `rules/` apart)."""
     rules = importlib.util.find_spec(f"{__package__}.rules").submodule_search_locations  # found, not imported
-    return sorted({Path(__file__).resolve().parent, *(Path(p).resolve() for p in rules)})
+    folders = {Path(__file__).resolve().parent, *(Path(p).resolve() for p in rules)}
+    return sorted(f for f in folders if not any(other in f.parents for other in folders))  # each file once
 
 
 def key(data: bytes, policy) -> str:
