@@ -10,6 +10,7 @@ import libcst as cst
 import pytest
 
 from triton_migrate import ast_tree, engine
+from triton_migrate.policy import Policy
 from triton_migrate.values import canonical_code
 from triton_migrate.walk import children
 
@@ -186,3 +187,11 @@ def test_parentheses_do_not_hide_a_base_offset(rewrite: bool) -> None:
 
     assert requirements("(x_ptr + off) + M") == requirements("x_ptr + off + M") == requirements("x_ptr + (off) + M")
     assert any(r.startswith("`off` ×") for r in requirements("(x_ptr + off) + M"))
+
+
+def test_strict_keeps_masked_pointers_for_an_unproven_offset_in_a_parenthesised_base() -> None:
+    # Every other part is provably aligned (a literal stride of 64 elements): the offset is the one
+    # requirement, and `--strict` accepts no run-time requirement, so the site keeps masked pointers (TTD112).
+    source = PARENTHESISED_BASE.replace("BASE", "(x_ptr + off)").replace("(stride, 1)", "(64, 1)")
+    (site,) = engine.migrate_source(source, policy=Policy(strict=True)).diagnostics
+    assert site.decision == "pointer" and "TTD112 `off` × itemsize" in site.message, site
