@@ -36,12 +36,18 @@ def assigned_names(body: cst.CSTNode) -> frozenset[str]:
     return frozenset(collector.assignments)
 
 
+class CrossesFunctions(Exception):
+    """A block pointer crosses a call or a return: only the whole program can say what becomes of it."""
+
+
 class FunctionAnalysis(Sites, Results, Crossing):
     """Runs the dataflow over one function until what it has learnt stops changing."""
 
     def __init__(self, function: cst.FunctionDef, names: TritonNames, namer: Namer, language: str,
                  policy: Policy, shim: str, assignments: dict, context=None) -> None:
-        """`context` (program.py): the other functions, for block pointers that cross calls."""
+        """`context` (program.py): the other functions, for block pointers that cross calls. Without one
+        the function is analysed alone, and the first block pointer that crosses raises CrossesFunctions
+        (what the analysis would have found after that point is of no use: the program's rounds redo it)."""
         self.function = function
         self.context = context
         self.policy = policy
@@ -337,7 +343,9 @@ class FunctionAnalysis(Sites, Results, Crossing):
 
     def refuse(self, creations: frozenset[int], refusal: Refusal) -> None:
         for creation in creations:
-            self.knowledge.refused.setdefault(creation, refusal)
+            if creation not in self.knowledge.refused:
+                self.knowledge.refused[creation] = refusal
+                self.cross_check(refusal)
 
     def refuse_ambiguous(self, value: Opaque, node: cst.Name) -> None:
         self.refuse(value.creations, Refusal(ttd109_ambiguous_value.CODE, f"`{node.value}` may hold a block "
@@ -345,6 +353,11 @@ class FunctionAnalysis(Sites, Results, Crossing):
 
     def orphan(self, node: cst.CSTNode, message: str) -> None:
         self.orphans.append(Refusal(ttd201_crosses_function.CODE, message, node))
+        self.cross_check(self.orphans[-1])
+
+    def cross_check(self, refusal: Refusal) -> None:
+        if self.context is None and refusal.code == ttd201_crosses_function.CODE:
+            raise CrossesFunctions
 
     def creations_by_id(self, creation: int) -> Creation:
         return self.creations[creation]

@@ -18,10 +18,10 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from triton_migrate.rules import (ttd001_descriptor, ttd006_masked_pointers, ttd007_compat, ttd008_helper_parts,
-                                  ttd108_unsupported_use, ttd201_crosses_function)
+                                  ttd108_unsupported_use)
 
 from . import ast_tree
-from .analysis import FunctionAnalysis
+from .analysis import CrossesFunctions, FunctionAnalysis
 from .facts import AssignmentCollector
 from .naming import Namer
 from .outcome import Diagnostic, FileOutcome
@@ -197,11 +197,12 @@ def _migrate(sources: dict[str, str], policy: Policy, rewrite: bool = True,
     if policy.kernel_targets:  # a helper takes its tuned callers' form, and they may be anywhere
         program = Program(_with_every_module(units, sources, from_ast))
         inherited = program.inherited_forms(dict(policy.kernel_targets))
-    analyses = _analyse(units, policy, inherited)
-    if any(_crosses_functions(a) for _, a in analyses):
+    try:
+        analyses = _analyse(units, policy, inherited)
+    except CrossesFunctions:
         program = program or Program(_with_every_module(units, sources, from_ast))
-        analyses = program.settle(lambda context_for: _analyse(units, policy, inherited, context_for,
-                                                               program.functions_to_analyse()))
+        settled = {}
+        analyses = program.settle(lambda: _analyse(units, policy, inherited, program, settled))
     outcomes = {name: FileOutcome((), None) for name in sources}
     for unit in units:
         own = [a for u, a in analyses if u is unit]
@@ -217,25 +218,29 @@ def _with_every_module(units: list[_Unit], sources: dict[str, str], from_ast: bo
     return units
 
 
-def _crosses_functions(analysis: FunctionAnalysis) -> bool:
-    return any(r.code == ttd201_crosses_function.CODE for r in [*analysis.knowledge.refused.values(),
-                                                                  *analysis.orphans])
-
-
-def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], context_for=None,
-             helpers=frozenset()) -> list:
-    """(unit, analysis) for every function with a block-pointer site, and every helper that takes parts.
-    `inherited`: id(function) -> the kernel-targets form a helper takes from its callers."""
+def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], program: Program | None = None,
+             settled: dict | None = None) -> list:
+    """(unit, analysis) for every function with a block-pointer site, and, in a round of the `program`,
+    every helper that takes parts. `inherited`: id(function) -> the kernel-targets form a helper takes from
+    its callers. `settled` (filled in the first round): id(function) -> (unit, analysis) of the functions
+    no round changes, those that neither call a helper nor are called as one."""
+    helpers = program.functions_to_analyse() if program is not None else frozenset()
     analyses = []
     for unit in units:
         for function in unit.scan.all_functions:
-            if id(function) not in unit.scan.with_sites and id(function) not in helpers:
+            key = id(function)
+            if key not in unit.scan.with_sites and key not in helpers:
                 continue
-            context = context_for(unit, function) if context_for is not None else None
+            if settled is not None and key in settled:
+                analyses.append(settled[key])
+                continue
+            context = program.context_for(unit, function) if program is not None else None
             # `migrate tune` may have picked its form, or its callers'
-            own = policy.for_function(function.name.value, inherited.get(id(function)))
+            own = policy.for_function(function.name.value, inherited.get(key))
             analyses.append((unit, FunctionAnalysis(function, unit.names, unit.namer, unit.language, own, unit.shim,
-                                                    unit.scan.function_assignments[id(function)], context)))
+                                                    unit.scan.function_assignments[key], context)))
+            if settled is not None and key not in program.linked:
+                settled[key] = analyses[-1]
     return analyses
 
 

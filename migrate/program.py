@@ -130,6 +130,8 @@ class Program:
                 if key is not None:
                     self.calls_of[key].append(call)
                     self.callers_of[key].update([id(function)] if function is not None else [])
+        # ids of the functions on either end of a call between jit functions
+        self.linked = set().union(*self.callers_of.values(), (id(self.helpers[k].node) for k in self.calls_of))
         self._block_escaping()
 
     # -- resolution ------------------------------------------------------------------------------
@@ -182,19 +184,23 @@ class Program:
     # -- rounds ----------------------------------------------------------------------------------
 
     def settle(self, analyse) -> list:
-        """Run `analyse(context_for)` (the engine's: every function of every unit that matters) until nothing
+        """Run `analyse()` (the engine's: every function of every unit that matters, each with its
+        `context_for`) until nothing
         changes; returns its last result. First the parameters are discovered link by link (a helper's own
         calls only pass block pointers once it takes parts, and what a caller makes of a returned block
         pointer only once the helper's return is known), then every call site is checked against them."""
         self.validating = False
         for _ in range(MAX_ROUNDS):
             self.sites = defaultdict(list)  # (key, param) -> [(call, facts or None, creations)]
-            result = analyse(self.context_for)
+            result = analyse()
             if self._update(result):
                 continue
             if self.validating:
                 return result
+            # Nothing changed, so another round would see exactly these call sites: check them now.
             self.validating = True
+            if not self._update(result):
+                return result
         raise RuntimeError("block pointers across calls did not settle")
 
     def context_for(self, unit, function: cst.FunctionDef) -> "Context":

@@ -1,0 +1,67 @@
+"""How often the program's rounds analyse each function (issue 7: on a Triton-heavy tree the rounds were a
+third of a check). A function that neither calls a helper nor is called as one is analysed once; the
+others once per round that can change them, and the analysis alone stops at the first block pointer that
+crosses a call. What the rounds find must not change: the migration of the same program is checked too."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from triton_migrate import engine
+from triton_migrate.engine import migrate_source
+from triton_migrate.rules import ttd008_helper_parts
+
+HEAD = """import triton
+import triton.language as tl
+"""
+HELPER = """
+
+@triton.jit
+def load_row(p):
+    return tl.load(p, boundary_check=(0,))
+"""
+KERNEL = """
+
+@triton.jit
+def kernel(x_ptr, N, BN: tl.constexpr):
+    x = tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (BN,), (0,))
+    y = {}
+"""
+ALONE = """
+
+@triton.jit
+def alone(z_ptr, N, BN: tl.constexpr):
+    z = tl.make_block_ptr(z_ptr, (N,), (1,), (0,), (BN,), (0,))
+    w = tl.load(z, boundary_check=(0,))
+"""
+
+
+@pytest.fixture
+def analysed(monkeypatch) -> Counter:
+    counts = Counter()
+
+    class Counting(engine.FunctionAnalysis):
+        def __init__(self, function, *args) -> None:
+            counts[function.name.value] += 1
+            super().__init__(function, *args)
+
+    monkeypatch.setattr(engine, "FunctionAnalysis", Counting)
+    return counts
+
+
+@pytest.mark.parametrize("rewrite", [False, True])
+def test_each_function_is_analysed_only_as_often_as_the_rounds_need(analysed, rewrite):
+    outcome = migrate_source(HEAD + HELPER + KERNEL.format("load_row(x)") + ALONE, verify=False, rewrite=rewrite)
+
+    assert {d.code for d in outcome.diagnostics if d.line == 12} == {ttd008_helper_parts.CODE}
+    assert all(d.fixed for d in outcome.diagnostics)
+    # load_row: alone (stopped at its parameter), then two rounds; kernel: two rounds; alone: once.
+    assert analysed == {"load_row": 3, "kernel": 2, "alone": 1}
+
+
+def test_a_program_without_crossings_is_analysed_once_per_function(analysed):
+    migrate_source(HEAD + KERNEL.format("tl.load(x, boundary_check=(0,))") + ALONE, verify=False)
+
+    assert analysed == {"kernel": 1, "alone": 1}
