@@ -28,47 +28,48 @@ class Unsupported(Exception):
     """Syntax that is not rebuilt here: parse with libcst."""
 
 
-class _Defaults(dict):
-    """Per libcst node type, its fields with defaults and their values (shared: nodes are immutable)."""
+class _Constructors(dict):
+    """Per libcst node type, a function that builds one from keyword arguments, the fields not given at
+    their defaults (shared: nodes are immutable), without libcst's validation, which a tree from a
+    successful parse cannot fail. Generated, as dataclasses generates `__init__`: this builds every node
+    of every file a check reads, and a loop over the fields cost a third more."""
 
-    def __missing__(self, kind: type) -> tuple:
-        found = self[kind] = tuple(
-            (f.name, f.default if f.default is not dataclasses.MISSING else f.default_factory())
-            for f in dataclasses.fields(kind)
-            if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING)
+    def __missing__(self, kind: type) -> Callable[..., cst.CSTNode]:
+        defaults, parameters = {}, []
+        for field in dataclasses.fields(kind):
+            if field.default is not dataclasses.MISSING:
+                defaults[field.name] = field.default
+            elif field.default_factory is not dataclasses.MISSING:
+                defaults[field.name] = field.default_factory()
+            parameters.append(f"{field.name}=_defaults[{field.name!r}]" if field.name in defaults else field.name)
+        lines = [f"def build({', '.join(['*'] + parameters if parameters else [])}):", "    node = _new(_kind)"]
+        lines += [f"    _set(node, {field.name!r}, {field.name})" for field in dataclasses.fields(kind)]
+        namespace = {"_new": _new, "_set": _set, "_kind": kind, "_defaults": defaults}
+        exec("\n".join(lines + ["    return node"]), namespace)
+        found = self[kind] = namespace["build"]
         return found
 
 
-_DEFAULTS = _Defaults()
-
-
-def _node(kind: type, **values) -> cst.CSTNode:
-    """A node without libcst's validation, which a tree from a successful parse cannot fail."""
-    node = _new(kind)
-    for name, value in _DEFAULTS[kind]:
-        _set(node, name, value)
-    for name, value in values.items():
-        _set(node, name, value)
-    return node
+_make = _Constructors()
 
 
 def _operators(pairs: dict) -> dict:
-    return {getattr(ast, a): _node(getattr(cst, c)) for a, c in pairs.items()}
+    return {getattr(ast, a): _make[getattr(cst, c)]() for a, c in pairs.items()}
 
 
 _BINARY = _operators({"Add": "Add", "Sub": "Subtract", "Mult": "Multiply", "Div": "Divide", "FloorDiv": "FloorDivide",
                       "Mod": "Modulo", "Pow": "Power", "LShift": "LeftShift", "RShift": "RightShift",
                       "BitOr": "BitOr", "BitXor": "BitXor", "BitAnd": "BitAnd", "MatMult": "MatrixMultiply"})
-_AUGMENTED = {a: _node(getattr(cst, f"{type(c).__name__}Assign")) for a, c in _BINARY.items()}
+_AUGMENTED = {a: _make[getattr(cst, f"{type(c).__name__}Assign")]() for a, c in _BINARY.items()}
 _UNARY = _operators({"UAdd": "Plus", "USub": "Minus", "Not": "Not", "Invert": "BitInvert"})
 _BOOLEAN = _operators({"And": "And", "Or": "Or"})
 _COMPARISON = _operators({"Eq": "Equal", "NotEq": "NotEqual", "Lt": "LessThan", "LtE": "LessThanEqual",
                           "Gt": "GreaterThan", "GtE": "GreaterThanEqual", "Is": "Is", "IsNot": "IsNot", "In": "In",
                           "NotIn": "NotIn"})
-_ASYNC = _node(cst.Asynchronous)
+_ASYNC = _make[cst.Asynchronous]()
 _SELF_DOCUMENTING = re.compile(r"=\s*[!:}]")
 _COMMENT = re.compile(r"#[^\r\n]*")
-_PARENTHESES = {"lpar": (_node(cst.LeftParen),), "rpar": (_node(cst.RightParen),)}
+_PARENTHESES = {"lpar": (_make[cst.LeftParen](),), "rpar": (_make[cst.RightParen](),)}
 # Operands of these kinds are printed in parentheses: the ast does not say where the source had them, and
 # code printed from this tree must still mean what the source means (values.canonical_code).
 _LOOSE = {cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation, cst.Comparison, cst.IfExp, cst.Lambda,
@@ -76,7 +77,7 @@ _LOOSE = {cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation, cst.Com
 
 
 def _name(value: str) -> cst.Name:
-    """_node's work for the commonest node, unrolled."""
+    """_make's work for the commonest node, without the keyword arguments."""
     node = _new(cst.Name)
     _set(node, "value", value)
     _set(node, "lpar", ())
@@ -88,7 +89,7 @@ def _dotted(name: str) -> cst.BaseExpression:
     head, *rest = name.split(".")
     node = _name(head)
     for part in rest:
-        node = _node(cst.Attribute, value=node, attr=_name(part))
+        node = _make[cst.Attribute](value=node, attr=_name(part))
     return node
 
 
@@ -168,7 +169,7 @@ class Builder:
             if line and self.starts_line(statement):
                 line = []
             if not line:
-                found.append(_node(cst.SimpleStatementLine, body=line))
+                found.append(_make[cst.SimpleStatementLine](body=line))
                 self.positions[id(found[-1])] = (statement.lineno, statement.col_offset)
             line.append(self.small(statement))
         for item in found:  # each line's statements were gathered in a list; libcst keeps tuples
@@ -178,8 +179,8 @@ class Builder:
 
     def block(self, body: list[ast.stmt]) -> cst.BaseSuite:
         if self.starts_line(body[0]):
-            return _node(cst.IndentedBlock, body=tuple(self.statements(body)))
-        return _node(cst.SimpleStatementSuite, body=tuple(self.small(s) for s in body))
+            return _make[cst.IndentedBlock](body=tuple(self.statements(body)))
+        return _make[cst.SimpleStatementSuite](body=tuple(self.small(s) for s in body))
 
     def small(self, statement: ast.stmt) -> cst.BaseSmallStatement:
         handler = _SMALL.get(type(statement))
@@ -192,20 +193,20 @@ class Builder:
         return node
 
     def orelse(self, body: list[ast.stmt]):
-        return _node(cst.Else, body=self.block(body)) if body else None
+        return _make[cst.Else](body=self.block(body)) if body else None
 
     def function(self, node) -> cst.FunctionDef:
-        return _node(cst.FunctionDef, name=_name(node.name), params=self.parameters(node.args),
-                     body=self.block(node.body), decorators=tuple(_node(cst.Decorator, decorator=self.expr(d))
+        return _make[cst.FunctionDef](name=_name(node.name), params=self.parameters(node.args),
+                     body=self.block(node.body), decorators=tuple(_make[cst.Decorator](decorator=self.expr(d))
                                                                  for d in node.decorator_list),
                      returns=self.annotation(node.returns),
                      asynchronous=_ASYNC if isinstance(node, ast.AsyncFunctionDef) else None)
 
     def class_(self, node: ast.ClassDef) -> cst.ClassDef:
-        return _node(cst.ClassDef, name=_name(node.name), body=self.block(node.body),
+        return _make[cst.ClassDef](name=_name(node.name), body=self.block(node.body),
                      bases=tuple(self.argument(b) for b in node.bases),
                      keywords=tuple(self.keyword(k) for k in node.keywords),
-                     decorators=tuple(_node(cst.Decorator, decorator=self.expr(d)) for d in node.decorator_list))
+                     decorators=tuple(_make[cst.Decorator](decorator=self.expr(d)) for d in node.decorator_list))
 
     def if_(self, node: ast.If) -> cst.If:
         orelse = node.orelse
@@ -214,44 +215,44 @@ class Builder:
             tail = self.at(orelse[0], self.if_(orelse[0]))
         else:
             tail = self.orelse(orelse)
-        return _node(cst.If, test=self.expr(node.test), body=self.block(node.body), orelse=tail)
+        return _make[cst.If](test=self.expr(node.test), body=self.block(node.body), orelse=tail)
 
     def for_(self, node) -> cst.For:
-        return _node(cst.For, target=self.expr(node.target), iter=self.expr(node.iter), body=self.block(node.body),
+        return _make[cst.For](target=self.expr(node.target), iter=self.expr(node.iter), body=self.block(node.body),
                      orelse=self.orelse(node.orelse), asynchronous=_ASYNC if isinstance(node, ast.AsyncFor) else None)
 
     def while_(self, node: ast.While) -> cst.While:
-        return _node(cst.While, test=self.expr(node.test), body=self.block(node.body), orelse=self.orelse(node.orelse))
+        return _make[cst.While](test=self.expr(node.test), body=self.block(node.body), orelse=self.orelse(node.orelse))
 
     def with_(self, node) -> cst.With:
-        items = tuple(_node(cst.WithItem, item=self.expr(i.context_expr),
+        items = tuple(_make[cst.WithItem](item=self.expr(i.context_expr),
                             asname=None if i.optional_vars is None else
-                            _node(cst.AsName, name=self.expr(i.optional_vars))) for i in node.items)
-        return _node(cst.With, items=items, body=self.block(node.body),
+                            _make[cst.AsName](name=self.expr(i.optional_vars))) for i in node.items)
+        return _make[cst.With](items=items, body=self.block(node.body),
                      asynchronous=_ASYNC if isinstance(node, ast.AsyncWith) else None)
 
     def try_(self, node: ast.Try) -> cst.Try:
-        handlers = tuple(self.at(h, _node(cst.ExceptHandler, body=self.block(h.body), type=self.optional(h.type),
+        handlers = tuple(self.at(h, _make[cst.ExceptHandler](body=self.block(h.body), type=self.optional(h.type),
                                           name=None if h.name is None else
-                                          _node(cst.AsName, name=_name(h.name))))
+                                          _make[cst.AsName](name=_name(h.name))))
                          for h in node.handlers)
-        return _node(cst.Try, body=self.block(node.body), handlers=handlers, orelse=self.orelse(node.orelse),
-                     finalbody=_node(cst.Finally, body=self.block(node.finalbody)) if node.finalbody else None)
+        return _make[cst.Try](body=self.block(node.body), handlers=handlers, orelse=self.orelse(node.orelse),
+                     finalbody=_make[cst.Finally](body=self.block(node.finalbody)) if node.finalbody else None)
 
     def assign(self, node: ast.Assign) -> cst.Assign:
-        return _node(cst.Assign, targets=tuple(_node(cst.AssignTarget, target=self.expr(t)) for t in node.targets),
+        return _make[cst.Assign](targets=tuple(_make[cst.AssignTarget](target=self.expr(t)) for t in node.targets),
                      value=self.expr(node.value))
 
     def import_(self, node) -> cst.CSTNode:
-        names = tuple(_node(cst.ImportAlias, name=_dotted(a.name),
-                            asname=None if a.asname is None else _node(cst.AsName, name=_name(a.asname)))
+        names = tuple(_make[cst.ImportAlias](name=_dotted(a.name),
+                            asname=None if a.asname is None else _make[cst.AsName](name=_name(a.asname)))
                       for a in node.names)
         if isinstance(node, ast.Import):
-            return _node(cst.Import, names=names)
+            return _make[cst.Import](names=names)
         star = len(node.names) == 1 and node.names[0].name == "*"
-        return _node(cst.ImportFrom, module=None if node.module is None else _dotted(node.module),
-                     names=_node(cst.ImportStar) if star else names,
-                     relative=tuple(_node(cst.Dot) for _ in range(node.level)))
+        return _make[cst.ImportFrom](module=None if node.module is None else _dotted(node.module),
+                     names=_make[cst.ImportStar]() if star else names,
+                     relative=tuple(_make[cst.Dot]() for _ in range(node.level)))
 
     # --- expressions ---------------------------------------------------------------------------------------
 
@@ -274,19 +275,19 @@ class Builder:
         return None if node is None else self.expr(node)
 
     def annotation(self, node: ast.expr | None):
-        return None if node is None else _node(cst.Annotation, annotation=self.expr(node))
+        return None if node is None else _make[cst.Annotation](annotation=self.expr(node))
 
     def constant(self, node: ast.Constant) -> cst.BaseExpression:
         value = node.value
         if value is None or value is True or value is False:
             return _name(str(value))
         if value is ...:
-            return _node(cst.Ellipsis)
+            return _make[cst.Ellipsis]()
         text = self.text(node)
         if isinstance(value, (str, bytes)):
             return self.strings(_string_tokens(text))
         kind = cst.Integer if isinstance(value, int) else cst.Float if isinstance(value, float) else cst.Imaginary
-        return _node(kind, value=text)
+        return _make[kind](value=text)
 
     def formatted(self, node: ast.JoinedStr) -> cst.BaseString:
         text = self.text(node)
@@ -294,49 +295,49 @@ class Builder:
             raise Unsupported("a self-documenting f-string")
         tokens = _string_tokens(text)
         if len(tokens) == 1:
-            return _node(cst.FormattedString, parts=self.formatted_parts(node.values))
+            return _make[cst.FormattedString](parts=self.formatted_parts(node.values))
         return self.strings(tokens)
 
     def strings(self, tokens: list[str]) -> cst.BaseString:
         """libcst's tree of string literals: one, or a right-nested concatenation of them."""
         *heads, built = [self.string(t) for t in tokens]
         for head in reversed(heads):
-            built = _node(cst.ConcatenatedString, left=head, right=built)
+            built = _make[cst.ConcatenatedString](left=head, right=built)
         return built
 
     def string(self, token: str) -> cst.BaseString:
         if "f" not in token[:token.index(token[-1])].lower():
-            return _node(cst.SimpleString, value=token)
+            return _make[cst.SimpleString](value=token)
         # One f-string of a concatenation, which the ast merged: parsed alone (its names' places are lost).
         alone = Builder(token).formatted_parts(ast.parse(token, mode="eval").body.values)
-        return _node(cst.FormattedString, parts=alone)
+        return _make[cst.FormattedString](parts=alone)
 
     def formatted_parts(self, values: list[ast.expr]) -> tuple:
         parts = []
         for value in values:
             if type(value) is ast.Constant:
-                parts.append(_node(cst.FormattedStringText, value=str(value.value)))
+                parts.append(_make[cst.FormattedStringText](value=str(value.value)))
                 continue
             spec = None if value.format_spec is None else self.formatted_parts(value.format_spec.values)
-            parts.append(_node(cst.FormattedStringExpression, expression=self.expr(value.value),
+            parts.append(_make[cst.FormattedStringExpression](expression=self.expr(value.value),
                                conversion=None if value.conversion < 0 else chr(value.conversion),
                                format_spec=spec))
         return tuple(parts)
 
     def call(self, node: ast.Call) -> cst.Call:
         arguments = sorted([*node.args, *node.keywords], key=lambda a: (a.lineno, a.col_offset))
-        return _node(cst.Call, func=self.operand(node.func),
+        return _make[cst.Call](func=self.operand(node.func),
                      args=tuple(self.keyword(a) if type(a) is ast.keyword else self.argument(a) for a in arguments))
 
     def argument(self, node: ast.expr) -> cst.Arg:
         if type(node) is ast.Starred:
-            return self.at(node, _node(cst.Arg, value=self.expr(node.value), star="*"))
-        return self.at(node, _node(cst.Arg, value=self.expr(node)))
+            return self.at(node, _make[cst.Arg](value=self.expr(node.value), star="*"))
+        return self.at(node, _make[cst.Arg](value=self.expr(node)))
 
     def keyword(self, node: ast.keyword) -> cst.Arg:
         if node.arg is None:
-            return self.at(node, _node(cst.Arg, value=self.expr(node.value), star="**"))
-        return self.at(node, _node(cst.Arg, value=self.expr(node.value), keyword=_name(node.arg)))
+            return self.at(node, _make[cst.Arg](value=self.expr(node.value), star="**"))
+        return self.at(node, _make[cst.Arg](value=self.expr(node.value), keyword=_name(node.arg)))
 
     def parameters(self, node: ast.arguments) -> cst.Parameters:
         positional = [*node.posonlyargs, *node.args]
@@ -346,67 +347,67 @@ class Builder:
         if node.vararg is not None:
             star_arg = self.parameter(node.vararg, None, "*")
         else:
-            star_arg = _node(cst.ParamStar) if node.kwonlyargs else cst.MaybeSentinel.DEFAULT
-        return _node(cst.Parameters, params=tuple(params), posonly_params=tuple(posonly),
-                     posonly_ind=_node(cst.ParamSlash) if posonly else cst.MaybeSentinel.DEFAULT, star_arg=star_arg,
+            star_arg = _make[cst.ParamStar]() if node.kwonlyargs else cst.MaybeSentinel.DEFAULT
+        return _make[cst.Parameters](params=tuple(params), posonly_params=tuple(posonly),
+                     posonly_ind=_make[cst.ParamSlash]() if posonly else cst.MaybeSentinel.DEFAULT, star_arg=star_arg,
                      kwonly_params=tuple(self.parameter(a, d) for a, d in zip(node.kwonlyargs, node.kw_defaults)),
                      star_kwarg=None if node.kwarg is None else self.parameter(node.kwarg, None, "**"))
 
     def parameter(self, node: ast.arg, default: ast.expr | None, star: str = "") -> cst.Param:
-        return self.at(node, _node(cst.Param, name=self.at(node, _name(node.arg)),
+        return self.at(node, _make[cst.Param](name=self.at(node, _name(node.arg)),
                                    annotation=self.annotation(node.annotation), default=self.optional(default),
                                    star=star))
 
     def attribute(self, node: ast.Attribute) -> cst.Attribute:
         attr = _name(node.attr)
         self.positions[id(attr)] = (node.end_lineno, node.end_col_offset - len(node.attr.encode()))
-        return _node(cst.Attribute, value=self.operand(node.value), attr=attr)
+        return _make[cst.Attribute](value=self.operand(node.value), attr=attr)
 
     def subscript(self, node: ast.Subscript) -> cst.Subscript:
         index = node.slice
         items = index.elts if type(index) is ast.Tuple and not _parenthesized(self.text(index)) else [index]
-        return _node(cst.Subscript, value=self.operand(node.value),
-                     slice=tuple(_node(cst.SubscriptElement, slice=self.index(i)) for i in items))
+        return _make[cst.Subscript](value=self.operand(node.value),
+                     slice=tuple(_make[cst.SubscriptElement](slice=self.index(i)) for i in items))
 
     def index(self, node: ast.expr) -> cst.BaseSlice:
         if type(node) is ast.Slice:
-            return self.at(node, _node(cst.Slice, lower=self.optional(node.lower), upper=self.optional(node.upper),
+            return self.at(node, _make[cst.Slice](lower=self.optional(node.lower), upper=self.optional(node.upper),
                                        step=self.optional(node.step)))
-        return self.at(node, _node(cst.Index, value=self.expr(node)))
+        return self.at(node, _make[cst.Index](value=self.expr(node)))
 
     def elements(self, values: list[ast.expr]) -> tuple:
-        return tuple(self.at(v, _node(cst.StarredElement, value=self.expr(v.value))) if type(v) is ast.Starred
-                     else self.at(v, _node(cst.Element, value=self.expr(v))) for v in values)
+        return tuple(self.at(v, _make[cst.StarredElement](value=self.expr(v.value))) if type(v) is ast.Starred
+                     else self.at(v, _make[cst.Element](value=self.expr(v))) for v in values)
 
     def boolean(self, node: ast.BoolOp) -> cst.BooleanOperation:
         left, *rest = node.values
         built = self.operand(left)
         for right in rest:
-            built = _node(cst.BooleanOperation, left=built, operator=_BOOLEAN[type(node.op)],
+            built = _make[cst.BooleanOperation](left=built, operator=_BOOLEAN[type(node.op)],
                           right=self.operand(right))
         return built
 
     def compare(self, node: ast.Compare) -> cst.Comparison:
-        targets = tuple(_node(cst.ComparisonTarget, operator=_COMPARISON[type(o)], comparator=self.operand(c))
+        targets = tuple(_make[cst.ComparisonTarget](operator=_COMPARISON[type(o)], comparator=self.operand(c))
                         for o, c in zip(node.ops, node.comparators))
-        return _node(cst.Comparison, left=self.operand(node.left), comparisons=targets)
+        return _make[cst.Comparison](left=self.operand(node.left), comparisons=targets)
 
     def comprehension(self, generators: list[ast.comprehension]):
         inner = None
         for g in reversed(generators):
-            inner = _node(cst.CompFor, target=self.expr(g.target), iter=self.expr(g.iter), inner_for_in=inner,
-                          ifs=tuple(_node(cst.CompIf, test=self.expr(t)) for t in g.ifs),
+            inner = _make[cst.CompFor](target=self.expr(g.target), iter=self.expr(g.iter), inner_for_in=inner,
+                          ifs=tuple(_make[cst.CompIf](test=self.expr(t)) for t in g.ifs),
                           asynchronous=_ASYNC if g.is_async else None)
         return inner
 
     def dict_(self, node: ast.Dict) -> cst.Dict:
-        return _node(cst.Dict, elements=tuple(
-            _node(cst.StarredDictElement, value=self.expr(v)) if k is None else
-            _node(cst.DictElement, key=self.expr(k), value=self.expr(v)) for k, v in zip(node.keys, node.values)))
+        return _make[cst.Dict](elements=tuple(
+            _make[cst.StarredDictElement](value=self.expr(v)) if k is None else
+            _make[cst.DictElement](key=self.expr(k), value=self.expr(v)) for k, v in zip(node.keys, node.values)))
 
 
 def _each(kind: type, handler: Callable) -> Callable:
-    return lambda builder, node: _node(kind, **handler(builder, node))
+    return lambda builder, node: _make[kind](**handler(builder, node))
 
 
 _COMPOUND = {
@@ -426,12 +427,12 @@ _SMALL = {
     ast.Break: _each(cst.Break, lambda b, n: {}),
     ast.Continue: _each(cst.Continue, lambda b, n: {}),
     ast.Raise: _each(cst.Raise, lambda b, n: {"exc": b.optional(n.exc), "cause": None if n.cause is None else
-                                              _node(cst.From, item=b.expr(n.cause))}),
+                                              _make[cst.From](item=b.expr(n.cause))}),
     ast.Assert: _each(cst.Assert, lambda b, n: {"test": b.expr(n.test), "msg": b.optional(n.msg)}),
     ast.Delete: _each(cst.Del, lambda b, n: {"target": b.expr(n.targets[0]) if len(n.targets) == 1 else
-                                             _node(cst.Tuple, elements=b.elements(n.targets), lpar=(), rpar=())}),
-    ast.Global: _each(cst.Global, lambda b, n: {"names": tuple(_node(cst.NameItem, name=_name(x)) for x in n.names)}),
-    ast.Nonlocal: _each(cst.Nonlocal, lambda b, n: {"names": tuple(_node(cst.NameItem, name=_name(x))
+                                             _make[cst.Tuple](elements=b.elements(n.targets), lpar=(), rpar=())}),
+    ast.Global: _each(cst.Global, lambda b, n: {"names": tuple(_make[cst.NameItem](name=_name(x)) for x in n.names)}),
+    ast.Nonlocal: _each(cst.Nonlocal, lambda b, n: {"names": tuple(_make[cst.NameItem](name=_name(x))
                                                                    for x in n.names)}),
     ast.Import: Builder.import_, ast.ImportFrom: Builder.import_,
 }
@@ -458,7 +459,7 @@ _EXPRESSIONS = {
     ast.NamedExpr: _each(cst.NamedExpr, lambda b, n: {"target": b.expr(n.target), "value": b.expr(n.value)}),
     ast.Await: _each(cst.Await, lambda b, n: {"expression": b.operand(n.value)}),
     ast.Yield: _each(cst.Yield, lambda b, n: {"value": b.optional(n.value)}),
-    ast.YieldFrom: _each(cst.Yield, lambda b, n: {"value": _node(cst.From, item=b.expr(n.value))}),
+    ast.YieldFrom: _each(cst.Yield, lambda b, n: {"value": _make[cst.From](item=b.expr(n.value))}),
     ast.JoinedStr: Builder.formatted,
     ast.ListComp: _each(cst.ListComp, lambda b, n: {"elt": b.expr(n.elt), "for_in": b.comprehension(n.generators)}),
     ast.SetComp: _each(cst.SetComp, lambda b, n: {"elt": b.expr(n.elt), "for_in": b.comprehension(n.generators)}),
@@ -472,4 +473,4 @@ _EXPRESSIONS = {
 def build(source: str, tree: ast.Module) -> tuple[cst.Module, dict[int, tuple[int, int]]]:
     """The module as libcst nodes, and where they start; raises Unsupported for syntax not rebuilt here."""
     builder = Builder(source)
-    return _node(cst.Module, body=builder.statements(tree.body)), builder.positions
+    return _make[cst.Module](body=builder.statements(tree.body)), builder.positions
