@@ -1,5 +1,6 @@
 """The command line end to end, on the real engine: modes, exit codes, output, encodings, errors, stdin."""
 
+import gc
 import os
 import pathlib
 import re
@@ -125,6 +126,30 @@ def test_parallel_output_matches_serial(tree):
     serial, parallel = invoke("-j1", "--diff"), invoke("-j3", "--diff")
     assert serial.exit_code == parallel.exit_code == 1
     assert (serial.stdout, serial.stderr) == (parallel.stdout, parallel.stderr)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_cycle_collector_waits_for_the_end_of_each_file(tree, monkeypatch, enabled):
+    """Paused while a file is analysed (its trees made the collector's passes a tenth of a check) and
+    back as it was afterwards: a collector that someone embedding us turned off stays off."""
+    put(tree, "kernel.py", KERNEL)
+    during = []
+    migrate = engine.migrate_source
+
+    def spying(*args, **kwargs):
+        during.append(gc.isenabled())
+        return migrate(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "migrate_source", spying)
+    (gc.enable if enabled else gc.disable)()
+    try:
+        result = invoke("-j1")
+        after = gc.isenabled()
+    finally:
+        gc.enable()
+    assert "TTD001" in codes(result.stdout)
+    assert during == [False]
+    assert after is enabled
 
 
 # --- diff ------------------------------------------------------------------------------------------------------
