@@ -9,6 +9,7 @@ diagnostics come from the last, stable run.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Callable, Optional
 
 import libcst as cst
@@ -36,6 +37,12 @@ def assigned_names(body: cst.CSTNode) -> frozenset[str]:
     return frozenset(collector.assignments)
 
 
+@lru_cache(maxsize=None)
+def _expression(code: str) -> cst.BaseExpression:
+    """Parsed once per spelling (`tl`, `triton.language`), not per function: nodes are immutable."""
+    return cst.parse_expression(code)
+
+
 class CrossesFunctions(Exception):
     """A block pointer crosses a call or a return: only the whole program can say what becomes of it."""
 
@@ -53,7 +60,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.policy = policy
         self.names = names
         self.namer = namer
-        self.language = cst.parse_expression(language)
+        self.language = _expression(language)
         self.shim = cst.Name(shim)  # how migrated code names triton_migrate.compat (--target compat)
         self.facts = FunctionFacts(function, names, assignments)
         self.knowledge = Knowledge()
@@ -225,7 +232,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
 
     def invalidate(self, name: str, state: State) -> None:
         for other, value in state.items():
-            if isinstance(value, BlockPtr):
+            if type(value) is BlockPtr:  # not isinstance: this runs for every name of every assignment
                 state[other] = value.invalidate(name)
 
     # -- reads ---------------------------------------------------------------------------------

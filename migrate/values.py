@@ -73,6 +73,8 @@ class BlockPtr:
                 self.args_stale)
 
     def invalidate(self, name: str) -> "BlockPtr":
+        if name not in self.args_free and all(name not in d.free for d in self.dims):
+            return self  # most assignments: every statement of a kernel assigns something
         dims = tuple(replace(d, stale=True) if name in d.free else d for d in self.dims)
         args_stale = self.args_stale or name in self.args_free
         if dims == self.dims and args_stale == self.args_stale:
