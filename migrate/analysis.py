@@ -16,7 +16,7 @@ import libcst as cst
 from triton_migrate.rules import ttd108_unsupported_use, ttd109_ambiguous_value, ttd201_crosses_function
 
 from .crossing import Crossing
-from .facts import AssignmentCollector, FunctionFacts
+from .facts import FunctionFacts
 from .naming import Namer
 from .policy import Policy
 from .records import Creation, Knowledge, Loop, Refusal
@@ -24,17 +24,11 @@ from .results import Results
 from .sites import Sites
 from .triton_names import TritonNames
 from .values import OTHER, BlockPtr, Opaque, Placeholder, State, Value, creations_of, join_dims, state_key
-from .walk import children, walk
+from .walk import children
 
 MAX_RERUNS = 64
 Builder = Callable[..., object]
 _OWN_SCOPES = (cst.Lambda, cst.FunctionDef, cst.ClassDef)  # their names are not this function's
-
-
-def assigned_names(body: cst.CSTNode) -> frozenset[str]:
-    collector = AssignmentCollector()
-    walk(collector, body)
-    return frozenset(collector.assignments)
 
 
 @lru_cache(maxsize=None)
@@ -51,7 +45,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
     """Runs the dataflow over one function until what it has learnt stops changing."""
 
     def __init__(self, function: cst.FunctionDef, names: TritonNames, namer: Namer, language: str,
-                 policy: Policy, shim: str, assignments: dict, context=None) -> None:
+                 policy: Policy, shim: str, facts: FunctionFacts, context=None) -> None:
         """`context` (program.py): the other functions, for block pointers that cross calls. Without one
         the function is analysed alone, and the first block pointer that crosses raises CrossesFunctions
         (what the analysis would have found after that point is of no use: the program's rounds redo it)."""
@@ -62,9 +56,8 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.namer = namer
         self.language = _expression(language)
         self.shim = cst.Name(shim)  # how migrated code names triton_migrate.compat (--target compat)
-        self.facts = FunctionFacts(function, names, assignments)
+        self.facts = facts
         self.knowledge = Knowledge()
-        self.loop_assignments: dict[int, frozenset[str]] = {}  # loop id -> names it assigns (reruns reuse it)
         self.parameter_calls: dict[str, cst.Call] = {}  # a parameter's block pointer, re-created (crossing.py)
         for _ in range(MAX_RERUNS):
             self._run()
@@ -139,7 +132,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
         return self.join(taken, other)
 
     def loop(self, node, state: State) -> Optional[State]:
-        assigned = self.assigned_in_loop(node)
+        assigned = self.facts.assigned_in(node)
         if isinstance(node, cst.For):
             self.visit(node.iter, state)
         head = dict(state)
@@ -163,11 +156,6 @@ class FunctionAnalysis(Sites, Results, Crossing):
         if node.orelse is not None:
             done = self.block(node.orelse.body.body, done)
         return self.join_all([done] + frame.breaks)
-
-    def assigned_in_loop(self, node: cst.CSTNode) -> frozenset[str]:
-        if id(node) not in self.loop_assignments:
-            self.loop_assignments[id(node)] = assigned_names(node)
-        return self.loop_assignments[id(node)]
 
     def small_statement(self, node: cst.BaseSmallStatement, state: State) -> Optional[State]:
         if isinstance(node, cst.Assign) and self.helper_assign(node, state):

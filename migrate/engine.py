@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import warnings
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
@@ -22,7 +22,7 @@ from triton_migrate.rules import (ttd001_descriptor, ttd006_masked_pointers, ttd
 
 from . import ast_tree
 from .analysis import CrossesFunctions, FunctionAnalysis
-from .facts import AssignmentCollector
+from .facts import AssignmentCollector, FunctionFacts
 from .naming import Namer
 from .outcome import Diagnostic, FileOutcome
 from .policy import Policy
@@ -157,6 +157,12 @@ class _Unit:
     namer: Namer
     language: str
     shim: str
+    facts: dict[int, FunctionFacts] = field(default_factory=dict)  # id(function) -> its facts
+
+    def facts_of(self, function: cst.FunctionDef) -> FunctionFacts:
+        if id(function) not in self.facts:
+            self.facts[id(function)] = FunctionFacts(function, self.names, self.scan.function_assignments[id(function)])
+        return self.facts[id(function)]
 
 
 def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool) -> _Unit | None:
@@ -238,7 +244,7 @@ def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], prog
             # `migrate tune` may have picked its form, or its callers'
             own = policy.for_function(function.name.value, inherited.get(key))
             analyses.append((unit, FunctionAnalysis(function, unit.names, unit.namer, unit.language, own, unit.shim,
-                                                    unit.scan.function_assignments[key], context)))
+                                                    unit.facts_of(function), context)))
             if settled is not None and key not in program.linked:
                 settled[key] = analyses[-1]
     return analyses

@@ -78,12 +78,26 @@ def _unpacked(target: cst.BaseExpression, value: cst.BaseExpression):
 
 
 class FunctionFacts:
+    """What the code of one function says, whatever the analysis makes of it: one per function, shared by
+    its analyses (reruns, and the rounds of a program), which ask the same questions again and again."""
+
     def __init__(self, function: cst.FunctionDef, names: TritonNames,
                  assignments: dict[str, list[cst.CSTNode]]) -> None:
         """`assignments`: the function's, as an AssignmentCollector gathered them (the module scan does)."""
         self.assignments = assignments
         self.params = {p.name.value for p in function.params.params + function.params.kwonly_params}
         self.names = names
+        # id(node) -> (node, answer): holding the node keeps its id from being reused by a later one
+        self._free: dict[int, tuple] = {}
+        self._int64: dict[int, tuple] = {}
+        self._loop_assignments: dict[int, tuple] = {}
+
+    def free_names(self, expr: cst.CSTNode) -> frozenset[str]:
+        return _remembered(self._free, expr, free_names)
+
+    def assigned_in(self, loop: cst.CSTNode) -> frozenset[str]:
+        """The names a loop (its body, target and else) assigns."""
+        return _remembered(self._loop_assignments, loop, _assigned_names)
 
     def assigned(self, name: str) -> bool:
         return name in self.assignments
@@ -133,8 +147,10 @@ class FunctionFacts:
 
     # -- int64 taint -------------------------------------------------------------------------
 
-    def mentions_int64(self, expr: cst.CSTNode, seen: set[str] | None = None) -> bool:
-        seen = set() if seen is None else seen
+    def mentions_int64(self, expr: cst.CSTNode) -> bool:
+        return _remembered(self._int64, expr, lambda e: self._mentions_int64(e, set()))
+
+    def _mentions_int64(self, expr: cst.CSTNode, seen: set[str]) -> bool:
         finder = _NameFinder()
         walk(finder, expr)
         if "int64" in finder.attrs or "int64" in finder.names:
@@ -146,7 +162,7 @@ class FunctionFacts:
             return False
         seen.add(name)
         # A loop variable is int64 only if its range is: the loop's body says nothing about it.
-        return any(self.mentions_int64(source.iter if isinstance(source, cst.For) else source, seen)
+        return any(self._mentions_int64(source.iter if isinstance(source, cst.For) else source, seen)
                    for source in self.assignments[name])
 
 
@@ -172,6 +188,19 @@ def free_names(expr: cst.CSTNode) -> frozenset[str]:
     finder = _NameFinder()
     walk(finder, expr)
     return frozenset(finder.names)
+
+
+def _assigned_names(body: cst.CSTNode) -> frozenset[str]:
+    collector = AssignmentCollector()
+    walk(collector, body)
+    return frozenset(collector.assignments)
+
+
+def _remembered(memo: dict[int, tuple], node: cst.CSTNode, compute: Callable):
+    found = memo.get(id(node))
+    if found is None:
+        found = memo[id(node)] = (node, compute(node))
+    return found[1]
 
 
 class _Proof:

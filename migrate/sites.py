@@ -27,7 +27,6 @@ from triton_migrate.rules._syntax import keyword
 
 from . import planner
 from .calls import UnboundCall, bind, bool_value, int_value, string_value, tuple_elements
-from .facts import free_names
 from .records import Creation, Loop, Refusal
 from .values import OTHER, BlockPtr, Dim, Opaque, State, Value, canonical_code
 
@@ -56,7 +55,7 @@ class Sites:
         dims = tuple(self.define_dim(id(call), name, d, expr, self.proofs(creation, d, expr), state)
                      for d, expr in enumerate(creation.offsets))
         self.stmt_edits[id(node)] = (frozenset({id(call)}), lambda: self.creation_statements(node, creation))
-        args_free = frozenset().union(*map(free_names, [creation.base] + creation.shape + creation.strides))
+        args_free = frozenset().union(*map(self.facts.free_names, [creation.base] + creation.shape + creation.strides))
         return BlockPtr(frozenset({id(call)}), stem, dims, args_free=args_free)
 
     def describe(self, creation: Creation) -> Optional[Refusal]:
@@ -98,7 +97,7 @@ class Sites:
             var = self.namer.offset(name, dim)
             self.invalidate(var, state)
             return Dim(cst.Name(var), var, frozenset({var}), frozenset({definition}), **proofs)
-        return Dim(expr, canonical_code(expr), free_names(expr), frozenset({definition}), **proofs)
+        return Dim(expr, canonical_code(expr), self.facts.free_names(expr), frozenset({definition}), **proofs)
 
     def mark_descriptor_reuse(self, stem: str, name: str, state: State) -> None:
         for other, value in state.items():
