@@ -203,11 +203,11 @@ def _migrate(sources: dict[str, str], policy: Policy, rewrite: bool = True,
     if policy.kernel_targets:  # a helper takes its tuned callers' form, and they may be anywhere
         program = Program(_with_every_module(units, sources, from_ast))
         inherited = program.inherited_forms(dict(policy.kernel_targets))
-    try:
-        analyses = _analyse(units, policy, inherited)
-    except CrossesFunctions:
+    settled = {}
+    analyses = _analyse(units, policy, inherited, settled=settled)
+    if analyses is None:  # a block pointer crosses a call: the whole program decides
         program = program or Program(_with_every_module(units, sources, from_ast))
-        settled = {}
+        settled = {key: found for key, found in settled.items() if key not in program.linked}
         analyses = program.settle(lambda: _analyse(units, policy, inherited, program, settled))
     outcomes = {name: FileOutcome((), None) for name in sources}
     for unit in units:
@@ -225,13 +225,15 @@ def _with_every_module(units: list[_Unit], sources: dict[str, str], from_ast: bo
 
 
 def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], program: Program | None = None,
-             settled: dict | None = None) -> list:
+             settled: dict | None = None) -> list | None:
     """(unit, analysis) for every function with a block-pointer site, and, in a round of the `program`,
-    every helper that takes parts. `inherited`: id(function) -> the kernel-targets form a helper takes from
-    its callers. `settled` (filled in the first round): id(function) -> (unit, analysis) of the functions
-    no round changes, those that neither call a helper nor are called as one."""
+    every helper that takes parts. Without a program: None if a block pointer crosses a call, each
+    function's analysis stopping at its first crossing. `inherited`: id(function) -> the kernel-targets form
+    a helper takes from its callers. `settled`: id(function) -> (unit, analysis) known not to change; the
+    analyses here add theirs (without a program, all that are complete: the caller keeps those that
+    neither call a helper nor are called as one)."""
     helpers = program.functions_to_analyse() if program is not None else frozenset()
-    analyses = []
+    analyses, crosses = [], False
     for unit in units:
         for function in unit.scan.all_functions:
             key = id(function)
@@ -243,11 +245,15 @@ def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], prog
             context = program.context_for(unit, function) if program is not None else None
             # `migrate tune` may have picked its form, or its callers'
             own = policy.for_function(function.name.value, inherited.get(key))
-            analyses.append((unit, FunctionAnalysis(function, unit.names, unit.namer, unit.language, own, unit.shim,
-                                                    unit.facts_of(function), context)))
-            if settled is not None and key not in program.linked:
+            try:
+                analyses.append((unit, FunctionAnalysis(function, unit.names, unit.namer, unit.language, own,
+                                                        unit.shim, unit.facts_of(function), context)))
+            except CrossesFunctions:
+                crosses = True
+                continue
+            if settled is not None and (program is None or key not in program.linked):
                 settled[key] = analyses[-1]
-    return analyses
+    return None if crosses else analyses
 
 
 def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool) -> FileOutcome:
