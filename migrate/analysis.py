@@ -9,7 +9,6 @@ diagnostics come from the last, stable run.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Callable, Optional
 
 import libcst as cst
@@ -23,18 +22,12 @@ from .records import Creation, Knowledge, Loop, Refusal
 from .results import Results
 from .sites import Sites
 from .triton_names import TritonNames
-from .values import OTHER, BlockPtr, Opaque, Placeholder, State, Value, creations_of, join_dims, state_key
+from .values import OTHER, BlockPtr, Opaque, Placeholder, State, Value, creations_of, join_dims, parsed, state_key
 from .walk import children
 
 MAX_RERUNS = 64
 Builder = Callable[..., object]
 _OWN_SCOPES = (cst.Lambda, cst.FunctionDef, cst.ClassDef)  # their names are not this function's
-
-
-@lru_cache(maxsize=None)
-def _expression(code: str) -> cst.BaseExpression:
-    """Parsed once per spelling (`tl`, `triton.language`), not per function: nodes are immutable."""
-    return cst.parse_expression(code)
 
 
 class CrossesFunctions(Exception):
@@ -54,7 +47,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.policy = policy
         self.names = names
         self.namer = namer
-        self.language = _expression(language)
+        self.language = parsed(language)
         self.shim = cst.Name(shim)  # how migrated code names triton_migrate.compat (--target compat)
         self.facts = facts
         self.knowledge = Knowledge()

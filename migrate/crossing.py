@@ -21,7 +21,7 @@ from triton_migrate.rules import ttd008_helper_parts, ttd108_unsupported_use, tt
 
 from .calls import int_value, tuple_elements
 from .records import Refusal
-from .values import OTHER, BlockPtr, Dim, State, canonical_code, code_of
+from .values import OTHER, BlockPtr, Dim, State, canonical_code, code_of, parsed
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ class Crossing:
     def recreation(self, name: str, interface: SiteFacts) -> cst.Call:
         """`tl.make_block_ptr(p_base, (p_shape0, ...), ...)`: the block pointer the parameter's parts describe."""
         parts = {kind: cst.Name(self.namer.part(name, *kind)) for kind in part_kinds(interface.rank)}
-        parts.update({kind: cst.parse_expression(text) for kind, text in interface.kept().items()})
+        parts.update({kind: parsed(text) for kind, text in interface.kept().items()})
         tuples = [cst.Tuple([cst.Element(parts[(kind, d)]) for d in range(interface.rank)])
                   for kind in ("shape", "stride", "start", "block")]
         order = cst.Tuple([cst.Element(cst.Integer(str(o))) for o in interface.order])

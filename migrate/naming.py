@@ -7,9 +7,14 @@ never share a stem, so the rewrite cannot capture or shadow anything.
 
 from __future__ import annotations
 
+import itertools
+
 SUFFIXES = ("_block_ptr", "_blockptr", "_bptr", "_bp", "_ptr")
 MAX_RANK = 5
 GENERATED_SUFFIXES = ("base", "desc", "desc_nan", "tile", "tile_nan", "idx", "rows", "cols", "ptrs", "mask")
+# What follows `<stem>_` in every name generated from a stem.
+_GENERATED = GENERATED_SUFFIXES + tuple(f"{kind}{d}" for kind in ("off", "i", "shape", "stride", "start", "block")
+                                        for d in range(MAX_RANK + 1))
 
 
 class Namer:
@@ -24,13 +29,11 @@ class Namer:
 
     def _fresh_stem(self, name: str) -> str:
         stripped = next((name[: -len(s)] for s in SUFFIXES if name.endswith(s) and len(name) > len(s)), name)
-        candidates = [stripped, name] + [f"{name}{k}" for k in range(2, 100)]
+        candidates = itertools.chain((stripped, name), (f"{name}{k}" for k in range(2, 100)))
         return next(c for c in candidates if self._free(c))
 
     def _free(self, stem: str) -> bool:
-        generated = {f"{stem}_{suffix}" for suffix in GENERATED_SUFFIXES} | \
-            {f"{stem}_{kind}{d}" for kind in ("off", "i", "shape", "stride", "start", "block") for d in range(MAX_RANK + 1)}
-        return stem not in self.stems.values() and not (generated & self.taken)
+        return stem not in self.stems.values() and not any(f"{stem}_{suffix}" in self.taken for suffix in _GENERATED)
 
     @staticmethod
     def descriptor(stem: str, padding: str, paddings: set[str], kind: str = "desc") -> str:

@@ -110,11 +110,13 @@ class Program:
         self.by_module = {unit.module_name: unit for unit in units}
         self.helpers: dict[Key, Helper] = {}
         self.indexes = {}
+        self.heads: dict[str, set[str]] = {}  # module -> the names a helper's name can start with there
         for unit in units:
             index = _Index()
             walk(index, unit.module)
             index.imports.update(_from_imports(unit))
             self.indexes[unit.module_name] = index
+            self.heads[unit.module_name] = self._heads(index)
             for qualname, node in index.functions.items():
                 key = Key(unit.module_name, qualname)
                 self.helpers[key] = Helper(key, node, unit)
@@ -136,7 +138,15 @@ class Program:
 
     # -- resolution ------------------------------------------------------------------------------
 
+    def _heads(self, index: _Index) -> set[str]:
+        """A jit function of the module, or an import from a module of the program."""
+        modules = {local for local, (module, attribute) in index.imports.items()
+                   if module in self.by_module or f"{module}.{attribute or ''}" in self.by_module}
+        return modules | {qualname.partition(".")[0] for qualname in index.functions}
+
     def resolve(self, unit, func: cst.BaseExpression) -> Optional[Key]:
+        if _head(func) not in self.heads[unit.module_name]:  # most calls: `tl.` members and local names
+            return None
         dotted = dotted_name(func)
         if dotted is None:
             return None
@@ -283,6 +293,13 @@ class Program:
     def block(self, key: Key, param: str, reason: str) -> None:
         self.blocked.setdefault((key, param), reason)
         self.interfaces.pop((key, param), None)
+
+
+def _head(expression: cst.BaseExpression) -> Optional[str]:
+    """`a` of `a.b.c`."""
+    while type(expression) is cst.Attribute:
+        expression = expression.value
+    return expression.value if type(expression) is cst.Name else None
 
 
 def _from_imports(unit) -> dict[str, tuple[str, Optional[str]]]:

@@ -18,6 +18,13 @@ import libcst as cst
 _generate = cst.Module([]).code_for_node
 
 
+@functools.lru_cache(maxsize=None)
+def parsed(code: str) -> cst.BaseExpression:
+    """An expression parsed once per spelling (`tl`, `1`, `BLOCK_K`): nodes are immutable, so one can
+    stand in any number of places."""
+    return cst.parse_expression(code)
+
+
 def code_of(node: cst.CSTNode) -> str:
     """The node's source text, the spelling a rewrite copies. A bare name or integer (most calls) is its
     own text: libcst's code generation costs some 50 times more."""
