@@ -87,13 +87,18 @@ class FunctionFacts:
         self.assignments = assignments
         self.params = {p.name.value for p in function.params.params + function.params.kwonly_params}
         self.names = names
-        # id(node) -> (node, answer): holding the node keeps its id from being reused by a later one
+        # id(node) -> (node, answer), per question: holding the node keeps its id from being reused
         self._free: dict[int, tuple] = {}
+        self._code: dict[int, tuple] = {}
         self._int64: dict[int, tuple] = {}
+        self._nonnegative: dict[int, tuple] = {}
         self._loop_assignments: dict[int, tuple] = {}
 
     def free_names(self, expr: cst.CSTNode) -> frozenset[str]:
         return _remembered(self._free, expr, free_names)
+
+    def canonical_code(self, expr: cst.CSTNode) -> str:
+        return _remembered(self._code, expr, canonical_code)
 
     def assigned_in(self, loop: cst.CSTNode) -> frozenset[str]:
         """The names a loop (its body, target and else) assigns."""
@@ -122,7 +127,7 @@ class FunctionFacts:
         return _Aligned(self, block).check(expr, frozenset())
 
     def is_nonnegative(self, expr: cst.BaseExpression) -> bool:
-        return _NonNegative(self).check(expr, frozenset())
+        return _remembered(self._nonnegative, expr, lambda e: _NonNegative(self).check(e, frozenset()))
 
     # -- tiles -------------------------------------------------------------------------------
 
@@ -148,9 +153,10 @@ class FunctionFacts:
     # -- int64 taint -------------------------------------------------------------------------
 
     def mentions_int64(self, expr: cst.CSTNode) -> bool:
-        return _remembered(self._int64, expr, lambda e: self._mentions_int64(e, set()))
+        return _remembered(self._int64, expr, self._mentions_int64)
 
-    def _mentions_int64(self, expr: cst.CSTNode, seen: set[str]) -> bool:
+    def _mentions_int64(self, expr: cst.CSTNode, seen: set[str] | None = None) -> bool:
+        seen = set() if seen is None else seen
         finder = _NameFinder()
         walk(finder, expr)
         if "int64" in finder.attrs or "int64" in finder.names:

@@ -97,7 +97,8 @@ class Sites:
             var = self.namer.offset(name, dim)
             self.invalidate(var, state)
             return Dim(cst.Name(var), var, frozenset({var}), frozenset({definition}), **proofs)
-        return Dim(expr, canonical_code(expr), self.facts.free_names(expr), frozenset({definition}), **proofs)
+        facts = self.facts
+        return Dim(expr, facts.canonical_code(expr), facts.free_names(expr), frozenset({definition}), **proofs)
 
     def mark_descriptor_reuse(self, stem: str, name: str, state: State) -> None:
         for other, value in state.items():
