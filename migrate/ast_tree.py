@@ -196,17 +196,17 @@ class Builder:
         return _make[cst.Else](body=self.block(body)) if body else None
 
     def function(self, node) -> cst.FunctionDef:
-        return _make[cst.FunctionDef](name=_name(node.name), params=self.parameters(node.args),
-                     body=self.block(node.body), decorators=tuple(_make[cst.Decorator](decorator=self.expr(d))
-                                                                 for d in node.decorator_list),
-                     returns=self.annotation(node.returns),
-                     asynchronous=_ASYNC if isinstance(node, ast.AsyncFunctionDef) else None)
+        return _make[cst.FunctionDef](
+            name=_name(node.name), params=self.parameters(node.args), body=self.block(node.body),
+            decorators=tuple(_make[cst.Decorator](decorator=self.expr(d)) for d in node.decorator_list),
+            returns=self.annotation(node.returns),
+            asynchronous=_ASYNC if isinstance(node, ast.AsyncFunctionDef) else None)
 
     def class_(self, node: ast.ClassDef) -> cst.ClassDef:
-        return _make[cst.ClassDef](name=_name(node.name), body=self.block(node.body),
-                     bases=tuple(self.argument(b) for b in node.bases),
-                     keywords=tuple(self.keyword(k) for k in node.keywords),
-                     decorators=tuple(_make[cst.Decorator](decorator=self.expr(d)) for d in node.decorator_list))
+        return _make[cst.ClassDef](
+            name=_name(node.name), body=self.block(node.body), bases=tuple(self.argument(b) for b in node.bases),
+            keywords=tuple(self.keyword(k) for k in node.keywords),
+            decorators=tuple(_make[cst.Decorator](decorator=self.expr(d)) for d in node.decorator_list))
 
     def if_(self, node: ast.If) -> cst.If:
         orelse = node.orelse
@@ -218,41 +218,43 @@ class Builder:
         return _make[cst.If](test=self.expr(node.test), body=self.block(node.body), orelse=tail)
 
     def for_(self, node) -> cst.For:
-        return _make[cst.For](target=self.expr(node.target), iter=self.expr(node.iter), body=self.block(node.body),
-                     orelse=self.orelse(node.orelse), asynchronous=_ASYNC if isinstance(node, ast.AsyncFor) else None)
+        return _make[cst.For](
+            target=self.expr(node.target), iter=self.expr(node.iter), body=self.block(node.body),
+            orelse=self.orelse(node.orelse), asynchronous=_ASYNC if isinstance(node, ast.AsyncFor) else None)
 
     def while_(self, node: ast.While) -> cst.While:
         return _make[cst.While](test=self.expr(node.test), body=self.block(node.body), orelse=self.orelse(node.orelse))
 
     def with_(self, node) -> cst.With:
-        items = tuple(_make[cst.WithItem](item=self.expr(i.context_expr),
-                            asname=None if i.optional_vars is None else
-                            _make[cst.AsName](name=self.expr(i.optional_vars))) for i in node.items)
+        items = tuple(_make[cst.WithItem](
+            item=self.expr(i.context_expr),
+            asname=None if i.optional_vars is None else _make[cst.AsName](name=self.expr(i.optional_vars)))
+            for i in node.items)
         return _make[cst.With](items=items, body=self.block(node.body),
-                     asynchronous=_ASYNC if isinstance(node, ast.AsyncWith) else None)
+                               asynchronous=_ASYNC if isinstance(node, ast.AsyncWith) else None)
 
     def try_(self, node: ast.Try) -> cst.Try:
-        handlers = tuple(self.at(h, _make[cst.ExceptHandler](body=self.block(h.body), type=self.optional(h.type),
-                                          name=None if h.name is None else
-                                          _make[cst.AsName](name=_name(h.name))))
-                         for h in node.handlers)
-        return _make[cst.Try](body=self.block(node.body), handlers=handlers, orelse=self.orelse(node.orelse),
-                     finalbody=_make[cst.Finally](body=self.block(node.finalbody)) if node.finalbody else None)
+        handlers = tuple(self.at(h, _make[cst.ExceptHandler](
+            body=self.block(h.body), type=self.optional(h.type),
+            name=None if h.name is None else _make[cst.AsName](name=_name(h.name)))) for h in node.handlers)
+        return _make[cst.Try](
+            body=self.block(node.body), handlers=handlers, orelse=self.orelse(node.orelse),
+            finalbody=_make[cst.Finally](body=self.block(node.finalbody)) if node.finalbody else None)
 
     def assign(self, node: ast.Assign) -> cst.Assign:
         return _make[cst.Assign](targets=tuple(_make[cst.AssignTarget](target=self.expr(t)) for t in node.targets),
-                     value=self.expr(node.value))
+                                 value=self.expr(node.value))
 
     def import_(self, node) -> cst.CSTNode:
-        names = tuple(_make[cst.ImportAlias](name=_dotted(a.name),
-                            asname=None if a.asname is None else _make[cst.AsName](name=_name(a.asname)))
-                      for a in node.names)
+        names = tuple(_make[cst.ImportAlias](
+            name=_dotted(a.name), asname=None if a.asname is None else _make[cst.AsName](name=_name(a.asname)))
+            for a in node.names)
         if isinstance(node, ast.Import):
             return _make[cst.Import](names=names)
         star = len(node.names) == 1 and node.names[0].name == "*"
         return _make[cst.ImportFrom](module=None if node.module is None else _dotted(node.module),
-                     names=_make[cst.ImportStar]() if star else names,
-                     relative=tuple(_make[cst.Dot]() for _ in range(node.level)))
+                                     names=_make[cst.ImportStar]() if star else names,
+                                     relative=tuple(_make[cst.Dot]() for _ in range(node.level)))
 
     # --- expressions ---------------------------------------------------------------------------------------
 
@@ -319,15 +321,16 @@ class Builder:
                 parts.append(_make[cst.FormattedStringText](value=str(value.value)))
                 continue
             spec = None if value.format_spec is None else self.formatted_parts(value.format_spec.values)
-            parts.append(_make[cst.FormattedStringExpression](expression=self.expr(value.value),
-                               conversion=None if value.conversion < 0 else chr(value.conversion),
-                               format_spec=spec))
+            parts.append(_make[cst.FormattedStringExpression](
+                expression=self.expr(value.value), conversion=None if value.conversion < 0 else chr(value.conversion),
+                format_spec=spec))
         return tuple(parts)
 
     def call(self, node: ast.Call) -> cst.Call:
         arguments = sorted([*node.args, *node.keywords], key=lambda a: (a.lineno, a.col_offset))
-        return _make[cst.Call](func=self.operand(node.func),
-                     args=tuple(self.keyword(a) if type(a) is ast.keyword else self.argument(a) for a in arguments))
+        return _make[cst.Call](
+            func=self.operand(node.func),
+            args=tuple(self.keyword(a) if type(a) is ast.keyword else self.argument(a) for a in arguments))
 
     def argument(self, node: ast.expr) -> cst.Arg:
         if type(node) is ast.Starred:
@@ -348,15 +351,16 @@ class Builder:
             star_arg = self.parameter(node.vararg, None, "*")
         else:
             star_arg = _make[cst.ParamStar]() if node.kwonlyargs else cst.MaybeSentinel.DEFAULT
-        return _make[cst.Parameters](params=tuple(params), posonly_params=tuple(posonly),
-                     posonly_ind=_make[cst.ParamSlash]() if posonly else cst.MaybeSentinel.DEFAULT, star_arg=star_arg,
-                     kwonly_params=tuple(self.parameter(a, d) for a, d in zip(node.kwonlyargs, node.kw_defaults)),
-                     star_kwarg=None if node.kwarg is None else self.parameter(node.kwarg, None, "**"))
+        return _make[cst.Parameters](
+            params=tuple(params), posonly_params=tuple(posonly),
+            posonly_ind=_make[cst.ParamSlash]() if posonly else cst.MaybeSentinel.DEFAULT, star_arg=star_arg,
+            kwonly_params=tuple(self.parameter(a, d) for a, d in zip(node.kwonlyargs, node.kw_defaults)),
+            star_kwarg=None if node.kwarg is None else self.parameter(node.kwarg, None, "**"))
 
     def parameter(self, node: ast.arg, default: ast.expr | None, star: str = "") -> cst.Param:
         return self.at(node, _make[cst.Param](name=self.at(node, _name(node.arg)),
-                                   annotation=self.annotation(node.annotation), default=self.optional(default),
-                                   star=star))
+                                              annotation=self.annotation(node.annotation),
+                                              default=self.optional(default), star=star))
 
     def attribute(self, node: ast.Attribute) -> cst.Attribute:
         attr = _name(node.attr)
@@ -367,12 +371,12 @@ class Builder:
         index = node.slice
         items = index.elts if type(index) is ast.Tuple and not _parenthesized(self.text(index)) else [index]
         return _make[cst.Subscript](value=self.operand(node.value),
-                     slice=tuple(_make[cst.SubscriptElement](slice=self.index(i)) for i in items))
+                                    slice=tuple(_make[cst.SubscriptElement](slice=self.index(i)) for i in items))
 
     def index(self, node: ast.expr) -> cst.BaseSlice:
         if type(node) is ast.Slice:
             return self.at(node, _make[cst.Slice](lower=self.optional(node.lower), upper=self.optional(node.upper),
-                                       step=self.optional(node.step)))
+                                                  step=self.optional(node.step)))
         return self.at(node, _make[cst.Index](value=self.expr(node)))
 
     def elements(self, values: list[ast.expr]) -> tuple:
@@ -384,7 +388,7 @@ class Builder:
         built = self.operand(left)
         for right in rest:
             built = _make[cst.BooleanOperation](left=built, operator=_BOOLEAN[type(node.op)],
-                          right=self.operand(right))
+                                                right=self.operand(right))
         return built
 
     def compare(self, node: ast.Compare) -> cst.Comparison:
@@ -396,8 +400,8 @@ class Builder:
         inner = None
         for g in reversed(generators):
             inner = _make[cst.CompFor](target=self.expr(g.target), iter=self.expr(g.iter), inner_for_in=inner,
-                          ifs=tuple(_make[cst.CompIf](test=self.expr(t)) for t in g.ifs),
-                          asynchronous=_ASYNC if g.is_async else None)
+                                       ifs=tuple(_make[cst.CompIf](test=self.expr(t)) for t in g.ifs),
+                                       asynchronous=_ASYNC if g.is_async else None)
         return inner
 
     def dict_(self, node: ast.Dict) -> cst.Dict:

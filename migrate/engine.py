@@ -204,11 +204,11 @@ def _migrate(sources: dict[str, str], policy: Policy, rewrite: bool = True,
         program = Program(_with_every_module(units, sources, from_ast))
         inherited = program.inherited_forms(dict(policy.kernel_targets))
     settled = {}
-    analyses = _analyse(units, policy, inherited, settled=settled)
+    analyses = _analyse(units, policy, inherited, settled)
     if analyses is None:  # a block pointer crosses a call: the whole program decides
         program = program or Program(_with_every_module(units, sources, from_ast))
         settled = {key: found for key, found in settled.items() if key not in program.linked}
-        analyses = program.settle(lambda: _analyse(units, policy, inherited, program, settled))
+        analyses = program.settle(lambda: _analyse(units, policy, inherited, settled, program))
     outcomes = {name: FileOutcome((), None) for name in sources}
     for unit in units:
         own = [a for u, a in analyses if u is unit]
@@ -224,8 +224,8 @@ def _with_every_module(units: list[_Unit], sources: dict[str, str], from_ast: bo
     return units
 
 
-def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], program: Program | None = None,
-             settled: dict | None = None) -> list | None:
+def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], settled: dict,
+             program: Program | None = None) -> list | None:
     """(unit, analysis) for every function with a block-pointer site, and, in a round of the `program`,
     every helper that takes parts. Without a program: None if a block pointer crosses a call, each
     function's analysis stopping at its first crossing. `inherited`: id(function) -> the kernel-targets form
@@ -239,7 +239,7 @@ def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], prog
             key = id(function)
             if key not in unit.scan.with_sites and key not in helpers:
                 continue
-            if settled is not None and key in settled:
+            if key in settled:
                 analyses.append(settled[key])
                 continue
             context = program.context_for(unit, function) if program is not None else None
@@ -251,7 +251,7 @@ def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], prog
             except CrossesFunctions:
                 crosses = True
                 continue
-            if settled is not None and (program is None or key not in program.linked):
+            if program is None or key not in program.linked:
                 settled[key] = analyses[-1]
     return None if crosses else analyses
 

@@ -139,7 +139,8 @@ class Program:
     # -- resolution ------------------------------------------------------------------------------
 
     def _heads(self, index: _Index) -> set[str]:
-        """A jit function of the module, or an import from a module of the program."""
+        """The local names a helper's name can start with: a jit function of the module, or an import from
+        a module of the program (or of one, `from pkg import mod`)."""
         modules = {local for local, (module, attribute) in index.imports.items()
                    if module in self.by_module or f"{module}.{attribute or ''}" in self.by_module}
         return modules | {qualname.partition(".")[0] for qualname in index.functions}
@@ -195,10 +196,10 @@ class Program:
 
     def settle(self, analyse) -> list:
         """Run `analyse()` (the engine's: every function of every unit that matters, each with its
-        `context_for`) until nothing
-        changes; returns its last result. First the parameters are discovered link by link (a helper's own
-        calls only pass block pointers once it takes parts, and what a caller makes of a returned block
-        pointer only once the helper's return is known), then every call site is checked against them."""
+        `context_for`) until nothing changes; returns its last result. First the parameters are discovered
+        link by link (a helper's own calls only pass block pointers once it takes parts, and what a caller
+        makes of a returned block pointer only once the helper's return is known), then every call site is
+        checked against them."""
         self.validating = False
         for _ in range(MAX_ROUNDS):
             self.sites = defaultdict(list)  # (key, param) -> [(call, facts or None, creations)]
