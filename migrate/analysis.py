@@ -12,8 +12,10 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 import libcst as cst
-from triton_migrate.rules import ttd108_unsupported_use, ttd109_ambiguous_value, ttd201_crosses_function
+from triton_migrate.rules import ttd009_launch_guard, ttd108_unsupported_use, ttd109_ambiguous_value, \
+    ttd201_crosses_function
 
+from . import guards
 from .crossing import Crossing
 from .facts import FunctionFacts
 from .naming import Namer
@@ -50,6 +52,11 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.language = parsed(language)
         self.shim = cst.Name(shim)  # how migrated code names triton_migrate.compat (--target compat)
         self.facts = facts
+        self.arguments = guards.Arguments(function)
+        # the launch guard's names (TTD009): the kernel's flag, the module's check, how the module names triton
+        self.guard_flag = namer.flag(ttd009_launch_guard.FLAG)
+        self.guard_check = namer.flag(ttd009_launch_guard.CHECK)
+        self.triton_module = names.triton_prefix() or "triton"
         self.knowledge = Knowledge()
         self.parameter_calls: dict[str, cst.Call] = {}  # a parameter's block pointer, re-created (crossing.py)
         for _ in range(MAX_RERUNS):

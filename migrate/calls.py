@@ -7,6 +7,8 @@ import functools
 
 import libcst as cst
 
+from .triton_names import dotted_name
+
 SIGNATURES = {
     "make_block_ptr": ("base", "shape", "strides", "offsets", "block_shape", "order"),
     "advance": ("base", "offsets"),
@@ -14,6 +16,22 @@ SIGNATURES = {
              "eviction_policy", "volatile"),
     "store": ("pointer", "value", "mask", "boundary_check", "cache_modifier", "eviction_policy"),
 }
+
+
+def is_jit(decorator: cst.Decorator) -> bool:
+    """`@triton.jit`, `@jit` or `@triton.jit(...)`."""
+    expression = decorator.decorator
+    name = dotted_name(expression.func if isinstance(expression, cst.Call) else expression) or ""
+    return name.split(".")[-1] == "jit"
+
+
+def is_kernel(function: cst.FunctionDef) -> bool:
+    """A `@triton.jit` function that can be launched: jit, and not `noinline=True` (a helper's mark)."""
+    jit = next((d.decorator for d in function.decorators if is_jit(d)), None)
+    if jit is None:
+        return False
+    return not isinstance(jit, cst.Call) or not any(
+        a.keyword is not None and a.keyword.value == "noinline" and bool_value(a.value) for a in jit.args)
 
 
 class UnboundCall(Exception):

@@ -18,7 +18,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from triton_migrate.rules import (ttd001_descriptor, ttd006_masked_pointers, ttd007_compat, ttd008_helper_parts,
-                                  ttd108_unsupported_use)
+                                  ttd009_launch_guard, ttd108_unsupported_use)
 
 from . import ast_tree
 from .analysis import CrossesFunctions, FunctionAnalysis
@@ -28,7 +28,8 @@ from .outcome import Diagnostic, FileOutcome
 from .policy import Policy
 from .positions import Positions
 from .program import Program
-from .rewrite import Edits, Rewriter, add_import, uses_name
+from .calls import is_kernel
+from .rewrite import Edits, Rewriter, add_definitions, add_import, uses_name
 from .triton_names import TritonNames
 from .walk import walk
 
@@ -161,7 +162,9 @@ class _Unit:
 
     def facts_of(self, function: cst.FunctionDef) -> FunctionFacts:
         if id(function) not in self.facts:
-            self.facts[id(function)] = FunctionFacts(function, self.names, self.scan.function_assignments[id(function)])
+            launched = is_kernel(function) and function.name.value not in self.scan.called
+            self.facts[id(function)] = FunctionFacts(function, self.names, self.scan.function_assignments[id(function)],
+                                                     launched)
         return self.facts[id(function)]
 
 
@@ -273,8 +276,21 @@ def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool) -> File
         new_module = add_import(new_module, "triton.language", unit.language)
     if policy.target == "compat" and uses_name(new_module, unit.shim):
         new_module = add_import(new_module, policy.compat_module, unit.shim)
+    new_module = _with_launch_check(new_module, unit)
     new_source = new_module.code
     return FileOutcome(tuple(diagnostics), new_source if new_source != unit.source else None)
+
+
+def _with_launch_check(module: cst.Module, unit: _Unit) -> cst.Module:
+    """The module-level check that the guards of TTD009 call, once per module, and `import triton` for it."""
+    check = unit.namer.flag(ttd009_launch_guard.CHECK)
+    if not uses_name(module, check):
+        return module
+    triton = unit.names.triton_prefix()
+    if triton is None:
+        triton = "triton"
+        module = add_import(module, "triton", "triton")
+    return add_definitions(module, ttd009_launch_guard.check_function(check, triton))
 
 
 def _diagnostics(analysis: FunctionAnalysis, positions: Positions, namer: Namer) -> list[Diagnostic]:
@@ -315,21 +331,38 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
         notes.append("`pointer` is this kernel's target (kernel-targets, as `migrate tune` measured)")
     if "parts" in forms and forms != {"parts"}:
         notes.append("passed to helpers as base, shape, strides, offsets and block shape")
+    guarded = analysis.is_guarded({creation_id})
+    if guarded:
+        notes.insert(0, f"checked at launch: {_launch_check(creation.check)}")
     suffix = f" ({'; '.join(notes)})" if notes else ""
     what = f"block-pointer parameter `{creation.target}` (its parts)" if creation.anchor is not None else \
         f"block pointer `{creation.target}`"
     requirements = (*analysis.class_notes(creation_id, analysis.knowledge.requirements), ALLOCATOR) \
-        if "descriptor" in forms else ()
+        if "descriptor" in forms and not guarded else ()
     if forms == {"parts"}:
         message, code = f"{what} → passed to helpers as its parts{suffix}", ttd008_helper_parts.CODE
     elif forms - {"parts"} == {"compat"}:
         message, code = f"{what} → compat tile `{stem}_tile`{suffix}", ttd007_compat.CODE
     elif forms - {"parts"} == {"pointer"}:
         message, code = f"{what} → masked pointers{suffix}", ttd006_masked_pointers.CODE
+    elif guarded:
+        message, code = (f"{what} → tensor descriptor `{stem}_desc` where the launch allows it, masked pointers "
+                         f"elsewhere{suffix}", ttd009_launch_guard.CODE)
     else:
         message, code = f"{what} → tensor descriptor `{stem}_desc`{suffix}", ttd001_descriptor.CODE
     decision = "+".join(sorted(forms, key=lambda f: (f != "descriptor", f == "parts")))
+    if guarded:  # the descriptor only where the launch check passes
+        decision = decision.replace("descriptor", "guarded")
     return Diagnostic(start[0], start[1] + 1, code, message, True, decision, requirements)
+
+
+def _launch_check(check) -> str:
+    """What the launch checks for a block pointer (TTD009), in words."""
+    facts = [f"`{check.tensor}` is 16-byte aligned", f"`{check.width}` elements hold 16 bytes or more"]
+    facts += [f"`{m}` elements are a multiple of 16 bytes" for m in check.multiples]
+    if check.unit_stride is not None:
+        facts.append(f"`{check.unit_stride}` is 1")
+    return ", ".join(facts).replace('args["', "").replace('args.get("', "").replace('"]', "")
 
 
 def _is_site(member: str | None, keywords: set) -> bool:
@@ -352,6 +385,7 @@ class _ModuleScan(AssignmentCollector):
         self.calls: list[cst.Call] = []  # in source order, for positions
         self.parameters: list[cst.Param] = []  # the same
         self.identifiers: set[str] = set()
+        self.called: set[str] = set()  # the names functions call (`helper(...)`, `module.helper(...)`)
         self._stack: list[tuple[cst.FunctionDef, dict]] = []
 
     @property
@@ -369,6 +403,8 @@ class _ModuleScan(AssignmentCollector):
 
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append(node)
+        if self._stack and type(node.func) in (cst.Name, cst.Attribute):
+            self.called.add(node.func.value if type(node.func) is cst.Name else node.func.attr.value)
         member = self.names.member(node.func)
         if not _is_site(member, {a.keyword.value for a in node.args if a.keyword is not None}):
             return

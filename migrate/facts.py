@@ -82,9 +82,11 @@ class FunctionFacts:
     its analyses (reruns, and the rounds of a program), which ask the same questions again and again."""
 
     def __init__(self, function: cst.FunctionDef, names: TritonNames,
-                 assignments: dict[str, list[cst.CSTNode]]) -> None:
-        """`assignments`: the function's, as an AssignmentCollector gathered them (the module scan does)."""
+                 assignments: dict[str, list[cst.CSTNode]], launched: bool = False) -> None:
+        """`assignments`: the function's, as an AssignmentCollector gathered them (the module scan does).
+        `launched`: what the module says of it: a `@triton.jit` kernel no function of the module calls."""
         self.assignments = assignments
+        self.launched = launched
         self.params = {p.name.value for p in function.params.params + function.params.kwonly_params}
         self.names = names
         # id(node) -> (node, answer), per question: holding the node keeps its id from being reused

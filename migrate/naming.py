@@ -40,6 +40,11 @@ class Namer:
         """The handle (`desc`, or a compat `tile`) for one padding of a block pointer."""
         return f"{stem}_{kind}_nan" if padding == "nan" and paddings != {"nan"} else f"{stem}_{kind}"
 
+    def flag(self, name: str) -> str:
+        """A module-level name the rewrite adds (the launch guard's flag and check), free in the module."""
+        return next(c for c in itertools.chain((name,), (f"{name}_{k}" for k in range(2, 100)))
+                    if c not in self.taken)
+
     def offset(self, name: str, dim: int) -> str:
         return f"{self.stem(name)}_off{dim}"
 

@@ -48,7 +48,8 @@ class Obstacle:
 
 
 def choose(obstacles: list[Obstacle], policy: Policy, member: str) -> Optional[str]:
-    """"descriptor", "pointer", "compat", or None (leave the access, and so its block pointer, untouched)."""
+    """"descriptor", "guarded" (a descriptor if the launch check passes, masked pointers otherwise: TTD009),
+    "pointer", "compat", or None (leave the access, and so its block pointer, untouched)."""
     if policy.target == "pointer":
         return "pointer"
     if policy.target == "compat":  # the shim keeps block-pointer semantics itself, up to rank 5; no volatile
@@ -56,8 +57,8 @@ def choose(obstacles: list[Obstacle], policy: Policy, member: str) -> Optional[s
         return None if any(o.code in unsupported for o in obstacles) else "compat"
     blocking = [o for o in obstacles if o.blocks(policy)]
     overrun = member == "store" and any(o.code == ttd111_store_row_width.CODE for o in obstacles)
-    if policy.target == "auto" and (blocking or overrun):
-        return "pointer"
+    if policy.target == "auto":
+        return "pointer" if blocking or overrun else "guarded"
     return None if blocking else "descriptor"
 
 
@@ -120,8 +121,15 @@ def alignment_requirements(base: cst.BaseExpression, strides: list, block: list,
     """What the caller must guarantee for a descriptor to be legal on NVIDIA sm_90+: each non-unit stride,
     and each term added to the base pointer, a multiple of 16 bytes (unless provably so)."""
     terms = [s for d, s in enumerate(strides) if d != unit] + _base_offsets(base)
-    return [f"`{canonical_code(term)}` × itemsize must be a multiple of 16 bytes" for term in terms
-            if not facts.is_aligned(term, block[unit])]
+    data = f"the data of `{canonical_code(_base_root(base))}` must be 16-byte aligned (a view may start mid-storage)"
+    return [data] + [f"`{canonical_code(term)}` × itemsize must be a multiple of 16 bytes" for term in terms
+                     if not facts.is_aligned(term, block[unit])]
+
+
+def _base_root(base: cst.BaseExpression) -> cst.BaseExpression:
+    while isinstance(base, cst.BinaryOperation) and isinstance(base.operator, (cst.Add, cst.Subtract)):
+        base = base.left
+    return base
 
 
 def _base_offsets(base: cst.BaseExpression) -> list:

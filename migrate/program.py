@@ -16,7 +16,7 @@ from typing import Optional
 
 import libcst as cst
 
-from .calls import UnboundCall, bind
+from .calls import UnboundCall, bind, is_jit
 from .crossing import SiteFacts, merge
 from .packages import absolute_module
 from .triton_names import dotted_name
@@ -36,12 +36,6 @@ class Helper:
     key: Key
     node: cst.FunctionDef
     unit: object  # the engine's unit of the module that defines it
-
-
-def _is_jit(decorator: cst.Decorator) -> bool:
-    expression = decorator.decorator
-    name = dotted_name(expression.func if isinstance(expression, cst.Call) else expression) or ""
-    return name.split(".")[-1] == "jit"
 
 
 class _Index(cst.CSTVisitor):
@@ -64,7 +58,7 @@ class _Index(cst.CSTVisitor):
         self._class.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if len(self._function) == 0 and len(self._class) <= 1 and any(_is_jit(d) for d in node.decorators):
+        if len(self._function) == 0 and len(self._class) <= 1 and any(is_jit(d) for d in node.decorators):
             self.functions[".".join(self._class + [node.name.value])] = node
         self._function.append(node)
 
@@ -353,3 +347,7 @@ class Context:
 
     def returns(self, key: Key) -> Optional[tuple]:
         return self.program.returns.get(key)
+
+    def is_called(self) -> bool:
+        """Whether another function of the program calls this one (then it is no kernel that is launched)."""
+        return self.helper is not None and bool(self.program.calls_of.get(self.helper))

@@ -29,6 +29,7 @@ class Creation:
     hints_dropped: bool = False
     order: Optional[list] = None  # the literal `order`, if it is one
     anchor: Optional[cst.CSTNode] = None  # where the report points, if not at the call (a helper's parameter)
+    check: object = None  # guards.Check, or why a descriptor cannot be checked at launch (TTD009)
 
     @property
     def permutation(self) -> list[int]:
@@ -56,6 +57,8 @@ class Knowledge:
     forms: dict = field(default_factory=dict)  # creation id -> {"descriptor", "pointer"} used by its accesses
     reasons: dict = field(default_factory=dict)  # creation id -> {code: message} for masked-pointer accesses
     requirements: dict = field(default_factory=dict)  # creation id -> run-time conditions of its descriptors
+    merged: dict = field(default_factory=dict)  # creation id -> {(kind, dim): its part}, for `p_base = ...`
+    guarded: set = field(default_factory=set)  # creation ids whose descriptors are chosen at launch (TTD009)
     # creation id -> when the analysis first met it. Ids are addresses, whose order is the allocator's:
     # "the first of these creations" must mean the first in the source, whichever parser built the tree.
     order: dict = field(default_factory=dict)

@@ -7,14 +7,16 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from triton_migrate.rules import ttd001_descriptor, ttd002_advance, ttd007_compat, ttd008_helper_parts
+from triton_migrate.rules import ttd001_descriptor, ttd002_advance, ttd007_compat, ttd008_helper_parts, \
+    ttd009_launch_guard
 
-from .calls import bind
+from .calls import bind, is_jit
 
 from .records import Creation, Refusal
 from .values import BlockPtr, canonical_code, code_of
 
 Builder = Callable[..., object]
+PART_ORDER = ("base", "shape", "stride")
 
 
 class Results:
@@ -66,6 +68,10 @@ class Results:
         recorded = set().union(*(self.knowledge.forms.get(m, set()) for c in creations for m in self.class_of(c)))
         return bool(recorded & {"descriptor", "compat"})
 
+    def is_guarded(self, creations) -> bool:
+        """Whether these block pointers' descriptors are chosen at launch (TTD009), masked pointers otherwise."""
+        return any(m in self.knowledge.guarded for c in creations for m in self.class_of(c))
+
     def class_notes(self, creation: int, notes: dict) -> dict:
         return {key: text for m in self.class_of(creation) for key, text in notes.get(m, {}).items()}
 
@@ -87,6 +93,8 @@ class Results:
                 shift = len(f"{target} = {code_of(func)}") - len(f"{creation.target} = "
                                                                  f"{code_of(creation.call.func)}")
                 call = ttd001_descriptor.descriptor_call(creation.call, func, creation.permutation, padding, shift)
+                if self.is_guarded({id(creation.call)}):
+                    call = ttd009_launch_guard.guarded(self.guard_flag, call, cst.Name("None"), grouped=False)
             statements.append(ttd002_advance.assign(target, call))
         return statements
 
@@ -104,6 +112,9 @@ class Results:
     def creation_statements(self, node, creation: Creation) -> list:
         in_place = self.uses_descriptors({id(creation.call)}) and not self.is_hoisted(creation)
         statements = self.descriptor_statements(creation) if in_place else []
+        for (kind, d), expr in sorted(self.knowledge.merged.get(id(creation.call), {}).items(),
+                                      key=lambda part: (PART_ORDER.index(part[0][0]), part[0][1])):
+            statements.append(ttd002_advance.assign(self.namer.part(creation.target, kind, d), expr))
         for d, expr in enumerate(creation.offsets):
             var = self.namer.offset(creation.target, d)
             if (id(creation.call), d) in self.knowledge.materialize and canonical_code(expr) != var:
@@ -111,10 +122,11 @@ class Results:
         return statements
 
     def function_edit(self) -> Optional[tuple[frozenset[int], Builder]]:
-        """A helper's block-pointer parameters become their parts, re-created on entry (crossing.py)."""
+        """A helper's block-pointer parameters become their parts, re-created on entry (crossing.py); a kernel
+        with guarded descriptors gets its flag and launch check (TTD009)."""
         params = [p for p in self.function.params.params if self.context and p.name.value in self.context.entry]
         if not params:
-            return None
+            return self.guard_edit()
         owners = frozenset(id(c.call) for c in self.creations.values() if c.anchor in params)
         replaced = {p.name.value: self.parameter_names(p) for p in params}
         edits = list(self.entry_edits)
@@ -126,6 +138,23 @@ class Results:
                                                                               self.language),
                                         body=updated.body.with_changes(body=body))
         return owners, build
+
+    def guard_edit(self) -> Optional[tuple[frozenset[int], Builder]]:
+        guarded = [c for c in self.creations.values() if self.is_guarded({id(c.call)})]
+        if not guarded:
+            return None
+
+        def build(updated: cst.FunctionDef) -> cst.FunctionDef:
+            kept = [c for c in guarded if not self.is_refused({id(c.call)})]
+            checks = list(dict.fromkeys(c.check for c in kept))
+            if not checks:
+                return updated
+            decorator = ttd009_launch_guard.decorator(self.triton_module, self.guard_flag, self.guard_check, checks)
+            jit = next(i for i, d in enumerate(updated.decorators) if is_jit(d))
+            params = ttd009_launch_guard.with_flag(updated.params, self.guard_flag, self.language)
+            return updated.with_changes(decorators=[*updated.decorators[:jit], decorator, *updated.decorators[jit:]],
+                                        params=params)
+        return frozenset(), build
 
     def placeholder_statements(self, statement: int) -> Optional[tuple[frozenset[int], Builder]]:
         creations = frozenset(self.knowledge.placeholder_links.get(statement, ()))

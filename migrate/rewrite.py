@@ -53,6 +53,20 @@ class _Expressions(cst.CSTTransformer):
     leave_Call = _apply
     leave_Attribute = _apply
 
+    def _whole_value(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        """A rewritten call that became a grouped conditional (TTD009) needs no parentheses as the whole value
+        of an assignment, an expression statement or a return."""
+        value = updated.value
+        if isinstance(value, cst.IfExp) and value.lpar and not isinstance(original.value, cst.IfExp):
+            return updated.with_changes(value=value.with_changes(lpar=[], rpar=[]))
+        return updated
+
+    leave_Assign = _whole_value
+    leave_AnnAssign = _whole_value
+    leave_AugAssign = _whole_value
+    leave_Expr = _whole_value
+    leave_Return = _whole_value
+
 
 class Rewriter(_Expressions):
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -157,9 +171,19 @@ def uses_name(module: cst.Module, name: str) -> bool:
     return visitor.found
 
 
+def add_definitions(module: cst.Module, definitions: list) -> cst.Module:
+    """Module-level definitions, placed before the module's first function or class."""
+    body = list(module.body)
+    first = next((i for i, s in enumerate(body) if isinstance(s, (cst.FunctionDef, cst.ClassDef))), len(body))
+    following = body[first:first + 1]
+    if following and not following[0].leading_lines:
+        following = [following[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])]
+    return module.with_changes(body=[*body[:first], *definitions, *following, *body[first + 1:]])
+
+
 def add_import(module: cst.Module, dotted: str, alias: str) -> cst.Module:
     """Add `import <dotted> as <alias>` after the module's last top-level import."""
-    statement = cst.parse_statement(f"import {dotted} as {alias}\n")
+    statement = cst.parse_statement(f"import {dotted}\n" if dotted == alias else f"import {dotted} as {alias}\n")
     body = list(module.body)
     imports = [i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
                and any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in s.body)]

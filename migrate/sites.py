@@ -15,17 +15,19 @@ from triton_migrate.rules import (
     ttd005_hoist,
     ttd006_masked_pointers,
     ttd007_compat,
+    ttd009_launch_guard,
     ttd101_unchecked_dimension,
     ttd105_rank,
     ttd106_int64_offsets,
     ttd108_unsupported_use,
     ttd109_ambiguous_value,
     ttd111_store_row_width,
+    ttd112_runtime_alignment,
 )
 
 from triton_migrate.rules._syntax import keyword
 
-from . import planner
+from . import guards, planner
 from .calls import UnboundCall, bind, bool_value, int_value, string_value, tuple_elements
 from .records import Creation, Loop, Refusal
 from .values import OTHER, BlockPtr, Dim, Opaque, State, Value, canonical_code
@@ -216,6 +218,11 @@ class Sites:
             if form is None:
                 first = next(o for o in obstacles if o.blocks(self.policy))
                 refusal = Refusal(first.code, first.message, call)
+            unguardable = self.unguardable(value) if form == "guarded" else None
+            if unguardable is not None:
+                form = "pointer"
+                obstacles.append(planner.Obstacle(ttd112_runtime_alignment.CODE, "a descriptor would need a launch "
+                                                  f"check, and none can be written: {unguardable}"))
         if refusal is not None:
             self.refuse(value.creations, refusal)
             return
@@ -226,8 +233,26 @@ class Sites:
                                                                                        bound))
         elif offsets is not None and form == "descriptor":
             self.descriptor_access(call, member, bound, value, offsets)
+        elif offsets is not None and form == "guarded":
+            self.guarded_access(call, member, bound, value, offsets, deltas)
         elif offsets is not None:
             self.pointer_access(call, member, bound, value, offsets, deltas)
+
+    def unguardable(self, value: BlockPtr) -> Optional[str]:
+        """Why a descriptor for this block pointer cannot be chosen at launch (TTD009), or None."""
+        if not self.facts.launched or (self.context is not None and self.context.is_called()):
+            return "this function is not launched from the host (it is called by other `@triton.jit` functions)"
+        problem = self.pointer_problem(value)
+        if problem is not None:
+            return problem
+        checks = [self.launch_check(self.creations_by_id(c)) for c in self.knowledge.in_order(value.creations)]
+        return next((check for check in checks if isinstance(check, str)), None)
+
+    def launch_check(self, creation: Creation):
+        if creation.check is None and creation.unit is not None:
+            creation.check = guards.launch_check(creation.base, creation.strides, creation.block, creation.unit,
+                                                 self.facts, self.arguments)
+        return creation.check or "no dimension has a unit stride"
 
     def unsupported_access(self, call, member, bound, value: BlockPtr) -> Optional[Refusal]:
         """Accesses neither form can express: the block pointer stays untouched."""
@@ -276,12 +301,14 @@ class Sites:
         """Remember the form, and why masked pointers (the obstacles that decided it) or what a descriptor
         relies on at run time (the soft obstacles it accepted)."""
         for creation in value.creations:
-            self.knowledge.forms.setdefault(creation, set()).add(form)
+            if form == "guarded":
+                self.knowledge.guarded.add(creation)
+            self.knowledge.forms.setdefault(creation, set()).add("descriptor" if form == "guarded" else form)
             for obstacle in obstacles:
                 emulated = form in ("pointer", "compat") and obstacle.blocks(self.policy)
                 if emulated or (form == "pointer" and obstacle.code == ttd111_store_row_width.CODE):
                     self.knowledge.reasons.setdefault(creation, {})[obstacle.code] = obstacle.message
-                elif form == "descriptor" and not obstacle.hard:
+                elif form == "descriptor" and not obstacle.hard:  # a guarded one has them checked at launch
                     self.knowledge.requirements.setdefault(creation, {})[obstacle.message] = obstacle.message
 
     def descriptor_access(self, call, member, bound, value: BlockPtr, offsets) -> None:
@@ -335,15 +362,55 @@ class Sites:
 
         return build
 
+    def guarded_access(self, call, member, bound, value: BlockPtr, offsets, deltas) -> None:
+        """Both forms, the descriptor's taken when the launch check passes (TTD009)."""
+        self.descriptor_access(call, member, bound, value, offsets)
+        descriptor = self.expr_edits[id(call)][1]
+        pointers = self.pointer_builder(call, member, bound, value, offsets, deltas)
+        self.expr_edits[id(call)] = (value.creations, lambda updated: ttd009_launch_guard.guarded(
+            self.guard_flag, descriptor(updated), pointers(updated)))
+
     def pointer_access(self, call, member, bound, value: BlockPtr, offsets, deltas) -> None:
-        if len(value.creations) > 1 or value.args_stale:
-            self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "the masked-pointer form needs one "
-                                                 "creation whose base, shape and strides are unchanged at the "
-                                                 "access", call))
+        problem = self.pointer_problem(value)
+        if problem is not None:
+            self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, problem, call))
             return
+        self.expr_edits[id(call)] = (value.creations, self.pointer_builder(call, member, bound, value, offsets,
+                                                                           deltas))
+
+    def pointer_problem(self, value: BlockPtr) -> Optional[str]:
+        """Why the masked-pointer form cannot follow this block pointer to the access, or None."""
+        if value.args_stale:
+            return "the masked-pointer form needs the base, shape and strides unchanged at the access"
+        blocks = {tuple(self.facts.canonical_code(b) for b in self.creations_by_id(c).block) for c in value.creations}
+        if len(blocks) > 1:
+            return "the block pointers merged here have different block shapes"
+        return None
+
+    def merged_parts(self, value: BlockPtr) -> tuple:
+        """(base, shape, strides) at an access: a part that differs between the creations merged here (an
+        `if`/`else` creating from two tensors) lives in a variable each creation assigns (`p_base`)."""
+        creations = [self.creations_by_id(c) for c in self.knowledge.in_order(value.creations)]
+        first = creations[0]
+        parts = [("base", 0, [c.base for c in creations])]
+        parts += [(kind, d, [getattr(c, attribute)[d] for c in creations])
+                  for kind, attribute in (("shape", "shape"), ("stride", "strides")) for d in range(len(first.block))]
+        merged = []
+        for kind, d, exprs in parts:
+            if len({self.facts.canonical_code(e) for e in exprs}) == 1:
+                merged.append(exprs[0])
+                continue
+            for creation, expr in zip(creations, exprs):
+                self.knowledge.merged.setdefault(id(creation.call), {})[(kind, d)] = expr
+            merged.append(cst.Name(self.namer.part(first.target, kind, d)))
+        rank = len(first.block)
+        return merged[0], merged[1:1 + rank], merged[1 + rank:]
+
+    def pointer_builder(self, call, member, bound, value: BlockPtr, offsets, deltas) -> Builder:
         creation = self.creation_of(value)
+        base, shape, strides = self.merged_parts(value)
         proven = self.proven_offsets(value, deltas)
-        tile = ttd006_masked_pointers.Tile(self.language, creation.base, creation.shape, creation.strides,
+        tile = ttd006_masked_pointers.Tile(self.language, base, shape, strides,
                                            creation.block, offsets, self.checked_dims(bound, len(offsets)),
                                            [p["nonnegative"] for p in proven], self.policy.addresses == "corner")
         pointers = self.masked_pointers(value, tile, call)
@@ -357,7 +424,7 @@ class Sites:
                 return ttd006_masked_pointers.load(tile, ptrs, condition, padding, kept)
             return ttd006_masked_pointers.store(tile, ptrs, condition, again["value"].value, kept)
 
-        self.expr_edits[id(call)] = (value.creations, build)
+        return build
 
     def masked_pointers(self, value: BlockPtr, tile, call: cst.Call) -> Callable[[], tuple]:
         """A builder of (pointers, mask): temporaries assigned on the lines before the access where possible
@@ -443,6 +510,6 @@ class Sites:
         return True
 
     def element_type(self, value: BlockPtr) -> cst.BaseExpression:
-        if "descriptor" in self.forms(value.creations):
+        if "descriptor" in self.forms(value.creations) and not self.is_guarded(value.creations):
             return ttd004_dtype_query.dtype_of(self.descriptor_name(value, "zero"))
         return ttd006_masked_pointers.element_type(self.creation_of(value).base)

@@ -101,6 +101,10 @@ class TritonNames:
             return None
         return attr if (f"{module}.{rest}" if rest else module) == LANGUAGE else None
 
+    def triton_prefix(self) -> str | None:
+        """How this module spells `triton`, if it imports it."""
+        return next((local for local, full in sorted(self.module_aliases.items()) if full == "triton"), None)
+
     def language_prefix(self) -> str | None:
         """How this module spells `triton.language`, if it imports it as a module."""
         for local, full in sorted(self.module_aliases.items()):

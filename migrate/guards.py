@@ -1,0 +1,151 @@
+"""What a descriptor needs checked when its kernel is launched, written as host code over the launch's
+arguments (`args["K"]`), for the guard of TTD009.
+
+A device-side descriptor is legal on NVIDIA sm_90+ only if its base address is 16-byte aligned, every
+stride but the unit one is a multiple of 16 bytes, and its innermost block holds at least 16 bytes. The
+source cannot prove the first (a view may start mid-storage), and often not the others (`q + (bos * H +
+i_h) * K` with a run-time `K`). What it can do is name, for each term, a *witness*: a value computed from
+the kernel's arguments that the term is always a multiple of (`K` for `(bos * H + i_h) * K`, whatever `bos`
+is). If every witness × itemsize is a multiple of 16 and the tensor's data is aligned, so is the
+descriptor; the launch checks exactly that. A term without a witness makes the site unguardable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Union
+
+import libcst as cst
+
+from .calls import int_value
+from .facts import FunctionFacts
+from .values import canonical_code
+
+_EXACT_OPERATORS = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.FloorDivide: "//"}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One tensor's launch-time condition: `tensor`'s data 16-byte aligned, `width` elements of it at
+    least 16 bytes, each of `multiples` (element counts) a multiple of 16 bytes, and `unit_stride` (if the
+    unit stride is an argument, which the JIT specialises only when it is 1) equal to 1."""
+
+    tensor: str
+    width: str
+    multiples: tuple[str, ...]
+    unit_stride: Optional[str] = None
+
+
+class Arguments:
+    """The launch's view of a kernel's parameters: what `args` holds, or the parameter's default."""
+
+    def __init__(self, function: cst.FunctionDef) -> None:
+        params = function.params.params + function.params.kwonly_params
+        self.defaults = {p.name.value: p.default for p in params}
+
+    def host(self, expr: cst.BaseExpression) -> Optional[str]:
+        """`expr` as host code over the arguments, if it is computed from them alone."""
+        literal = int_value(expr)
+        if literal is not None:
+            return str(literal)
+        if isinstance(expr, cst.Name) and expr.value in self.defaults:
+            default = self.defaults[expr.value]
+            if default is None:
+                return f'args["{expr.value}"]'
+            constant = int_value(default)
+            return None if constant is None else f'args.get("{expr.value}", {constant})'
+        if isinstance(expr, cst.BinaryOperation) and type(expr.operator) in _EXACT_OPERATORS:
+            left, right = self.host(expr.left), self.host(expr.right)
+            if left is None or right is None:
+                return None
+            return f"{_grouped(expr.left, left)} {_EXACT_OPERATORS[type(expr.operator)]} {_grouped(expr.right, right)}"
+        return None
+
+
+def _grouped(node: cst.BaseExpression, code: str) -> str:
+    return f"({code})" if isinstance(node, cst.BinaryOperation) else code
+
+
+def launch_check(base: cst.BaseExpression, strides: list, block: list, unit: int, facts: FunctionFacts,
+                 arguments: Arguments) -> Union[Check, str]:
+    """The check that makes a descriptor for this block pointer legal, or why none can be written."""
+    root = _root_and_terms(base, facts, arguments, frozenset())
+    if isinstance(root, str):
+        return root
+    tensor, terms = root
+    width = arguments.host(block[unit])
+    if width is None:
+        return f"the innermost block width `{canonical_code(block[unit])}` is not computed from the kernel's arguments"
+    unit_stride = None if int_value(strides[unit]) == 1 else arguments.host(strides[unit])
+    if unit_stride is None and int_value(strides[unit]) != 1:
+        return f"the unit stride `{canonical_code(strides[unit])}` is not one of the kernel's arguments"
+    multiples = []
+    for term in [s for d, s in enumerate(strides) if d != unit] + terms:
+        if facts.is_aligned(term, block[unit]):
+            continue  # a multiple of the block width, which the check holds to 16 bytes
+        witness = _witness(term, facts, arguments, frozenset())
+        if witness is None:
+            return f"`{canonical_code(term)}` is not a multiple of anything the kernel's arguments tell at launch"
+        if witness not in multiples:
+            multiples.append(witness)
+    return Check(tensor, width, tuple(multiples), unit_stride)
+
+
+def _root_and_terms(base, facts: FunctionFacts, arguments: Arguments, seen: frozenset):
+    """(the pointer parameter the base starts from, the terms added to it), or why they cannot be told."""
+    terms = []
+    while isinstance(base, cst.BinaryOperation) and isinstance(base.operator, (cst.Add, cst.Subtract)):
+        terms.insert(0, base.right)
+        base = base.left
+    if not isinstance(base, cst.Name) or base.value in seen:
+        return f"the base `{canonical_code(base)}` is not a kernel argument plus offsets"
+    name = base.value
+    sources = facts.assignments.get(name, [])
+    if name in arguments.defaults:
+        for source in sources:  # `q += offset` moves the parameter itself
+            moved = _moved_by(name, source)
+            if moved is None:
+                return f"the pointer argument `{name}` is reassigned"
+            terms.append(moved)
+        return name, terms
+    if len(sources) != 1 or isinstance(sources[0], (cst.AugAssign, cst.For)) or not isinstance(
+            sources[0], cst.BaseExpression):
+        return f"the base `{name}` is not one pointer argument plus offsets"
+    found = _root_and_terms(sources[0], facts, arguments, seen | {name})
+    return found if isinstance(found, str) else (found[0], found[1] + terms)
+
+
+def _moved_by(name: str, source: cst.CSTNode) -> Optional[cst.BaseExpression]:
+    """E for `name += E`, `name -= E` or `name = name + E`."""
+    if isinstance(source, cst.AugAssign) and isinstance(source.operator, (cst.AddAssign, cst.SubtractAssign)):
+        return source.value
+    if isinstance(source, cst.BinaryOperation) and isinstance(source.operator, (cst.Add, cst.Subtract)) and \
+            isinstance(source.left, cst.Name) and source.left.value == name:
+        return source.right
+    return None
+
+
+def _witness(expr: cst.BaseExpression, facts: FunctionFacts, arguments: Arguments, seen: frozenset) -> Optional[str]:
+    """Host code for a value that `expr` is always a multiple of (the larger, the likelier the check holds)."""
+    exact = arguments.host(expr)
+    if exact is not None:
+        return exact
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
+        factors = [w for w in (_witness(expr.left, facts, arguments, seen),
+                               _witness(expr.right, facts, arguments, seen)) if w is not None]
+        return " * ".join(f"({f})" if " " in f else f for f in factors) or None
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
+        left = _witness(expr.left, facts, arguments, seen)
+        return left if left is not None and left == _witness(expr.right, facts, arguments, seen) else None
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        return _witness(expr.expression, facts, arguments, seen)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "to":
+        return _witness(expr.func.value, facts, arguments, seen)
+    if isinstance(expr, cst.Call) and facts.names.member(expr.func) == "multiple_of" and len(expr.args) == 2:
+        return arguments.host(expr.args[1].value)
+    if isinstance(expr, cst.Name) and expr.value not in seen:
+        sources = facts.assignments.get(expr.value, [])
+        if len(sources) == 1 and isinstance(sources[0], cst.BaseExpression) and \
+                not isinstance(sources[0], (cst.AugAssign, cst.For)):
+            return _witness(sources[0], facts, arguments, seen | {expr.value})
+    return None

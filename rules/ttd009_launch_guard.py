@@ -1,0 +1,119 @@
+"""TTD009 launch-guard: a descriptor whose legality depends on the launch is chosen at launch.
+
+Why: a device-side descriptor is legal on NVIDIA sm_90+ only if the tensor's data is 16-byte aligned,
+every stride but the unit one and every offset added to the base is a multiple of 16 bytes, and the
+innermost block holds at least 16 bytes. A view that starts mid-storage, a head dim of 60, a sequence
+that starts at an odd row of a variable-length batch: each breaks one of these, and then a descriptor
+faults ("misaligned address") or reads wrong data, where the block pointer ran (semantics brief D5, D6).
+The source cannot prove the data pointer's alignment, so no descriptor of the default output goes
+unguarded.
+
+What it does: the kernel gets a constexpr parameter, `USE_DESCRIPTORS: tl.constexpr = False`, which
+`@triton.heuristics` sets on every launch from the launch's own arguments, and every guarded access
+keeps both forms, chosen at compile time:
+
+```python
+@triton.heuristics({"USE_DESCRIPTORS": lambda args: _descriptor_fits(args["q"], args["BK"], args["H"] * args["K"], args["K"])})
+@triton.jit
+def kernel(q, ..., USE_DESCRIPTORS: tl.constexpr = False):
+    p_q_desc = tl.make_tensor_descriptor(q + (bos * H + i_h) * K, ...) if USE_DESCRIPTORS else None
+    b_q = p_q_desc.load([i_t * BT, 0]) if USE_DESCRIPTORS else tl.load(p_q_ptrs, mask=p_q_mask, other=0.0)
+```
+
+The check names a *witness* per term (`K` for `(bos * H + i_h) * K`: whatever `bos` is, the term is a
+multiple of `K`; migrate/guards.py). Triton compiles one variant per value of the flag and caches both,
+so a launch pays one host-side check and no device-side branch. The module gets `_descriptor_fits`
+once; it also installs a torch-backed allocator (`triton.set_allocator`) in the launching thread when
+none is set there, which device-side descriptors need on sm_90+ from any thread (from Triton 3.5 the
+allocator is per thread, and autograd runs backward on threads of its own); a user's allocator is kept.
+Launched without the heuristic (the bare `kernel.fn`), the flag's default keeps the masked pointers.
+
+When it does not apply: in helpers (`@triton.jit` functions called by other ones; they have no launch),
+where a term has no witness computed from the kernel's arguments (`pid * 3` added to the base), where
+the masked-pointer fallback cannot express the access: such accesses use masked pointers (TTD006), with
+the reason in the report. `--strict` never guards, `--target descriptor` never falls back (it lists the
+requirements instead).
+
+Fixtures: launch_guard (and every fixture whose output has `USE_DESCRIPTORS`).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+CODE = "TTD009"
+NAME = "launch-guard"
+SUMMARY = "descriptor chosen at launch (`@triton.heuristics`), masked pointers otherwise"
+FLAG = "USE_DESCRIPTORS"
+CHECK = "_descriptor_fits"
+
+# The module-level helper the guards call; `{triton}` is how the module names triton.
+_CHECK_SOURCE = '''
+def {check}(tensor, width, *multiples, unit_stride=1):
+    """Whether a tensor descriptor over `tensor` is legal at this launch (written by triton-migrate): its
+    data 16-byte aligned, `width` elements at least 16 bytes, each of `multiples` (strides and offsets, in
+    elements) a multiple of 16 bytes, a unit last stride. If so, it also gives this thread the allocator
+    that device-side descriptors need on NVIDIA sm_90+ (per thread from Triton 3.5; autograd runs backward
+    on threads of its own)."""
+    size = tensor.element_size() if hasattr(tensor, "data_ptr") else 0
+    fits = size > 0 and str(tensor.dtype) != "torch.bool" and tensor.data_ptr() % 16 == 0 and width * size >= 16
+    if not (fits and unit_stride == 1 and all(m * size % 16 == 0 for m in multiples)):
+        return False
+    from triton.runtime import _allocation
+
+    current = _allocation._allocator
+    if isinstance(current.get() if hasattr(current, "get") else current, _allocation.NullAllocator):
+        import torch
+
+        {triton}.set_allocator(lambda size, alignment, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+    return True
+'''
+
+
+def guarded(flag: str, descriptor: cst.BaseExpression, pointers: cst.BaseExpression,
+            grouped: bool = True) -> cst.IfExp:
+    """`(descriptor if FLAG else pointers)`: Triton evaluates only the branch the constexpr picks. Grouped,
+    since it may land inside an expression (`acc += load(...) * w`); the rewriter drops the parentheses
+    where it is a statement's whole value."""
+    parentheses = ([cst.LeftParen()], [cst.RightParen()]) if grouped else ([], [])
+    return cst.IfExp(test=cst.Name(flag), body=descriptor, orelse=pointers, lpar=parentheses[0],
+                     rpar=parentheses[1])
+
+
+def with_flag(parameters: cst.Parameters, flag: str, language: cst.BaseExpression) -> cst.Parameters:
+    """The parameters and `FLAG: tl.constexpr = False` after them, laid out as they are (one a line with a
+    trailing comma, or running on)."""
+    new = cst.Param(cst.Name(flag), cst.Annotation(cst.Attribute(language, cst.Name("constexpr"))),
+                    default=cst.Name("False"), equal=cst.AssignEqual())
+    params = list(parameters.params)
+    if not params:
+        return parameters.with_changes(params=[new])
+    last = params[-1]
+    between = params[-2].comma if len(params) > 1 else cst.MaybeSentinel.DEFAULT
+    if not isinstance(between, cst.Comma):
+        between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    if isinstance(last.comma, cst.Comma):  # a trailing comma stays the last one
+        new = new.with_changes(comma=last.comma)
+    return parameters.with_changes(params=[*params[:-1], last.with_changes(comma=between), new])
+
+
+def decorator(triton: str, flag: str, check: str, checks: list) -> cst.Decorator:
+    """`@triton.heuristics({"FLAG": lambda args: check(...) and check(...)})`, one check (guards.Check) a
+    line."""
+    tests = "\n    and ".join(_call(check, c) for c in checks)
+    expression = cst.parse_expression(f'{triton}.heuristics({{\n    "{flag}": lambda args: {tests},\n}})')
+    return cst.Decorator(expression)
+
+
+def _call(check: str, c) -> str:
+    arguments = [f'args["{c.tensor}"]', c.width, *c.multiples]
+    if c.unit_stride is not None:
+        arguments.append(f"unit_stride={c.unit_stride}")
+    return f"{check}({', '.join(arguments)})"
+
+
+def check_function(check: str, triton: str) -> list[cst.BaseStatement]:
+    module = cst.parse_module(_CHECK_SOURCE.format(check=check, triton=triton))
+    first = module.body[0]
+    lines = [cst.EmptyLine(), cst.EmptyLine()]
+    return [first.with_changes(leading_lines=lines), *module.body[1:]]
