@@ -6,8 +6,8 @@ output view plus a sentinel margin around it), `covered` a bool mask of the cell
 other cell must still hold the sentinel afterwards. Inputs are deterministic (seeded on the CPU), so two runs of
 a case differ only where the kernels differ.
 
-Only torch is imported here (and triton inside the one case that installs an allocator), so that the caller
-decides when triton is imported (`TRITON_INTERPRET`, the Triton 3.9 path).
+Only torch is imported here, not triton: the caller decides when triton is imported (`TRITON_INTERPRET`, the
+Triton 3.9 path).
 """
 
 from __future__ import annotations
@@ -49,13 +49,6 @@ def in_storage(shape, dtype, device, lead=MARGIN, strides=None):
     span = 1 + sum((n - 1) * s for n, s in zip(shape, strides))
     storage = sentinel_fill(torch.empty(lead + span + MARGIN, dtype=dtype, device=device))
     return storage.as_strided(shape, strides, lead), storage
-
-
-def input_in_storage(data, lead, strides=None):
-    """`data` copied into a view like `in_storage`'s: the input starts mid-storage, sentinels around it."""
-    view, _ = in_storage(data.shape, data.dtype, data.device, lead, strides)
-    view.copy_(data)
-    return view
 
 
 def covered(view, storage):
@@ -143,13 +136,8 @@ def l2norm_rows_d60_fp16(mod, device):
 
 
 def l2norm_autograd_d64_bf16(mod, device):
-    # forward and backward through a torch.autograd.Function; on CUDA the backward kernel is launched on
-    # autograd's own thread. Like a user who followed Triton's docs, install an allocator in this thread only.
-    if device == "cuda":
-        import triton
-
-        if hasattr(triton, "set_allocator"):
-            triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device=device))
+    # forward and backward through a torch.autograd.Function: on CUDA the backward kernel is launched on
+    # autograd's own thread, where the allocator the runner installed in the main thread is not set
     x = randn((3, 13, 64), torch.bfloat16, device, 11).requires_grad_()
     dy = randn((3, 13, 64), torch.bfloat16, device, 12)
     y = mod.l2norm(x)
@@ -158,8 +146,10 @@ def l2norm_autograd_d64_bf16(mod, device):
 
 
 def rms_norm_mid_storage_fp32(mod, device):
-    # x = buf[3:].view(M, N): the rows start 12 bytes into the storage
-    x = input_in_storage(randn((5, 100), torch.float32, device, 13), lead=3)
+    # x = buf[3:].view(M, N): the rows start 12 bytes into the storage, sentinels around them
+    buf = sentinel_fill(torch.empty(3 + 5 * 100 + MARGIN, dtype=torch.float32, device=device))
+    x = buf[3 : 3 + 5 * 100].view(5, 100)
+    x.copy_(randn((5, 100), torch.float32, device, 13))
     w = randn((100,), torch.float32, device, 14)
     y = in_storage((5, 100), torch.float32, device)
     mod.rms_norm(x, w, y[0])

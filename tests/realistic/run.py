@@ -21,6 +21,7 @@ import importlib.util
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -31,10 +32,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 KERNELS = HERE / "kernels"
-sys.path[:0] = [str(HERE), str(REPO / "tests")]
+sys.path[:0] = [str(HERE), str(REPO / "tests"), str(REPO / "fixtures")]
 
 import torch  # noqa: E402
 
+from _harness_util import sentinel_fill  # noqa: E402
 from cases import BY_NAME, CASES  # noqa: E402
 from differential import compare_tensor  # noqa: E402
 
@@ -90,20 +92,31 @@ def run_job(job: dict, device: str):
         return traceback.format_exc()
 
 
+def install_allocator() -> None:
+    """What Triton asks of a user whose kernels create descriptors on the device (NVIDIA sm_90+): an allocator,
+    set in the launching thread, here the main one. Autograd's backward thread does not see it."""
+    import triton
+
+    if hasattr(triton, "set_allocator"):
+        triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+
+
 def worker(jobs_path: str, out_path: str) -> int:
     import triton
 
     spec = json.loads(Path(jobs_path).read_text())
+    if spec.get("allocator") == "main":
+        install_allocator()
     results = {f"{job['case']}/{job['form']}": run_job(job, spec["device"]) for job in spec["jobs"]}
     torch.save({**results, "__triton__": triton.__version__}, out_path)
     return 0
 
 
-def run_jobs(jobs: list[dict], device: str, timeout: float, env: dict | None = None) -> dict:
+def run_jobs(jobs: list[dict], device: str, timeout: float, env: dict | None = None, allocator: str = "none") -> dict:
     """Run `jobs` in one subprocess; `{"case/form": outputs or an error text}`."""
     with tempfile.TemporaryDirectory(prefix="realistic_") as tmp:
         jobs_path, out_path = Path(tmp) / "jobs.json", Path(tmp) / "out.pt"
-        jobs_path.write_text(json.dumps({"device": device, "jobs": jobs}))
+        jobs_path.write_text(json.dumps({"device": device, "allocator": allocator, "jobs": jobs}))
         cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", str(jobs_path), str(out_path)]
         try:
             proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=tmp)
@@ -120,20 +133,24 @@ def margin_damage(outputs: dict) -> list[str]:
     """Outputs whose storage changed outside the output view (the sentinel there was overwritten)."""
     msgs = []
     for name, (storage, owned) in outputs.items():
-        fresh = torch.empty_like(storage.reshape(-1))
-        from _harness_util import sentinel_fill
-
-        sentinel_fill(fresh)
+        fresh = sentinel_fill(torch.empty_like(storage.reshape(-1)))
         msg = compare_tensor(storage.reshape(-1)[~owned.reshape(-1)], fresh[~owned.reshape(-1)], f"{name} margin")
         if msg:
             msgs.append(msg)
     return msgs
 
 
+def error_summary(trace: str) -> str:
+    """The innermost error of a traceback's last line (the interpreter wraps it in InterpreterError layers)."""
+    last = trace.strip().splitlines()[-1] if trace.strip() else "error"
+    inner = re.findall(r"\b(?!InterpreterError)(\w+Error)\(\\*[\"']([^\\\"']+)", last)
+    return f"{inner[-1][0]}: {inner[-1][1]}" if inner else last
+
+
 def judge(result, reference) -> list[str]:
     """What is wrong with one form's result; `reference` is the original's (None for the original itself)."""
     if isinstance(result, str):
-        return [result.strip().splitlines()[-1] if result.strip() else "error", result]
+        return [error_summary(result), result]
     msgs = margin_damage(result)
     if reference is None:
         return msgs
@@ -163,6 +180,9 @@ def main(argv=None) -> int:
     ap.add_argument("--forms", default="auto,strict,compat", help="migrated forms to run (the original always runs)")
     ap.add_argument("-j", "--jobs", type=int, default=None, help="subprocesses at once (default: 1 on cuda, CPUs on cpu)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per case×form")
+    ap.add_argument("--allocator", choices=("main", "none"), default="main",
+                    help="cuda: install a Triton allocator in the main thread first, as Triton's docs ask (default), "
+                         "or none (does the migrated code run where the original ran, unchanged?)")
     ap.add_argument("--worker", nargs=2, metavar=("JOBS", "OUT"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
@@ -181,7 +201,8 @@ def main(argv=None) -> int:
         def one(pair):
             case, form = pair
             job = {"case": case, "form": form, "kernels": str(dirs[form])}
-            return run_jobs([job], args.device, args.timeout, child_env(args.device))[f"{case}/{form}"]
+            allocator = args.allocator if args.device == "cuda" else "none"
+            return run_jobs([job], args.device, args.timeout, child_env(args.device), allocator)[f"{case}/{form}"]
 
         with ThreadPoolExecutor(jobs) as pool:
             raw = dict(zip(pairs, pool.map(one, pairs)))
