@@ -51,7 +51,7 @@ def store(shim: cst.BaseExpression, tile: str, offsets: list, value: cst.BaseExp
     """`full(value)` builds a block from a literal scalar, which the shim cannot `.to()`."""
     if is_scalar_literal(value):
         value = full(value)
-    return member_call(shim, "store", [cst.Arg(cst.Name(tile)), cst.Arg(_tuple(offsets)), cst.Arg(value),
+    return member_call(shim, "store", [cst.Arg(cst.Name(tile)), cst.Arg(_tuple(offsets)), cst.Arg(movable(value)),
                                        cst.Arg(movable(checked))])
 
 
