@@ -131,8 +131,8 @@ class Relayout(cst.CSTTransformer):
         indent, column = 4 + 4 * self.depth, self.columns.pop()
         args = list(updated.args)
         if self.layout == "black":
-            args = [a.with_changes(comma=cst.Comma(whitespace_after=_break(indent + 4 if i < len(args) - 1 else indent)))
-                    for i, a in enumerate(args)]
+            breaks = [_break(indent + 4)] * (len(args) - 1) + [_break(indent)]  # `)` on a line of its own
+            args = [a.with_changes(comma=cst.Comma(whitespace_after=w)) for a, w in zip(args, breaks)]
             return updated.with_changes(whitespace_before_args=_break(indent + 4), args=args)
         if self.layout == "yapf":
             args[:-1] = [a.with_changes(comma=cst.Comma(whitespace_after=_break(column))) for a in args[:-1]]
