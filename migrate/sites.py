@@ -25,7 +25,7 @@ from triton_migrate.rules import (
     ttd112_runtime_alignment,
 )
 
-from triton_migrate.rules._syntax import keyword
+from triton_migrate.rules._syntax import keyword, movable, movable_elements
 
 from . import guards, planner
 from .calls import UnboundCall, bind, bool_value, int_value, string_value, tuple_elements
@@ -70,14 +70,14 @@ class Sites:
         if creation.target is None:
             return Refusal(ttd108_unsupported_use.CODE, "block pointer created outside a plain "
                            "`name = tl.make_block_ptr(...)` assignment", call)
-        parts = {key: tuple_elements(bound[key].value) if key in bound else None
+        parts = {key: movable_elements(bound[key].value) if key in bound else None
                  for key in ("shape", "strides", "offsets", "block_shape", "order")}
         ranks = {len(v) for k, v in parts.items() if v is not None}
         if any(parts[k] is None for k in ("shape", "strides", "offsets", "block_shape")) or len(ranks) != 1 \
                 or "base" not in bound:
             return Refusal(ttd105_rank.CODE, "shape, strides, offsets and block_shape must be literal tuples "
                            "of one length", call)
-        creation.base = bound["base"].value
+        creation.base = movable(bound["base"].value)
         creation.shape, creation.strides = parts["shape"], parts["strides"]
         creation.offsets, creation.block = parts["offsets"], parts["block_shape"]
         order = [int_value(o) for o in parts["order"]] if parts["order"] is not None else None
@@ -181,7 +181,7 @@ class Sites:
             else:
                 self.visit(base, state)
             return None
-        deltas = tuple_elements(offsets.value) if offsets is not None else None
+        deltas = movable_elements(offsets.value) if offsets is not None else None
         if deltas is None or len(deltas) != len(value.dims):
             self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "`tl.advance` deltas must be a "
                                                  "literal tuple with one entry per dimension", call))

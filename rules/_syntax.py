@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from triton_migrate.calls import tuple_elements
+
 _NO_SPACE = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+_code = cst.Module([]).code_for_node
 
 
 def keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
@@ -15,3 +18,109 @@ def keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
 def member_call(owner: cst.BaseExpression, member: str, args: list[cst.Arg]) -> cst.Call:
     """`owner.member(args...)`, e.g. `tl.load(...)` or `compat.make_tile(...)`."""
     return cst.Call(cst.Attribute(owner, cst.Name(member)), args)
+
+
+def movable(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`node` as a rewrite may copy it anywhere, e.g. out of a call's parentheses into `x_ptrs = ...`.
+
+    An argument may span lines (black puts `+ offset` on its own line) only because the call's brackets
+    enclose it; out of them the newlines are a syntax error. Such an expression is re-flowed onto one line,
+    as one writes an expression one moves; one that holds a comment is parenthesised instead, which keeps
+    the comment where its author put it. One line (nearly every argument) is returned as it is.
+    """
+    if type(node) in (cst.Name, cst.Integer):
+        return node
+    code = _code(node)
+    if "\n" not in code:
+        return node
+    if "#" in code and _has_comment(node):
+        return node if node.lpar else node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return node.visit(_OneLine())
+
+
+def movable_elements(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The elements of a literal tuple or list, each `movable`; None if `node` is anything else."""
+    elements = tuple_elements(node)
+    return None if elements is None else [movable(element) for element in elements]
+
+
+class _Comments(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        self.found = True
+
+
+def _has_comment(node: cst.CSTNode) -> bool:
+    visitor = _Comments()
+    node.visit(visitor)
+    return visitor.found
+
+
+def _spans_lines(whitespace) -> bool:
+    return isinstance(whitespace, cst.ParenthesizedWhitespace) or "\\" in whitespace.value
+
+
+_NONE = cst.SimpleWhitespace("")
+
+
+def _tight(updated, original, *fields: str):
+    """`updated` with no space in those of `fields` that spanned lines in `original`."""
+    return updated.with_changes(**{f: _NONE for f in fields if _spans_lines(getattr(original, f))})
+
+
+class _OneLine(cst.CSTTransformer):
+    """Every line break becomes one space, none just inside a bracket or around a dot; trailing commas go
+    (one that makes a one-element tuple, or a tuple index, stays)."""
+
+    def leave_ParenthesizedWhitespace(self, original, updated):
+        return cst.SimpleWhitespace(" ")
+
+    def leave_SimpleWhitespace(self, original, updated):
+        return cst.SimpleWhitespace(" ") if "\\" in original.value else updated
+
+    def _after_opening(self, original, updated):
+        return _tight(updated, original, "whitespace_after")
+
+    def _before_closing(self, original, updated):
+        return _tight(updated, original, "whitespace_before")
+
+    leave_LeftParen = leave_LeftSquareBracket = leave_LeftCurlyBrace = _after_opening
+    leave_RightParen = leave_RightSquareBracket = leave_RightCurlyBrace = _before_closing
+
+    def leave_Dot(self, original, updated):
+        return _tight(updated, original, "whitespace_before", "whitespace_after")
+
+    def leave_Arg(self, original, updated):  # the last one's is the space before the closing parenthesis
+        return _tight(updated, original, "whitespace_after_star", "whitespace_after_arg")
+
+    def leave_Call(self, original, updated):
+        updated = _tight(updated, original, "whitespace_before_args")
+        return updated.with_changes(args=_without_trailing_comma(updated.args, keep_single=False))
+
+    def leave_Tuple(self, original, updated):
+        return updated.with_changes(elements=_without_trailing_comma(updated.elements, keep_single=True))
+
+    def leave_List(self, original, updated):
+        return updated.with_changes(elements=_without_trailing_comma(updated.elements, keep_single=False))
+
+    def leave_Set(self, original, updated):
+        return updated.with_changes(elements=_without_trailing_comma(updated.elements, keep_single=False))
+
+    def leave_Dict(self, original, updated):
+        return updated.with_changes(elements=_without_trailing_comma(updated.elements, keep_single=False))
+
+    def leave_Subscript(self, original, updated):
+        return updated.with_changes(slice=_without_trailing_comma(updated.slice, keep_single=True))
+
+
+def _without_trailing_comma(items, keep_single: bool) -> list:
+    items = list(items)
+    if not items or not isinstance(items[-1].comma, cst.Comma):
+        return items
+    if keep_single and len(items) == 1:
+        items[-1] = items[-1].with_changes(comma=items[-1].comma.with_changes(whitespace_after=_NONE))
+    else:
+        items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return items

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ._syntax import movable
+
 CODE = "TTD003"
 NAME = "load-store-to-descriptor"
 SUMMARY = "`tl.load`/`tl.store` on a block pointer → `desc.load`/`desc.store`"
@@ -61,7 +63,7 @@ def store(language: cst.BaseExpression, desc: str, offsets: list[cst.BaseExpress
         value = cst.Call(cst.Attribute(language, cst.Name("broadcast_to")), [cst.Arg(value), cst.Arg(original_shape)])
         value = _reorder(language, value, permutation)
     return cst.Call(cst.Attribute(cst.Name(desc), cst.Name("store")),
-                    [cst.Arg(_offsets(offsets, permutation)), cst.Arg(value)])
+                    [cst.Arg(_offsets(offsets, permutation)), cst.Arg(movable(value))])
 
 
 def is_scalar_literal(node: cst.BaseExpression) -> bool:

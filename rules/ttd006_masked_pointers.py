@@ -39,7 +39,7 @@ import libcst as cst
 
 from triton_migrate.calls import int_value
 
-from ._syntax import keyword, member_call
+from ._syntax import keyword, member_call, movable
 from .ttd002_advance import operand, plus
 
 CODE = "TTD006"
@@ -193,7 +193,7 @@ def load(tile: Tile, ptrs: cst.BaseExpression, condition, padding: str, kept: li
 
 
 def store(tile: Tile, ptrs: cst.BaseExpression, condition, value: cst.BaseExpression, kept: list[cst.Arg]) -> cst.Call:
-    args = [cst.Arg(ptrs), cst.Arg(value)]
+    args = [cst.Arg(ptrs), cst.Arg(movable(value))]
     if condition is not None:
         args.append(keyword("mask", condition))
     return member_call(tile.language, "store", args + kept)

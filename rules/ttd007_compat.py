@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ._syntax import member_call
+from ._syntax import member_call, movable
 from .ttd001_descriptor import as_list
 from .ttd003_access import is_scalar_literal
 
@@ -34,7 +34,7 @@ def make_tile(shim: cst.BaseExpression, call_args: dict, padding: str, impl: str
     """`compat.make_tile(base, shape, strides, block_shape, padding[, impl])` from a make_block_ptr's
     arguments; `impl="emu"` where the analysis proved a descriptor wrong for this block pointer."""
     identity = list(range(len(call_args["block_shape"].value.elements)))
-    args = [cst.Arg(call_args["base"].value)] + [cst.Arg(_as_tuple(as_list(call_args[k].value, identity)))
+    args = [cst.Arg(movable(call_args["base"].value))] + [cst.Arg(_as_tuple(as_list(call_args[k].value, identity)))
                                                   for k in ("shape", "strides", "block_shape")]
     args.append(cst.Arg(cst.SimpleString(f'"{padding}"')))
     if impl != "auto":
@@ -43,7 +43,7 @@ def make_tile(shim: cst.BaseExpression, call_args: dict, padding: str, impl: str
 
 
 def load(shim: cst.BaseExpression, tile: str, offsets: list, checked: cst.BaseExpression) -> cst.Call:
-    return member_call(shim, "load", [cst.Arg(cst.Name(tile)), cst.Arg(_tuple(offsets)), cst.Arg(checked)])
+    return member_call(shim, "load", [cst.Arg(cst.Name(tile)), cst.Arg(_tuple(offsets)), cst.Arg(movable(checked))])
 
 
 def store(shim: cst.BaseExpression, tile: str, offsets: list, value: cst.BaseExpression,
@@ -51,7 +51,8 @@ def store(shim: cst.BaseExpression, tile: str, offsets: list, value: cst.BaseExp
     """`full(value)` builds a block from a literal scalar, which the shim cannot `.to()`."""
     if is_scalar_literal(value):
         value = full(value)
-    return member_call(shim, "store", [cst.Arg(cst.Name(tile)), cst.Arg(_tuple(offsets)), cst.Arg(value), cst.Arg(checked)])
+    return member_call(shim, "store", [cst.Arg(cst.Name(tile)), cst.Arg(_tuple(offsets)), cst.Arg(movable(value)),
+                                       cst.Arg(movable(checked))])
 
 
 def _tuple(items: list) -> cst.Tuple:
@@ -62,5 +63,5 @@ def _tuple(items: list) -> cst.Tuple:
 
 
 def _as_tuple(node: cst.List) -> cst.Tuple:
-    return _tuple([element.value for element in node.elements])
+    return _tuple([movable(element.value) for element in node.elements])
 

@@ -3,7 +3,8 @@ interpreter, or the tool reports the site it refused. Never a silent mismatch.
 
 Kernels vary rank (1-3), layout (row-major or transposed), block shape (including widths under 16
 bytes), offsets (aligned, unaligned, negative), boundary_check subsets, padding, loop advances (zero,
-positive, negative, run-time deltas, inline `tl.load(tl.advance(...))`) and the store's boundary_check.
+positive, negative, run-time deltas, inline `tl.load(tl.advance(...))`), the store's boundary_check, and
+how the block-pointer calls are laid out (black, yapf, by hand with backslashes and comments).
 Inputs sit inside sentinel-filled buffers with margins, so reads past the logical tensor (unchecked
 dimensions) are deterministic and writes past it show.
 """
@@ -17,6 +18,7 @@ import tempfile
 import textwrap
 from pathlib import Path
 
+import libcst as cst
 import torch
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -51,8 +53,10 @@ def kernels(draw):
     store_checked = draw(st.sampled_from([list(range(rank)), [0], []]))
     inline = draw(st.booleans())
     step = draw(st.sampled_from([0, 1, 4, 16]))
+    layout = draw(st.sampled_from(["flat", "black", "yapf", "hand"]))
     return dict(rank=rank, unit=unit, blocks=blocks, shape=shape, offsets=offsets, deltas=deltas,
-                checked=sorted(checked), padding=padding, store_checked=store_checked, inline=inline, step=step)
+                checked=sorted(checked), padding=padding, store_checked=store_checked, inline=inline, step=step,
+                layout=layout)
 
 
 def kernel_source(k) -> str:
@@ -88,7 +92,62 @@ def kernel_source(k) -> str:
             p = tl.make_block_ptr(x_ptr, {tup([f"S{d}" for d in r])}, {tup(strides)}, {tup(k["offsets"])}, """
                              f"""{block}, {tup([str(o) for o in order])})
         """)
-    return header + "".join(f"    {line}\n" for line in body)
+    source = header + "".join(f"    {line}\n" for line in body)
+    if k["layout"] == "flat":
+        return source
+    return cst.MetadataWrapper(cst.parse_module(source)).visit(Relayout(k["layout"])).code
+
+
+def _break(indent: int, comment: str | None = None) -> cst.ParenthesizedWhitespace:
+    spacing = cst.SimpleWhitespace("  " if comment else "")
+    return cst.ParenthesizedWhitespace(cst.TrailingWhitespace(spacing, cst.Comment(comment) if comment else None),
+                                       last_line=cst.SimpleWhitespace(" " * indent))
+
+
+class Relayout(cst.CSTTransformer):
+    """The block-pointer calls' arguments laid out as formatters and people do: "black" (one per line, a
+    magic trailing comma, `+`/`-` at the start of a line), "yapf" (aligned under the opening bracket,
+    operators at the end of a line), "hand" (a comment after the first argument, backslashes)."""
+
+    CALLS = ("make_block_ptr", "advance", "load", "store")
+    METADATA_DEPENDENCIES = (cst.metadata.PositionProvider,)
+
+    def __init__(self, layout: str) -> None:
+        self.layout, self.depth, self.columns = layout, 0, []
+
+    def ours(self, call: cst.Call) -> bool:
+        return isinstance(call.func, cst.Attribute) and call.func.attr.value in self.CALLS
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.ours(node):  # where its arguments start: only whitespace after a comma changes, so it stays
+            start = self.get_metadata(cst.metadata.PositionProvider, node).start.column
+            self.columns.append(start + len(cst.Module([]).code_for_node(node.func)) + 1)
+            self.depth += 1
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        if not self.ours(original):
+            return updated
+        self.depth -= 1
+        indent, column = 4 + 4 * self.depth, self.columns.pop()
+        args = list(updated.args)
+        if self.layout == "black":
+            breaks = [_break(indent + 4)] * (len(args) - 1) + [_break(indent)]  # `)` on a line of its own
+            args = [a.with_changes(comma=cst.Comma(whitespace_after=w)) for a, w in zip(args, breaks)]
+            return updated.with_changes(whitespace_before_args=_break(indent + 4), args=args)
+        if self.layout == "yapf":
+            args[:-1] = [a.with_changes(comma=cst.Comma(whitespace_after=_break(column))) for a in args[:-1]]
+        elif len(args) > 1:
+            args[0] = args[0].with_changes(comma=cst.Comma(whitespace_after=_break(indent + 8, "# by hand")))
+        return updated.with_changes(args=args)
+
+    def leave_BinaryOperation(self, original, updated):
+        if not self.depth or not isinstance(updated.operator, (cst.Add, cst.Subtract)):
+            return updated
+        indent = 8 + 4 * self.depth
+        where = {"black": {"whitespace_before": _break(indent)},
+                 "yapf": {"whitespace_after": _break(self.columns[-1])},
+                 "hand": {"whitespace_before": cst.SimpleWhitespace(" \\\n" + " " * indent)}}[self.layout]
+        return updated.with_changes(operator=updated.operator.with_changes(**where))
 
 
 def reach(k, d: int) -> int:

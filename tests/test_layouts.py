@@ -1,0 +1,81 @@
+"""Arguments of any layout: a block-pointer argument that spans lines (black's one argument per line and
+`+ offset` lines, yapf's alignment with the opening bracket, hand-wrapped code with backslashes and
+comments) is legal only inside the call's parentheses. The rewrite copies bases, offsets, deltas and
+stored values out of them; wherever they land, the result must parse, be a fixed point, keep every
+comment and compute the same bits.
+
+The kernels of tests/data/layouts/ are fixtures/black_layout/before.py laid out otherwise, so that
+fixture's harness runs them.
+"""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from differential import FIXTURES, compare_outputs, run_fixture
+from triton_migrate.engine import migrate_source
+from triton_migrate.policy import Policy
+from triton_migrate.rules._syntax import movable
+
+LAYOUTS = Path(__file__).resolve().parent / "data" / "layouts"
+KERNELS = {"black": FIXTURES / "black_layout" / "before.py", "yapf": LAYOUTS / "yapf.py", "hand": LAYOUTS / "hand.py"}
+POLICIES = {"auto": Policy(), "pointer": Policy(target="pointer"), "descriptor": Policy(target="descriptor"),
+            "compat": Policy(target="compat")}
+
+
+def comments(source: str) -> list[str]:
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    return sorted({token.string for token in tokens if token.type == tokenize.COMMENT})
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("layout", KERNELS)
+def test_every_layout_migrates_to_a_fixed_point_that_keeps_its_comments(layout, policy):
+    source = KERNELS[layout].read_text()
+    new = migrate_source(source, policy=POLICIES[policy]).new_source  # raised "does not parse" before
+    assert new is not None and "make_block_ptr" not in new
+    compile(new, "after.py", "exec")
+    assert migrate_source(new, policy=POLICIES[policy]).new_source is None
+    assert comments(new) == comments(source)
+
+
+@pytest.mark.parametrize("layout, policy", [("yapf", "pointer"), ("hand", "auto"), ("hand", "pointer")])
+def test_migrated_layouts_compute_the_same_bits(layout, policy, tmp_path):
+    after = tmp_path / f"{layout}_after.py"
+    after.write_text(migrate_source(KERNELS[layout].read_text(), policy=POLICIES[policy]).new_source)
+    case = FIXTURES / "black_layout"
+    expected, actual = run_fixture(case, str(KERNELS[layout])), run_fixture(case, str(after))
+    assert [m for name in expected for m in compare_outputs(expected[name], actual[name], name)] == []
+
+
+@pytest.mark.parametrize("code, moved", [
+    ("f(\n    q\n    + (bos * H + i_h) * K,\n)", "q + (bos * H + i_h) * K"),  # black: operator at line start
+    ("f(q +\n  i_h * K)", "q + i_h * K"),  # yapf: operator at line end
+    ("f(q + \\\n    i_h * K)", "q + i_h * K"),  # a backslash
+    ("f(\n    tl.cast(\n        x,\n        tl.int64,\n    ),\n)", "tl.cast(x, tl.int64)"),  # magic trailing comma
+    ("f((\n    a,\n))", "(a,)"),  # a one-element tuple keeps its comma
+    ("f(x[\n    i,\n])", "x[i,]"),  # and so does a tuple index
+    ("f(a\n  .b)", "a.b"),
+    ("f(q  # the base\n  + off)", "(q  # the base\n  + off)"),  # a comment: parenthesised, kept
+    ("f((q  # the base\n  + off))", "(q  # the base\n  + off)"),
+    ("f(i_t * BT)", "i_t * BT"),
+])
+def test_movable_puts_an_argument_on_one_line_or_in_parentheses(code, moved):
+    argument = cst.parse_expression(code).args[0].value
+    assert cst.Module([]).code_for_node(movable(argument)) == moved
+    cst.parse_statement(f"y = {moved}\n")
+
+
+def test_starred_deltas_are_refused_and_left_untouched():
+    """`tl.advance(p, (*deltas,))` has no per-dimension delta to copy: the analysis refuses it (TTD108)
+    however it is laid out, and that block pointer stays as it is."""
+    source = KERNELS["black"].read_text().replace("            (\n                0,\n                BK,\n",
+                                                  "            (\n                *steps,\n")
+    assert "*steps" in source
+    outcome = migrate_source(source.replace("NK: tl.constexpr\n", "NK: tl.constexpr, steps=(0, 8)\n"))
+    assert [d.code for d in outcome.refused] == ["TTD108"]
