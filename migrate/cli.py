@@ -369,7 +369,7 @@ def emit(results: list[FileResult], errors: list[tuple[str, str]], checked: int,
         click.echo(f"{path}: error: {message}", err=True)
     if options.show_fixes and options.mode == "write":
         click.echo(output.fixes_enumeration(ok), err=True, nl=False)
-    if not options.quiet and options.mode != "report" and not options.add_noqa:
+    if checked and not options.quiet and options.mode != "report" and not options.add_noqa:
         click.echo(_summary(ok, checked - (len(results) - len(ok)), options.mode == "write"), err=True)
     if errors and not options.quiet:
         click.echo(f"Could not process {_plural(len(errors), 'path')} (see errors above).", err=True)
@@ -422,8 +422,9 @@ def _job(path: str, data: bytes, config: cfg.Config, options: Options) -> Job:
     return Job(path, data, verify, policy, config.select, config.ignored_for(path), options.cache_dir)
 
 
-def _skip_reason(path: str, config: cfg.Config, explicit: bool, options: Options) -> str | None:
-    if config.excludes(path) and (options.force_exclude or not explicit):
+def _skip_reason(path: str, config: cfg.Config, explicit: bool, options: Options,
+                 named: tuple[str, ...] = ()) -> str | None:
+    if (config.excludes(path) if options.force_exclude else not explicit and _excluded(path, config, named)):
         return "excluded by the configuration"
     ignored = config.ignored_for(path)
     if not any(cfg.enabled(code, config.select, ignored) for code in CODES):
@@ -431,15 +432,27 @@ def _skip_reason(path: str, config: cfg.Config, explicit: bool, options: Options
     return None
 
 
+def _excluded(path: str, config: cfg.Config, named: tuple[str, ...]) -> bool:
+    """Excluded by the configuration, where a directory named on the command line (absolute, in `named`)
+    is checked even if it is excluded itself, as discover.py walks it: inside it, the patterns are matched
+    relative to it, so that `third_party/` no longer covers all of it but `gen_*.py` still applies."""
+    inside = os.path.abspath(path)
+    for directory in named:
+        if os.path.commonpath([inside, directory]) == directory and config.excludes(directory, is_dir=True):
+            return config.excludes(path, root=directory)
+    return config.excludes(path)
+
+
 def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: bool, resolver: cfg.Resolver,
               options: Options) -> int:
     started = time.monotonic()
     found = discover(paths, exclude, respect_gitignore)
     explicit = {os.path.normpath(p) for p in paths if not os.path.isdir(p)}
+    named = tuple(os.path.abspath(p) for p in paths if os.path.isdir(p))
     unreadable, jobs, checked, contents = [], [], 0, {}
     for path in found.files:
         config = resolver.for_path(path)
-        skip = _skip_reason(path, config, path in explicit, options)
+        skip = _skip_reason(path, config, path in explicit, options, named)
         if skip:
             _verbose(options, f"{path}: skipped: {skip}")
             continue
@@ -458,6 +471,9 @@ def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: boo
     originals = {job.path: job.data for task in tasks for job in task}
     results = _apply(analyse_all(tasks, options), originals, options)
     _verbose(options, f"analysed {_plural(len(jobs), 'file')} of {checked} in {time.monotonic() - started:.2f} s")
+    if not checked and not options.quiet:  # as ruff: a warning, not an error (exit 0 unless a path is missing)
+        click.echo(f"warning: No Python files found under {', '.join(paths)} (`-v` says which files were "
+                   "skipped and why).", err=True)
     return emit(results, [*found.errors, *unreadable], checked, options)
 
 
