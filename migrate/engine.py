@@ -346,7 +346,7 @@ def _diagnostics(analysis: FunctionAnalysis, positions: Positions, namer: Namer)
     frozen = _frozen_reason(analysis)
     for orphan in analysis.orphans:
         line, column = positions.start(orphan.node)
-        message = orphan.message if frozen is None else f"{orphan.message}; its callers cannot pass it as parts: {frozen}"
+        message = orphan.message + (f"; its callers cannot pass it as parts: {frozen}" if frozen else "")
         found.append(Diagnostic(line, column + 1, orphan.code, message, False, "untouched"))
     return found
 

@@ -183,11 +183,13 @@ class Program:
         helpers it calls (their parameters are what its calls pass)."""
         units = [unit for unit in self.units if unit.module_name in frozen]
         for unit in units:
-            why = f"it is defined in {unit.module_name}, which cannot be migrated ({frozen[unit.module_name]})"
-            self.frozen_reasons.update({Key(unit.module_name, q): why for q in self.indexes[unit.module_name].functions})
+            module = unit.module_name
+            why = f"it is defined in {module}, which cannot be migrated ({frozen[module]})"
+            self.frozen_reasons.update((Key(module, q), why) for q in self.indexes[module].functions)
         for unit in units:
-            why = f"it is called from {unit.module_name}, which cannot be migrated ({frozen[unit.module_name]})"
-            for call, _ in self.indexes[unit.module_name].calls:
+            module = unit.module_name
+            why = f"it is called from {module}, which cannot be migrated ({frozen[module]})"
+            for call, _ in self.indexes[module].calls:
                 key = self.resolve(unit, call.func)
                 if key is not None:
                     self.frozen_reasons.setdefault(key, why)
