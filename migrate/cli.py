@@ -84,17 +84,20 @@ def analyse(job: Job) -> FileResult:
 
 
 def analyse_together(jobs: tuple[Job, ...]) -> list[FileResult]:
-    """One file, or a group that shares `@triton.jit` helpers (packages.py), migrated as one program. An
-    error in one file of a group costs the whole group: its files are only right together."""
-    from triton_migrate import engine
-
+    """One file, or a group that shares `@triton.jit` helpers (packages.py), migrated as one program."""
     try:
         with _collected_once():
-            return _analyse(jobs)
-    except (FileError, engine.SourceError) as exc:  # the engine's message names the line
-        return [FileResult(job.path, error=str(exc)) for job in jobs]
+            return _analyse_group(jobs) if len(jobs) > 1 else [_analyse(jobs[0])]
     except Exception as exc:  # an engine bug must cost these files, not the run
-        return [FileResult(job.path, error=f"internal error: {type(exc).__name__}: {exc}") for job in jobs]
+        return [FileResult(job.path, error=_error_message(exc)) for job in jobs]
+
+
+def _error_message(exc: Exception) -> str:
+    from triton_migrate import engine
+
+    if isinstance(exc, (FileError, engine.SourceError)):  # the engine's message names the line
+        return str(exc)
+    return f"internal error: {type(exc).__name__}: {exc}"
 
 
 @contextlib.contextmanager
@@ -113,28 +116,61 @@ def _collected_once():
         gc.collect(0)  # everything allocated since it was paused is in the youngest generation
 
 
-def _analyse(jobs: tuple[Job, ...]) -> list[FileResult]:
-    from triton_migrate import engine
-    from triton_migrate.packages import module_name
+def _analyse(job: Job) -> FileResult:
+    decoded = decode(job.data)
+    outcome = _outcome_of(job, decoded.text) if might_need_migration(job.data) else FileOutcome((), None)
+    return _result(job, decoded, outcome)
 
-    decoded = [decode(job.data) for job in jobs]
-    first = jobs[0]
-    outcomes = [FileOutcome((), None)] * len(jobs)
-    if len(jobs) > 1:
-        names = [module_name(job.path) for job in jobs]
-        found = engine.migrate_sources(dict(zip(names, (d.text for d in decoded))), verify=first.verify,
-                                       policy=first.policy, rewrite=first.verify)
-        outcomes = [found[name] for name in names]
-    elif might_need_migration(first.data):
-        outcomes = [_outcome_of(first, decoded[0].text)]
-    results = [_result(job, text, outcome) for job, text, outcome in zip(jobs, decoded, outcomes)]
-    held = [r for r, o in zip(results, outcomes) if o.new_source is not None and r.new_data is None]
-    if len(jobs) == 1 or not held:
+
+def _analyse_group(jobs: tuple[Job, ...]) -> list[FileResult]:
+    """A file of the group that cannot be migrated is reported and left as it is, and the group is migrated
+    again without it: the block pointers that cross into or out of it are refused (program.py), the rest
+    is migrated."""
+    from triton_migrate import engine
+
+    errors, decoded = {}, {}
+    for job in jobs:
+        try:
+            decoded[job.path] = decode(job.data)
+        except FileError as exc:
+            errors[job.path] = str(exc)
+    while True:
+        try:
+            results, outcomes = _migrate_group(jobs, decoded, errors)
+            break
+        except engine.ModuleFailure as failure:
+            if failure.module in errors:  # the program itself, not one file: no file can be trusted
+                raise failure.error from failure
+            errors[failure.module] = _error_message(failure.error)
+    held = [r for r in results if r.path in outcomes and outcomes[r.path].new_source is not None and r.new_data is None]
+    if not held:
         return results
     # Files that share helpers are only right together: one held back (a suppression) holds back all.
     note = (1, 1, f"left untouched with {held[0].path}, which shares `@triton.jit` helpers with it")
     return [replace(r, new_text=None, new_data=None, warnings=r.warnings + (note,)) if r.new_data else r
             for r in results]
+
+
+def _migrate_group(jobs: tuple[Job, ...], decoded: dict, errors: dict[str, str]) -> tuple[list[FileResult], dict]:
+    """The results and the engine's outcomes of the files that do not fail (`errors`: path -> why); raises
+    ModuleFailure for the first file that does."""
+    from triton_migrate import engine
+    from triton_migrate.packages import Locator
+
+    first = jobs[0]
+    sources = {path: d.text for path, d in decoded.items()}
+    outcomes = engine.migrate_sources(sources, verify=first.verify, policy=first.policy, rewrite=first.verify,
+                                      locate=Locator(sources), frozen={p: errors[p] for p in sources if p in errors})
+    results = []
+    for job in jobs:
+        if job.path in errors:
+            results.append(FileResult(job.path, error=errors[job.path]))
+            continue
+        try:
+            results.append(_result(job, decoded[job.path], outcomes[job.path]))
+        except FileError as exc:  # its migrated code does not parse as Python: one more file left as it is
+            raise engine.ModuleFailure(job.path, exc) from exc
+    return results, {path: o for path, o in outcomes.items() if path not in errors}
 
 
 def _outcome_of(job: Job, text: str) -> FileOutcome:
@@ -333,7 +369,7 @@ def emit(results: list[FileResult], errors: list[tuple[str, str]], checked: int,
         click.echo(f"{path}: error: {message}", err=True)
     if options.show_fixes and options.mode == "write":
         click.echo(output.fixes_enumeration(ok), err=True, nl=False)
-    if not options.quiet and options.mode != "report" and not options.add_noqa:
+    if checked and not options.quiet and options.mode != "report" and not options.add_noqa:
         click.echo(_summary(ok, checked - (len(results) - len(ok)), options.mode == "write"), err=True)
     if errors and not options.quiet:
         click.echo(f"Could not process {_plural(len(errors), 'path')} (see errors above).", err=True)
@@ -386,8 +422,9 @@ def _job(path: str, data: bytes, config: cfg.Config, options: Options) -> Job:
     return Job(path, data, verify, policy, config.select, config.ignored_for(path), options.cache_dir)
 
 
-def _skip_reason(path: str, config: cfg.Config, explicit: bool, options: Options) -> str | None:
-    if config.excludes(path) and (options.force_exclude or not explicit):
+def _skip_reason(path: str, config: cfg.Config, explicit: bool, options: Options,
+                 named: tuple[str, ...] = ()) -> str | None:
+    if (config.excludes(path) if options.force_exclude else not explicit and _excluded(path, config, named)):
         return "excluded by the configuration"
     ignored = config.ignored_for(path)
     if not any(cfg.enabled(code, config.select, ignored) for code in CODES):
@@ -395,15 +432,27 @@ def _skip_reason(path: str, config: cfg.Config, explicit: bool, options: Options
     return None
 
 
+def _excluded(path: str, config: cfg.Config, named: tuple[str, ...]) -> bool:
+    """Excluded by the configuration, where a directory named on the command line (absolute, in `named`)
+    is checked even if it is excluded itself, as discover.py walks it: inside it, the patterns are matched
+    relative to it, so that `third_party/` no longer covers all of it but `gen_*.py` still applies."""
+    inside = os.path.abspath(path)
+    for directory in named:
+        if os.path.commonpath([inside, directory]) == directory and config.excludes(directory, is_dir=True):
+            return config.excludes(path, root=directory)
+    return config.excludes(path)
+
+
 def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: bool, resolver: cfg.Resolver,
               options: Options) -> int:
     started = time.monotonic()
     found = discover(paths, exclude, respect_gitignore)
     explicit = {os.path.normpath(p) for p in paths if not os.path.isdir(p)}
+    named = tuple(os.path.abspath(p) for p in paths if os.path.isdir(p))
     unreadable, jobs, checked, contents = [], [], 0, {}
     for path in found.files:
         config = resolver.for_path(path)
-        skip = _skip_reason(path, config, path in explicit, options)
+        skip = _skip_reason(path, config, path in explicit, options, named)
         if skip:
             _verbose(options, f"{path}: skipped: {skip}")
             continue
@@ -422,6 +471,9 @@ def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: boo
     originals = {job.path: job.data for task in tasks for job in task}
     results = _apply(analyse_all(tasks, options), originals, options)
     _verbose(options, f"analysed {_plural(len(jobs), 'file')} of {checked} in {time.monotonic() - started:.2f} s")
+    if not checked and not options.quiet:  # as ruff: a warning, not an error (exit 0 unless a path is missing)
+        click.echo(f"warning: No Python files found under {', '.join(paths)} (`-v` says which files were "
+                   "skipped and why).", err=True)
     return emit(results, [*found.errors, *unreadable], checked, options)
 
 

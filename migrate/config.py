@@ -54,15 +54,17 @@ class Config:
         matched = [codes for glob, codes in self.per_file_ignores if self._matches((glob,), path)]
         return self.ignore + tuple(code for codes in matched for code in codes)
 
-    def excludes(self, path: str) -> bool:
-        return self._matches(self.exclude + self.extend_exclude, path)
+    def excludes(self, path: str, is_dir: bool = False, root: str | None = None) -> bool:
+        """`root`: match relative to this directory instead of the configuration's (see cli._excluded)."""
+        return self._matches(self.exclude + self.extend_exclude, path, is_dir, root)
 
-    def _matches(self, patterns: tuple[str, ...], path: str) -> bool:
+    def _matches(self, patterns: tuple[str, ...], path: str, is_dir: bool = False, root: str | None = None) -> bool:
         if not patterns:
             return False
-        relative = os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
+        relative = os.path.relpath(os.path.abspath(path), root or self.root).replace(os.sep, "/")
         if relative.startswith("../"):
             return False
+        relative += "/" if is_dir else ""  # lets `name/` patterns match the directory itself, as in git
         if patterns not in self._specs:
             self._specs[patterns] = pathspec.GitIgnoreSpec.from_lines(patterns)
         return self._specs[patterns].match_file(relative)

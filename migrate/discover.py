@@ -75,8 +75,9 @@ class _Walk:
     errors: list[tuple[str, str]]
 
     def skip(self, abs_path: str, is_dir: bool, gitignores: list[_Layer]) -> bool:
-        if self.excludes.decision(abs_path, is_dir):
-            return True
+        return bool(self.excludes.decision(abs_path, is_dir)) or self.gitignored(abs_path, is_dir, gitignores)
+
+    def gitignored(self, abs_path: str, is_dir: bool, gitignores: list[_Layer]) -> bool:
         if not self.respect_gitignore:
             return False
         # A deeper .gitignore overrides a shallower one, as in git: the deepest with an opinion wins.
@@ -137,13 +138,18 @@ class _Walk:
                 break
             chain.append(parent)
         layers: list[_Layer] = []
-        for directory in reversed(chain):
+        for directory in reversed(chain[1:]):
             layers = self.with_gitignore(layers, directory)
-        return layers
+        if self.gitignored(abs_dir, True, layers):
+            # Named on the command line, it is checked anyway (as ruff does): what ignores the directory
+            # itself no longer applies, what ignores files inside it still does, relative to it.
+            layers = [_Layer(abs_dir, layer.spec) for layer in layers]
+        return self.with_gitignore(layers, abs_dir)
 
 
 def discover(paths: list[str], exclude: tuple[str, ...] = (), respect_gitignore: bool = True) -> Discovery:
-    """Python files under `paths`. Files named explicitly are always included, whatever their name."""
+    """Python files under `paths`. Files named explicitly are always included, whatever their name, and
+    directories named explicitly are walked even if excluded or gitignored themselves."""
     cwd = os.getcwd()
     spec, invalid = _spec([*DEFAULT_EXCLUDES, *exclude])
     files: dict[str, str] = {}

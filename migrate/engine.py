@@ -10,6 +10,7 @@ fixed point) before anything is returned.
 from __future__ import annotations
 
 import ast
+import contextlib
 import warnings
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -21,14 +22,15 @@ from triton_migrate.rules import (ttd001_descriptor, ttd006_masked_pointers, ttd
                                   ttd009_launch_guard, ttd108_unsupported_use)
 
 from . import ast_tree
+from .calls import is_kernel
 from .analysis import CrossesFunctions, FunctionAnalysis
 from .facts import AssignmentCollector, FunctionFacts
 from .naming import Namer
+from .packages import absolute_module
 from .outcome import Diagnostic, FileOutcome
 from .policy import Policy
 from .positions import Positions
-from .program import Program
-from .calls import is_kernel
+from .program import Locate, Program
 from .rewrite import Edits, Rewriter, add_definitions, add_import, uses_name
 from .triton_names import TritonNames
 from .walk import walk
@@ -51,6 +53,30 @@ class SourceError(Exception):
 
 class InternalError(Exception):
     """The rewrite produced text that does not parse or is not a fixed point: a bug, never written out."""
+
+
+class ModuleFailure(Exception):
+    """One module of a program cannot be migrated (`error` says why); the others can be, without it."""
+
+    def __init__(self, module: str, error: Exception) -> None:
+        super().__init__(f"{module}: {error}")
+        self.module = module
+        self.error = error
+
+
+@contextlib.contextmanager
+def _blame(module: str):
+    """What goes wrong while one module is parsed, analysed or rewritten is that module's."""
+    try:
+        yield
+    except (ModuleFailure, ast_tree.Unsupported, CrossesFunctions):  # no failures: the caller handles them
+        raise
+    except RecursionError as error:
+        raise ModuleFailure(module, SourceError("too deeply nested for the analysis", 0)) from error
+    except UnicodeEncodeError as error:  # e.g. a lone surrogate in a str that never came from a file
+        raise ModuleFailure(module, SourceError(f"cannot parse: {error.reason}", 0)) from error
+    except Exception as error:  # an engine bug met in one module must not cost the others
+        raise ModuleFailure(module, error) from error
 
 
 def _ast_parse(source: str) -> ast.Module | None:
@@ -106,36 +132,46 @@ def migrate_source(source: str, verify: bool = True, policy: Policy | None = Non
     """Diagnostics for every site and the migrated source. With `verify` (whenever the new source is
     going to be shown or written) the output is re-parsed and re-migrated: it must be a fixed point.
     `rewrite=False` (a check that only reports) skips producing the new source: `new_source` is None."""
-    return migrate_sources({"": source}, verify, policy, rewrite)[""]
+    try:
+        return migrate_sources({"": source}, verify, policy, rewrite)[""]
+    except ModuleFailure as failure:
+        raise failure.error
 
 
 def migrate_sources(sources: dict[str, str], verify: bool = True, policy: Policy | None = None,
-                    rewrite: bool = True) -> dict[str, FileOutcome]:
-    """The same for modules migrated together (keys: dotted module names, which resolve their imports of
-    each other), so that block pointers passed to helpers in another module are migrated on both sides."""
-    policy = policy or Policy()
+                    rewrite: bool = True, locate: Locate = absolute_module,
+                    frozen: dict[str, str] | None = None) -> dict[str, FileOutcome]:
+    """The same for modules migrated together, so that block pointers passed to helpers in another module
+    are migrated on both sides. Keys: module names; `locate(importer, level, module)` names the module an
+    import in `importer` refers to (by default, keys are dotted names). `frozen` (name -> why): modules
+    that cannot be migrated: left as they are, with no block pointer crossing into or out of them migrated.
+    A module that fails raises ModuleFailure naming it: run again with it frozen to migrate the others."""
+    policy, frozen = policy or Policy(), frozen or {}
     try:
         try:
-            outcomes = _migrate(sources, policy, rewrite, from_ast=not rewrite)
+            outcomes = _migrate(sources, policy, locate, frozen, rewrite, from_ast=not rewrite)
         except ast_tree.Unsupported:  # syntax the rebuilt tree lacks: libcst's parse decides
-            outcomes = _migrate(sources, policy, rewrite)
-    except RecursionError as error:
+            outcomes = _migrate(sources, policy, locate, frozen, rewrite)
+    except RecursionError as error:  # in the program's own bookkeeping, which no one module is to blame for
         raise SourceError("too deeply nested for the analysis", 0) from error
-    except UnicodeEncodeError as error:  # e.g. a lone surrogate in a str that never came from a file
-        raise SourceError(f"cannot parse: {error.reason}", 0) from error
     changed = {name: o.new_source for name, o in outcomes.items() if o.new_source is not None}
     if verify and changed:
-        _check_fixed_point({**sources, **changed}, policy)
+        _check_fixed_point({**sources, **changed}, policy, locate, frozen)
     return outcomes
 
 
-def _check_fixed_point(new_sources: dict[str, str], policy: Policy) -> None:
+def _check_fixed_point(new_sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str]) -> None:
     try:
-        again = _migrate(new_sources, policy)
-    except SourceError as error:
-        raise InternalError(f"the rewritten source does not parse: {error}") from error
-    if any(o.new_source is not None for o in again.values()):
-        raise InternalError("the rewrite is not idempotent: a second run would change the result again")
+        again = _migrate(new_sources, policy, locate, frozen)
+    except ModuleFailure as failure:
+        if not isinstance(failure.error, SourceError):
+            raise
+        error = InternalError(f"the rewritten source does not parse: {failure.error}")
+        raise ModuleFailure(failure.module, error) from failure.error
+    changing = [name for name, o in again.items() if o.new_source is not None]
+    if changing:
+        error = InternalError("the rewrite is not idempotent: a second run would change the result again")
+        raise ModuleFailure(changing[0], error)
 
 
 def _parse(source: str) -> cst.Module:
@@ -199,32 +235,49 @@ def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool) 
     return _Unit(module_name, source, module, names, scan, positions, Namer(taken), language, shim)
 
 
-def _migrate(sources: dict[str, str], policy: Policy, rewrite: bool = True,
+def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str], rewrite: bool = True,
              from_ast: bool = False) -> dict[str, FileOutcome]:
-    units = [u for u in (_unit(name, text, True, from_ast) for name, text in sources.items()) if u is not None]
+    units = [u for u in (_blamed_unit(name, text, True, from_ast) for name, text in sources.items()
+                         if name not in frozen) if u is not None]
     program, inherited = None, {}
     if policy.kernel_targets:  # a helper takes its tuned callers' form, and they may be anywhere
-        program = Program(_with_every_module(units, sources, from_ast))
+        program = _program(units, sources, from_ast, locate, frozen)
         inherited = program.inherited_forms(dict(policy.kernel_targets))
     settled = {}
     analyses = _analyse(units, policy, inherited, settled)
     if analyses is None:  # a block pointer crosses a call: the whole program decides
-        program = program or Program(_with_every_module(units, sources, from_ast))
+        program = program or _program(units, sources, from_ast, locate, frozen)
         settled = {key: found for key, found in settled.items() if key not in program.linked}
         analyses = program.settle(lambda: _analyse(units, policy, inherited, settled, program))
     outcomes = {name: FileOutcome((), None) for name in sources}
     for unit in units:
         own = [a for u, a in analyses if u is unit]
-        outcomes[unit.module_name] = _outcome(unit, own, policy, rewrite)
+        with _blame(unit.module_name):
+            outcomes[unit.module_name] = _outcome(unit, own, policy, rewrite)
     return outcomes
 
 
-def _with_every_module(units: list[_Unit], sources: dict[str, str], from_ast: bool) -> list[_Unit]:
-    """`units` (extended in place) and the modules without a site of their own, which a call graph needs:
-    helpers and callers may live there. Parsed only then."""
+def _blamed_unit(name: str, source: str, with_sites_only: bool, from_ast: bool) -> _Unit | None:
+    with _blame(name):
+        return _unit(name, source, with_sites_only, from_ast)
+
+
+def _program(units: list[_Unit], sources: dict[str, str], from_ast: bool, locate: Locate,
+             frozen: dict[str, str]) -> Program:
+    """The call graph. `units` gains (in place) the modules without a site of their own: helpers and
+    callers may live there, so they are parsed now. Frozen modules join the graph only, not `units`."""
     parsed = {u.module_name for u in units}
-    units += [_unit(name, text, False, from_ast) for name, text in sources.items() if name not in parsed]
-    return units
+    units += [_blamed_unit(name, text, False, from_ast) for name, text in sources.items()
+              if name not in parsed and name not in frozen]
+    return Program(units + [u for u in (_frozen_unit(n, sources[n], from_ast) for n in frozen if n in sources)
+                            if u is not None], locate, frozen)
+
+
+def _frozen_unit(name: str, source: str, from_ast: bool) -> _Unit | None:
+    try:
+        return _blamed_unit(name, source, False, from_ast)
+    except ModuleFailure:  # not even parsed: none of its calls can be seen, and Python could not run it either
+        return None
 
 
 def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], settled: dict,
@@ -249,8 +302,9 @@ def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], sett
             # `migrate tune` may have picked its form, or its callers'
             own = policy.for_function(function.name.value, inherited.get(key))
             try:
-                analyses.append((unit, FunctionAnalysis(function, unit.names, unit.namer, unit.language, own,
-                                                        unit.shim, unit.facts_of(function), context)))
+                with _blame(unit.module_name):
+                    analyses.append((unit, FunctionAnalysis(function, unit.names, unit.namer, unit.language, own,
+                                                            unit.shim, unit.facts_of(function), context)))
             except CrossesFunctions:
                 crosses = True
                 continue
@@ -305,10 +359,18 @@ def _diagnostics(analysis: FunctionAnalysis, positions: Positions, namer: Namer)
             found.append(Diagnostic(line, column + 1, refusal.code, refusal.message + detail, False, "untouched"))
         else:
             found.append(_migrated(analysis, creation, creation_id, (line, column), namer))
+    frozen = _frozen_reason(analysis)
     for orphan in analysis.orphans:
         line, column = positions.start(orphan.node)
-        found.append(Diagnostic(line, column + 1, orphan.code, orphan.message, False, "untouched"))
+        message = orphan.message + (f"; its callers cannot pass it as parts: {frozen}" if frozen else "")
+        found.append(Diagnostic(line, column + 1, orphan.code, message, False, "untouched"))
     return found
+
+
+def _frozen_reason(analysis: FunctionAnalysis) -> str | None:
+    """Why a helper called from a module that cannot be migrated keeps its block-pointer parameters."""
+    context = analysis.context
+    return context.program.frozen_reasons.get(context.helper) if context is not None else None
 
 
 def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tuple[int, int],

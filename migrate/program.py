@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 import libcst as cst
 
@@ -23,6 +23,7 @@ from .triton_names import dotted_name
 from .walk import walk
 
 MAX_ROUNDS = 16
+Locate = Callable[[str, int, str], Optional[str]]
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class _Index(cst.CSTVisitor):
 
     def __init__(self) -> None:
         self.functions: dict[str, cst.FunctionDef] = {}
-        self.imports: dict[str, tuple[str, Optional[str]]] = {}  # local -> (module, attribute or None)
+        self.imports: dict[str, tuple] = {}  # local -> (level, module, attribute or None) as written
         self.public: set[str] = set()
         self.calls: list[tuple[cst.Call, cst.FunctionDef | None]] = []
         self.references: list[cst.BaseExpression] = []  # names and attributes outside call position
@@ -81,9 +82,8 @@ class _Index(cst.CSTVisitor):
 
     def visit_Import(self, node: cst.Import) -> bool:
         for alias in node.names:
-            dotted = dotted_name(alias.name)
             if alias.asname is not None:
-                self.imports[alias.asname.name.value] = (dotted, None)
+                self.imports[alias.asname.name.value] = (0, dotted_name(alias.name), None)
         return False  # an imported name is no use of it
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
@@ -97,9 +97,12 @@ class _Index(cst.CSTVisitor):
 
 
 class Program:
-    """The call graph of the units (modules) and what the rounds have settled."""
+    """The call graph of the units (modules) and what the rounds have settled. `locate(importer, level,
+    module)`: the name of the unit that `from <level dots><module> import ...` in unit `importer` imports
+    (None: no unit). `frozen`: units that cannot be migrated (name -> why): they are never analysed nor
+    rewritten, so their helpers and the helpers they call keep their block-pointer parameters."""
 
-    def __init__(self, units: list) -> None:
+    def __init__(self, units: list, locate: Locate = absolute_module, frozen: Optional[dict[str, str]] = None) -> None:
         self.units = units
         self.by_module = {unit.module_name: unit for unit in units}
         self.helpers: dict[Key, Helper] = {}
@@ -109,6 +112,7 @@ class Program:
             index = _Index()
             walk(index, unit.module)
             index.imports.update(_from_imports(unit))
+            index.imports = self._located(unit.module_name, index.imports, locate)
             self.indexes[unit.module_name] = index
             self.heads[unit.module_name] = self._heads(index)
             for qualname, node in index.functions.items():
@@ -128,16 +132,28 @@ class Program:
                     self.callers_of[key].update([id(function)] if function is not None else [])
         # ids of the functions on either end of a call between jit functions
         self.linked = set().union(*self.callers_of.values(), (id(self.helpers[k].node) for k in self.calls_of))
+        self.frozen_reasons: dict[Key, str] = {}
+        self._block_frozen(frozen or {})
         self._block_escaping()
 
     # -- resolution ------------------------------------------------------------------------------
 
+    def _located(self, importer: str, imports: dict, locate: Locate) -> dict[str, tuple[str, Optional[str]]]:
+        """local -> (unit, attribute or None) for the imports of units of the program: `from pkg import mod`
+        imports the unit `mod`, `from pkg.mod import f` the attribute `f` of the unit `pkg.mod`."""
+        found = {}
+        for local, (level, module, attribute) in imports.items():
+            whole = locate(importer, level, ".".join(p for p in (module, attribute) if p)) if attribute else None
+            if whole in self.by_module:
+                found[local] = (whole, None)
+            elif (owner := locate(importer, level, module)) in self.by_module:
+                found[local] = (owner, attribute)
+        return found
+
     def _heads(self, index: _Index) -> set[str]:
         """The local names a helper's name can start with: a jit function of the module, or an import from
         a module of the program (or of one, `from pkg import mod`)."""
-        modules = {local for local, (module, attribute) in index.imports.items()
-                   if module in self.by_module or f"{module}.{attribute or ''}" in self.by_module}
-        return modules | {qualname.partition(".")[0] for qualname in index.functions}
+        return set(index.imports) | {qualname.partition(".")[0] for qualname in index.functions}
 
     def resolve(self, unit, func: cst.BaseExpression) -> Optional[Key]:
         if _head(func) not in self.heads[unit.module_name]:  # most calls: `tl.` members and local names
@@ -153,15 +169,26 @@ class Program:
         if imported is None:
             return None
         module, attribute = imported
-        qualname = ".".join(p for p in (attribute, rest) if p)
-        key = Key(module, qualname)
-        if key in self.helpers:
-            return key
-        # `from pkg import mod` then `mod.f(...)`: the attribute is a module of the program
-        if attribute is not None and f"{module}.{attribute}" in self.by_module and rest:
-            key = Key(f"{module}.{attribute}", rest)
-            return key if key in self.helpers else None
-        return None
+        key = Key(module, ".".join(p for p in (attribute, rest) if p))
+        return key if key in self.helpers else None
+
+    def _block_frozen(self, frozen: dict[str, str]) -> None:
+        """A unit that cannot be migrated keeps its code: its helpers take no parts, and neither do the
+        helpers it calls (their parameters are what its calls pass)."""
+        units = [unit for unit in self.units if unit.module_name in frozen]
+        for unit in units:
+            module = unit.module_name
+            why = f"it is defined in {module}, which cannot be migrated ({frozen[module]})"
+            self.frozen_reasons.update((Key(module, q), why) for q in self.indexes[module].functions)
+        for unit in units:
+            module = unit.module_name
+            why = f"it is called from {module}, which cannot be migrated ({frozen[module]})"
+            for call, _ in self.indexes[module].calls:
+                key = self.resolve(unit, call.func)
+                if key is not None:
+                    self.frozen_reasons.setdefault(key, why)
+        for key, reason in self.frozen_reasons.items():
+            self.escaping(key, reason)
 
     def _block_escaping(self) -> None:
         """A helper passed around as a value or exported in `__all__` may be called where we cannot see."""
@@ -297,18 +324,17 @@ def _head(expression: cst.BaseExpression) -> Optional[str]:
     return expression.value if type(expression) is cst.Name else None
 
 
-def _from_imports(unit) -> dict[str, tuple[str, Optional[str]]]:
-    """`from .mod import f` / `from pkg.mod import f as g`, with relative imports resolved."""
+def _from_imports(unit) -> dict[str, tuple[int, str, str]]:
+    """`from .mod import f` / `from pkg.mod import f as g`: local -> (level, module, attribute)."""
     found = {}
     for statement in unit.module.body:
         for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
             if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
                 continue
-            named = dotted_name(small.module) if small.module is not None else ""
-            module = absolute_module(unit.module_name, len(small.relative), named)
+            module = dotted_name(small.module) if small.module is not None else ""
             for alias in small.names:
                 local = alias.asname.name.value if alias.asname is not None else alias.name.value
-                found[local] = (module, alias.name.value)
+                found[local] = (len(small.relative), module, alias.name.value)
     return found
 
 

@@ -383,8 +383,32 @@ def test_gitignore_exclude_and_default_excludes(tree):
 
 def test_no_python_files(tree):
     result = invoke()
-    assert result.exit_code == 0
-    assert result.stderr == "No block pointers found in 0 files.\n"
+    assert result.exit_code == 0  # as ruff: a warning, not an error
+    assert result.stderr == "warning: No Python files found under . (`-v` says which files were skipped and why).\n"
+
+
+@pytest.mark.parametrize("named", ["vendored", "vendored/", "third_party/vendored"])
+def test_a_gitignored_directory_named_on_the_command_line_is_checked(tree, named):
+    (tree / ".git").mkdir()
+    (tree / ".gitignore").write_text("vendored/\nthird_party/\n*_gen.py\n")
+    for directory in ("vendored", "third_party/vendored"):
+        put(tree, f"{directory}/k.py", KERNEL)
+        put(tree, f"{directory}/k_gen.py", KERNEL)  # ignored for its own name: still skipped
+    result = invoke("--check", named)
+    assert result.exit_code == 1, result.stderr
+    assert {m["path"] for m in DIAGNOSTIC.finditer(result.stdout)} == {f"{named.rstrip('/')}/k.py"}
+    assert codes(invoke("--check", ".").stdout) == []  # walked from above, it stays ignored
+
+
+def test_a_directory_named_on_the_command_line_is_checked_even_if_the_configuration_excludes_it(tree):
+    put(tree, "pyproject.toml", '[tool.triton-migrate]\nexclude = ["third_party/", "gen_*.py"]\n')
+    put(tree, "third_party/k.py", KERNEL)
+    put(tree, "third_party/gen_k.py", KERNEL)
+    named = invoke("--output-format", "concise", "third_party")
+    assert {m["path"] for m in DIAGNOSTIC.finditer(named.stdout)} == {"third_party/k.py"}
+    forced = invoke("--force-exclude", "third_party")
+    assert forced.exit_code == 0 and forced.stdout == ""
+    assert forced.stderr.startswith("warning: No Python files found under third_party ")
 
 
 # --- stdin -----------------------------------------------------------------------------------------------------------
@@ -438,9 +462,10 @@ def test_usage_errors_exit_2(tree, args):
     assert invoke(*args).exit_code == 2
 
 
-def test_module_entry_point_and_version(tree):
+@pytest.mark.parametrize("module", ["triton_migrate", "triton_migrate.cli"])
+def test_module_entry_point_and_version(tree, module):
     put(tree, "kernel.py", KERNEL)
-    run = [sys.executable, "-m", "triton_migrate.cli"]
+    run = [sys.executable, "-m", module]
     version = subprocess.run([*run, "--version"], capture_output=True, text=True, check=True)
     assert "0.1.0" in version.stdout
     check = subprocess.run([*run, "-j2", "."], capture_output=True, text=True)
