@@ -22,8 +22,8 @@ from triton_migrate.rules import (ttd001_descriptor, ttd006_masked_pointers, ttd
                                   ttd009_launch_guard, ttd108_unsupported_use)
 
 from . import ast_tree
-from .calls import is_kernel
 from .analysis import CrossesFunctions, FunctionAnalysis
+from .calls import is_kernel
 from .facts import AssignmentCollector, FunctionFacts
 from .naming import Namer
 from .packages import absolute_module

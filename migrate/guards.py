@@ -80,15 +80,24 @@ def launch_check(base: cst.BaseExpression, strides: list, block: list, unit: int
     if unit_stride is None and int_value(strides[unit]) != 1:
         return f"the unit stride `{canonical_code(strides[unit])}` is not one of the kernel's arguments"
     multiples = []
-    for term in [s for d, s in enumerate(strides) if d != unit] + terms:
+    for term in [s for d, s in enumerate(strides) if d != unit] + [t for term in terms for t in _summands(term)]:
         if facts.is_aligned(term, block[unit]):
             continue  # a multiple of the block width, which the check holds to 16 bytes
         witness = _witness(term, facts, arguments, frozenset())
         if witness is None:
             return f"`{canonical_code(term)}` is not a multiple of anything the kernel's arguments tell at launch"
+        if witness.isdigit() and int(witness) % 2:  # odd: no element of 8 bytes or less makes it 16
+            return f"`{canonical_code(term)}` is never a multiple of 16 bytes"
         if witness not in multiples:
             multiples.append(witness)
     return Check(tensor, width, tuple(multiples), unit_stride)
+
+
+def _summands(expr: cst.BaseExpression) -> list:
+    """`a * s + b * t` → [a * s, b * t]: a sum is a multiple of 16 bytes if each summand is."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
+        return _summands(expr.left) + _summands(expr.right)
+    return [expr]
 
 
 def _root_and_terms(base, facts: FunctionFacts, arguments: Arguments, seen: frozenset):

@@ -37,7 +37,7 @@ sys.path[:0] = [str(HERE), str(REPO / "tests"), str(REPO / "fixtures")]
 import torch  # noqa: E402
 
 from _harness_util import sentinel_fill  # noqa: E402
-from cases import BY_NAME, CASES  # noqa: E402
+from realistic_cases import BY_NAME, CASES  # noqa: E402
 from differential import compare_tensor  # noqa: E402
 
 # form -> the CLI options it stands for (the Policy fields of triton_migrate.policy)

@@ -1,0 +1,197 @@
+"""The launch guard (TTD009): what the launch checks, which form each launch takes, and the allocator it
+installs in the launching thread. The fixture `launch_guard` runs the guarded kernel bit for bit against
+the original (tests/test_fixtures.py); these tests pin down the decisions behind it."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import threading
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from triton_migrate import engine
+from triton_migrate.engine import _ModuleScan
+from triton_migrate.facts import FunctionFacts
+from triton_migrate.guards import Arguments, Check, launch_check
+from triton_migrate.policy import Policy
+from triton_migrate.triton_names import TritonNames
+from triton_migrate.walk import walk
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+KERNEL = '''\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(q, o, cu_seqlens, T, H, stride_qz, stride_qh, stride_qm, off, K: tl.constexpr, BT: tl.constexpr,
+      BK: tl.constexpr = 64):
+    i_t, i_bh = tl.program_id(0), tl.program_id(1)
+    i_b, i_h = i_bh // H, i_bh % H
+    bos = tl.load(cu_seqlens + i_b)
+    LOCAL
+    p = tl.make_block_ptr(BASE, (T, K), (STRIDE, 1), (i_t * BT, 0), (BT, BK), (1, 0))
+    tl.store(o + tl.arange(0, BT)[:, None] * BK + tl.arange(0, BK)[None, :], tl.load(p, boundary_check=(0, 1)))
+'''
+
+
+def check_of(base: str, stride: str = "H * K", local: str = "pass"):
+    source = KERNEL.replace("BASE", base).replace("STRIDE", stride).replace("LOCAL", local)
+    module = cst.parse_module(source)
+    names = TritonNames.of_cst(module)
+    scan = _ModuleScan(names)
+    walk(scan, module)
+    function = scan.all_functions[0]
+    facts = FunctionFacts(function, names, scan.function_assignments[id(function)], launched=True)
+    call = next(c for c in scan.calls if names.member(c.func) == "make_block_ptr")
+    base_arg, _, strides, _, block, _ = (a.value for a in call.args)
+    return launch_check(base_arg, [e.value for e in strides.elements], [e.value for e in block.elements], 1, facts,
+                        Arguments(function))
+
+
+def test_a_varlen_head_offset_is_checked_through_its_head_dim():
+    # (bos * H + i_h) * K is a multiple of K whatever bos (loaded in the kernel) is: K is the witness.
+    assert check_of("q + (bos * H + i_h) * K") == Check("q", 'args.get("BK", 64)', ('args["H"] * args["K"]',
+                                                                                    'args["K"]'))
+
+
+def test_each_summand_of_an_offset_has_its_own_witness():
+    assert check_of("q + i_b * stride_qz + i_h * stride_qh", "stride_qm").multiples == (
+        'args["stride_qm"]', 'args["stride_qz"]', 'args["stride_qh"]')
+
+
+def test_a_pointer_argument_moved_in_place_is_followed():
+    # flash-attention style: `q += off_z * stride_qz + off_h * stride_qh`, then the block pointer on `q`.
+    check = check_of("q", "stride_qm", "q += i_b * stride_qz + i_h * stride_qh")
+    assert check.multiples == ('args["stride_qm"]', 'args["stride_qz"]', 'args["stride_qh"]')
+
+
+def test_a_local_base_is_followed_to_its_pointer_argument():
+    check = check_of("q_base + i_t * BK", "stride_qm", "q_base = q + i_b * stride_qz")
+    assert check == Check("q", 'args.get("BK", 64)', ('args["stride_qm"]', 'args["stride_qz"]'))
+
+
+def test_an_offset_without_a_witness_cannot_be_guarded():
+    # `bos` is loaded in the kernel: nothing the launch sees bounds its alignment; an odd multiple of a
+    # program id is a multiple of 16 bytes for no element type.
+    assert "`bos` is not a multiple" in check_of("q + bos", "stride_qm")
+    assert "never a multiple of 16 bytes" in check_of("q + i_t * 3", "stride_qm")
+    assert check_of("q + i_t * 8", "stride_qm").multiples == ('args["stride_qm"]', "8")
+
+
+def test_an_offset_that_is_a_multiple_of_the_block_needs_no_check():
+    assert check_of("q + i_t * BK", "stride_qm").multiples == ('args["stride_qm"]',)
+
+
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def guarded_fixture():
+    sys.path.insert(0, str(FIXTURES))
+    try:
+        harness = _load(FIXTURES / "launch_guard" / "harness.py", "launch_guard_harness")
+        after = _load(FIXTURES / "launch_guard" / "after.py", "launch_guard_after")
+    finally:
+        sys.path.remove(str(FIXTURES))
+    return harness, after
+
+
+@pytest.mark.parametrize("case, takes_descriptor", [
+    ("aligned-K64", True), ("varlen-K64", True),  # sequences start anywhere: (bos * H + i_h) * 64 is aligned
+    ("varlen-K60", False),  # rows of 120 bytes
+    ("view-mid-storage-K64", False),  # data one element into its storage
+    ("K100", False),
+])
+def test_each_launch_takes_the_form_its_arguments_allow(guarded_fixture, case, takes_descriptor):
+    harness, after = guarded_fixture
+    inputs = dict(harness.cases())[case]
+    args = {"x": inputs["x"], "H": harness.H, "K": inputs["K"], "BK": inputs["BK"]}
+    decide = after.varlen_scale_kernel.values["USE_DESCRIPTORS"]
+    assert decide(args) is takes_descriptor
+
+
+def test_the_check_gives_the_launching_thread_an_allocator_and_keeps_a_users(guarded_fixture):
+    from triton.runtime import _allocation
+
+    _, after = guarded_fixture
+    import torch
+
+    aligned = torch.zeros(64, dtype=torch.float16)
+    seen = {}
+
+    def launch(name, allocator=None):
+        if allocator is not None:
+            _allocation.set_allocator(allocator)
+        seen[name] = (after._descriptor_fits(aligned, 64), _allocation._allocator.get())
+
+    def users(size, alignment, stream):
+        raise AssertionError("not called")
+
+    for name, allocator in (("fresh thread", None), ("user's thread", users)):
+        thread = threading.Thread(target=launch, args=(name, allocator))
+        thread.start()
+        thread.join()
+    assert seen["fresh thread"][0] and not isinstance(seen["fresh thread"][1], _allocation.NullAllocator)
+    assert seen["user's thread"] == (True, users)
+    # what a check installs stays in the thread that launched (the allocator is per thread from Triton 3.5)
+    other = threading.Thread(target=lambda: seen.update(other=_allocation._allocator.get()))
+    other.start()
+    other.join()
+    assert isinstance(seen["other"], _allocation.NullAllocator)
+
+
+def test_a_misaligned_tensor_installs_nothing(guarded_fixture):
+    import torch
+    from triton.runtime import _allocation
+
+    _, after = guarded_fixture
+    result = {}
+    storage = torch.zeros(65, dtype=torch.float16)
+    thread = threading.Thread(target=lambda: result.update(
+        fits=after._descriptor_fits(storage[1:], 64), allocator=_allocation._allocator.get()))
+    thread.start()
+    thread.join()
+    assert result["fits"] is False and isinstance(result["allocator"], _allocation.NullAllocator)
+
+
+HELPER = '''\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _tile(x, M, N, stride, i, BM: tl.constexpr, BN: tl.constexpr):
+    p = tl.make_block_ptr(x, (M, N), (stride, 1), (i * BM, 0), (BM, BN), (1, 0))
+    return tl.load(p, boundary_check=(0, 1))
+
+
+@triton.jit
+def kernel(x, y, M, N, stride, BM: tl.constexpr, BN: tl.constexpr):
+    i = tl.program_id(0)
+    t = _tile(x, M, N, stride, i, BM, BN)
+    tl.store(y + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :], t)
+'''
+
+
+def test_a_helper_has_no_launch_to_check_and_keeps_masked_pointers():
+    outcome = engine.migrate_source(HELPER)
+    (site,) = outcome.diagnostics
+    assert site.decision == "pointer" and "not launched from the host" in site.message
+    assert "USE_DESCRIPTORS" not in outcome.new_source and "make_block_ptr" not in outcome.new_source
+
+
+def test_strict_never_guards():
+    source = (FIXTURES / "launch_guard" / "before.py").read_text()
+    outcome = engine.migrate_source(source, policy=Policy(strict=True))
+    assert {d.decision for d in outcome.diagnostics} == {"pointer"}
+    assert "USE_DESCRIPTORS" not in outcome.new_source and "heuristics" not in outcome.new_source
