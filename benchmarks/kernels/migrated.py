@@ -30,19 +30,51 @@ import triton
 import triton.language as tl
 
 
+def _descriptor_fits(tensor, width, *multiples, unit_stride=1):
+    """Whether a tensor descriptor over `tensor` is legal at this launch (written by triton-migrate): its
+    data 16-byte aligned, `width` elements at least 16 bytes, each of `multiples` (strides and offsets, in
+    elements) a multiple of 16 bytes, a unit last stride. If so, it also gives this thread the allocator
+    that device-side descriptors need on NVIDIA sm_90+ (per thread from Triton 3.5; autograd runs backward
+    on threads of its own)."""
+    size = tensor.element_size() if hasattr(tensor, "data_ptr") else 0
+    fits = size > 0 and str(tensor.dtype) != "torch.bool" and tensor.data_ptr() % 16 == 0 and width * size >= 16
+    if not (fits and unit_stride == 1 and all(m * size % 16 == 0 for m in multiples)):
+        return False
+    from triton.runtime import _allocation
+
+    current = _allocation._allocator
+    if isinstance(current.get() if hasattr(current, "get") else current, _allocation.NullAllocator):
+        import torch
+
+        triton.set_allocator(lambda size, alignment, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+    return True
+
+
+@triton.heuristics({
+    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["a_ptr"], args["BK"], args["stride_am"])
+    and _descriptor_fits(args["b_ptr"], args["BN"], args["stride_bk"]),
+})
 @triton.jit
 def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
-         BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+         BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK]) if USE_DESCRIPTORS else None
     a_off1 = 0
-    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN])
+    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN]) if USE_DESCRIPTORS else None
     b_off0 = 0
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for _ in range(0, tl.cdiv(K, BK)):
-        acc += tl.dot(a_desc.load([pid_m * BM, a_off1]),
-                      b_desc.load([b_off0, pid_n * BN]))
+        a_rows = pid_m * BM + tl.arange(0, BM)
+        a_cols = a_off1 + tl.arange(0, BK)
+        a_ptrs = a_ptr + tl.cast(pid_m * BM, tl.int64) * stride_am + a_off1 + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_am + tl.arange(0, BK)[None, :])
+        a_mask = (a_rows[:, None] < M) & (a_cols[None, :] < K)
+        b_rows = b_off0 + tl.arange(0, BK)
+        b_cols = pid_n * BN + tl.arange(0, BN)
+        b_ptrs = b_ptr + tl.cast(b_off0, tl.int64) * stride_bk + pid_n * BN + (tl.arange(0, BK).to(tl.int64)[:, None] * stride_bk + tl.arange(0, BN)[None, :])
+        b_mask = (b_rows[:, None] < K) & (b_cols[None, :] < N)
+        acc += tl.dot((a_desc.load([pid_m * BM, a_off1]) if USE_DESCRIPTORS else tl.load(a_ptrs, mask=a_mask, other=0.0)),
+                      (b_desc.load([b_off0, pid_n * BN]) if USE_DESCRIPTORS else tl.load(b_ptrs, mask=b_mask, other=0.0)))
         a_off1 += BK
         b_off0 += BK
     c_rows = pid_m * BM + tl.arange(0, BM)
@@ -52,51 +84,87 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)
 
 
+@triton.heuristics({
+    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["x_ptr"], args["BN"], args["stride_xm"]),
+})
 @triton.jit
-def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.constexpr):
+def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    x_desc = tl.make_tensor_descriptor(x_ptr, [M, N], [stride_xm, 1], [BM, BN])
+    x_desc = tl.make_tensor_descriptor(x_ptr, [M, N], [stride_xm, 1], [BM, BN]) if USE_DESCRIPTORS else None
+    x_rows = pid_m * BM + tl.arange(0, BM)
+    x_cols = pid_n * BN + tl.arange(0, BN)
+    x_ptrs = x_ptr + tl.cast(pid_m * BM, tl.int64) * stride_xm + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_xm + tl.arange(0, BN)[None, :])
+    x_mask = (x_rows[:, None] < M) & (x_cols[None, :] < N)
     y_rows = pid_m * BM + tl.arange(0, BM)
     y_cols = pid_n * BN + tl.arange(0, BN)
     y_ptrs = y_ptr + tl.cast(pid_m * BM, tl.int64) * stride_ym + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_ym + tl.arange(0, BN)[None, :])
     y_mask = (y_rows[:, None] < M) & (y_cols[None, :] < N)
-    tl.store(y_ptrs, x_desc.load([pid_m * BM, pid_n * BN]) + 1, mask=y_mask)
+    tl.store(y_ptrs, (x_desc.load([pid_m * BM, pid_n * BN]) if USE_DESCRIPTORS else tl.load(x_ptrs, mask=x_mask)) + 1, mask=y_mask)
 
 
+@triton.heuristics({
+    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["x_ptr"], args["D"], args["stride_xm"])
+    and _descriptor_fits(args["w_ptr"], args["D"])
+    and _descriptor_fits(args["y_ptr"], args["D"], args["stride_ym"]),
+})
 @triton.jit
-def rms_norm(x_ptr, w_ptr, y_ptr, M, stride_xm, stride_ym, eps, D: tl.constexpr, BM: tl.constexpr):
+def rms_norm(x_ptr, w_ptr, y_ptr, M, stride_xm, stride_ym, eps, D: tl.constexpr, BM: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
     pid = tl.program_id(0)
-    x_desc = tl.make_tensor_descriptor(x_ptr, [M, D], [stride_xm, 1], [BM, D])
-    w_desc = tl.make_tensor_descriptor(w_ptr, [D], [1], [D])
-    y_desc = tl.make_tensor_descriptor(y_ptr, [M, D], [stride_ym, 1], [BM, D])
-    v = x_desc.load([pid * BM, 0]).to(tl.float32)
+    x_desc = tl.make_tensor_descriptor(x_ptr, [M, D], [stride_xm, 1], [BM, D]) if USE_DESCRIPTORS else None
+    w_desc = tl.make_tensor_descriptor(w_ptr, [D], [1], [D]) if USE_DESCRIPTORS else None
+    y_desc = tl.make_tensor_descriptor(y_ptr, [M, D], [stride_ym, 1], [BM, D]) if USE_DESCRIPTORS else None
+    x_rows = pid * BM + tl.arange(0, BM)
+    x_ptrs = x_ptr + tl.cast(pid * BM, tl.int64) * stride_xm + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_xm + tl.arange(0, D)[None, :])
+    x_mask = x_rows[:, None] < M
+    v = (x_desc.load([pid * BM, 0]) if USE_DESCRIPTORS else tl.load(x_ptrs, mask=x_mask)).to(tl.float32)
     rstd = 1.0 / tl.sqrt(tl.sum(v * v, axis=1) / D + eps)
-    out = v * rstd[:, None] * w_desc.load([0]).to(tl.float32)[None, :]
-    y_desc.store([pid * BM, 0], out.to(y_desc.dtype))
+    w_ptrs = w_ptr + tl.arange(0, D)
+    out = v * rstd[:, None] * (w_desc.load([0]) if USE_DESCRIPTORS else tl.load(w_ptrs)).to(tl.float32)[None, :]
+    y_rows = pid * BM + tl.arange(0, BM)
+    y_ptrs = y_ptr + tl.cast(pid * BM, tl.int64) * stride_ym + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_ym + tl.arange(0, D)[None, :])
+    y_mask = y_rows[:, None] < M
+    y_desc.store([pid * BM, 0], out.to(y_ptr.dtype.element_ty)) if USE_DESCRIPTORS else tl.store(y_ptrs, out.to(y_ptr.dtype.element_ty), mask=y_mask)
 
 
+@triton.heuristics({
+    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["k_ptr"], args["K"])
+    and _descriptor_fits(args["o_ptr"], args["K"]),
+})
 @triton.jit
-def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: tl.constexpr):
+def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
     i_h = tl.program_id(0)
     b_h = tl.zeros((K,), dtype=tl.float32)
-    p_k_desc = tl.make_tensor_descriptor(k_ptr + i_h * K, [T, K], [H * K, 1], [BT, K])
-    p_o_desc = tl.make_tensor_descriptor(o_ptr + i_h * K, [T, K], [H * K, 1], [BT, K])
+    p_k_desc = tl.make_tensor_descriptor(k_ptr + i_h * K, [T, K], [H * K, 1], [BT, K]) if USE_DESCRIPTORS else None
+    p_o_desc = tl.make_tensor_descriptor(o_ptr + i_h * K, [T, K], [H * K, 1], [BT, K]) if USE_DESCRIPTORS else None
     for i_t in range(0, tl.cdiv(T, BT)):
-        b_k = p_k_desc.load([i_t * BT, 0]).to(tl.float32)
+        p_k_rows = i_t * BT + tl.arange(0, BT)
+        p_k_cols = tl.arange(0, K)
+        p_k_ptrs = k_ptr + i_h * K + tl.cast(i_t * BT, tl.int64) * H * K + (tl.arange(0, BT).to(tl.int64)[:, None] * H * K + tl.arange(0, K)[None, :])
+        p_k_mask = (p_k_rows[:, None] < T) & (p_k_cols[None, :] < K)
+        b_k = (p_k_desc.load([i_t * BT, 0]) if USE_DESCRIPTORS else tl.load(p_k_ptrs, mask=p_k_mask)).to(tl.float32)
         p_g_idx = i_t * BT + tl.arange(0, BT)
         p_g_ptrs = g_ptr + i_h + tl.cast(i_t * BT, tl.int64) * H + tl.arange(0, BT).to(tl.int64) * H
         p_g_mask = p_g_idx < T
         b_g = tl.load(p_g_ptrs, mask=p_g_mask).to(tl.float32)
         b_h = b_h * tl.exp(tl.sum(b_g)) + tl.sum(b_k * b_g[:, None], axis=0)
-        p_o_desc.store([i_t * BT, 0], (b_k + b_h[None, :]).to(p_o_desc.dtype))
+        p_o_rows = i_t * BT + tl.arange(0, BT)
+        p_o_cols = tl.arange(0, K)
+        p_o_ptrs = o_ptr + i_h * K + tl.cast(i_t * BT, tl.int64) * H * K + (tl.arange(0, BT).to(tl.int64)[:, None] * H * K + tl.arange(0, K)[None, :])
+        p_o_mask = (p_o_rows[:, None] < T) & (p_o_cols[None, :] < K)
+        p_o_desc.store([i_t * BT, 0], (b_k + b_h[None, :]).to((o_ptr + i_h * K).dtype.element_ty)) if USE_DESCRIPTORS else tl.store(p_o_ptrs, (b_k + b_h[None, :]).to((o_ptr + i_h * K).dtype.element_ty), mask=p_o_mask)
 
 
+@triton.heuristics({
+    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["a_ptr"], args["BLOCK_SIZE_K"], args["stride_am"], unit_stride=args["stride_ak"])
+    and _descriptor_fits(args["b_ptr"], args["BLOCK_SIZE_K"], args["stride_bn"], unit_stride=args["stride_bk"]),
+})
 @triton.jit
 def gemm_bt(a_ptr, b_ptr, c_ptr, M, N, K,
             stride_am, stride_ak, stride_bn, stride_bk, stride_cm, stride_cn,
             BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-            GROUP_SIZE_M: tl.constexpr):
+            GROUP_SIZE_M: tl.constexpr,
+            USE_DESCRIPTORS: tl.constexpr = False):
     # C = A @ B.T with B stored as N x K (a linear layer's weight).
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
@@ -109,16 +177,24 @@ def gemm_bt(a_ptr, b_ptr, c_ptr, M, N, K,
     pid_n = (pid % num_pid_in_group) // group_size_m
 
     a_block_ptr_desc = tl.make_tensor_descriptor(base=a_ptr, shape=[M, K], strides=[stride_am, stride_ak],
-                                                 block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K])
+                                                 block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K]) if USE_DESCRIPTORS else None
     a_block_ptr_off1 = 0
     # B^T as a K x N view of the N x K weight: column-major, so order=(0, 1)
     b_block_ptr_desc = tl.make_tensor_descriptor(base=b_ptr, shape=[N, K], strides=[stride_bn, stride_bk],
-                                                 block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K])
+                                                 block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K]) if USE_DESCRIPTORS else None
     b_block_ptr_off0 = 0
     accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
     for k in range(0, K, BLOCK_SIZE_K):
-        a = a_block_ptr_desc.load([pid_m * BLOCK_SIZE_M, a_block_ptr_off1])
-        b = tl.trans(b_block_ptr_desc.load([pid_n * BLOCK_SIZE_N, b_block_ptr_off0]))
+        a_block_ptr_rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+        a_block_ptr_cols = a_block_ptr_off1 + tl.arange(0, BLOCK_SIZE_K)
+        a_block_ptr_ptrs = a_ptr + tl.cast(pid_m * BLOCK_SIZE_M, tl.int64) * stride_am + tl.cast(a_block_ptr_off1, tl.int64) * stride_ak + (tl.arange(0, BLOCK_SIZE_M).to(tl.int64)[:, None] * stride_am + tl.arange(0, BLOCK_SIZE_K).to(tl.int64)[None, :] * stride_ak)
+        a_block_ptr_mask = (a_block_ptr_rows[:, None] >= 0) & (a_block_ptr_rows[:, None] < M) & (a_block_ptr_cols[None, :] < K)
+        a = a_block_ptr_desc.load([pid_m * BLOCK_SIZE_M, a_block_ptr_off1]) if USE_DESCRIPTORS else tl.load(a_block_ptr_ptrs, mask=a_block_ptr_mask, other=0.0)
+        b_block_ptr_rows = b_block_ptr_off0 + tl.arange(0, BLOCK_SIZE_K)
+        b_block_ptr_cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+        b_block_ptr_ptrs = b_ptr + tl.cast(b_block_ptr_off0, tl.int64) * stride_bk + tl.cast(pid_n * BLOCK_SIZE_N, tl.int64) * stride_bn + (tl.arange(0, BLOCK_SIZE_K).to(tl.int64)[:, None] * stride_bk + tl.arange(0, BLOCK_SIZE_N).to(tl.int64)[None, :] * stride_bn)
+        b_block_ptr_mask = (b_block_ptr_rows[:, None] < K) & (b_block_ptr_cols[None, :] >= 0) & (b_block_ptr_cols[None, :] < N)
+        b = tl.trans(b_block_ptr_desc.load([pid_n * BLOCK_SIZE_N, b_block_ptr_off0])) if USE_DESCRIPTORS else tl.load(b_block_ptr_ptrs, mask=b_block_ptr_mask, other=0.0)
         accumulator = tl.dot(a, b, accumulator)
         a_block_ptr_off1 += BLOCK_SIZE_K
         b_block_ptr_off0 += BLOCK_SIZE_K
@@ -149,32 +225,8 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     o_offset = off_z.to(tl.int64) * stride_oz + off_h.to(tl.int64) * stride_oh
 
     # block pointers
-    Q_desc = tl.make_tensor_descriptor(
-        base=Q + q_offset,
-        shape=[N_CTX, HEAD_DIM],
-        strides=[stride_qm, stride_qk],
-        block_shape=[BLOCK_M, HEAD_DIM],
-    )
-    V_desc = tl.make_tensor_descriptor(
-        base=V + v_offset,
-        shape=[N_CTX, HEAD_DIM],
-        strides=[stride_vk, stride_vn],
-        block_shape=[BLOCK_N, HEAD_DIM],
-    )
     V_off0 = 0
-    K_desc = tl.make_tensor_descriptor(
-        base=K + k_offset,
-        shape=[N_CTX, HEAD_DIM],
-        strides=[stride_kn, stride_kk],
-        block_shape=[BLOCK_N, HEAD_DIM],
-    )
     K_off1 = 0
-    O_desc = tl.make_tensor_descriptor(
-        base=Out + o_offset,
-        shape=[N_CTX, HEAD_DIM],
-        strides=[stride_om, stride_on],
-        block_shape=[BLOCK_M, HEAD_DIM],
-    )
     # initialize offsets
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.arange(0, BLOCK_N)
@@ -185,7 +237,10 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     qk_scale = sm_scale
     qk_scale *= 1.44269504  # 1/log(2)
     # load q: it will stay in SRAM throughout
-    q = Q_desc.load([start_m * BLOCK_M, 0])
+    Q_rows = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    Q_ptrs = Q + q_offset + tl.cast(start_m * BLOCK_M, tl.int64) * stride_qm + (tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_qm + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_qk)
+    Q_mask = Q_rows[:, None] < N_CTX
+    q = tl.load(Q_ptrs, mask=Q_mask, other=0.0)
     if CAUSAL:
         hi = tl.minimum((start_m + 1) * BLOCK_M, N_CTX)
     else:
@@ -194,7 +249,10 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     for start_n in range(0, hi, BLOCK_N):
         start_n = tl.multiple_of(start_n, BLOCK_N)
         # -- compute qk ----
-        k = tl.trans(K_desc.load([K_off1, 0]))
+        K_cols = K_off1 + tl.arange(0, BLOCK_N)
+        K_ptrs = K + k_offset + tl.cast(K_off1, tl.int64) * stride_kn + (tl.arange(0, HEAD_DIM).to(tl.int64)[:, None] * stride_kk + tl.arange(0, BLOCK_N).to(tl.int64)[None, :] * stride_kn)
+        K_mask = K_cols[None, :] < N_CTX
+        k = tl.load(K_ptrs, mask=K_mask, other=0.0)
         qk = tl.dot(q, k)
         mask = (start_n + offs_n[None, :]) < N_CTX
         if CAUSAL:
@@ -209,7 +267,10 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
         l_i = l_i * alpha + l_ij
         # -- update output accumulator --
         acc = acc * alpha[:, None]
-        v = V_desc.load([V_off0, 0])
+        V_rows = V_off0 + tl.arange(0, BLOCK_N)
+        V_ptrs = V + v_offset + tl.cast(V_off0, tl.int64) * stride_vk + (tl.arange(0, BLOCK_N).to(tl.int64)[:, None] * stride_vk + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_vn)
+        V_mask = V_rows[:, None] < N_CTX
+        v = tl.load(V_ptrs, mask=V_mask, other=0.0)
         acc = tl.dot(p.to(v.dtype), v, acc)
         # update m_i and l_i
         m_i = m_ij
@@ -220,7 +281,10 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     acc = acc / l_i[:, None]
     m_ptrs = M + off_hz * N_CTX + offs_m
     tl.store(m_ptrs, m_i, mask=offs_m < N_CTX)
-    O_desc.store([start_m * BLOCK_M, 0], acc.to(Out.type.element_ty))
+    O_rows = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    O_ptrs = Out + o_offset + tl.cast(start_m * BLOCK_M, tl.int64) * stride_om + (tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_om + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_on)
+    O_mask = O_rows[:, None] < N_CTX
+    tl.store(O_ptrs, acc.to(Out.type.element_ty), mask=O_mask)
 
 
 @triton.jit
@@ -249,11 +313,15 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
 
     start_n = pid * BLOCK_N1
     offs_n = start_n + tl.arange(0, BLOCK_N1)
-    k_desc = tl.make_tensor_descriptor(K, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_N1, HEAD_DIM])
-    v_desc = tl.make_tensor_descriptor(V, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_N1, HEAD_DIM])
     # load K and V: they stay in SRAM throughout the inner loop.
-    k = k_desc.load([start_n, 0])
-    v = v_desc.load([start_n, 0])
+    k_rows = start_n + tl.arange(0, BLOCK_N1)
+    k_ptrs = K + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
+    k_mask = k_rows[:, None] < N_CTX
+    k = tl.load(k_ptrs, mask=k_mask, other=0.0)
+    v_rows = start_n + tl.arange(0, BLOCK_N1)
+    v_ptrs = V + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
+    v_mask = v_rows[:, None] < N_CTX
+    v = tl.load(v_ptrs, mask=v_mask, other=0.0)
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
     dk = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
 
@@ -261,15 +329,16 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         start_m = start_n  # queries before this key block do not see it
     else:
         start_m = 0
-    qT_desc = tl.make_tensor_descriptor(Q, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM])
     qT_off1 = start_m
-    do_desc = tl.make_tensor_descriptor(DO, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM])
     do_off0 = start_m
     m_block_ptr_off0 = start_m
     d_off0 = start_m
     curr_m = start_m
     for _ in range(start_m, N_CTX, BLOCK_M1):
-        qT = tl.trans(qT_desc.load([qT_off1, 0]))
+        qT_cols = qT_off1 + tl.arange(0, BLOCK_M1)
+        qT_ptrs = Q + tl.cast(qT_off1, tl.int64) * stride_tok + (tl.arange(0, HEAD_DIM).to(tl.int64)[:, None] * stride_d + tl.arange(0, BLOCK_M1).to(tl.int64)[None, :] * stride_tok)
+        qT_mask = qT_cols[None, :] < N_CTX
+        qT = tl.load(qT_ptrs, mask=qT_mask, other=0.0)
         # Load m before computing qk to reduce pipeline stall.
         offs_m = curr_m + tl.arange(0, BLOCK_M1)
         m_block_ptr_idx = m_block_ptr_off0 + tl.arange(0, BLOCK_M1)
@@ -283,7 +352,10 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         if CAUSAL:
             mask = mask & (offs_m[None, :] >= offs_n[:, None])
         pT = tl.where(mask, pT, 0.0)
-        do = do_desc.load([do_off0, 0])
+        do_rows = do_off0 + tl.arange(0, BLOCK_M1)
+        do_ptrs = DO + tl.cast(do_off0, tl.int64) * stride_tok + (tl.arange(0, BLOCK_M1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
+        do_mask = do_rows[:, None] < N_CTX
+        do = tl.load(do_ptrs, mask=do_mask, other=0.0)
         # Compute dV.
         ppT = pT.to(do.dtype)
         dv += tl.dot(ppT, do)
@@ -302,19 +374,26 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         do_off0 += BLOCK_M1
         m_block_ptr_off0 += BLOCK_M1
         d_off0 += BLOCK_M1
-
-    dv_desc = tl.make_tensor_descriptor(DV, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_N1, HEAD_DIM])
-    dv_desc.store([start_n, 0], dv.to(DV.dtype.element_ty))
+    dv_rows = start_n + tl.arange(0, BLOCK_N1)
+    dv_ptrs = DV + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
+    dv_mask = dv_rows[:, None] < N_CTX
+    tl.store(dv_ptrs, dv.to(DV.dtype.element_ty), mask=dv_mask)
     # Write back dK.
     dk *= sm_scale
-    dk_desc = tl.make_tensor_descriptor(DK, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_N1, HEAD_DIM])
-    dk_desc.store([start_n, 0], dk.to(DK.dtype.element_ty))
+    dk_rows = start_n + tl.arange(0, BLOCK_N1)
+    dk_ptrs = DK + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
+    dk_mask = dk_rows[:, None] < N_CTX
+    tl.store(dk_ptrs, dk.to(DK.dtype.element_ty), mask=dk_mask)
 
 
+@triton.heuristics({
+    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["k"], args["BK"], args["H"] * args["K"], args["K"])
+    and _descriptor_fits(args["v"], args["BV"], args["H"] * args["V"], args["V"]),
+})
 @triton.jit(do_not_specialize=["T"])
 def chunk_fwd_kernel_h(k, v, h, g, ht, T,
                        H: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
-                       BT: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, STORE_FINAL_STATE: tl.constexpr):
+                       BT: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, STORE_FINAL_STATE: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
     # k, v: [B, T, H, K|V]; g: [B, T, H] (fp32 log-decays); h: [B, NT, H, K, V], the state before each chunk.
     i_k, i_v, i_nh = tl.program_id(0), tl.program_id(1), tl.program_id(2)
     i_n, i_h = i_nh // H, i_nh % H
@@ -323,8 +402,8 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
 
     # [BK, BV]
     b_h = tl.zeros([BK, BV], dtype=tl.float32)
-    p_k_desc = tl.make_tensor_descriptor(k + (bos * H + i_h) * K, [T, K], [H * K, 1], [BT, BK])
-    p_v_desc = tl.make_tensor_descriptor(v + (bos * H + i_h) * V, [T, V], [H * V, 1], [BT, BV])
+    p_k_desc = tl.make_tensor_descriptor(k + (bos * H + i_h) * K, [T, K], [H * K, 1], [BT, BK]) if USE_DESCRIPTORS else None
+    p_v_desc = tl.make_tensor_descriptor(v + (bos * H + i_h) * V, [T, V], [H * V, 1], [BT, BV]) if USE_DESCRIPTORS else None
     for i_t in range(NT):
         o_h = ((i_n * NT + i_t) * H + i_h).to(tl.int64) * K * V
 
@@ -334,9 +413,17 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
         p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] < V)
         tl.store(p_h_ptrs, b_h.to((h + o_h).dtype.element_ty), mask=p_h_mask)
         # [BK, BT]
-        b_k = tl.trans(p_k_desc.load([i_t * BT, i_k * BK]))
+        p_k_rows = i_k * BK + tl.arange(0, BK)
+        p_k_cols = i_t * BT + tl.arange(0, BT)
+        p_k_ptrs = k + (bos * H + i_h) * K + i_k * BK + tl.cast(i_t * BT, tl.int64) * H * K + (tl.arange(0, BK)[:, None] + tl.arange(0, BT).to(tl.int64)[None, :] * H * K)
+        p_k_mask = (p_k_rows[:, None] < K) & (p_k_cols[None, :] < T)
+        b_k = tl.trans(p_k_desc.load([i_t * BT, i_k * BK])) if USE_DESCRIPTORS else tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
         # [BT, BV]
-        b_v = p_v_desc.load([i_t * BT, i_v * BV])
+        p_v_rows = i_t * BT + tl.arange(0, BT)
+        p_v_cols = i_v * BV + tl.arange(0, BV)
+        p_v_ptrs = v + (bos * H + i_h) * V + tl.cast(i_t * BT, tl.int64) * H * V + i_v * BV + (tl.arange(0, BT).to(tl.int64)[:, None] * H * V + tl.arange(0, BV)[None, :])
+        p_v_mask = (p_v_rows[:, None] < T) & (p_v_cols[None, :] < V)
+        b_v = p_v_desc.load([i_t * BT, i_v * BV]) if USE_DESCRIPTORS else tl.load(p_v_ptrs, mask=p_v_mask, other=0.0)
         last_idx = min((i_t + 1) * BT, T) - 1
 
         # scalar decay
@@ -357,10 +444,16 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
         tl.store(p_ht_ptrs, b_h.to((ht + i_nh * K * V).dtype.element_ty), mask=p_ht_mask)
 
 
+@triton.heuristics({
+    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["q"], args["BK"], args["H"] * args["K"], args["K"])
+    and _descriptor_fits(args["k"], args["BK"], args["H"] * args["K"], args["K"])
+    and _descriptor_fits(args["h"], args["BV"], args["V"], args["K"] * args["V"])
+    and _descriptor_fits(args["v"], args["BV"], args["H"] * args["V"], args["V"]),
+})
 @triton.jit(do_not_specialize=["T"])
 def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
                        H: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
-                       BT: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr):
+                       BT: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
     i_v, i_t, i_bh = tl.program_id(0), tl.program_id(1), tl.program_id(2)
     i_b, i_h = i_bh // H, i_bh % H
     NT = tl.cdiv(T, BT)
@@ -376,16 +469,28 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
 
     b_o = tl.zeros([BT, BV], dtype=tl.float32)
     b_A = tl.zeros([BT, BT], dtype=tl.float32)
-    p_q_desc = tl.make_tensor_descriptor(q, [T, K], [H * K, 1], [BT, BK])
-    p_k_desc = tl.make_tensor_descriptor(k, [T, K], [H * K, 1], [BT, BK])
-    p_h_desc = tl.make_tensor_descriptor(h, [K, V], [V, 1], [BK, BV])
+    p_q_desc = tl.make_tensor_descriptor(q, [T, K], [H * K, 1], [BT, BK]) if USE_DESCRIPTORS else None
+    p_k_desc = tl.make_tensor_descriptor(k, [T, K], [H * K, 1], [BT, BK]) if USE_DESCRIPTORS else None
+    p_h_desc = tl.make_tensor_descriptor(h, [K, V], [V, 1], [BK, BV]) if USE_DESCRIPTORS else None
     for i_k in range(tl.cdiv(K, BK)):
         # [BT, BK]
-        b_q = p_q_desc.load([i_t * BT, i_k * BK])
+        p_q_rows = i_t * BT + tl.arange(0, BT)
+        p_q_cols = i_k * BK + tl.arange(0, BK)
+        p_q_ptrs = q + tl.cast(i_t * BT, tl.int64) * H * K + i_k * BK + (tl.arange(0, BT).to(tl.int64)[:, None] * H * K + tl.arange(0, BK)[None, :])
+        p_q_mask = (p_q_rows[:, None] < T) & (p_q_cols[None, :] < K)
+        b_q = p_q_desc.load([i_t * BT, i_k * BK]) if USE_DESCRIPTORS else tl.load(p_q_ptrs, mask=p_q_mask, other=0.0)
         # [BK, BT]
-        b_k = tl.trans(p_k_desc.load([i_t * BT, i_k * BK]))
+        p_k_rows = i_k * BK + tl.arange(0, BK)
+        p_k_cols = i_t * BT + tl.arange(0, BT)
+        p_k_ptrs = k + i_k * BK + tl.cast(i_t * BT, tl.int64) * H * K + (tl.arange(0, BK)[:, None] + tl.arange(0, BT).to(tl.int64)[None, :] * H * K)
+        p_k_mask = (p_k_rows[:, None] < K) & (p_k_cols[None, :] < T)
+        b_k = tl.trans(p_k_desc.load([i_t * BT, i_k * BK])) if USE_DESCRIPTORS else tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
         # [BK, BV]
-        b_h = p_h_desc.load([i_k * BK, i_v * BV])
+        p_h_rows = i_k * BK + tl.arange(0, BK)
+        p_h_cols = i_v * BV + tl.arange(0, BV)
+        p_h_ptrs = h + tl.cast(i_k * BK, tl.int64) * V + i_v * BV + (tl.arange(0, BK).to(tl.int64)[:, None] * V + tl.arange(0, BV)[None, :])
+        p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] < V)
+        b_h = p_h_desc.load([i_k * BK, i_v * BV]) if USE_DESCRIPTORS else tl.load(p_h_ptrs, mask=p_h_mask, other=0.0)
         # [BT, BK] @ [BK, BV] -> [BT, BV]
         b_o += tl.dot(b_q, b_h)
         # [BT, BK] @ [BK, BT] -> [BT, BT]
@@ -404,8 +509,12 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
     m_A = (o_t[:, None] >= o_t[None, :]) & (m_t[:, None] & m_t)
     b_A = tl.where(m_A, b_A, 0)
 
-    p_v_desc = tl.make_tensor_descriptor(v, [T, V], [H * V, 1], [BT, BV])
-    b_v = p_v_desc.load([i_t * BT, i_v * BV])
+    p_v_desc = tl.make_tensor_descriptor(v, [T, V], [H * V, 1], [BT, BV]) if USE_DESCRIPTORS else None
+    p_v_rows = i_t * BT + tl.arange(0, BT)
+    p_v_cols = i_v * BV + tl.arange(0, BV)
+    p_v_ptrs = v + tl.cast(i_t * BT, tl.int64) * H * V + i_v * BV + (tl.arange(0, BT).to(tl.int64)[:, None] * H * V + tl.arange(0, BV)[None, :])
+    p_v_mask = (p_v_rows[:, None] < T) & (p_v_cols[None, :] < V)
+    b_v = p_v_desc.load([i_t * BT, i_v * BV]) if USE_DESCRIPTORS else tl.load(p_v_ptrs, mask=p_v_mask, other=0.0)
     b_o = b_o * scale + tl.dot(b_A.to(b_v.dtype), b_v) * scale
     p_o_rows = i_t * BT + tl.arange(0, BT)
     p_o_cols = i_v * BV + tl.arange(0, BV)
@@ -414,16 +523,25 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
     tl.store(p_o_ptrs, b_o.to(o.dtype.element_ty), mask=p_o_mask)
 
 
+@triton.heuristics({
+    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["X"], args["BLOCK_N"], args["stride_xm"])
+    and _descriptor_fits(args["W"], args["BLOCK_N"])
+    and _descriptor_fits(args["B"], args["BLOCK_N"]),
+})
 @triton.jit
 def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
-                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
     # BLOCK_M rows per program, a whole row (BLOCK_N >= N) per block.
     pid = tl.program_id(0)
-    x_block_ptr_desc = tl.make_tensor_descriptor(X, [M, N], [stride_xm, 1], [BLOCK_M, BLOCK_N])
-    w_block_ptr_desc = tl.make_tensor_descriptor(W, [N], [1], [BLOCK_N])
-    b_block_ptr_desc = tl.make_tensor_descriptor(B, [N], [1], [BLOCK_N])
+    x_block_ptr_desc = tl.make_tensor_descriptor(X, [M, N], [stride_xm, 1], [BLOCK_M, BLOCK_N]) if USE_DESCRIPTORS else None
+    w_block_ptr_desc = tl.make_tensor_descriptor(W, [N], [1], [BLOCK_N]) if USE_DESCRIPTORS else None
+    b_block_ptr_desc = tl.make_tensor_descriptor(B, [N], [1], [BLOCK_N]) if USE_DESCRIPTORS else None
 
-    x = x_block_ptr_desc.load([pid * BLOCK_M, 0]).to(tl.float32)
+    x_block_ptr_rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
+    x_block_ptr_cols = tl.arange(0, BLOCK_N)
+    x_block_ptr_ptrs = X + tl.cast(pid * BLOCK_M, tl.int64) * stride_xm + (tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_xm + tl.arange(0, BLOCK_N)[None, :])
+    x_block_ptr_mask = (x_block_ptr_rows[:, None] < M) & (x_block_ptr_cols[None, :] < N)
+    x = (x_block_ptr_desc.load([pid * BLOCK_M, 0]) if USE_DESCRIPTORS else tl.load(x_block_ptr_ptrs, mask=x_block_ptr_mask, other=0.0)).to(tl.float32)
     # Compute mean and variance
     mean = tl.sum(x, axis=1) / N
     cols = tl.arange(0, BLOCK_N)
@@ -440,8 +558,14 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
     rstd_mask = rstd_idx < M
     tl.store(rstd_ptrs, rstd, mask=rstd_mask)
     # Normalize and apply linear transformation
-    w = w_block_ptr_desc.load([0]).to(tl.float32)
-    b = b_block_ptr_desc.load([0]).to(tl.float32)
+    w_block_ptr_idx = tl.arange(0, BLOCK_N)
+    w_block_ptr_ptrs = W + tl.arange(0, BLOCK_N)
+    w_block_ptr_mask = w_block_ptr_idx < N
+    w = (w_block_ptr_desc.load([0]) if USE_DESCRIPTORS else tl.load(w_block_ptr_ptrs, mask=w_block_ptr_mask)).to(tl.float32)
+    b_block_ptr_idx = tl.arange(0, BLOCK_N)
+    b_block_ptr_ptrs = B + tl.arange(0, BLOCK_N)
+    b_block_ptr_mask = b_block_ptr_idx < N
+    b = (b_block_ptr_desc.load([0]) if USE_DESCRIPTORS else tl.load(b_block_ptr_ptrs, mask=b_block_ptr_mask)).to(tl.float32)
     y = xbar * rstd[:, None] * w[None, :] + b[None, :]
     y_block_ptr_rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
     y_block_ptr_cols = tl.arange(0, BLOCK_N)
@@ -450,25 +574,39 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
     tl.store(y_block_ptr_ptrs, y.to(Y.dtype.element_ty), mask=y_block_ptr_mask)
 
 
+@triton.heuristics({
+    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["a_ptr"], args["BLOCK_K"], args["stride_ab"], args["stride_am"], unit_stride=args["stride_ak"])
+    and _descriptor_fits(args["b_ptr"], args["BLOCK_N"], args["stride_bb"], args["stride_bk"], unit_stride=args["stride_bn"]),
+})
 @triton.jit
 def bmm(a_ptr, b_ptr, c_ptr, M, N, K,
         stride_ab, stride_am, stride_ak, stride_bb, stride_bk, stride_bn, stride_cb, stride_cm, stride_cn,
-        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
     # C[b] = A[b] @ B[b]: one batch entry per program along axis 2.
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     pid_b = tl.program_id(2)
     BATCH = tl.num_programs(2)
     a_bp_desc = tl.make_tensor_descriptor(a_ptr, [BATCH, M, K], [stride_ab, stride_am, stride_ak],
-                                          [1, BLOCK_M, BLOCK_K])
+                                          [1, BLOCK_M, BLOCK_K]) if USE_DESCRIPTORS else None
     a_bp_off2 = 0
     b_bp_desc = tl.make_tensor_descriptor(b_ptr, [BATCH, K, N], [stride_bb, stride_bk, stride_bn],
-                                          [1, BLOCK_K, BLOCK_N])
+                                          [1, BLOCK_K, BLOCK_N]) if USE_DESCRIPTORS else None
     b_bp_off1 = 0
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for _ in range(0, tl.cdiv(K, BLOCK_K)):
-        a = a_bp_desc.load([pid_b, pid_m * BLOCK_M, a_bp_off2])
-        b = b_bp_desc.load([pid_b, b_bp_off1, pid_n * BLOCK_N])
+        a_bp_i0 = pid_b + tl.arange(0, 1)
+        a_bp_i1 = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        a_bp_i2 = a_bp_off2 + tl.arange(0, BLOCK_K)
+        a_bp_ptrs = a_ptr + tl.cast(pid_b, tl.int64) * stride_ab + tl.cast(pid_m * BLOCK_M, tl.int64) * stride_am + tl.cast(a_bp_off2, tl.int64) * stride_ak + (tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_ab + tl.arange(0, BLOCK_M).to(tl.int64)[None, :, None] * stride_am + tl.arange(0, BLOCK_K).to(tl.int64)[None, None, :] * stride_ak)
+        a_bp_mask = (a_bp_i0[:, None, None] < BATCH) & (a_bp_i1[None, :, None] < M) & (a_bp_i2[None, None, :] < K)
+        a = a_bp_desc.load([pid_b, pid_m * BLOCK_M, a_bp_off2]) if USE_DESCRIPTORS else tl.load(a_bp_ptrs, mask=a_bp_mask, other=0.0)
+        b_bp_i0 = pid_b + tl.arange(0, 1)
+        b_bp_i1 = b_bp_off1 + tl.arange(0, BLOCK_K)
+        b_bp_i2 = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        b_bp_ptrs = b_ptr + tl.cast(pid_b, tl.int64) * stride_bb + tl.cast(b_bp_off1, tl.int64) * stride_bk + tl.cast(pid_n * BLOCK_N, tl.int64) * stride_bn + (tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_bb + tl.arange(0, BLOCK_K).to(tl.int64)[None, :, None] * stride_bk + tl.arange(0, BLOCK_N).to(tl.int64)[None, None, :] * stride_bn)
+        b_bp_mask = (b_bp_i0[:, None, None] < BATCH) & (b_bp_i1[None, :, None] < K) & (b_bp_i2[None, None, :] < N)
+        b = b_bp_desc.load([pid_b, b_bp_off1, pid_n * BLOCK_N]) if USE_DESCRIPTORS else tl.load(b_bp_ptrs, mask=b_bp_mask, other=0.0)
         acc += tl.dot(tl.reshape(a, (BLOCK_M, BLOCK_K)), tl.reshape(b, (BLOCK_K, BLOCK_N)))
         a_bp_off2 += BLOCK_K
         b_bp_off1 += BLOCK_K
@@ -604,10 +742,16 @@ def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
 
 @triton.jit
 def _dot_tile(acc, a_block_base, a_block_shape0, a_block_shape1, a_block_stride0, a_block_start0, a_block_start1, a_block_block0: tl.constexpr, a_block_block1: tl.constexpr, b_block_base, b_block_shape0, b_block_shape1, b_block_stride0, b_block_start0, b_block_start1, b_block_block0: tl.constexpr, b_block_block1: tl.constexpr):
-    a_block_desc = tl.make_tensor_descriptor(a_block_base, [a_block_shape0, a_block_shape1], [a_block_stride0, 1], [a_block_block0, a_block_block1])
-    b_block_desc = tl.make_tensor_descriptor(b_block_base, [b_block_shape0, b_block_shape1], [b_block_stride0, 1], [b_block_block0, b_block_block1])
-    a = a_block_desc.load([a_block_start0, a_block_start1])
-    b = b_block_desc.load([b_block_start0, b_block_start1])
+    a_block_rows = a_block_start0 + tl.arange(0, a_block_block0)
+    a_block_cols = a_block_start1 + tl.arange(0, a_block_block1)
+    a_block_ptrs = a_block_base + tl.cast(a_block_start0, tl.int64) * a_block_stride0 + a_block_start1 + (tl.arange(0, a_block_block0).to(tl.int64)[:, None] * a_block_stride0 + tl.arange(0, a_block_block1)[None, :])
+    a_block_mask = (a_block_rows[:, None] < a_block_shape0) & (a_block_cols[None, :] < a_block_shape1)
+    a = tl.load(a_block_ptrs, mask=a_block_mask, other=0.0)
+    b_block_rows = b_block_start0 + tl.arange(0, b_block_block0)
+    b_block_cols = b_block_start1 + tl.arange(0, b_block_block1)
+    b_block_ptrs = b_block_base + tl.cast(b_block_start0, tl.int64) * b_block_stride0 + b_block_start1 + (tl.arange(0, b_block_block0).to(tl.int64)[:, None] * b_block_stride0 + tl.arange(0, b_block_block1)[None, :])
+    b_block_mask = (b_block_rows[:, None] < b_block_shape0) & (b_block_cols[None, :] < b_block_shape1)
+    b = tl.load(b_block_ptrs, mask=b_block_mask, other=0.0)
     return tl.dot(a, b, acc)
 
 

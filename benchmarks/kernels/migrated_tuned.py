@@ -30,19 +30,51 @@ import triton
 import triton.language as tl
 
 
+def _descriptor_fits(tensor, width, *multiples, unit_stride=1):
+    """Whether a tensor descriptor over `tensor` is legal at this launch (written by triton-migrate): its
+    data 16-byte aligned, `width` elements at least 16 bytes, each of `multiples` (strides and offsets, in
+    elements) a multiple of 16 bytes, a unit last stride. If so, it also gives this thread the allocator
+    that device-side descriptors need on NVIDIA sm_90+ (per thread from Triton 3.5; autograd runs backward
+    on threads of its own)."""
+    size = tensor.element_size() if hasattr(tensor, "data_ptr") else 0
+    fits = size > 0 and str(tensor.dtype) != "torch.bool" and tensor.data_ptr() % 16 == 0 and width * size >= 16
+    if not (fits and unit_stride == 1 and all(m * size % 16 == 0 for m in multiples)):
+        return False
+    from triton.runtime import _allocation
+
+    current = _allocation._allocator
+    if isinstance(current.get() if hasattr(current, "get") else current, _allocation.NullAllocator):
+        import torch
+
+        triton.set_allocator(lambda size, alignment, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+    return True
+
+
+@triton.heuristics({
+    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["a_ptr"], args["BK"], args["stride_am"])
+    and _descriptor_fits(args["b_ptr"], args["BN"], args["stride_bk"]),
+})
 @triton.jit
 def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
-         BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+         BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK]) if USE_DESCRIPTORS else None
     a_off1 = 0
-    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN])
+    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN]) if USE_DESCRIPTORS else None
     b_off0 = 0
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for _ in range(0, tl.cdiv(K, BK)):
-        acc += tl.dot(a_desc.load([pid_m * BM, a_off1]),
-                      b_desc.load([b_off0, pid_n * BN]))
+        a_rows = pid_m * BM + tl.arange(0, BM)
+        a_cols = a_off1 + tl.arange(0, BK)
+        a_ptrs = a_ptr + tl.cast(pid_m * BM, tl.int64) * stride_am + a_off1 + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_am + tl.arange(0, BK)[None, :])
+        a_mask = (a_rows[:, None] < M) & (a_cols[None, :] < K)
+        b_rows = b_off0 + tl.arange(0, BK)
+        b_cols = pid_n * BN + tl.arange(0, BN)
+        b_ptrs = b_ptr + tl.cast(b_off0, tl.int64) * stride_bk + pid_n * BN + (tl.arange(0, BK).to(tl.int64)[:, None] * stride_bk + tl.arange(0, BN)[None, :])
+        b_mask = (b_rows[:, None] < K) & (b_cols[None, :] < N)
+        acc += tl.dot((a_desc.load([pid_m * BM, a_off1]) if USE_DESCRIPTORS else tl.load(a_ptrs, mask=a_mask, other=0.0)),
+                      (b_desc.load([b_off0, pid_n * BN]) if USE_DESCRIPTORS else tl.load(b_ptrs, mask=b_mask, other=0.0)))
         a_off1 += BK
         b_off0 += BK
     c_rows = pid_m * BM + tl.arange(0, BM)
@@ -105,11 +137,16 @@ def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: t
         tl.store(p_o_ptrs, (b_k + b_h[None, :]).to((o_ptr + i_h * K).dtype.element_ty), mask=p_o_mask)
 
 
+@triton.heuristics({
+    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["a_ptr"], args["BLOCK_SIZE_K"], args["stride_am"], unit_stride=args["stride_ak"])
+    and _descriptor_fits(args["b_ptr"], args["BLOCK_SIZE_K"], args["stride_bn"], unit_stride=args["stride_bk"]),
+})
 @triton.jit
 def gemm_bt(a_ptr, b_ptr, c_ptr, M, N, K,
             stride_am, stride_ak, stride_bn, stride_bk, stride_cm, stride_cn,
             BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-            GROUP_SIZE_M: tl.constexpr):
+            GROUP_SIZE_M: tl.constexpr,
+            USE_DESCRIPTORS: tl.constexpr = False):
     # C = A @ B.T with B stored as N x K (a linear layer's weight).
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
@@ -122,16 +159,24 @@ def gemm_bt(a_ptr, b_ptr, c_ptr, M, N, K,
     pid_n = (pid % num_pid_in_group) // group_size_m
 
     a_block_ptr_desc = tl.make_tensor_descriptor(base=a_ptr, shape=[M, K], strides=[stride_am, stride_ak],
-                                                 block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K])
+                                                 block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K]) if USE_DESCRIPTORS else None
     a_block_ptr_off1 = 0
     # B^T as a K x N view of the N x K weight: column-major, so order=(0, 1)
     b_block_ptr_desc = tl.make_tensor_descriptor(base=b_ptr, shape=[N, K], strides=[stride_bn, stride_bk],
-                                                 block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K])
+                                                 block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K]) if USE_DESCRIPTORS else None
     b_block_ptr_off0 = 0
     accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
     for k in range(0, K, BLOCK_SIZE_K):
-        a = a_block_ptr_desc.load([pid_m * BLOCK_SIZE_M, a_block_ptr_off1])
-        b = tl.trans(b_block_ptr_desc.load([pid_n * BLOCK_SIZE_N, b_block_ptr_off0]))
+        a_block_ptr_rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+        a_block_ptr_cols = a_block_ptr_off1 + tl.arange(0, BLOCK_SIZE_K)
+        a_block_ptr_ptrs = a_ptr + tl.cast(pid_m * BLOCK_SIZE_M, tl.int64) * stride_am + tl.cast(a_block_ptr_off1, tl.int64) * stride_ak + (tl.arange(0, BLOCK_SIZE_M).to(tl.int64)[:, None] * stride_am + tl.arange(0, BLOCK_SIZE_K).to(tl.int64)[None, :] * stride_ak)
+        a_block_ptr_mask = (a_block_ptr_rows[:, None] >= 0) & (a_block_ptr_rows[:, None] < M) & (a_block_ptr_cols[None, :] < K)
+        a = a_block_ptr_desc.load([pid_m * BLOCK_SIZE_M, a_block_ptr_off1]) if USE_DESCRIPTORS else tl.load(a_block_ptr_ptrs, mask=a_block_ptr_mask, other=0.0)
+        b_block_ptr_rows = b_block_ptr_off0 + tl.arange(0, BLOCK_SIZE_K)
+        b_block_ptr_cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+        b_block_ptr_ptrs = b_ptr + tl.cast(b_block_ptr_off0, tl.int64) * stride_bk + tl.cast(pid_n * BLOCK_SIZE_N, tl.int64) * stride_bn + (tl.arange(0, BLOCK_SIZE_K).to(tl.int64)[:, None] * stride_bk + tl.arange(0, BLOCK_SIZE_N).to(tl.int64)[None, :] * stride_bn)
+        b_block_ptr_mask = (b_block_ptr_rows[:, None] < K) & (b_block_ptr_cols[None, :] >= 0) & (b_block_ptr_cols[None, :] < N)
+        b = tl.trans(b_block_ptr_desc.load([pid_n * BLOCK_SIZE_N, b_block_ptr_off0])) if USE_DESCRIPTORS else tl.load(b_block_ptr_ptrs, mask=b_block_ptr_mask, other=0.0)
         accumulator = tl.dot(a, b, accumulator)
         a_block_ptr_off1 += BLOCK_SIZE_K
         b_block_ptr_off0 += BLOCK_SIZE_K
@@ -254,11 +299,15 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
 
     start_n = pid * BLOCK_N1
     offs_n = start_n + tl.arange(0, BLOCK_N1)
-    k_desc = tl.make_tensor_descriptor(K, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_N1, HEAD_DIM])
-    v_desc = tl.make_tensor_descriptor(V, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_N1, HEAD_DIM])
     # load K and V: they stay in SRAM throughout the inner loop.
-    k = k_desc.load([start_n, 0])
-    v = v_desc.load([start_n, 0])
+    k_rows = start_n + tl.arange(0, BLOCK_N1)
+    k_ptrs = K + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
+    k_mask = k_rows[:, None] < N_CTX
+    k = tl.load(k_ptrs, mask=k_mask, other=0.0)
+    v_rows = start_n + tl.arange(0, BLOCK_N1)
+    v_ptrs = V + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
+    v_mask = v_rows[:, None] < N_CTX
+    v = tl.load(v_ptrs, mask=v_mask, other=0.0)
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
     dk = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
 
@@ -266,15 +315,16 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         start_m = start_n  # queries before this key block do not see it
     else:
         start_m = 0
-    qT_desc = tl.make_tensor_descriptor(Q, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM])
     qT_off1 = start_m
-    do_desc = tl.make_tensor_descriptor(DO, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM])
     do_off0 = start_m
     m_block_ptr_off0 = start_m
     d_off0 = start_m
     curr_m = start_m
     for _ in range(start_m, N_CTX, BLOCK_M1):
-        qT = tl.trans(qT_desc.load([qT_off1, 0]))
+        qT_cols = qT_off1 + tl.arange(0, BLOCK_M1)
+        qT_ptrs = Q + tl.cast(qT_off1, tl.int64) * stride_tok + (tl.arange(0, HEAD_DIM).to(tl.int64)[:, None] * stride_d + tl.arange(0, BLOCK_M1).to(tl.int64)[None, :] * stride_tok)
+        qT_mask = qT_cols[None, :] < N_CTX
+        qT = tl.load(qT_ptrs, mask=qT_mask, other=0.0)
         # Load m before computing qk to reduce pipeline stall.
         offs_m = curr_m + tl.arange(0, BLOCK_M1)
         m_block_ptr_idx = m_block_ptr_off0 + tl.arange(0, BLOCK_M1)
@@ -288,7 +338,10 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         if CAUSAL:
             mask = mask & (offs_m[None, :] >= offs_n[:, None])
         pT = tl.where(mask, pT, 0.0)
-        do = do_desc.load([do_off0, 0])
+        do_rows = do_off0 + tl.arange(0, BLOCK_M1)
+        do_ptrs = DO + tl.cast(do_off0, tl.int64) * stride_tok + (tl.arange(0, BLOCK_M1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
+        do_mask = do_rows[:, None] < N_CTX
+        do = tl.load(do_ptrs, mask=do_mask, other=0.0)
         # Compute dV.
         ppT = pT.to(do.dtype)
         dv += tl.dot(ppT, do)
@@ -307,13 +360,16 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         do_off0 += BLOCK_M1
         m_block_ptr_off0 += BLOCK_M1
         d_off0 += BLOCK_M1
-
-    dv_desc = tl.make_tensor_descriptor(DV, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_N1, HEAD_DIM])
-    dv_desc.store([start_n, 0], dv.to(DV.dtype.element_ty))
+    dv_rows = start_n + tl.arange(0, BLOCK_N1)
+    dv_ptrs = DV + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
+    dv_mask = dv_rows[:, None] < N_CTX
+    tl.store(dv_ptrs, dv.to(DV.dtype.element_ty), mask=dv_mask)
     # Write back dK.
     dk *= sm_scale
-    dk_desc = tl.make_tensor_descriptor(DK, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_N1, HEAD_DIM])
-    dk_desc.store([start_n, 0], dk.to(DK.dtype.element_ty))
+    dk_rows = start_n + tl.arange(0, BLOCK_N1)
+    dk_ptrs = DK + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
+    dk_mask = dk_rows[:, None] < N_CTX
+    tl.store(dk_ptrs, dk.to(DK.dtype.element_ty), mask=dk_mask)
 
 
 @triton.jit(do_not_specialize=["T"])
@@ -479,25 +535,39 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
     tl.store(y_block_ptr_ptrs, y.to(Y.dtype.element_ty), mask=y_block_ptr_mask)
 
 
+@triton.heuristics({
+    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["a_ptr"], args["BLOCK_K"], args["stride_ab"], args["stride_am"], unit_stride=args["stride_ak"])
+    and _descriptor_fits(args["b_ptr"], args["BLOCK_N"], args["stride_bb"], args["stride_bk"], unit_stride=args["stride_bn"]),
+})
 @triton.jit
 def bmm(a_ptr, b_ptr, c_ptr, M, N, K,
         stride_ab, stride_am, stride_ak, stride_bb, stride_bk, stride_bn, stride_cb, stride_cm, stride_cn,
-        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
     # C[b] = A[b] @ B[b]: one batch entry per program along axis 2.
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     pid_b = tl.program_id(2)
     BATCH = tl.num_programs(2)
     a_bp_desc = tl.make_tensor_descriptor(a_ptr, [BATCH, M, K], [stride_ab, stride_am, stride_ak],
-                                          [1, BLOCK_M, BLOCK_K])
+                                          [1, BLOCK_M, BLOCK_K]) if USE_DESCRIPTORS else None
     a_bp_off2 = 0
     b_bp_desc = tl.make_tensor_descriptor(b_ptr, [BATCH, K, N], [stride_bb, stride_bk, stride_bn],
-                                          [1, BLOCK_K, BLOCK_N])
+                                          [1, BLOCK_K, BLOCK_N]) if USE_DESCRIPTORS else None
     b_bp_off1 = 0
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for _ in range(0, tl.cdiv(K, BLOCK_K)):
-        a = a_bp_desc.load([pid_b, pid_m * BLOCK_M, a_bp_off2])
-        b = b_bp_desc.load([pid_b, b_bp_off1, pid_n * BLOCK_N])
+        a_bp_i0 = pid_b + tl.arange(0, 1)
+        a_bp_i1 = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        a_bp_i2 = a_bp_off2 + tl.arange(0, BLOCK_K)
+        a_bp_ptrs = a_ptr + tl.cast(pid_b, tl.int64) * stride_ab + tl.cast(pid_m * BLOCK_M, tl.int64) * stride_am + tl.cast(a_bp_off2, tl.int64) * stride_ak + (tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_ab + tl.arange(0, BLOCK_M).to(tl.int64)[None, :, None] * stride_am + tl.arange(0, BLOCK_K).to(tl.int64)[None, None, :] * stride_ak)
+        a_bp_mask = (a_bp_i0[:, None, None] < BATCH) & (a_bp_i1[None, :, None] < M) & (a_bp_i2[None, None, :] < K)
+        a = a_bp_desc.load([pid_b, pid_m * BLOCK_M, a_bp_off2]) if USE_DESCRIPTORS else tl.load(a_bp_ptrs, mask=a_bp_mask, other=0.0)
+        b_bp_i0 = pid_b + tl.arange(0, 1)
+        b_bp_i1 = b_bp_off1 + tl.arange(0, BLOCK_K)
+        b_bp_i2 = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        b_bp_ptrs = b_ptr + tl.cast(pid_b, tl.int64) * stride_bb + tl.cast(b_bp_off1, tl.int64) * stride_bk + tl.cast(pid_n * BLOCK_N, tl.int64) * stride_bn + (tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_bb + tl.arange(0, BLOCK_K).to(tl.int64)[None, :, None] * stride_bk + tl.arange(0, BLOCK_N).to(tl.int64)[None, None, :] * stride_bn)
+        b_bp_mask = (b_bp_i0[:, None, None] < BATCH) & (b_bp_i1[None, :, None] < K) & (b_bp_i2[None, None, :] < N)
+        b = b_bp_desc.load([pid_b, b_bp_off1, pid_n * BLOCK_N]) if USE_DESCRIPTORS else tl.load(b_bp_ptrs, mask=b_bp_mask, other=0.0)
         acc += tl.dot(tl.reshape(a, (BLOCK_M, BLOCK_K)), tl.reshape(b, (BLOCK_K, BLOCK_N)))
         a_bp_off2 += BLOCK_K
         b_bp_off1 += BLOCK_K
@@ -635,10 +705,16 @@ def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
 
 @triton.jit
 def _dot_tile(acc, a_block_base, a_block_shape0, a_block_shape1, a_block_stride0, a_block_start0, a_block_start1, a_block_block0: tl.constexpr, a_block_block1: tl.constexpr, b_block_base, b_block_shape0, b_block_shape1, b_block_stride0, b_block_start0, b_block_start1, b_block_block0: tl.constexpr, b_block_block1: tl.constexpr):
-    a_block_desc = tl.make_tensor_descriptor(a_block_base, [a_block_shape0, a_block_shape1], [a_block_stride0, 1], [a_block_block0, a_block_block1])
-    b_block_desc = tl.make_tensor_descriptor(b_block_base, [b_block_shape0, b_block_shape1], [b_block_stride0, 1], [b_block_block0, b_block_block1])
-    a = a_block_desc.load([a_block_start0, a_block_start1])
-    b = b_block_desc.load([b_block_start0, b_block_start1])
+    a_block_rows = a_block_start0 + tl.arange(0, a_block_block0)
+    a_block_cols = a_block_start1 + tl.arange(0, a_block_block1)
+    a_block_ptrs = a_block_base + tl.cast(a_block_start0, tl.int64) * a_block_stride0 + a_block_start1 + (tl.arange(0, a_block_block0).to(tl.int64)[:, None] * a_block_stride0 + tl.arange(0, a_block_block1)[None, :])
+    a_block_mask = (a_block_rows[:, None] < a_block_shape0) & (a_block_cols[None, :] < a_block_shape1)
+    a = tl.load(a_block_ptrs, mask=a_block_mask, other=0.0)
+    b_block_rows = b_block_start0 + tl.arange(0, b_block_block0)
+    b_block_cols = b_block_start1 + tl.arange(0, b_block_block1)
+    b_block_ptrs = b_block_base + tl.cast(b_block_start0, tl.int64) * b_block_stride0 + b_block_start1 + (tl.arange(0, b_block_block0).to(tl.int64)[:, None] * b_block_stride0 + tl.arange(0, b_block_block1)[None, :])
+    b_block_mask = (b_block_rows[:, None] < b_block_shape0) & (b_block_cols[None, :] < b_block_shape1)
+    b = tl.load(b_block_ptrs, mask=b_block_mask, other=0.0)
     return tl.dot(a, b, acc)
 
 
