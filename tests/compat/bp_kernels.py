@@ -82,7 +82,7 @@ def launches(torch, device, layout="aligned"):
     x2, y2 = tensor((M, N), torch.float32, True), tensor((M, N), torch.float32, False)
     x1, y1 = tensor((100, ), torch.float16, True), tensor((100, ), torch.float16, False)
     x3, y3 = tensor((4, 40, 24), torch.float32, True), tensor((4, 40, 24), torch.float32, False)
-    H, K = 3, 60
+    H, K = 4, 60  # the row pitch H * K x 2 B = 480 B is aligned, a head start (K x 2 B = 120 B) is not
     cu = torch.tensor([0, 5, 37, 50], dtype=torch.int32).to(device)
     q, o = tensor((50, H, K), torch.float16, True), tensor((50, H, K), torch.float16, False)
     return [
