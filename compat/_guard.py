@@ -9,7 +9,14 @@ not import torch.  Rules (semantics brief 1.4, D5, D6, D7, D12, D15):
   wrong data; pre-Hopper NVIDIA and AMD CDNA rewrite descriptors to pointers and do not need it;
 * TMA stores (NVIDIA sm_90+) write whole 16-byte chunks: a stored tensor whose last extent x itemsize is not a
   multiple of 16 has its neighbours overwritten (triton#11583);
-* descriptor shapes are int32 (larger values are truncated without error) and offsets must be int32.
+* descriptor shapes are int32 (larger values are truncated without error) and offsets must be int32;
+* no ``bool`` data, and (where the block shape is given) an innermost block of at least 16 bytes: descriptors reject
+  both everywhere.  The shim already emulates such tiles one by one at trace time; the verdict says so too, so that
+  a guard and the codemod's default output refuse the same launches.
+
+What the guard cannot see: offsets the kernel adds to a base pointer (``q + (bos * H + i_h) * K``).  A tile whose
+base carries one must be proven aligned in the source, or use ``impl="emu"``: ``migrate --target compat`` pins
+``"emu"`` on every tile whose base offset it cannot prove a multiple of 16 bytes.
 
 What the guard cannot see: inner *offsets* that are not multiples of 16 bytes, and negative store offsets (both
 trap on TMA).  Keep tile offsets multiples of the block, with blocks of at least 16 bytes in the last dimension.
@@ -87,7 +94,11 @@ def check_tensor(t, *, store: bool = False, profile: str | None = None, block=No
         reasons.append(f"{name}: rank {rank} (descriptors take 1 to 5)")
     if rank and strides[-1] != 1:
         reasons.append(f"{name}: last stride {strides[-1]} != 1")
+    if str(getattr(t, "dtype", "")).endswith("bool"):
+        reasons.append(f"{name}: bool data (descriptors reject it)")
     block = tuple(block) if block is not None else ()
+    if block and int(block[-1]) * itemsize < 16:
+        reasons.append(f"{name}: innermost block of {block[-1]} x {itemsize} B under the 16 bytes a descriptor needs")
     for i, s in enumerate(shape):
         lim = INT32_MAX - (int(block[i]) if i < len(block) else 0)
         if s > lim:

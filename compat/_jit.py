@@ -250,8 +250,12 @@ else:
 # ================================================================================================================
 
 
+# The defaults are constexpr objects, not plain strings: Triton <= 3.6 wraps an omitted argument's default in a
+# constexpr only for numbers and dtypes, so a str default reaches the compiler bare ("'str' object has no attribute
+# 'type'"); the interpreter and 3.7+ accept either.
 @triton.jit
-def make_tile(base, shape, strides, block_shape, padding_option: tl.constexpr = "zero", impl: tl.constexpr = "auto"):
+def make_tile(base, shape, strides, block_shape, padding_option: tl.constexpr = tl.constexpr("zero"),
+              impl: tl.constexpr = AUTO):
     """Create a position-free tile handle over ``base`` (like ``make_block_ptr`` without offsets/order).
 
     ``shape``/``strides``/``block_shape`` are tuples of the same rank; ``padding_option`` is ``""``, ``"zero"`` or

@@ -132,6 +132,12 @@ def _base_root(base: cst.BaseExpression) -> cst.BaseExpression:
     return base
 
 
+def unproven_base_offsets(base: cst.BaseExpression, block: list, unit: int, facts: FunctionFacts) -> list:
+    """The terms the kernel adds to the base pointer that are not provably multiples of 16 bytes. A launch
+    guard sees only the argument tensors, never these."""
+    return [term for term in _base_offsets(base) if not facts.is_aligned(term, block[unit])]
+
+
 def _base_offsets(base: cst.BaseExpression) -> list:
     if isinstance(base, cst.BinaryOperation) and isinstance(base.operator, cst.Add):
         return _base_offsets(base.left) + [base.right]

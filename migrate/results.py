@@ -10,6 +10,7 @@ import libcst as cst
 from triton_migrate.rules import ttd001_descriptor, ttd002_advance, ttd007_compat, ttd008_helper_parts, \
     ttd009_launch_guard
 
+from . import planner
 from .calls import bind, is_jit
 
 from .records import Creation, Refusal
@@ -100,9 +101,12 @@ class Results:
 
     def compat_impl(self, creation: Creation) -> str:
         """The shim's emulation where a descriptor is provably wrong for this block pointer (an unaligned
-        or int64 offset, no unit last stride, ...); otherwise "auto", which a launch guard can refine."""
+        or int64 offset, no unit last stride, ...) or where its base carries an offset computed in the
+        kernel that is not provably 16-byte aligned (`q + (bos * H + i_h) * K`: no launch guard can check
+        that); otherwise "auto", which a launch guard can refine from the argument tensors."""
         emulated = creation.blockers or creation.permutation != sorted(creation.permutation) or \
-            self.class_notes(id(creation.call), self.knowledge.reasons)
+            self.class_notes(id(creation.call), self.knowledge.reasons) or \
+            planner.unproven_base_offsets(creation.base, creation.block, creation.unit, self.facts)
         return "emu" if emulated else "auto"
 
     def descriptor_function(self, func: cst.BaseExpression) -> cst.BaseExpression:

@@ -136,3 +136,23 @@ def test_decorated_kernel_requires_impl_param():
 
     with pytest.raises(TypeError, match="no parameter 'IMPL'"):
         C.guard(k)
+
+
+@pytest.mark.parametrize("profile", [G.TMA, G.INTERPRETER, G.POINTER])
+def test_bool_data_and_narrow_innermost_blocks_have_no_descriptor_anywhere(profile):
+    assert reasons(torch.zeros(64, 128, dtype=torch.bool), profile=profile) == ["tensor: bool data (descriptors "
+                                                                                 "reject it)"]
+    wide = torch.empty(64, 128, dtype=torch.float16)
+    assert C.check_tensor(wide, profile=profile, block=(16, 8)).ok  # 8 x 2 B = 16 B
+    assert reasons(wide, profile=profile, block=(16, 4)) == ["tensor: innermost block of 4 x 2 B under the 16 "
+                                                              "bytes a descriptor needs"]
+    verdict = C.check({"x": wide, "m": torch.zeros(64, 128, dtype=torch.bool)}, profile=profile)
+    assert not verdict.ok and C.choose_impl(verdict) == ("emu" if C.default_impl == "desc" else C.default_impl)
+
+
+def test_a_view_one_element_into_its_storage_is_refused_on_tma_and_in_the_interpreter():
+    view = torch.empty(4097, dtype=torch.float16)[1:].view(64, 64)
+    for profile in (G.TMA, G.INTERPRETER):
+        assert reasons(view, profile=profile) == [f"tensor: base address {view.data_ptr():#x} not 16-byte aligned "
+                                                  "(misaligned by 2)"]
+    assert C.check_tensor(view, profile=G.POINTER).ok
