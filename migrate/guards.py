@@ -67,8 +67,10 @@ def _grouped(node: cst.BaseExpression, code: str) -> str:
 
 
 def launch_check(base: cst.BaseExpression, strides: list, block: list, unit: int, facts: FunctionFacts,
-                 arguments: Arguments) -> Union[Check, str]:
-    """The check that makes a descriptor for this block pointer legal, or why none can be written."""
+                 arguments: Arguments, row_width: Optional[cst.BaseExpression] = None) -> Union[Check, str]:
+    """The check that makes a descriptor for this block pointer legal, or why none can be written.
+    `row_width`: the shape's innermost extent, when a store must not overrun the row (NVIDIA TMA stores
+    write up to the next 16 bytes) and it is not proven a multiple of 16 bytes."""
     root = _root_and_terms(base, facts, arguments, frozenset())
     if isinstance(root, str):
         return root
@@ -80,6 +82,11 @@ def launch_check(base: cst.BaseExpression, strides: list, block: list, unit: int
     if unit_stride is None and int_value(strides[unit]) != 1:
         return f"the unit stride `{canonical_code(strides[unit])}` is not one of the kernel's arguments"
     multiples = []
+    if row_width is not None:
+        width_code = arguments.host(row_width)
+        if width_code is None:
+            return f"the row width `{canonical_code(row_width)}` is not computed from the kernel's arguments"
+        multiples.append(width_code)
     for term in [s for d, s in enumerate(strides) if d != unit] + [t for term in terms for t in _summands(term)]:
         if facts.is_aligned(term, block[unit]):
             continue  # a multiple of the block width, which the check holds to 16 bytes

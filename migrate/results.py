@@ -88,8 +88,13 @@ class Results:
         for padding in sorted(paddings, key=lambda p: p != "zero"):
             target = self.namer.descriptor(value_stem, padding, paddings, self.handle_kind)
             if self.policy.target == "compat":
-                call = ttd007_compat.make_tile(self.shim, bind(creation.call, "make_block_ptr"), padding,
-                                               self.compat_impl(creation))
+                impl = self.compat_impl(creation)
+                if impl == "auto" and self.is_guarded({id(creation.call)}):
+                    impl = ttd009_launch_guard.guarded(self.guard_flag, cst.SimpleString('"auto"'),
+                                                       cst.SimpleString('"emu"'), grouped=False)
+                elif impl == "auto" and len(creation.block) <= 3:  # no launch check: the emulation, always legal
+                    impl = "emu"
+                call = ttd007_compat.make_tile(self.shim, bind(creation.call, "make_block_ptr"), padding, impl)
             else:
                 shift = len(f"{target} = {code_of(func)}") - len(f"{creation.target} = "
                                                                  f"{code_of(creation.call.func)}")
@@ -105,8 +110,9 @@ class Results:
         kernel that is not provably 16-byte aligned (`q + (bos * H + i_h) * K`: no launch guard can check
         that); otherwise "auto", which a launch guard can refine from the argument tensors."""
         emulated = creation.blockers or creation.permutation != sorted(creation.permutation) or \
-            self.class_notes(id(creation.call), self.knowledge.reasons) or \
-            planner.unproven_base_offsets(creation.base, creation.block, creation.unit, self.facts)
+            self.class_notes(id(creation.call), self.knowledge.reasons) or (
+                not self.is_guarded({id(creation.call)}) and
+                planner.unproven_base_offsets(creation.base, creation.block, creation.unit, self.facts))
         return "emu" if emulated else "auto"
 
     def descriptor_function(self, func: cst.BaseExpression) -> cst.BaseExpression:

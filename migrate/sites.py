@@ -33,6 +33,7 @@ from .records import Creation, Loop, Refusal
 from .values import OTHER, BlockPtr, Dim, Opaque, State, Value, canonical_code
 
 HINTS = ("cache_modifier", "eviction_policy", "volatile")  # kept by the masked-pointer form
+COMPAT_EMULATED_RANK = 3  # the shim's emulation, a guarded tile's fallback, has ranks 1 to 3
 Builder = Callable[..., object]
 
 
@@ -226,6 +227,9 @@ class Sites:
         if refusal is not None:
             self.refuse(value.creations, refusal)
             return
+        if form == "compat" and len(value.dims) <= COMPAT_EMULATED_RANK and \
+                self.unguardable(value, fallback=False) is None:
+            self.knowledge.guarded.update(value.creations)  # the shim's descriptors only where the launch allows
         self.record_form(value, form, obstacles)
         offsets = self.offsets(value, deltas)
         if offsets is not None and form == "compat":
@@ -238,11 +242,12 @@ class Sites:
         elif offsets is not None:
             self.pointer_access(call, member, bound, value, offsets, deltas)
 
-    def unguardable(self, value: BlockPtr) -> Optional[str]:
-        """Why a descriptor for this block pointer cannot be chosen at launch (TTD009), or None."""
+    def unguardable(self, value: BlockPtr, fallback: bool = True) -> Optional[str]:
+        """Why a descriptor for this block pointer cannot be chosen at launch (TTD009), or None. `fallback`:
+        the other form is this tool's masked pointers (a compat tile falls back to the shim's emulation)."""
         if not self.facts.launched or (self.context is not None and self.context.is_called()):
             return "this function is not launched from the host (it is called by other `@triton.jit` functions)"
-        problem = self.pointer_problem(value)
+        problem = self.pointer_problem(value) if fallback else None
         if problem is not None:
             return problem
         checks = [self.launch_check(self.creations_by_id(c)) for c in self.knowledge.in_order(value.creations)]
@@ -250,8 +255,12 @@ class Sites:
 
     def launch_check(self, creation: Creation):
         if creation.check is None and creation.unit is not None:
+            # A compat tile may be stored through as a descriptor: the check covers the row end too (TTD111).
+            unproven_row = self.policy.target == "compat" and not planner.row_width_proven(
+                creation.shape, creation.block, creation.unit)
             creation.check = guards.launch_check(creation.base, creation.strides, creation.block, creation.unit,
-                                                 self.facts, self.arguments)
+                                                 self.facts, self.arguments,
+                                                 creation.shape[creation.unit] if unproven_row else None)
         return creation.check or "no dimension has a unit stride"
 
     def unsupported_access(self, call, member, bound, value: BlockPtr) -> Optional[Refusal]:

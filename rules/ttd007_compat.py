@@ -30,14 +30,17 @@ NAME = "block-pointer-to-compat"
 SUMMARY = "block pointer → `triton_migrate.compat` tile (one source for every Triton version)"
 
 
-def make_tile(shim: cst.BaseExpression, call_args: dict, padding: str, impl: str) -> cst.Call:
+def make_tile(shim: cst.BaseExpression, call_args: dict, padding: str, impl) -> cst.Call:
     """`compat.make_tile(base, shape, strides, block_shape, padding[, impl])` from a make_block_ptr's
-    arguments; `impl="emu"` where the analysis proved a descriptor wrong for this block pointer."""
+    arguments; `impl` is "auto", "emu" where a descriptor is wrong or cannot be checked for this block
+    pointer, or an expression that picks one at launch (TTD009: `"auto" if USE_DESCRIPTORS else "emu"`)."""
     identity = list(range(len(call_args["block_shape"].value.elements)))
     args = [cst.Arg(movable(call_args["base"].value))] + [cst.Arg(_as_tuple(as_list(call_args[k].value, identity)))
                                                   for k in ("shape", "strides", "block_shape")]
     args.append(cst.Arg(cst.SimpleString(f'"{padding}"')))
-    if impl != "auto":
+    if not isinstance(impl, str):
+        args.append(cst.Arg(impl))
+    elif impl != "auto":
         args.append(cst.Arg(cst.SimpleString(f'"{impl}"')))
     return member_call(shim, "make_tile", args)
 
