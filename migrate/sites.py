@@ -237,8 +237,9 @@ class Sites:
         if "mask" in bound or "other" in bound:
             return Refusal(ttd108_unsupported_use.CODE, f"`tl.{member}` with `mask=`/`other=` on a block pointer",
                            call)
-        if self.checked_dims(bound, len(value.dims)) is None or self.literal_padding(bound) is None:
-            return Refusal(ttd108_unsupported_use.CODE, "`boundary_check`/`padding_option` must be literals", call)
+        if self.checked_dims(bound, len(value.dims)) is None or self.padding(bound) is None:
+            return Refusal(ttd108_unsupported_use.CODE, "`boundary_check` must be a literal, `padding_option` a "
+                           "literal or a name", call)
         return None
 
     def obstacles(self, member: str, bound, value: BlockPtr, deltas) -> list:
@@ -254,7 +255,7 @@ class Sites:
         row_width = all(planner.row_width_proven(c.shape, c.block, c.unit) for c in creations)
         found = [o for c in creations for o in c.blockers]
         return found + planner.access_obstacles(member, self.proven_offsets(value, deltas), in_bounds,
-                                                creation.unit, volatile, self.literal_padding(bound), row_width,
+                                                creation.unit, volatile, self.padding(bound), row_width,
                                                 requirements, self.policy)
 
     @staticmethod
@@ -347,7 +348,7 @@ class Sites:
                                            creation.block, offsets, self.checked_dims(bound, len(offsets)),
                                            [p["nonnegative"] for p in proven], self.policy.addresses == "corner")
         pointers = self.masked_pointers(value, tile, call)
-        padding = self.literal_padding(bound)
+        padding = self.padding(bound)
 
         def build(updated: cst.Call):
             again = bind(updated, member)
@@ -415,10 +416,20 @@ class Sites:
         return set(values)
 
     @staticmethod
+    def padding(bound):
+        """The padding option: a literal (`literal_padding`), or a name. Triton takes the option only at
+        compile time, so a name holds a constexpr there, which the masked-pointer form branches on."""
+        node = bound["padding_option"].value if "padding_option" in bound else None
+        if isinstance(node, cst.Name) and node.value != "None":
+            return node
+        return Sites.literal_padding(bound)
+
+    @staticmethod
     def literal_padding(bound) -> Optional[str]:
-        if "padding_option" not in bound:
-            return ""
-        padding = string_value(bound["padding_option"].value)
+        node = bound["padding_option"].value if "padding_option" in bound else None
+        if node is None or isinstance(node, cst.Name) and node.value == "None":
+            return ""  # absent, or `None`, which Triton reads as ""
+        padding = string_value(node)
         return padding if padding in ("", "zero", "nan") else None
 
     def offsets(self, value: BlockPtr, deltas) -> Optional[list]:
