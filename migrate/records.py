@@ -29,6 +29,7 @@ class Creation:
     hints_dropped: bool = False
     order: Optional[list] = None  # the literal `order`, if it is one
     anchor: Optional[cst.CSTNode] = None  # where the report points, if not at the call (a helper's parameter)
+    condition: Optional[cst.IfExp] = None  # `p = tl.make_block_ptr(...) if FLAG else None`: the whole value
 
     @property
     def permutation(self) -> list[int]:

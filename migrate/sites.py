@@ -28,7 +28,7 @@ from triton_migrate.rules._syntax import keyword
 from . import planner
 from .calls import UnboundCall, bind, bool_value, int_value, string_value, tuple_elements
 from .records import Creation, Loop, Refusal
-from .values import OTHER, BlockPtr, Dim, Opaque, State, Value, canonical_code
+from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, canonical_code
 
 HINTS = ("cache_modifier", "eviction_policy", "volatile")  # kept by the masked-pointer form
 Builder = Callable[..., object]
@@ -58,6 +58,27 @@ class Sites:
         args_free = frozenset().union(*map(self.facts.free_names, [creation.base] + creation.shape + creation.strides))
         return BlockPtr(frozenset({id(call)}), stem, dims, args_free=args_free)
 
+    def create_conditional(self, node, name: str, value: cst.IfExp, state: State) -> Value:
+        """`p = tl.make_block_ptr(...) if FLAG else None` (`conditional_creation`): a creation on one path and
+        `None` on the other, joined as `if FLAG:` statements would be. The statements the creation gives keep
+        the condition (results.py); masked pointers need none, so the line goes."""
+        self.visit(value.test, state)
+        call = value.body if isinstance(value.body, cst.Call) else value.orelse
+        pointer = self.create(node, name, call, state)
+        creation = self.creations[id(call)]
+        creation.condition = value
+        creation.hoist_before = None  # the condition may not hold before a loop
+        return self.join_values(name, pointer, Placeholder(frozenset({id(value)})))
+
+    def conditional_creation(self, value: cst.BaseExpression) -> bool:
+        """`tl.make_block_ptr(...) if FLAG else None`, or `None if FLAG else tl.make_block_ptr(...)`. The
+        condition is a compile-time value: Triton cannot select between a block pointer and `None` at run time."""
+        if not isinstance(value, cst.IfExp):
+            return False
+        sides = [value.body, value.orelse]
+        calls = [s for s in sides if isinstance(s, cst.Call) and self.names.member(s.func) == "make_block_ptr"]
+        return len(calls) == 1 and any(isinstance(s, cst.Name) and s.value == "None" for s in sides)
+
     def describe(self, creation: Creation) -> Optional[Refusal]:
         """Fill in the creation's shape, strides, ...; or say why it has no descriptor."""
         call = creation.call
@@ -67,7 +88,7 @@ class Sites:
             return Refusal(ttd108_unsupported_use.CODE, str(error), call)
         if creation.target is None:
             return Refusal(ttd108_unsupported_use.CODE, "block pointer created outside a plain "
-                           "`name = tl.make_block_ptr(...)` assignment", call)
+                           "`name = tl.make_block_ptr(...)` (or `... if FLAG else None`) assignment", call)
         parts = {key: tuple_elements(bound[key].value) if key in bound else None
                  for key in ("shape", "strides", "offsets", "block_shape", "order")}
         ranks = {len(v) for k, v in parts.items() if v is not None}

@@ -44,3 +44,80 @@ def test_padding_none_is_no_padding():
     outcome = migrate_source(source)
     assert codes(outcome) == ["TTD001"]
     assert "p_desc.load([0])" in outcome.new_source
+
+
+def migrated(source: str, policy: Policy | None = None) -> str:
+    outcome = migrate_source(source, policy=policy)
+    assert all(d.code.startswith("TTD0") for d in outcome.diagnostics), outcome.diagnostics
+    assert "make_block_ptr" not in outcome.new_source
+    return outcome.new_source
+
+
+CONDITIONAL = HEAD + """@triton.jit
+def k(x_ptr, y_ptr, N, BN: tl.constexpr):
+    p = {creation}
+    if x_ptr is not None:
+        tl.store(y_ptr + tl.arange(0, BN), tl.load(p, boundary_check=(0,)))
+"""
+CREATION = "tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (BN,), (0,))"
+
+
+@pytest.mark.parametrize("creation, expected", [
+    (f"{CREATION} if x_ptr is not None else None",
+     "p_desc = tl.make_tensor_descriptor(x_ptr, [N], [1], [BN]) if x_ptr is not None else None"),
+    (f"None if x_ptr is None else {CREATION}",
+     "p_desc = None if x_ptr is None else tl.make_tensor_descriptor(x_ptr, [N], [1], [BN])"),
+])
+def test_a_conditional_creation_keeps_its_condition(creation, expected):
+    assert expected in migrated(CONDITIONAL.format(creation=creation)).splitlines()[6]
+
+
+def test_a_conditional_creation_leaves_no_line_behind_with_masked_pointers():
+    source = CONDITIONAL.format(creation=f"{CREATION} if x_ptr is not None else None")
+    new = migrated(source, Policy(target="pointer"))
+    assert "p = " not in new and "x_ptr is not None else" not in new
+
+
+def test_a_conditional_creation_overwritten_before_use_leaves_nothing_behind():
+    """It used to be refused and stay, unused, while the block pointer that replaced it was migrated. The
+    two are one block pointer after the `if`, as with `if`/`else` statements."""
+    source = HEAD + f"""@triton.jit
+def k(x_ptr, y_ptr, N, F: tl.constexpr, BN: tl.constexpr):
+    p = {CREATION} if F else None
+    if F:
+        p = {CREATION}
+        tl.store(y_ptr + tl.arange(0, BN), tl.load(p, boundary_check=(0,)))
+"""
+    assert migrated(source).splitlines()[6:] == [
+        "    p_desc = tl.make_tensor_descriptor(x_ptr, [N], [1], [BN]) if F else None", "    if F:",
+        "        p_desc = tl.make_tensor_descriptor(x_ptr, [N], [1], [BN])",
+        "        tl.store(y_ptr + tl.arange(0, BN), p_desc.load([0]))"]
+
+
+LOOP = HEAD + f"""@triton.jit
+def k(x_ptr, y_ptr, N, BN: tl.constexpr):
+    acc = tl.zeros((BN,), dtype=tl.float32)
+    for i in range(2):
+        p = {CREATION} if x_ptr is not None else None
+        if x_ptr is not None:
+            acc += tl.load(p, boundary_check=(0,))
+    tl.store(y_ptr + tl.arange(0, BN), acc)
+"""
+
+
+def run(source: str, path, x) -> torch.Tensor:
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    y = torch.zeros(16)
+    module.k[(1,)](x, y, 10, BN=16)
+    return y
+
+
+@pytest.mark.parametrize("with_x", [True, False])
+def test_a_conditional_creation_in_a_loop_is_not_hoisted_out_of_its_condition(tmp_path, with_x):
+    new = migrated(LOOP)
+    assert "        p_desc = tl.make_tensor_descriptor(x_ptr, [N], [1], [BN]) if x_ptr is not None else None" in new
+    x = torch.arange(16, dtype=torch.float32) if with_x else None
+    assert torch.equal(run(new, tmp_path / "after.py", x), run(LOOP, tmp_path / "before.py", x))
