@@ -9,7 +9,7 @@ import libcst as cst
 
 from triton_migrate.rules import ttd001_descriptor, ttd002_advance, ttd007_compat, ttd008_helper_parts
 
-from .calls import bind
+from .calls import bind, int_value
 
 from .records import Creation, Refusal
 from .values import BlockPtr, canonical_code, code_of
@@ -150,8 +150,10 @@ class Results:
 
 def _conditional(statement: cst.Assign, condition: cst.IfExp, call: cst.Call) -> cst.Assign:
     """`name = value` evaluated only where `condition` (`p = tl.make_block_ptr(...) if FLAG else None`)
-    creates its block pointer: `name = value if FLAG else None`."""
+    creates its block pointer: `name = value if FLAG else None`; a literal offset needs no condition."""
     value = statement.value
+    if int_value(value) is not None:
+        return statement
     if isinstance(value, (cst.IfExp, cst.Lambda)):
         value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     side = "body" if condition.body is call else "orelse"

@@ -121,3 +121,18 @@ def test_a_conditional_creation_in_a_loop_is_not_hoisted_out_of_its_condition(tm
     assert "        p_desc = tl.make_tensor_descriptor(x_ptr, [N], [1], [BN]) if x_ptr is not None else None" in new
     x = torch.arange(16, dtype=torch.float32) if with_x else None
     assert torch.equal(run(new, tmp_path / "after.py", x), run(LOOP, tmp_path / "before.py", x))
+
+
+def test_an_offset_that_moves_keeps_the_condition_unless_it_is_a_literal():
+    source = HEAD + """@triton.jit
+def k(x_ptr, y_ptr, N, BN: tl.constexpr):
+    p = tl.make_block_ptr(x_ptr, (N,), (1,), (tl.program_id(0) * BN,), (BN,), (0,)) if x_ptr is not None else None
+    q = tl.make_block_ptr(y_ptr, (N,), (1,), (0,), (BN,), (0,)) if x_ptr is not None else None
+    for i in range(2):
+        if x_ptr is not None:
+            tl.store(q, tl.load(p, boundary_check=(0,)), boundary_check=(0,))
+            p = tl.advance(p, (BN,))
+            q = tl.advance(q, (BN,))
+"""
+    lines = migrated(source, Policy(target="pointer")).splitlines()
+    assert lines[6:8] == ["    p_off0 = tl.program_id(0) * BN if x_ptr is not None else None", "    q_off0 = 0"]
