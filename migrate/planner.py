@@ -36,6 +36,8 @@ from .values import canonical_code
 MAX_RANK = 5
 DESCRIPTORS = (3, 4)
 PADDED_DESCRIPTORS = (3, 5)
+# What the compat shim cannot express: volatile, rank above 5, a padding chosen at compile time (one per tile)
+SHIM_UNSUPPORTED = (ttd104_volatile.CODE, ttd105_rank.CODE, ttd108_unsupported_use.CODE)
 
 
 @dataclass(frozen=True)
@@ -53,13 +55,19 @@ def choose(obstacles: list[Obstacle], policy: Policy, member: str) -> Optional[s
     if policy.target == "pointer":
         return "pointer"
     if policy.target == "compat":  # the shim keeps block-pointer semantics itself, up to rank 5; no volatile
-        unsupported = (ttd104_volatile.CODE, ttd105_rank.CODE, ttd108_unsupported_use.CODE)
-        return None if any(o.code in unsupported for o in obstacles) else "compat"
+        return None if any(o.code in SHIM_UNSUPPORTED for o in obstacles) else "compat"
     blocking = [o for o in obstacles if o.blocks(policy)]
     overrun = member == "store" and any(o.code == ttd111_store_row_width.CODE for o in obstacles)
     if policy.target == "auto" and (blocking or overrun):
         return "pointer"
     return None if blocking else "descriptor"
+
+
+def deciding(obstacles: list[Obstacle], policy: Policy) -> Obstacle:
+    """The obstacle that makes `choose` leave an access untouched (the reason reported)."""
+    if policy.target == "compat":
+        return next(o for o in obstacles if o.code in SHIM_UNSUPPORTED)
+    return next(o for o in obstacles if o.blocks(policy))
 
 
 def creation_obstacles(shape, strides, offsets, block, order, facts: FunctionFacts, policy: Policy,

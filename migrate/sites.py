@@ -235,7 +235,7 @@ class Sites:
             obstacles = self.obstacles(member, bound, value, deltas)
             form = planner.choose(obstacles, self.policy, member)
             if form is None:
-                first = next(o for o in obstacles if o.blocks(self.policy))
+                first = planner.deciding(obstacles, self.policy)
                 refusal = Refusal(first.code, first.message, call)
         if refusal is not None:
             self.refuse(value.creations, refusal)
