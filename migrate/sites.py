@@ -437,7 +437,7 @@ class Sites:
         return set(values)
 
     @staticmethod
-    def padding(bound):
+    def padding(bound) -> str | cst.Name | None:
         """The padding option: a literal (`literal_padding`), or a name. Triton takes the option only at
         compile time, so a name holds a constexpr there, which the masked-pointer form branches on."""
         node = bound["padding_option"].value if "padding_option" in bound else None
