@@ -194,6 +194,8 @@ class FunctionAnalysis(Sites, Results, Crossing):
             self.bind(name, self.create(node, name, value, state), state)
         elif member == "advance":
             self.bind(name, self.advance(node, name, value, state), state)
+        elif self.conditional_creation(value):
+            self.bind(name, self.create_conditional(node, name, value, state), state)
         elif isinstance(value, cst.Name) and value.value == "None":
             self.placeholders[id(node)] = node
             self.bind(name, Placeholder(frozenset({id(node)})), state)

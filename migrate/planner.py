@@ -21,6 +21,7 @@ from triton_migrate.rules import (
     ttd105_rank,
     ttd106_int64_offsets,
     ttd107_narrow_block,
+    ttd108_unsupported_use,
     ttd110_negative_store_offset,
     ttd111_store_row_width,
     ttd112_runtime_alignment,
@@ -35,6 +36,8 @@ from .values import canonical_code
 MAX_RANK = 5
 DESCRIPTORS = (3, 4)
 PADDED_DESCRIPTORS = (3, 5)
+# What the compat shim cannot express: volatile, rank above 5, a padding chosen at compile time (one per tile)
+SHIM_UNSUPPORTED = (ttd104_volatile.CODE, ttd105_rank.CODE, ttd108_unsupported_use.CODE)
 
 
 @dataclass(frozen=True)
@@ -53,13 +56,19 @@ def choose(obstacles: list[Obstacle], policy: Policy, member: str) -> Optional[s
     if policy.target == "pointer":
         return "pointer"
     if policy.target == "compat":  # the shim keeps block-pointer semantics itself, up to rank 5; no volatile
-        unsupported = (ttd104_volatile.CODE, ttd105_rank.CODE)
-        return None if any(o.code in unsupported for o in obstacles) else "compat"
+        return None if any(o.code in SHIM_UNSUPPORTED for o in obstacles) else "compat"
     blocking = [o for o in obstacles if o.blocks(policy)]
     overrun = member == "store" and any(o.code == ttd111_store_row_width.CODE for o in obstacles)
     if policy.target == "auto":
         return "pointer" if blocking or overrun else "guarded"
     return None if blocking else "descriptor"
+
+
+def deciding(obstacles: list[Obstacle], policy: Policy) -> Obstacle:
+    """The obstacle that makes `choose` leave an access untouched (the reason reported)."""
+    if policy.target == "compat":
+        return next(o for o in obstacles if o.code in SHIM_UNSUPPORTED)
+    return next(o for o in obstacles if o.blocks(policy))
 
 
 def creation_obstacles(shape, strides, offsets, block, order, facts: FunctionFacts, policy: Policy,
@@ -89,7 +98,7 @@ def creation_obstacles(shape, strides, offsets, block, order, facts: FunctionFac
 
 
 def access_obstacles(member: str, offsets_proven: list[dict], unchecked_in_bounds: list[bool], unit: Optional[int],
-                     volatile: bool, padding: str, row_width_proven: bool, requirements: list[str],
+                     volatile: bool, padding: str | cst.Name, row_width_proven: bool, requirements: list[str],
                      policy: Policy) -> list[Obstacle]:
     """What rules out a descriptor for one load or store (given that the block pointer allows one)."""
     found = []
@@ -102,6 +111,9 @@ def access_obstacles(member: str, offsets_proven: list[dict], unchecked_in_bound
                               "not provably a multiple of 16 bytes (NVIDIA TMA traps on it)"))
     if volatile:
         found.append(Obstacle(ttd104_volatile.CODE, "`volatile` access has no descriptor equivalent"))
+    if isinstance(padding, cst.Name):
+        found.append(Obstacle(ttd108_unsupported_use.CODE, f"`padding_option={padding.value}` is chosen at compile "
+                              "time; a descriptor (or compat tile) is created with one padding"))
     if padding == "nan" and policy.min_triton < PADDED_DESCRIPTORS:
         found.append(Obstacle(ttd113_min_triton.CODE, "NaN padding on a descriptor needs Triton 3.5"))
     if member == "store":

@@ -11,7 +11,7 @@ from triton_migrate.rules import ttd001_descriptor, ttd002_advance, ttd007_compa
     ttd009_launch_guard
 
 from . import planner
-from .calls import bind, is_jit
+from .calls import bind, int_value, is_jit
 
 from .records import Creation, Refusal
 from .values import BlockPtr, canonical_code, code_of
@@ -129,6 +129,8 @@ class Results:
             var = self.namer.offset(creation.target, d)
             if (id(creation.call), d) in self.knowledge.materialize and canonical_code(expr) != var:
                 statements.append(ttd002_advance.assign(var, expr))
+        if creation.condition is not None:
+            return [_conditional(statement, creation.condition, creation.call) for statement in statements]
         return statements
 
     def function_edit(self) -> Optional[tuple[frozenset[int], Builder]]:
@@ -183,3 +185,15 @@ class Results:
                 before.setdefault(id(creation.hoist_before), []).append(
                     (frozenset({id(creation.call)}), lambda c=creation: self.descriptor_statements(c)))
         return before
+
+
+def _conditional(statement: cst.Assign, condition: cst.IfExp, call: cst.Call) -> cst.Assign:
+    """`name = value` evaluated only where `condition` (`p = tl.make_block_ptr(...) if FLAG else None`)
+    creates its block pointer: `name = value if FLAG else None`; a literal offset needs no condition."""
+    value = statement.value
+    if int_value(value) is not None:
+        return statement
+    if isinstance(value, (cst.IfExp, cst.Lambda)):
+        value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    side = "body" if condition.body is call else "orelse"
+    return statement.with_changes(value=condition.with_changes(**{side: value}))

@@ -30,7 +30,7 @@ from triton_migrate.rules._syntax import keyword, movable, movable_elements
 from . import guards, planner
 from .calls import UnboundCall, bind, bool_value, int_value, string_value, tuple_elements
 from .records import Creation, Loop, Refusal
-from .values import OTHER, BlockPtr, Dim, Opaque, State, Value, canonical_code
+from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, canonical_code
 
 HINTS = ("cache_modifier", "eviction_policy", "volatile")  # kept by the masked-pointer form
 COMPAT_EMULATED_RANK = 3  # the shim's emulation, a guarded tile's fallback, has ranks 1 to 3
@@ -61,6 +61,27 @@ class Sites:
         args_free = frozenset().union(*map(self.facts.free_names, [creation.base] + creation.shape + creation.strides))
         return BlockPtr(frozenset({id(call)}), stem, dims, args_free=args_free)
 
+    def create_conditional(self, node, name: str, value: cst.IfExp, state: State) -> Value:
+        """`p = tl.make_block_ptr(...) if FLAG else None` (`conditional_creation`): a creation on one path and
+        `None` on the other, joined as `if FLAG:` statements would be. The statements the creation gives keep
+        the condition (results.py); masked pointers need none, so the line goes."""
+        self.visit(value.test, state)
+        call = value.body if isinstance(value.body, cst.Call) else value.orelse
+        pointer = self.create(node, name, call, state)
+        creation = self.creations[id(call)]
+        creation.condition = value
+        creation.hoist_before = None  # the condition may not hold before a loop
+        return self.join_values(name, pointer, Placeholder(frozenset({id(value)})))
+
+    def conditional_creation(self, value: cst.BaseExpression) -> bool:
+        """`tl.make_block_ptr(...) if FLAG else None`, or `None if FLAG else tl.make_block_ptr(...)`. The
+        condition is a compile-time value: Triton cannot select between a block pointer and `None` at run time."""
+        if not isinstance(value, cst.IfExp):
+            return False
+        sides = [value.body, value.orelse]
+        calls = [s for s in sides if isinstance(s, cst.Call) and self.names.member(s.func) == "make_block_ptr"]
+        return len(calls) == 1 and any(isinstance(s, cst.Name) and s.value == "None" for s in sides)
+
     def describe(self, creation: Creation) -> Optional[Refusal]:
         """Fill in the creation's shape, strides, ...; or say why it has no descriptor."""
         call = creation.call
@@ -70,7 +91,7 @@ class Sites:
             return Refusal(ttd108_unsupported_use.CODE, str(error), call)
         if creation.target is None:
             return Refusal(ttd108_unsupported_use.CODE, "block pointer created outside a plain "
-                           "`name = tl.make_block_ptr(...)` assignment", call)
+                           "`name = tl.make_block_ptr(...)` (or `... if FLAG else None`) assignment", call)
         parts = {key: movable_elements(bound[key].value) if key in bound else None
                  for key in ("shape", "strides", "offsets", "block_shape", "order")}
         ranks = {len(v) for k, v in parts.items() if v is not None}
@@ -217,7 +238,7 @@ class Sites:
             obstacles = self.obstacles(member, bound, value, deltas)
             form = planner.choose(obstacles, self.policy, member)
             if form is None:
-                first = next(o for o in obstacles if o.blocks(self.policy))
+                first = planner.deciding(obstacles, self.policy)
                 refusal = Refusal(first.code, first.message, call)
             unguardable = self.unguardable(value) if form == "guarded" else None
             if unguardable is not None:
@@ -271,8 +292,9 @@ class Sites:
         if "mask" in bound or "other" in bound:
             return Refusal(ttd108_unsupported_use.CODE, f"`tl.{member}` with `mask=`/`other=` on a block pointer",
                            call)
-        if self.checked_dims(bound, len(value.dims)) is None or self.literal_padding(bound) is None:
-            return Refusal(ttd108_unsupported_use.CODE, "`boundary_check`/`padding_option` must be literals", call)
+        if self.checked_dims(bound, len(value.dims)) is None or self.padding(bound) is None:
+            return Refusal(ttd108_unsupported_use.CODE, "`boundary_check` must be a literal, `padding_option` a "
+                           "literal or a name", call)
         return None
 
     def obstacles(self, member: str, bound, value: BlockPtr, deltas) -> list:
@@ -288,7 +310,7 @@ class Sites:
         row_width = all(planner.row_width_proven(c.shape, c.block, c.unit) for c in creations)
         found = [o for c in creations for o in c.blockers]
         return found + planner.access_obstacles(member, self.proven_offsets(value, deltas), in_bounds,
-                                                creation.unit, volatile, self.literal_padding(bound), row_width,
+                                                creation.unit, volatile, self.padding(bound), row_width,
                                                 requirements, self.policy)
 
     @staticmethod
@@ -423,7 +445,7 @@ class Sites:
                                            creation.block, offsets, self.checked_dims(bound, len(offsets)),
                                            [p["nonnegative"] for p in proven], self.policy.addresses == "corner")
         pointers = self.masked_pointers(value, tile, call)
-        padding = self.literal_padding(bound)
+        padding = self.padding(bound)
 
         def build(updated: cst.Call):
             again = bind(updated, member)
@@ -491,10 +513,20 @@ class Sites:
         return set(values)
 
     @staticmethod
+    def padding(bound) -> str | cst.Name | None:
+        """The padding option: a literal (`literal_padding`), or a name. Triton takes the option only at
+        compile time, so a name holds a constexpr there, which the masked-pointer form branches on."""
+        node = bound["padding_option"].value if "padding_option" in bound else None
+        if isinstance(node, cst.Name) and node.value != "None":
+            return node
+        return Sites.literal_padding(bound)
+
+    @staticmethod
     def literal_padding(bound) -> Optional[str]:
-        if "padding_option" not in bound:
-            return ""
-        padding = string_value(bound["padding_option"].value)
+        node = bound["padding_option"].value if "padding_option" in bound else None
+        if node is None or isinstance(node, cst.Name) and node.value == "None":
+            return ""  # absent, or `None`, which Triton reads as ""
+        padding = string_value(node)
         return padding if padding in ("", "zero", "nan") else None
 
     def offsets(self, value: BlockPtr, deltas) -> Optional[list]:

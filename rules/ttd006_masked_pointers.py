@@ -7,7 +7,12 @@ The rewrite has the exact semantics of a block pointer (Triton 3.8's own `_block
 addresses in 64 bits (as a block pointer's), a mask only on the dimensions that were boundary-checked
 (`0 <= offset + tl.arange(0, BLOCK) < shape`, the lower bound dropped where the offset is provably
 non-negative), `other` from the padding option (`""` gives none, `"zero"` 0.0, `"nan"` NaN), and the
-access's cache, eviction and volatile arguments kept. Offsets are the same integers as on the descriptor
+access's cache, eviction and volatile arguments kept. A `padding_option` that is a name (Triton takes the
+option only at compile time: a constexpr, as in Triton's own `test_block_pointer.py`) keeps masked pointers,
+since a descriptor is created with one padding, and the load chooses `other` the same way at compile time:
+`other=float("nan") if PADDING == "nan" else 0.0 if PADDING == "zero" else None` (Triton resolves a
+conditional expression whose test is a constexpr statically; `None` and `""` read as no padding, as on a
+block pointer). Only an invalid option changes behaviour: it is no longer an error. Offsets are the same integers as on the descriptor
 path, so advances and loops rewrite the same way. Stores through masked pointers never write outside the
 checked extent, whatever the row width, and accept any offset sign.
 
@@ -28,7 +33,8 @@ address from the element's coordinates instead, faster on some kernels:
     a_ptrs = a_ptr + a_rows[:, None] * stride_am + a_cols[None, :]
 
 Fixtures: boundary_subset_refused, volatile_refused, rank6_refused, int64_offsets_refused,
-small_last_block_refused, nonunit_stride_refused, unaligned_inner_offset_refused, negative_advance.
+small_last_block_refused, nonunit_stride_refused, unaligned_inner_offset_refused, negative_advance,
+constexpr_padding.
 """
 
 from __future__ import annotations
@@ -183,13 +189,24 @@ def _paren(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
-def load(tile: Tile, ptrs: cst.BaseExpression, condition, padding: str, kept: list[cst.Arg]) -> cst.Call:
+def load(tile: Tile, ptrs: cst.BaseExpression, condition, padding: str | cst.Name, kept: list[cst.Arg]) -> cst.Call:
+    """`padding`: a literal option, or the name of a constexpr holding one."""
     args = [cst.Arg(ptrs)]
     if condition is not None:
         args.append(keyword("mask", condition))
-        if padding in OTHER:
+        if isinstance(padding, cst.Name):
+            args.append(keyword("other", _other_of(padding)))
+        elif padding in OTHER:
             args.append(keyword("other", cst.parse_expression(OTHER[padding])))
     return member_call(tile.language, "load", args + kept)
+
+
+def _other_of(padding: cst.Name) -> cst.BaseExpression:
+    """`other` for the padding option a constexpr holds: Triton evaluates a conditional expression whose
+    test is a constexpr at compile time, so the load gets exactly one of NaN, 0.0 or none."""
+    name = padding.value
+    return cst.parse_expression(f'{OTHER["nan"]} if {name} == "nan" else {OTHER["zero"]} if {name} == "zero" '
+                                'else None')
 
 
 def store(tile: Tile, ptrs: cst.BaseExpression, condition, value: cst.BaseExpression, kept: list[cst.Arg]) -> cst.Call:
