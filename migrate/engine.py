@@ -344,7 +344,7 @@ def _with_launch_check(module: cst.Module, unit: _Unit) -> cst.Module:
     if triton is None:
         triton = "triton"
         module = add_import(module, "triton", "triton")
-    return add_definitions(module, ttd009_launch_guard.check_function(check, triton))
+    return add_definitions(module, ttd009_launch_guard.check_function(check, triton, module.default_indent))
 
 
 def _diagnostics(analysis: FunctionAnalysis, positions: Positions, namer: Namer) -> list[Diagnostic]:

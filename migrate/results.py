@@ -99,8 +99,6 @@ class Results:
                 shift = len(f"{target} = {code_of(func)}") - len(f"{creation.target} = "
                                                                  f"{code_of(creation.call.func)}")
                 call = ttd001_descriptor.descriptor_call(creation.call, func, creation.permutation, padding, shift)
-                if self.is_guarded({id(creation.call)}):
-                    call = ttd009_launch_guard.guarded(self.guard_flag, call, cst.Name("None"), grouped=False)
             statements.append(ttd002_advance.assign(target, call))
         return statements
 
@@ -115,6 +113,13 @@ class Results:
                 planner.unproven_base_offsets(creation.base, creation.block, creation.unit, self.facts))
         return "emu" if emulated else "auto"
 
+    def guarded_statements(self, creation: Creation, statements: list) -> list:
+        """A guarded descriptor (TTD009) is created only in the variant that uses it: `if USE_DESCRIPTORS:`,
+        which Triton resolves at compile time (a `None` in its place would not survive a run-time `if`)."""
+        if not statements or self.policy.target == "compat" or not self.is_guarded({id(creation.call)}):
+            return statements
+        return [ttd009_launch_guard.only_with(self.guard_flag, statements)]
+
     def descriptor_function(self, func: cst.BaseExpression) -> cst.BaseExpression:
         owner = func.value if isinstance(func, cst.Attribute) else self.language
         return cst.Attribute(owner, cst.Name("make_tensor_descriptor"))
@@ -122,16 +127,20 @@ class Results:
     def creation_statements(self, node, creation: Creation) -> list:
         in_place = self.uses_descriptors({id(creation.call)}) and not self.is_hoisted(creation)
         statements = self.descriptor_statements(creation) if in_place else []
+        if creation.condition is not None:
+            statements = [_conditional(s, creation.condition, creation.call) for s in statements]
+        statements = self.guarded_statements(creation, statements)
+        parts = []
         for (kind, d), expr in sorted(self.knowledge.merged.get(id(creation.call), {}).items(),
                                       key=lambda part: (PART_ORDER.index(part[0][0]), part[0][1])):
-            statements.append(ttd002_advance.assign(self.namer.part(creation.target, kind, d), expr))
+            parts.append(ttd002_advance.assign(self.namer.part(creation.target, kind, d), expr))
         for d, expr in enumerate(creation.offsets):
             var = self.namer.offset(creation.target, d)
             if (id(creation.call), d) in self.knowledge.materialize and canonical_code(expr) != var:
-                statements.append(ttd002_advance.assign(var, expr))
+                parts.append(ttd002_advance.assign(var, expr))
         if creation.condition is not None:
-            return [_conditional(statement, creation.condition, creation.call) for statement in statements]
-        return statements
+            parts = [_conditional(statement, creation.condition, creation.call) for statement in parts]
+        return statements + parts
 
     def function_edit(self) -> Optional[tuple[frozenset[int], Builder]]:
         """A helper's block-pointer parameters become their parts, re-created on entry (crossing.py); a kernel
@@ -183,7 +192,8 @@ class Results:
         for creation in self.creations.values():
             if creation.target is not None and self.is_hoisted(creation):
                 before.setdefault(id(creation.hoist_before), []).append(
-                    (frozenset({id(creation.call)}), lambda c=creation: self.descriptor_statements(c)))
+                    (frozenset({id(creation.call)}),
+                     lambda c=creation: self.guarded_statements(c, self.descriptor_statements(c))))
         return before
 
 

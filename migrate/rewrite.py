@@ -95,7 +95,7 @@ class Rewriter(_Expressions):
         if not builders:
             return updated
         smalls = [s for build in builders for s in self._edited(build())]
-        lines = [cst.SimpleStatementLine([s]) for s in smalls]
+        lines = [_line(s) for s in smalls]
         lines[0] = lines[0].with_changes(leading_lines=updated.leading_lines)
         return cst.FlattenSentinel([*lines, updated.with_changes(leading_lines=())])
 
@@ -150,10 +150,21 @@ def _lines(original: cst.SimpleStatementLine, smalls: list):
         has_comment = original.trailing_whitespace.comment is not None or any(
             line.comment is not None for line in original.leading_lines)
         return original.with_changes(body=[_HOLDER]) if has_comment else cst.RemovalSentinel.REMOVE
-    lines = [cst.SimpleStatementLine([s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]) for s in smalls]
+    lines = [_line(s) for s in smalls]
     lines[0] = lines[0].with_changes(leading_lines=original.leading_lines)
-    lines[-1] = lines[-1].with_changes(trailing_whitespace=original.trailing_whitespace)
+    if isinstance(lines[-1], cst.SimpleStatementLine):
+        lines[-1] = lines[-1].with_changes(trailing_whitespace=original.trailing_whitespace)
+    elif original.trailing_whitespace.comment is not None:
+        # a compound statement (a guard's `if`) ends the lines: the comment is held for the next statement
+        lines.append(cst.SimpleStatementLine([_HOLDER], trailing_whitespace=original.trailing_whitespace))
     return cst.FlattenSentinel(lines)
+
+
+def _line(statement) -> cst.BaseStatement:
+    """A small statement on a line of its own; a compound one (a guard's `if`, TTD009) as it is."""
+    if isinstance(statement, cst.BaseCompoundStatement):
+        return statement
+    return cst.SimpleStatementLine([statement.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
 
 
 class _UsesName(cst.CSTVisitor):

@@ -39,6 +39,8 @@ Fixtures: launch_guard (and every fixture whose output has `USE_DESCRIPTORS`).
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 CODE = "TTD009"
@@ -50,11 +52,11 @@ CHECK = "_descriptor_fits"
 # The module-level helper the guards call; `{triton}` is how the module names triton.
 _CHECK_SOURCE = '''
 def {check}(tensor, width, *multiples, unit_stride=1):
-    """Whether a tensor descriptor over `tensor` is legal at this launch (written by triton-migrate): its
-    data 16-byte aligned, `width` elements at least 16 bytes, each of `multiples` (strides and offsets, in
-    elements) a multiple of 16 bytes, a unit last stride. If so, it also gives this thread the allocator
-    that device-side descriptors need on NVIDIA sm_90+ (per thread from Triton 3.5; autograd runs backward
-    on threads of its own)."""
+    """Whether a tensor descriptor over `tensor` is legal at this launch (written by triton-migrate)."""
+    # Its data 16-byte aligned, `width` elements at least 16 bytes, each of `multiples` (strides and offsets,
+    # in elements) a multiple of 16 bytes, a unit last stride. If so, this thread also gets the allocator
+    # that device-side descriptors need on NVIDIA sm_90+ (per thread from Triton 3.5; autograd runs backward
+    # on threads of its own).
     size = tensor.element_size() if hasattr(tensor, "data_ptr") else 0
     fits = size > 0 and str(tensor.dtype) != "torch.bool" and tensor.data_ptr() % 16 == 0 and width * size >= 16
     if not (fits and unit_stride == 1 and all(m * size % 16 == 0 for m in multiples)):
@@ -78,6 +80,11 @@ def guarded(flag: str, descriptor: cst.BaseExpression, pointers: cst.BaseExpress
     parentheses = ([cst.LeftParen()], [cst.RightParen()]) if grouped else ([], [])
     return cst.IfExp(test=cst.Name(flag), body=descriptor, orelse=pointers, lpar=parentheses[0],
                      rpar=parentheses[1])
+
+
+def only_with(flag: str, statements: list) -> cst.If:
+    """`if FLAG:` around the descriptors' creation: the variant without them never creates one."""
+    return cst.If(cst.Name(flag), cst.IndentedBlock([cst.SimpleStatementLine([s]) for s in statements]))
 
 
 def with_flag(parameters: cst.Parameters, flag: str, language: cst.BaseExpression) -> cst.Parameters:
@@ -112,8 +119,10 @@ def _call(check: str, c) -> str:
     return f"{check}({', '.join(arguments)})"
 
 
-def check_function(check: str, triton: str) -> list[cst.BaseStatement]:
-    module = cst.parse_module(_CHECK_SOURCE.format(check=check, triton=triton))
+def check_function(check: str, triton: str, indent: str) -> list[cst.BaseStatement]:
+    """The module's check, indented as the module is (`indent`: its default, four spaces or a tab)."""
+    source = re.sub(r"^(?:    )+", lambda m: indent * (len(m.group(0)) // 4), _CHECK_SOURCE, flags=re.M)
+    module = cst.parse_module(source.format(check=check, triton=triton))
     first = module.body[0]
     lines = [cst.EmptyLine(), cst.EmptyLine()]
     return [first.with_changes(leading_lines=lines), *module.body[1:]]

@@ -23,13 +23,27 @@ TARGETS = {name: SPECS[name] for name in ("sm_80", "sm_90", "gfx942")}
 
 
 def _unwrapped(fn, args, kwargs):
-    """An autotuned kernel compiles as its JIT function with its first configuration's constants."""
+    """An autotuned kernel compiles as its JIT function with its first configuration's constants, and with
+    what its heuristics compute for the launch (a launch guard's flag, TTD009: see `_variants`)."""
     while not isinstance(fn, __import__("triton").runtime.jit.JITFunction):
         configs = getattr(fn, "configs", None)
         if configs:
             kwargs = {**configs[0].kwargs, **kwargs}
+        for name, heuristic in getattr(fn, "values", {}).items():
+            kwargs = {**kwargs, name: heuristic({**dict(zip(fn.arg_names, args)), **kwargs})}
         fn = fn.fn
     return fn, args, kwargs
+
+
+GUARD = "USE_DESCRIPTORS"
+
+
+def _variants(fn, args, kwargs):
+    """A guarded kernel (TTD009) compiles as the launch guard chose for the harness's inputs and, if that was
+    the descriptors, also as the fallback that other inputs get (masked pointers)."""
+    if not kwargs.get(GUARD):
+        return [(fn, args, kwargs)]
+    return [(fn, args, kwargs), (fn, args, {**kwargs, GUARD: False})]
 
 
 def compile_case(case_dir: Path, which: str = "after.py") -> list[dict]:
@@ -53,8 +67,8 @@ def compile_case(case_dir: Path, which: str = "after.py") -> list[dict]:
     first_launch = {id(fn): _unwrapped(fn, args, kwargs) for fn, args, kwargs in reversed(launches)}
     results = []
     for target, spec in TARGETS.items():
-        for fn, args, kwargs in first_launch.values():
-            entry = {"fixture": case_dir.name, "kernel": fn.__name__, "target": target}
+        for fn, args, kwargs in (v for launch in first_launch.values() for v in _variants(*launch)):
+            entry = {"fixture": case_dir.name, "kernel": fn.__name__, "target": target, GUARD: kwargs.get(GUARD)}
             try:
                 compiled = triton.compile(launch_source(fn, args, kwargs)[0], target=GPUTarget(*spec))
                 ttgir = compiled.asm.get("ttgir", "")

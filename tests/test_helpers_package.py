@@ -101,4 +101,4 @@ print("calls", ttgir.count("tt.call"), "tma", ttgir.count("async_tma_copy"))
     assert done.returncode == 0, done.stderr[-3000:]
     calls, tma = (int(x) for x in done.stdout.split()[1::2])
     assert calls >= 1  # the helper stays a function of its own
-    assert (tma > 0) == (target[1] == 90)  # its descriptor load is a TMA copy on sm_90 only
+    assert tma == 0  # a helper has no launch to check a descriptor at (TTD009): masked pointers, on every target

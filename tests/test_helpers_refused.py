@@ -48,4 +48,5 @@ def test_the_callers_block_pointer_is_refused_with_the_helpers_reason(case):
 def test_a_helper_named_like_a_triton_member_is_no_reference_to_it():
     """`tl.load` inside the helper is not a use of a helper called `load` as a value."""
     outcome = migrate_source(HEAD + HELPER + KERNEL.format("    y = load(x)"))
-    assert {d.code for d in outcome.diagnostics} == {"TTD001", "TTD008"}
+    # (the helper, which has no launch of its own to check, reads its parts through masked pointers: TTD009)
+    assert {d.code for d in outcome.diagnostics} == {"TTD006", "TTD008"}

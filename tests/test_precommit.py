@@ -57,7 +57,7 @@ def test_check_and_fix_hooks_round_trip(tmp_path, monkeypatch):
 
     check = pre_commit(project, "run", "migrate-check", "--all-files")
     assert check.returncode == 1, check.stdout + check.stderr
-    assert "triton-migrate (check)" in check.stdout and "kernel.py:8:9: TTD001" in check.stdout
+    assert "triton-migrate (check)" in check.stdout and "kernel.py:8:9: TTD009" in check.stdout
     assert "vendor/keep.py" not in check.stdout
 
     assert pre_commit(project, "install").returncode == 0

@@ -31,11 +31,11 @@ import triton.language as tl
 
 
 def _descriptor_fits(tensor, width, *multiples, unit_stride=1):
-    """Whether a tensor descriptor over `tensor` is legal at this launch (written by triton-migrate): its
-    data 16-byte aligned, `width` elements at least 16 bytes, each of `multiples` (strides and offsets, in
-    elements) a multiple of 16 bytes, a unit last stride. If so, it also gives this thread the allocator
-    that device-side descriptors need on NVIDIA sm_90+ (per thread from Triton 3.5; autograd runs backward
-    on threads of its own)."""
+    """Whether a tensor descriptor over `tensor` is legal at this launch (written by triton-migrate)."""
+    # Its data 16-byte aligned, `width` elements at least 16 bytes, each of `multiples` (strides and offsets,
+    # in elements) a multiple of 16 bytes, a unit last stride. If so, this thread also gets the allocator
+    # that device-side descriptors need on NVIDIA sm_90+ (per thread from Triton 3.5; autograd runs backward
+    # on threads of its own).
     size = tensor.element_size() if hasattr(tensor, "data_ptr") else 0
     fits = size > 0 and str(tensor.dtype) != "torch.bool" and tensor.data_ptr() % 16 == 0 and width * size >= 16
     if not (fits and unit_stride == 1 and all(m * size % 16 == 0 for m in multiples)):
@@ -59,9 +59,11 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
          BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK]) if USE_DESCRIPTORS else None
+    if USE_DESCRIPTORS:
+        a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
     a_off1 = 0
-    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN]) if USE_DESCRIPTORS else None
+    if USE_DESCRIPTORS:
+        b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN])
     b_off0 = 0
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for _ in range(0, tl.cdiv(K, BK)):
@@ -91,7 +93,8 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
 def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    x_desc = tl.make_tensor_descriptor(x_ptr, [M, N], [stride_xm, 1], [BM, BN]) if USE_DESCRIPTORS else None
+    if USE_DESCRIPTORS:
+        x_desc = tl.make_tensor_descriptor(x_ptr, [M, N], [stride_xm, 1], [BM, BN])
     x_rows = pid_m * BM + tl.arange(0, BM)
     x_cols = pid_n * BN + tl.arange(0, BN)
     x_ptrs = x_ptr + tl.cast(pid_m * BM, tl.int64) * stride_xm + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_xm + tl.arange(0, BN)[None, :])
@@ -111,9 +114,12 @@ def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.c
 @triton.jit
 def rms_norm(x_ptr, w_ptr, y_ptr, M, stride_xm, stride_ym, eps, D: tl.constexpr, BM: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
     pid = tl.program_id(0)
-    x_desc = tl.make_tensor_descriptor(x_ptr, [M, D], [stride_xm, 1], [BM, D]) if USE_DESCRIPTORS else None
-    w_desc = tl.make_tensor_descriptor(w_ptr, [D], [1], [D]) if USE_DESCRIPTORS else None
-    y_desc = tl.make_tensor_descriptor(y_ptr, [M, D], [stride_ym, 1], [BM, D]) if USE_DESCRIPTORS else None
+    if USE_DESCRIPTORS:
+        x_desc = tl.make_tensor_descriptor(x_ptr, [M, D], [stride_xm, 1], [BM, D])
+    if USE_DESCRIPTORS:
+        w_desc = tl.make_tensor_descriptor(w_ptr, [D], [1], [D])
+    if USE_DESCRIPTORS:
+        y_desc = tl.make_tensor_descriptor(y_ptr, [M, D], [stride_ym, 1], [BM, D])
     x_rows = pid * BM + tl.arange(0, BM)
     x_ptrs = x_ptr + tl.cast(pid * BM, tl.int64) * stride_xm + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_xm + tl.arange(0, D)[None, :])
     x_mask = x_rows[:, None] < M
@@ -135,8 +141,10 @@ def rms_norm(x_ptr, w_ptr, y_ptr, M, stride_xm, stride_ym, eps, D: tl.constexpr,
 def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
     i_h = tl.program_id(0)
     b_h = tl.zeros((K,), dtype=tl.float32)
-    p_k_desc = tl.make_tensor_descriptor(k_ptr + i_h * K, [T, K], [H * K, 1], [BT, K]) if USE_DESCRIPTORS else None
-    p_o_desc = tl.make_tensor_descriptor(o_ptr + i_h * K, [T, K], [H * K, 1], [BT, K]) if USE_DESCRIPTORS else None
+    if USE_DESCRIPTORS:
+        p_k_desc = tl.make_tensor_descriptor(k_ptr + i_h * K, [T, K], [H * K, 1], [BT, K])
+    if USE_DESCRIPTORS:
+        p_o_desc = tl.make_tensor_descriptor(o_ptr + i_h * K, [T, K], [H * K, 1], [BT, K])
     for i_t in range(0, tl.cdiv(T, BT)):
         p_k_rows = i_t * BT + tl.arange(0, BT)
         p_k_cols = tl.arange(0, K)
@@ -176,12 +184,14 @@ def gemm_bt(a_ptr, b_ptr, c_ptr, M, N, K,
     pid_m = first_pid_m + (pid % group_size_m)
     pid_n = (pid % num_pid_in_group) // group_size_m
 
-    a_block_ptr_desc = tl.make_tensor_descriptor(base=a_ptr, shape=[M, K], strides=[stride_am, stride_ak],
-                                                 block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K]) if USE_DESCRIPTORS else None
+    if USE_DESCRIPTORS:
+        a_block_ptr_desc = tl.make_tensor_descriptor(base=a_ptr, shape=[M, K], strides=[stride_am, stride_ak],
+                                                     block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K])
     a_block_ptr_off1 = 0
     # B^T as a K x N view of the N x K weight: column-major, so order=(0, 1)
-    b_block_ptr_desc = tl.make_tensor_descriptor(base=b_ptr, shape=[N, K], strides=[stride_bn, stride_bk],
-                                                 block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K]) if USE_DESCRIPTORS else None
+    if USE_DESCRIPTORS:
+        b_block_ptr_desc = tl.make_tensor_descriptor(base=b_ptr, shape=[N, K], strides=[stride_bn, stride_bk],
+                                                     block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K])
     b_block_ptr_off0 = 0
     accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
     for k in range(0, K, BLOCK_SIZE_K):
@@ -402,8 +412,10 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
 
     # [BK, BV]
     b_h = tl.zeros([BK, BV], dtype=tl.float32)
-    p_k_desc = tl.make_tensor_descriptor(k + (bos * H + i_h) * K, [T, K], [H * K, 1], [BT, BK]) if USE_DESCRIPTORS else None
-    p_v_desc = tl.make_tensor_descriptor(v + (bos * H + i_h) * V, [T, V], [H * V, 1], [BT, BV]) if USE_DESCRIPTORS else None
+    if USE_DESCRIPTORS:
+        p_k_desc = tl.make_tensor_descriptor(k + (bos * H + i_h) * K, [T, K], [H * K, 1], [BT, BK])
+    if USE_DESCRIPTORS:
+        p_v_desc = tl.make_tensor_descriptor(v + (bos * H + i_h) * V, [T, V], [H * V, 1], [BT, BV])
     for i_t in range(NT):
         o_h = ((i_n * NT + i_t) * H + i_h).to(tl.int64) * K * V
 
@@ -469,9 +481,12 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
 
     b_o = tl.zeros([BT, BV], dtype=tl.float32)
     b_A = tl.zeros([BT, BT], dtype=tl.float32)
-    p_q_desc = tl.make_tensor_descriptor(q, [T, K], [H * K, 1], [BT, BK]) if USE_DESCRIPTORS else None
-    p_k_desc = tl.make_tensor_descriptor(k, [T, K], [H * K, 1], [BT, BK]) if USE_DESCRIPTORS else None
-    p_h_desc = tl.make_tensor_descriptor(h, [K, V], [V, 1], [BK, BV]) if USE_DESCRIPTORS else None
+    if USE_DESCRIPTORS:
+        p_q_desc = tl.make_tensor_descriptor(q, [T, K], [H * K, 1], [BT, BK])
+    if USE_DESCRIPTORS:
+        p_k_desc = tl.make_tensor_descriptor(k, [T, K], [H * K, 1], [BT, BK])
+    if USE_DESCRIPTORS:
+        p_h_desc = tl.make_tensor_descriptor(h, [K, V], [V, 1], [BK, BV])
     for i_k in range(tl.cdiv(K, BK)):
         # [BT, BK]
         p_q_rows = i_t * BT + tl.arange(0, BT)
@@ -509,7 +524,8 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
     m_A = (o_t[:, None] >= o_t[None, :]) & (m_t[:, None] & m_t)
     b_A = tl.where(m_A, b_A, 0)
 
-    p_v_desc = tl.make_tensor_descriptor(v, [T, V], [H * V, 1], [BT, BV]) if USE_DESCRIPTORS else None
+    if USE_DESCRIPTORS:
+        p_v_desc = tl.make_tensor_descriptor(v, [T, V], [H * V, 1], [BT, BV])
     p_v_rows = i_t * BT + tl.arange(0, BT)
     p_v_cols = i_v * BV + tl.arange(0, BV)
     p_v_ptrs = v + tl.cast(i_t * BT, tl.int64) * H * V + i_v * BV + (tl.arange(0, BT).to(tl.int64)[:, None] * H * V + tl.arange(0, BV)[None, :])
@@ -533,9 +549,12 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
     # BLOCK_M rows per program, a whole row (BLOCK_N >= N) per block.
     pid = tl.program_id(0)
-    x_block_ptr_desc = tl.make_tensor_descriptor(X, [M, N], [stride_xm, 1], [BLOCK_M, BLOCK_N]) if USE_DESCRIPTORS else None
-    w_block_ptr_desc = tl.make_tensor_descriptor(W, [N], [1], [BLOCK_N]) if USE_DESCRIPTORS else None
-    b_block_ptr_desc = tl.make_tensor_descriptor(B, [N], [1], [BLOCK_N]) if USE_DESCRIPTORS else None
+    if USE_DESCRIPTORS:
+        x_block_ptr_desc = tl.make_tensor_descriptor(X, [M, N], [stride_xm, 1], [BLOCK_M, BLOCK_N])
+    if USE_DESCRIPTORS:
+        w_block_ptr_desc = tl.make_tensor_descriptor(W, [N], [1], [BLOCK_N])
+    if USE_DESCRIPTORS:
+        b_block_ptr_desc = tl.make_tensor_descriptor(B, [N], [1], [BLOCK_N])
 
     x_block_ptr_rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
     x_block_ptr_cols = tl.arange(0, BLOCK_N)
@@ -587,11 +606,13 @@ def bmm(a_ptr, b_ptr, c_ptr, M, N, K,
     pid_n = tl.program_id(1)
     pid_b = tl.program_id(2)
     BATCH = tl.num_programs(2)
-    a_bp_desc = tl.make_tensor_descriptor(a_ptr, [BATCH, M, K], [stride_ab, stride_am, stride_ak],
-                                          [1, BLOCK_M, BLOCK_K]) if USE_DESCRIPTORS else None
+    if USE_DESCRIPTORS:
+        a_bp_desc = tl.make_tensor_descriptor(a_ptr, [BATCH, M, K], [stride_ab, stride_am, stride_ak],
+                                              [1, BLOCK_M, BLOCK_K])
     a_bp_off2 = 0
-    b_bp_desc = tl.make_tensor_descriptor(b_ptr, [BATCH, K, N], [stride_bb, stride_bk, stride_bn],
-                                          [1, BLOCK_K, BLOCK_N]) if USE_DESCRIPTORS else None
+    if USE_DESCRIPTORS:
+        b_bp_desc = tl.make_tensor_descriptor(b_ptr, [BATCH, K, N], [stride_bb, stride_bk, stride_bn],
+                                              [1, BLOCK_K, BLOCK_N])
     b_bp_off1 = 0
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for _ in range(0, tl.cdiv(K, BLOCK_K)):

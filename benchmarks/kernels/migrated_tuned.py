@@ -31,11 +31,11 @@ import triton.language as tl
 
 
 def _descriptor_fits(tensor, width, *multiples, unit_stride=1):
-    """Whether a tensor descriptor over `tensor` is legal at this launch (written by triton-migrate): its
-    data 16-byte aligned, `width` elements at least 16 bytes, each of `multiples` (strides and offsets, in
-    elements) a multiple of 16 bytes, a unit last stride. If so, it also gives this thread the allocator
-    that device-side descriptors need on NVIDIA sm_90+ (per thread from Triton 3.5; autograd runs backward
-    on threads of its own)."""
+    """Whether a tensor descriptor over `tensor` is legal at this launch (written by triton-migrate)."""
+    # Its data 16-byte aligned, `width` elements at least 16 bytes, each of `multiples` (strides and offsets,
+    # in elements) a multiple of 16 bytes, a unit last stride. If so, this thread also gets the allocator
+    # that device-side descriptors need on NVIDIA sm_90+ (per thread from Triton 3.5; autograd runs backward
+    # on threads of its own).
     size = tensor.element_size() if hasattr(tensor, "data_ptr") else 0
     fits = size > 0 and str(tensor.dtype) != "torch.bool" and tensor.data_ptr() % 16 == 0 and width * size >= 16
     if not (fits and unit_stride == 1 and all(m * size % 16 == 0 for m in multiples)):
@@ -59,9 +59,11 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
          BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK]) if USE_DESCRIPTORS else None
+    if USE_DESCRIPTORS:
+        a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
     a_off1 = 0
-    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN]) if USE_DESCRIPTORS else None
+    if USE_DESCRIPTORS:
+        b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN])
     b_off0 = 0
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for _ in range(0, tl.cdiv(K, BK)):
@@ -158,12 +160,14 @@ def gemm_bt(a_ptr, b_ptr, c_ptr, M, N, K,
     pid_m = first_pid_m + (pid % group_size_m)
     pid_n = (pid % num_pid_in_group) // group_size_m
 
-    a_block_ptr_desc = tl.make_tensor_descriptor(base=a_ptr, shape=[M, K], strides=[stride_am, stride_ak],
-                                                 block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K]) if USE_DESCRIPTORS else None
+    if USE_DESCRIPTORS:
+        a_block_ptr_desc = tl.make_tensor_descriptor(base=a_ptr, shape=[M, K], strides=[stride_am, stride_ak],
+                                                     block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K])
     a_block_ptr_off1 = 0
     # B^T as a K x N view of the N x K weight: column-major, so order=(0, 1)
-    b_block_ptr_desc = tl.make_tensor_descriptor(base=b_ptr, shape=[N, K], strides=[stride_bn, stride_bk],
-                                                 block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K]) if USE_DESCRIPTORS else None
+    if USE_DESCRIPTORS:
+        b_block_ptr_desc = tl.make_tensor_descriptor(base=b_ptr, shape=[N, K], strides=[stride_bn, stride_bk],
+                                                     block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K])
     b_block_ptr_off0 = 0
     accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
     for k in range(0, K, BLOCK_SIZE_K):
@@ -548,11 +552,13 @@ def bmm(a_ptr, b_ptr, c_ptr, M, N, K,
     pid_n = tl.program_id(1)
     pid_b = tl.program_id(2)
     BATCH = tl.num_programs(2)
-    a_bp_desc = tl.make_tensor_descriptor(a_ptr, [BATCH, M, K], [stride_ab, stride_am, stride_ak],
-                                          [1, BLOCK_M, BLOCK_K]) if USE_DESCRIPTORS else None
+    if USE_DESCRIPTORS:
+        a_bp_desc = tl.make_tensor_descriptor(a_ptr, [BATCH, M, K], [stride_ab, stride_am, stride_ak],
+                                              [1, BLOCK_M, BLOCK_K])
     a_bp_off2 = 0
-    b_bp_desc = tl.make_tensor_descriptor(b_ptr, [BATCH, K, N], [stride_bb, stride_bk, stride_bn],
-                                          [1, BLOCK_K, BLOCK_N]) if USE_DESCRIPTORS else None
+    if USE_DESCRIPTORS:
+        b_bp_desc = tl.make_tensor_descriptor(b_ptr, [BATCH, K, N], [stride_bb, stride_bk, stride_bn],
+                                              [1, BLOCK_K, BLOCK_N])
     b_bp_off1 = 0
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for _ in range(0, tl.cdiv(K, BLOCK_K)):
