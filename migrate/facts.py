@@ -95,6 +95,7 @@ class FunctionFacts:
         self._int64: dict[int, tuple] = {}
         self._nonnegative: dict[int, tuple] = {}
         self._loop_assignments: dict[int, tuple] = {}
+        self._loop_flows: dict[int, tuple] = {}
 
     def free_names(self, expr: cst.CSTNode) -> frozenset[str]:
         return _remembered(self._free, expr, free_names)
@@ -130,6 +131,28 @@ class FunctionFacts:
 
     def is_nonnegative(self, expr: cst.BaseExpression) -> bool:
         return _remembered(self._nonnegative, expr, lambda e: _NonNegative(self).check(e, frozenset()))
+
+    # -- what a loaded tile feeds ---------------------------------------------------------------
+
+    def feeds_dot(self, load: cst.Call, line, loop: cst.CSTNode) -> bool:
+        """Does the tile `load` reads reach a `tl.dot` in `loop`: inside its arguments on the same line, or
+        through names the loop assigns (`a = tl.load(...)`, `a = a.to(tl.float16)`, `acc += tl.dot(a, b)`)?"""
+        if line is None:
+            return False
+        statement = line.body[0]
+        dots, edges = _remembered(self._loop_flows, loop, lambda node: _flows(node, self.names))
+        if any(_contains(argument, load) for argument in _dot_arguments(statement, self.names)):
+            return True
+        if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1 and
+                isinstance(statement.targets[0].target, cst.Name)):
+            return False
+        reached = {statement.targets[0].target.value}
+        for _ in range(len(edges)):
+            grown = reached | {target for target, sources in edges if sources & reached}
+            if grown == reached:
+                break
+            reached = grown
+        return bool(dots & reached)
 
     # -- tiles -------------------------------------------------------------------------------
 
@@ -202,6 +225,41 @@ def _assigned_names(body: cst.CSTNode) -> frozenset[str]:
     collector = AssignmentCollector()
     walk(collector, body)
     return frozenset(collector.assignments)
+
+
+DOTS = frozenset({"dot", "dot_scaled"})
+
+
+def _dot_arguments(node: cst.CSTNode, names: TritonNames) -> list:
+    """The arguments of every `tl.dot` call in `node`."""
+    found = []
+
+    class Dots(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            if names.member(call.func) in DOTS:
+                found.extend(argument.value for argument in call.args)
+
+    walk(Dots(), node)
+    return found
+
+
+def _flows(loop: cst.CSTNode, names: TritonNames) -> tuple:
+    """(the names `tl.dot` reads in the loop, (target, names its value reads) for each assignment there)."""
+    dots = frozenset().union(*(free_names(argument) for argument in _dot_arguments(loop, names)))
+    edges = []
+
+    class Assignments(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    edges.append((target.target.value, free_names(node.value)))
+
+    walk(Assignments(), loop)
+    return dots, tuple(edges)
+
+
+def _contains(node: cst.CSTNode, target: cst.CSTNode) -> bool:
+    return node is target or any(_contains(child, target) for child in children(node))
 
 
 def _remembered(memo: dict[int, tuple], node: cst.CSTNode, compute: Callable):

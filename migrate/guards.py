@@ -87,24 +87,43 @@ def launch_check(base: cst.BaseExpression, strides: list, block: list, unit: int
         if width_code is None:
             return f"the row width `{canonical_code(row_width)}` is not computed from the kernel's arguments"
         multiples.append(width_code)
-    for term in [s for d, s in enumerate(strides) if d != unit] + [t for term in terms for t in _summands(term)]:
-        if facts.is_aligned(term, block[unit]):
-            continue  # a multiple of the block width, which the check holds to 16 bytes
-        witness = _witness(term, facts, arguments, frozenset())
-        if witness is None:
-            return f"`{canonical_code(term)}` is not a multiple of anything the kernel's arguments tell at launch"
-        if witness.isdigit() and int(witness) % 2:  # odd: no element of 8 bytes or less makes it 16
-            return f"`{canonical_code(term)}` is never a multiple of 16 bytes"
-        if witness not in multiples:
-            multiples.append(witness)
+    for term in [s for d, s in enumerate(strides) if d != unit] + terms:
+        needed = _requirements(term, block[unit], facts, arguments, frozenset())
+        if isinstance(needed, str):
+            return needed
+        multiples += [witness for witness in needed if witness not in multiples]
     return Check(tensor, width, tuple(multiples), unit_stride)
 
 
-def _summands(expr: cst.BaseExpression) -> list:
-    """`a * s + b * t` → [a * s, b * t]: a sum is a multiple of 16 bytes if each summand is."""
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
-        return _summands(expr.left) + _summands(expr.right)
-    return [expr]
+def _requirements(term, block, facts: FunctionFacts, arguments: Arguments, seen: frozenset) -> Union[list, str]:
+    """Witnesses that together make `term` a multiple of 16 bytes (a sum needs each summand's, a local name
+    its value's), or why there are none."""
+    if facts.is_aligned(term, block):
+        return []  # a multiple of the block width, which the check holds to 16 bytes
+    if isinstance(term, cst.Call) and isinstance(term.func, cst.Attribute) and term.func.attr.value == "to":
+        return _requirements(term.func.value, block, facts, arguments, seen)  # `x.to(tl.int64)` keeps the value
+    if isinstance(term, cst.BinaryOperation) and isinstance(term.operator, (cst.Add, cst.Subtract)):
+        left = _requirements(term.left, block, facts, arguments, seen)
+        right = _requirements(term.right, block, facts, arguments, seen)
+        return left if isinstance(left, str) else right if isinstance(right, str) else left + right
+    witness = _witness(term, facts, arguments, seen)
+    source = _single_source(term, facts) if witness is None and isinstance(term, cst.Name) and \
+        term.value not in seen else None
+    if source is not None:
+        return _requirements(source, block, facts, arguments, seen | {term.value})
+    if witness is None:
+        return f"`{canonical_code(term)}` is not a multiple of anything the kernel's arguments tell at launch"
+    if witness.isdigit() and int(witness) % 2:  # odd: no element of 8 bytes or less makes it 16
+        return f"`{canonical_code(term)}` is never a multiple of 16 bytes"
+    return [witness]
+
+
+def _single_source(name: cst.Name, facts: FunctionFacts) -> Optional[cst.BaseExpression]:
+    """The value of a local name assigned once, as an expression (not `+=`, not a loop variable)."""
+    sources = facts.assignments.get(name.value, [])
+    if len(sources) == 1 and isinstance(sources[0], cst.BaseExpression):
+        return sources[0]
+    return None
 
 
 def _root_and_terms(base, facts: FunctionFacts, arguments: Arguments, seen: frozenset):
@@ -124,8 +143,7 @@ def _root_and_terms(base, facts: FunctionFacts, arguments: Arguments, seen: froz
                 return f"the pointer argument `{name}` is reassigned"
             terms.append(moved)
         return name, terms
-    if len(sources) != 1 or isinstance(sources[0], (cst.AugAssign, cst.For)) or not isinstance(
-            sources[0], cst.BaseExpression):
+    if len(sources) != 1 or not isinstance(sources[0], cst.BaseExpression):
         return f"the base `{name}` is not one pointer argument plus offsets"
     found = _root_and_terms(sources[0], facts, arguments, seen | {name})
     return found if isinstance(found, str) else (found[0], found[1] + terms)
@@ -160,8 +178,6 @@ def _witness(expr: cst.BaseExpression, facts: FunctionFacts, arguments: Argument
     if isinstance(expr, cst.Call) and facts.names.member(expr.func) == "multiple_of" and len(expr.args) == 2:
         return arguments.host(expr.args[1].value)
     if isinstance(expr, cst.Name) and expr.value not in seen:
-        sources = facts.assignments.get(expr.value, [])
-        if len(sources) == 1 and isinstance(sources[0], cst.BaseExpression) and \
-                not isinstance(sources[0], (cst.AugAssign, cst.For)):
-            return _witness(sources[0], facts, arguments, seen | {expr.value})
+        source = _single_source(expr, facts)
+        return None if source is None else _witness(source, facts, arguments, seen | {expr.value})
     return None

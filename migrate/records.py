@@ -30,6 +30,7 @@ class Creation:
     order: Optional[list] = None  # the literal `order`, if it is one
     anchor: Optional[cst.CSTNode] = None  # where the report points, if not at the call (a helper's parameter)
     check: object = None  # guards.Check, or why a descriptor cannot be checked at launch (TTD009)
+    loops: int = 0  # how many loops the creation is inside
     condition: Optional[cst.IfExp] = None  # `p = tl.make_block_ptr(...) if FLAG else None`: the whole value
 
     @property

@@ -78,7 +78,7 @@ def test_a_local_base_is_followed_to_its_pointer_argument():
 def test_an_offset_without_a_witness_cannot_be_guarded():
     # `bos` is loaded in the kernel: nothing the launch sees bounds its alignment; an odd multiple of a
     # program id is a multiple of 16 bytes for no element type.
-    assert "`bos` is not a multiple" in check_of("q + bos", "stride_qm")
+    assert "`tl.load(cu_seqlens + i_b)` is not a multiple" in check_of("q + bos", "stride_qm")
     assert "never a multiple of 16 bytes" in check_of("q + i_t * 3", "stride_qm")
     assert check_of("q + i_t * 8", "stride_qm").multiples == ('args["stride_qm"]', "8")
 
@@ -115,8 +115,9 @@ def guarded_fixture():
 def test_each_launch_takes_the_form_its_arguments_allow(guarded_fixture, case, takes_descriptor):
     harness, after = guarded_fixture
     inputs = dict(harness.cases())[case]
-    args = {"x": inputs["x"], "H": harness.H, "K": inputs["K"], "BK": inputs["BK"]}
-    decide = after.varlen_scale_kernel.values["USE_DESCRIPTORS"]
+    args = {"x": inputs["x"], "w": inputs["w"], "H": harness.H, "K": inputs["K"], "N": harness.N, "BK": inputs["BK"],
+            "BN": harness.BN}
+    decide = after.varlen_project_kernel.values["USE_DESCRIPTORS"]
     assert decide(args) is takes_descriptor
 
 

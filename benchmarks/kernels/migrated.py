@@ -86,15 +86,10 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)
 
 
-@triton.heuristics({
-    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["x_ptr"], args["BN"], args["stride_xm"]),
-})
 @triton.jit
-def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
+def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    if USE_DESCRIPTORS:
-        x_desc = tl.make_tensor_descriptor(x_ptr, [M, N], [stride_xm, 1], [BM, BN])
     x_rows = pid_m * BM + tl.arange(0, BM)
     x_cols = pid_n * BN + tl.arange(0, BN)
     x_ptrs = x_ptr + tl.cast(pid_m * BM, tl.int64) * stride_xm + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_xm + tl.arange(0, BN)[None, :])
@@ -103,54 +98,35 @@ def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.c
     y_cols = pid_n * BN + tl.arange(0, BN)
     y_ptrs = y_ptr + tl.cast(pid_m * BM, tl.int64) * stride_ym + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_ym + tl.arange(0, BN)[None, :])
     y_mask = (y_rows[:, None] < M) & (y_cols[None, :] < N)
-    tl.store(y_ptrs, (x_desc.load([pid_m * BM, pid_n * BN]) if USE_DESCRIPTORS else tl.load(x_ptrs, mask=x_mask)) + 1, mask=y_mask)
+    tl.store(y_ptrs, tl.load(x_ptrs, mask=x_mask) + 1, mask=y_mask)
 
 
-@triton.heuristics({
-    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["x_ptr"], args["D"], args["stride_xm"])
-    and _descriptor_fits(args["w_ptr"], args["D"])
-    and _descriptor_fits(args["y_ptr"], args["D"], args["stride_ym"]),
-})
 @triton.jit
-def rms_norm(x_ptr, w_ptr, y_ptr, M, stride_xm, stride_ym, eps, D: tl.constexpr, BM: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
+def rms_norm(x_ptr, w_ptr, y_ptr, M, stride_xm, stride_ym, eps, D: tl.constexpr, BM: tl.constexpr):
     pid = tl.program_id(0)
-    if USE_DESCRIPTORS:
-        x_desc = tl.make_tensor_descriptor(x_ptr, [M, D], [stride_xm, 1], [BM, D])
-    if USE_DESCRIPTORS:
-        w_desc = tl.make_tensor_descriptor(w_ptr, [D], [1], [D])
-    if USE_DESCRIPTORS:
-        y_desc = tl.make_tensor_descriptor(y_ptr, [M, D], [stride_ym, 1], [BM, D])
     x_rows = pid * BM + tl.arange(0, BM)
     x_ptrs = x_ptr + tl.cast(pid * BM, tl.int64) * stride_xm + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_xm + tl.arange(0, D)[None, :])
     x_mask = x_rows[:, None] < M
-    v = (x_desc.load([pid * BM, 0]) if USE_DESCRIPTORS else tl.load(x_ptrs, mask=x_mask)).to(tl.float32)
+    v = tl.load(x_ptrs, mask=x_mask).to(tl.float32)
     rstd = 1.0 / tl.sqrt(tl.sum(v * v, axis=1) / D + eps)
     w_ptrs = w_ptr + tl.arange(0, D)
-    out = v * rstd[:, None] * (w_desc.load([0]) if USE_DESCRIPTORS else tl.load(w_ptrs)).to(tl.float32)[None, :]
+    out = v * rstd[:, None] * tl.load(w_ptrs).to(tl.float32)[None, :]
     y_rows = pid * BM + tl.arange(0, BM)
     y_ptrs = y_ptr + tl.cast(pid * BM, tl.int64) * stride_ym + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_ym + tl.arange(0, D)[None, :])
     y_mask = y_rows[:, None] < M
-    y_desc.store([pid * BM, 0], out.to(y_ptr.dtype.element_ty)) if USE_DESCRIPTORS else tl.store(y_ptrs, out.to(y_ptr.dtype.element_ty), mask=y_mask)
+    tl.store(y_ptrs, out.to(y_ptr.dtype.element_ty), mask=y_mask)
 
 
-@triton.heuristics({
-    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["k_ptr"], args["K"])
-    and _descriptor_fits(args["o_ptr"], args["K"]),
-})
 @triton.jit
-def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
+def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: tl.constexpr):
     i_h = tl.program_id(0)
     b_h = tl.zeros((K,), dtype=tl.float32)
-    if USE_DESCRIPTORS:
-        p_k_desc = tl.make_tensor_descriptor(k_ptr + i_h * K, [T, K], [H * K, 1], [BT, K])
-    if USE_DESCRIPTORS:
-        p_o_desc = tl.make_tensor_descriptor(o_ptr + i_h * K, [T, K], [H * K, 1], [BT, K])
     for i_t in range(0, tl.cdiv(T, BT)):
         p_k_rows = i_t * BT + tl.arange(0, BT)
         p_k_cols = tl.arange(0, K)
         p_k_ptrs = k_ptr + i_h * K + tl.cast(i_t * BT, tl.int64) * H * K + (tl.arange(0, BT).to(tl.int64)[:, None] * H * K + tl.arange(0, K)[None, :])
         p_k_mask = (p_k_rows[:, None] < T) & (p_k_cols[None, :] < K)
-        b_k = (p_k_desc.load([i_t * BT, 0]) if USE_DESCRIPTORS else tl.load(p_k_ptrs, mask=p_k_mask)).to(tl.float32)
+        b_k = tl.load(p_k_ptrs, mask=p_k_mask).to(tl.float32)
         p_g_idx = i_t * BT + tl.arange(0, BT)
         p_g_ptrs = g_ptr + i_h + tl.cast(i_t * BT, tl.int64) * H + tl.arange(0, BT).to(tl.int64) * H
         p_g_mask = p_g_idx < T
@@ -160,7 +136,7 @@ def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: t
         p_o_cols = tl.arange(0, K)
         p_o_ptrs = o_ptr + i_h * K + tl.cast(i_t * BT, tl.int64) * H * K + (tl.arange(0, BT).to(tl.int64)[:, None] * H * K + tl.arange(0, K)[None, :])
         p_o_mask = (p_o_rows[:, None] < T) & (p_o_cols[None, :] < K)
-        p_o_desc.store([i_t * BT, 0], (b_k + b_h[None, :]).to((o_ptr + i_h * K).dtype.element_ty)) if USE_DESCRIPTORS else tl.store(p_o_ptrs, (b_k + b_h[None, :]).to((o_ptr + i_h * K).dtype.element_ty), mask=p_o_mask)
+        tl.store(p_o_ptrs, (b_k + b_h[None, :]).to((o_ptr + i_h * K).dtype.element_ty), mask=p_o_mask)
 
 
 @triton.heuristics({
@@ -216,6 +192,10 @@ def gemm_bt(a_ptr, b_ptr, c_ptr, M, N, K,
     tl.store(c_block_ptr_ptrs, c, mask=c_block_ptr_mask)
 
 
+@triton.heuristics({
+    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["V"], args["HEAD_DIM"], args["stride_vk"], args["stride_vz"], args["stride_vh"], unit_stride=args["stride_vn"])
+    and _descriptor_fits(args["K"], args["HEAD_DIM"], args["stride_kn"], args["stride_kz"], args["stride_kh"], unit_stride=args["stride_kk"]),
+})
 @triton.jit
 def attn_fwd(Q, K, V, sm_scale, M, Out,
              stride_qz, stride_qh, stride_qm, stride_qk,
@@ -223,7 +203,7 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
              stride_vz, stride_vh, stride_vk, stride_vn,
              stride_oz, stride_oh, stride_om, stride_on,
              Z, H, N_CTX,
-             HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+             HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
     tl.static_assert(BLOCK_N <= HEAD_DIM)
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
@@ -235,7 +215,21 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     o_offset = off_z.to(tl.int64) * stride_oz + off_h.to(tl.int64) * stride_oh
 
     # block pointers
+    if USE_DESCRIPTORS:
+        V_desc = tl.make_tensor_descriptor(
+            base=V + v_offset,
+            shape=[N_CTX, HEAD_DIM],
+            strides=[stride_vk, stride_vn],
+            block_shape=[BLOCK_N, HEAD_DIM],
+        )
     V_off0 = 0
+    if USE_DESCRIPTORS:
+        K_desc = tl.make_tensor_descriptor(
+            base=K + k_offset,
+            shape=[N_CTX, HEAD_DIM],
+            strides=[stride_kn, stride_kk],
+            block_shape=[BLOCK_N, HEAD_DIM],
+        )
     K_off1 = 0
     # initialize offsets
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -262,7 +256,7 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
         K_cols = K_off1 + tl.arange(0, BLOCK_N)
         K_ptrs = K + k_offset + tl.cast(K_off1, tl.int64) * stride_kn + (tl.arange(0, HEAD_DIM).to(tl.int64)[:, None] * stride_kk + tl.arange(0, BLOCK_N).to(tl.int64)[None, :] * stride_kn)
         K_mask = K_cols[None, :] < N_CTX
-        k = tl.load(K_ptrs, mask=K_mask, other=0.0)
+        k = tl.trans(K_desc.load([K_off1, 0])) if USE_DESCRIPTORS else tl.load(K_ptrs, mask=K_mask, other=0.0)
         qk = tl.dot(q, k)
         mask = (start_n + offs_n[None, :]) < N_CTX
         if CAUSAL:
@@ -280,7 +274,7 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
         V_rows = V_off0 + tl.arange(0, BLOCK_N)
         V_ptrs = V + v_offset + tl.cast(V_off0, tl.int64) * stride_vk + (tl.arange(0, BLOCK_N).to(tl.int64)[:, None] * stride_vk + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_vn)
         V_mask = V_rows[:, None] < N_CTX
-        v = tl.load(V_ptrs, mask=V_mask, other=0.0)
+        v = V_desc.load([V_off0, 0]) if USE_DESCRIPTORS else tl.load(V_ptrs, mask=V_mask, other=0.0)
         acc = tl.dot(p.to(v.dtype), v, acc)
         # update m_i and l_i
         m_i = m_ij
@@ -297,12 +291,16 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     tl.store(O_ptrs, acc.to(Out.type.element_ty), mask=O_mask)
 
 
+@triton.heuristics({
+    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["Q"], args["HEAD_DIM"], args["stride_tok"], args["stride_h"], args["stride_z"], unit_stride=args["stride_d"])
+    and _descriptor_fits(args["DO"], args["HEAD_DIM"], args["stride_tok"], args["stride_h"], args["stride_z"], unit_stride=args["stride_d"]),
+})
 @triton.jit
 def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
                   # shared by Q/K/V/DO/DK/DV.
                   stride_z, stride_h, stride_tok, stride_d,
                   H, N_CTX,
-                  BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr, HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr):
+                  BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr, HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
     # K arrives pre-scaled by sm_scale / ln(2) and M is the forward's log2-domain logsumexp, so
     # exp2(k . q - m) is the softmax probability; D = rowsum(O * dO).
     tl.static_assert(BLOCK_N1 % BLOCK_M1 == 0)
@@ -339,7 +337,11 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         start_m = start_n  # queries before this key block do not see it
     else:
         start_m = 0
+    if USE_DESCRIPTORS:
+        qT_desc = tl.make_tensor_descriptor(Q, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM])
     qT_off1 = start_m
+    if USE_DESCRIPTORS:
+        do_desc = tl.make_tensor_descriptor(DO, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM])
     do_off0 = start_m
     m_block_ptr_off0 = start_m
     d_off0 = start_m
@@ -348,7 +350,7 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         qT_cols = qT_off1 + tl.arange(0, BLOCK_M1)
         qT_ptrs = Q + tl.cast(qT_off1, tl.int64) * stride_tok + (tl.arange(0, HEAD_DIM).to(tl.int64)[:, None] * stride_d + tl.arange(0, BLOCK_M1).to(tl.int64)[None, :] * stride_tok)
         qT_mask = qT_cols[None, :] < N_CTX
-        qT = tl.load(qT_ptrs, mask=qT_mask, other=0.0)
+        qT = tl.trans(qT_desc.load([qT_off1, 0])) if USE_DESCRIPTORS else tl.load(qT_ptrs, mask=qT_mask, other=0.0)
         # Load m before computing qk to reduce pipeline stall.
         offs_m = curr_m + tl.arange(0, BLOCK_M1)
         m_block_ptr_idx = m_block_ptr_off0 + tl.arange(0, BLOCK_M1)
@@ -365,7 +367,7 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         do_rows = do_off0 + tl.arange(0, BLOCK_M1)
         do_ptrs = DO + tl.cast(do_off0, tl.int64) * stride_tok + (tl.arange(0, BLOCK_M1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
         do_mask = do_rows[:, None] < N_CTX
-        do = tl.load(do_ptrs, mask=do_mask, other=0.0)
+        do = do_desc.load([do_off0, 0]) if USE_DESCRIPTORS else tl.load(do_ptrs, mask=do_mask, other=0.0)
         # Compute dV.
         ppT = pT.to(do.dtype)
         dv += tl.dot(ppT, do)
@@ -396,14 +398,10 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
     tl.store(dk_ptrs, dk.to(DK.dtype.element_ty), mask=dk_mask)
 
 
-@triton.heuristics({
-    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["k"], args["BK"], args["H"] * args["K"], args["K"])
-    and _descriptor_fits(args["v"], args["BV"], args["H"] * args["V"], args["V"]),
-})
 @triton.jit(do_not_specialize=["T"])
 def chunk_fwd_kernel_h(k, v, h, g, ht, T,
                        H: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
-                       BT: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, STORE_FINAL_STATE: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
+                       BT: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, STORE_FINAL_STATE: tl.constexpr):
     # k, v: [B, T, H, K|V]; g: [B, T, H] (fp32 log-decays); h: [B, NT, H, K, V], the state before each chunk.
     i_k, i_v, i_nh = tl.program_id(0), tl.program_id(1), tl.program_id(2)
     i_n, i_h = i_nh // H, i_nh % H
@@ -412,10 +410,6 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
 
     # [BK, BV]
     b_h = tl.zeros([BK, BV], dtype=tl.float32)
-    if USE_DESCRIPTORS:
-        p_k_desc = tl.make_tensor_descriptor(k + (bos * H + i_h) * K, [T, K], [H * K, 1], [BT, BK])
-    if USE_DESCRIPTORS:
-        p_v_desc = tl.make_tensor_descriptor(v + (bos * H + i_h) * V, [T, V], [H * V, 1], [BT, BV])
     for i_t in range(NT):
         o_h = ((i_n * NT + i_t) * H + i_h).to(tl.int64) * K * V
 
@@ -429,13 +423,13 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
         p_k_cols = i_t * BT + tl.arange(0, BT)
         p_k_ptrs = k + (bos * H + i_h) * K + i_k * BK + tl.cast(i_t * BT, tl.int64) * H * K + (tl.arange(0, BK)[:, None] + tl.arange(0, BT).to(tl.int64)[None, :] * H * K)
         p_k_mask = (p_k_rows[:, None] < K) & (p_k_cols[None, :] < T)
-        b_k = tl.trans(p_k_desc.load([i_t * BT, i_k * BK])) if USE_DESCRIPTORS else tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
+        b_k = tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
         # [BT, BV]
         p_v_rows = i_t * BT + tl.arange(0, BT)
         p_v_cols = i_v * BV + tl.arange(0, BV)
         p_v_ptrs = v + (bos * H + i_h) * V + tl.cast(i_t * BT, tl.int64) * H * V + i_v * BV + (tl.arange(0, BT).to(tl.int64)[:, None] * H * V + tl.arange(0, BV)[None, :])
         p_v_mask = (p_v_rows[:, None] < T) & (p_v_cols[None, :] < V)
-        b_v = p_v_desc.load([i_t * BT, i_v * BV]) if USE_DESCRIPTORS else tl.load(p_v_ptrs, mask=p_v_mask, other=0.0)
+        b_v = tl.load(p_v_ptrs, mask=p_v_mask, other=0.0)
         last_idx = min((i_t + 1) * BT, T) - 1
 
         # scalar decay
@@ -456,16 +450,10 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
         tl.store(p_ht_ptrs, b_h.to((ht + i_nh * K * V).dtype.element_ty), mask=p_ht_mask)
 
 
-@triton.heuristics({
-    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["q"], args["BK"], args["H"] * args["K"], args["K"])
-    and _descriptor_fits(args["k"], args["BK"], args["H"] * args["K"], args["K"])
-    and _descriptor_fits(args["h"], args["BV"], args["V"], args["K"] * args["V"])
-    and _descriptor_fits(args["v"], args["BV"], args["H"] * args["V"], args["V"]),
-})
 @triton.jit(do_not_specialize=["T"])
 def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
                        H: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
-                       BT: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
+                       BT: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr):
     i_v, i_t, i_bh = tl.program_id(0), tl.program_id(1), tl.program_id(2)
     i_b, i_h = i_bh // H, i_bh % H
     NT = tl.cdiv(T, BT)
@@ -481,31 +469,25 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
 
     b_o = tl.zeros([BT, BV], dtype=tl.float32)
     b_A = tl.zeros([BT, BT], dtype=tl.float32)
-    if USE_DESCRIPTORS:
-        p_q_desc = tl.make_tensor_descriptor(q, [T, K], [H * K, 1], [BT, BK])
-    if USE_DESCRIPTORS:
-        p_k_desc = tl.make_tensor_descriptor(k, [T, K], [H * K, 1], [BT, BK])
-    if USE_DESCRIPTORS:
-        p_h_desc = tl.make_tensor_descriptor(h, [K, V], [V, 1], [BK, BV])
     for i_k in range(tl.cdiv(K, BK)):
         # [BT, BK]
         p_q_rows = i_t * BT + tl.arange(0, BT)
         p_q_cols = i_k * BK + tl.arange(0, BK)
         p_q_ptrs = q + tl.cast(i_t * BT, tl.int64) * H * K + i_k * BK + (tl.arange(0, BT).to(tl.int64)[:, None] * H * K + tl.arange(0, BK)[None, :])
         p_q_mask = (p_q_rows[:, None] < T) & (p_q_cols[None, :] < K)
-        b_q = p_q_desc.load([i_t * BT, i_k * BK]) if USE_DESCRIPTORS else tl.load(p_q_ptrs, mask=p_q_mask, other=0.0)
+        b_q = tl.load(p_q_ptrs, mask=p_q_mask, other=0.0)
         # [BK, BT]
         p_k_rows = i_k * BK + tl.arange(0, BK)
         p_k_cols = i_t * BT + tl.arange(0, BT)
         p_k_ptrs = k + i_k * BK + tl.cast(i_t * BT, tl.int64) * H * K + (tl.arange(0, BK)[:, None] + tl.arange(0, BT).to(tl.int64)[None, :] * H * K)
         p_k_mask = (p_k_rows[:, None] < K) & (p_k_cols[None, :] < T)
-        b_k = tl.trans(p_k_desc.load([i_t * BT, i_k * BK])) if USE_DESCRIPTORS else tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
+        b_k = tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
         # [BK, BV]
         p_h_rows = i_k * BK + tl.arange(0, BK)
         p_h_cols = i_v * BV + tl.arange(0, BV)
         p_h_ptrs = h + tl.cast(i_k * BK, tl.int64) * V + i_v * BV + (tl.arange(0, BK).to(tl.int64)[:, None] * V + tl.arange(0, BV)[None, :])
         p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] < V)
-        b_h = p_h_desc.load([i_k * BK, i_v * BV]) if USE_DESCRIPTORS else tl.load(p_h_ptrs, mask=p_h_mask, other=0.0)
+        b_h = tl.load(p_h_ptrs, mask=p_h_mask, other=0.0)
         # [BT, BK] @ [BK, BV] -> [BT, BV]
         b_o += tl.dot(b_q, b_h)
         # [BT, BK] @ [BK, BT] -> [BT, BT]
@@ -523,14 +505,11 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
     m_t = o_t < T
     m_A = (o_t[:, None] >= o_t[None, :]) & (m_t[:, None] & m_t)
     b_A = tl.where(m_A, b_A, 0)
-
-    if USE_DESCRIPTORS:
-        p_v_desc = tl.make_tensor_descriptor(v, [T, V], [H * V, 1], [BT, BV])
     p_v_rows = i_t * BT + tl.arange(0, BT)
     p_v_cols = i_v * BV + tl.arange(0, BV)
     p_v_ptrs = v + tl.cast(i_t * BT, tl.int64) * H * V + i_v * BV + (tl.arange(0, BT).to(tl.int64)[:, None] * H * V + tl.arange(0, BV)[None, :])
     p_v_mask = (p_v_rows[:, None] < T) & (p_v_cols[None, :] < V)
-    b_v = p_v_desc.load([i_t * BT, i_v * BV]) if USE_DESCRIPTORS else tl.load(p_v_ptrs, mask=p_v_mask, other=0.0)
+    b_v = tl.load(p_v_ptrs, mask=p_v_mask, other=0.0)
     b_o = b_o * scale + tl.dot(b_A.to(b_v.dtype), b_v) * scale
     p_o_rows = i_t * BT + tl.arange(0, BT)
     p_o_cols = i_v * BV + tl.arange(0, BV)
@@ -539,28 +518,17 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
     tl.store(p_o_ptrs, b_o.to(o.dtype.element_ty), mask=p_o_mask)
 
 
-@triton.heuristics({
-    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["X"], args["BLOCK_N"], args["stride_xm"])
-    and _descriptor_fits(args["W"], args["BLOCK_N"])
-    and _descriptor_fits(args["B"], args["BLOCK_N"]),
-})
 @triton.jit
 def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
-                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     # BLOCK_M rows per program, a whole row (BLOCK_N >= N) per block.
     pid = tl.program_id(0)
-    if USE_DESCRIPTORS:
-        x_block_ptr_desc = tl.make_tensor_descriptor(X, [M, N], [stride_xm, 1], [BLOCK_M, BLOCK_N])
-    if USE_DESCRIPTORS:
-        w_block_ptr_desc = tl.make_tensor_descriptor(W, [N], [1], [BLOCK_N])
-    if USE_DESCRIPTORS:
-        b_block_ptr_desc = tl.make_tensor_descriptor(B, [N], [1], [BLOCK_N])
 
     x_block_ptr_rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
     x_block_ptr_cols = tl.arange(0, BLOCK_N)
     x_block_ptr_ptrs = X + tl.cast(pid * BLOCK_M, tl.int64) * stride_xm + (tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_xm + tl.arange(0, BLOCK_N)[None, :])
     x_block_ptr_mask = (x_block_ptr_rows[:, None] < M) & (x_block_ptr_cols[None, :] < N)
-    x = (x_block_ptr_desc.load([pid * BLOCK_M, 0]) if USE_DESCRIPTORS else tl.load(x_block_ptr_ptrs, mask=x_block_ptr_mask, other=0.0)).to(tl.float32)
+    x = tl.load(x_block_ptr_ptrs, mask=x_block_ptr_mask, other=0.0).to(tl.float32)
     # Compute mean and variance
     mean = tl.sum(x, axis=1) / N
     cols = tl.arange(0, BLOCK_N)
@@ -580,11 +548,11 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
     w_block_ptr_idx = tl.arange(0, BLOCK_N)
     w_block_ptr_ptrs = W + tl.arange(0, BLOCK_N)
     w_block_ptr_mask = w_block_ptr_idx < N
-    w = (w_block_ptr_desc.load([0]) if USE_DESCRIPTORS else tl.load(w_block_ptr_ptrs, mask=w_block_ptr_mask)).to(tl.float32)
+    w = tl.load(w_block_ptr_ptrs, mask=w_block_ptr_mask).to(tl.float32)
     b_block_ptr_idx = tl.arange(0, BLOCK_N)
     b_block_ptr_ptrs = B + tl.arange(0, BLOCK_N)
     b_block_ptr_mask = b_block_ptr_idx < N
-    b = (b_block_ptr_desc.load([0]) if USE_DESCRIPTORS else tl.load(b_block_ptr_ptrs, mask=b_block_ptr_mask)).to(tl.float32)
+    b = tl.load(b_block_ptr_ptrs, mask=b_block_ptr_mask).to(tl.float32)
     y = xbar * rstd[:, None] * w[None, :] + b[None, :]
     y_block_ptr_rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
     y_block_ptr_cols = tl.arange(0, BLOCK_N)

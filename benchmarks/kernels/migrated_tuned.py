@@ -277,12 +277,16 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     tl.store(O_ptrs, acc.to(Out.type.element_ty), mask=O_mask)
 
 
+@triton.heuristics({
+    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["Q"], args["HEAD_DIM"], args["stride_tok"], args["stride_h"], args["stride_z"], unit_stride=args["stride_d"])
+    and _descriptor_fits(args["DO"], args["HEAD_DIM"], args["stride_tok"], args["stride_h"], args["stride_z"], unit_stride=args["stride_d"]),
+})
 @triton.jit
 def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
                   # shared by Q/K/V/DO/DK/DV.
                   stride_z, stride_h, stride_tok, stride_d,
                   H, N_CTX,
-                  BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr, HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr):
+                  BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr, HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
     # K arrives pre-scaled by sm_scale / ln(2) and M is the forward's log2-domain logsumexp, so
     # exp2(k . q - m) is the softmax probability; D = rowsum(O * dO).
     tl.static_assert(BLOCK_N1 % BLOCK_M1 == 0)
@@ -319,7 +323,11 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         start_m = start_n  # queries before this key block do not see it
     else:
         start_m = 0
+    if USE_DESCRIPTORS:
+        qT_desc = tl.make_tensor_descriptor(Q, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM])
     qT_off1 = start_m
+    if USE_DESCRIPTORS:
+        do_desc = tl.make_tensor_descriptor(DO, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM])
     do_off0 = start_m
     m_block_ptr_off0 = start_m
     d_off0 = start_m
@@ -328,7 +336,7 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         qT_cols = qT_off1 + tl.arange(0, BLOCK_M1)
         qT_ptrs = Q + tl.cast(qT_off1, tl.int64) * stride_tok + (tl.arange(0, HEAD_DIM).to(tl.int64)[:, None] * stride_d + tl.arange(0, BLOCK_M1).to(tl.int64)[None, :] * stride_tok)
         qT_mask = qT_cols[None, :] < N_CTX
-        qT = tl.load(qT_ptrs, mask=qT_mask, other=0.0)
+        qT = tl.trans(qT_desc.load([qT_off1, 0])) if USE_DESCRIPTORS else tl.load(qT_ptrs, mask=qT_mask, other=0.0)
         # Load m before computing qk to reduce pipeline stall.
         offs_m = curr_m + tl.arange(0, BLOCK_M1)
         m_block_ptr_idx = m_block_ptr_off0 + tl.arange(0, BLOCK_M1)
@@ -345,7 +353,7 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         do_rows = do_off0 + tl.arange(0, BLOCK_M1)
         do_ptrs = DO + tl.cast(do_off0, tl.int64) * stride_tok + (tl.arange(0, BLOCK_M1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
         do_mask = do_rows[:, None] < N_CTX
-        do = tl.load(do_ptrs, mask=do_mask, other=0.0)
+        do = do_desc.load([do_off0, 0]) if USE_DESCRIPTORS else tl.load(do_ptrs, mask=do_mask, other=0.0)
         # Compute dV.
         ppT = pT.to(do.dtype)
         dv += tl.dot(ppT, do)
