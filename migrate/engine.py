@@ -395,7 +395,7 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
         notes.append("passed to helpers as base, shape, strides, offsets and block shape")
     guarded = analysis.is_guarded({creation_id})
     if guarded:
-        notes.insert(0, f"checked at launch: {_launch_check(creation.check)}")
+        notes.insert(0, f"checked at launch: {_launch_check(analysis.launch_check(creation))}")
     suffix = f" ({'; '.join(notes)})" if notes else ""
     what = f"block-pointer parameter `{creation.target}` (its parts)" if creation.anchor is not None else \
         f"block pointer `{creation.target}`"

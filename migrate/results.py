@@ -10,7 +10,7 @@ import libcst as cst
 from triton_migrate.rules import ttd001_descriptor, ttd002_advance, ttd007_compat, ttd008_helper_parts, \
     ttd009_launch_guard
 
-from . import planner
+from . import guards, planner
 from .calls import bind, int_value, is_jit
 
 from .records import Creation, Refusal
@@ -71,7 +71,9 @@ class Results:
 
     def is_guarded(self, creations) -> bool:
         """Whether these block pointers' descriptors are chosen at launch (TTD009), masked pointers otherwise."""
-        return any(m in self.knowledge.guarded for c in creations for m in self.class_of(c))
+        members = [m for c in creations for m in self.class_of(c)]
+        return any(m in self.knowledge.guarded for m in members) and \
+            all(isinstance(self.launch_check(self.creations[m]), guards.Check) for m in members)
 
     def class_notes(self, creation: int, notes: dict) -> dict:
         return {key: text for m in self.class_of(creation) for key, text in notes.get(m, {}).items()}
@@ -167,7 +169,7 @@ class Results:
 
         def build(updated: cst.FunctionDef) -> cst.FunctionDef:
             kept = [c for c in guarded if not self.is_refused({id(c.call)})]
-            checks = list(dict.fromkeys(c.check for c in kept))
+            checks = list(dict.fromkeys(self.launch_check(c) for c in kept))
             if not checks:
                 return updated
             decorator = ttd009_launch_guard.decorator(self.triton_module, self.guard_flag, self.guard_check, checks)

@@ -187,8 +187,10 @@ def add_definitions(module: cst.Module, definitions: list) -> cst.Module:
     body = list(module.body)
     first = next((i for i, s in enumerate(body) if isinstance(s, (cst.FunctionDef, cst.ClassDef))), len(body))
     following = body[first:first + 1]
-    if following and not following[0].leading_lines:
-        following = [following[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])]
+    if following:  # two blank lines after a top-level definition, as PEP 8 has it
+        kept = following[0].leading_lines
+        blank = next((i for i, line in enumerate(kept) if line.comment is not None), len(kept))
+        following = [following[0].with_changes(leading_lines=[*[cst.EmptyLine()] * max(0, 2 - blank), *kept])]
     return module.with_changes(body=[*body[:first], *definitions, *following, *body[first + 1:]])
 
 

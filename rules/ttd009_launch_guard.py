@@ -103,7 +103,10 @@ def with_flag(parameters: cst.Parameters, flag: str, language: cst.BaseExpressio
         between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     if isinstance(last.comma, cst.Comma):  # a trailing comma stays the last one
         new = new.with_changes(comma=last.comma)
-    return parameters.with_changes(params=[*params[:-1], last.with_changes(comma=between), new])
+    # what followed the last parameter (a line break before `)`) follows the flag now
+    new = new.with_changes(whitespace_after_param=last.whitespace_after_param)
+    last = last.with_changes(comma=between, whitespace_after_param=cst.SimpleWhitespace(""))
+    return parameters.with_changes(params=[*params[:-1], last, new])
 
 
 def decorator(triton: str, flag: str, check: str, checks: list) -> cst.Decorator:
