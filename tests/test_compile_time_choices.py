@@ -21,6 +21,9 @@ def k(x_ptr, y_ptr, N, PADDING: tl.constexpr, BN: tl.constexpr):
 """
 
 
+DESCRIPTOR = Policy(target="descriptor")  # the default guards only loads feeding `tl.dot` in a loop
+
+
 def codes(outcome) -> list[str]:
     return [d.code for d in outcome.diagnostics]
 
@@ -41,7 +44,7 @@ def test_a_constexpr_padding_is_refused_where_only_one_padding_can_be_created(ta
 
 def test_padding_none_is_no_padding():
     source = PADDED.replace("padding_option=PADDING", "padding_option=None")
-    outcome = migrate_source(source)
+    outcome = migrate_source(source, policy=DESCRIPTOR)
     assert codes(outcome) == ["TTD001"]
     assert "p_desc.load([0])" in outcome.new_source
 
@@ -69,7 +72,7 @@ CREATION = "tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (BN,), (0,))"
      "p_desc = None if x_ptr is None else tl.make_tensor_descriptor(x_ptr, [N], [1], [BN])"),
 ])
 def test_a_conditional_creation_keeps_its_condition(creation, expected):
-    assert expected in migrated(CONDITIONAL.format(creation=creation)).splitlines()[6]
+    assert expected in migrated(CONDITIONAL.format(creation=creation), DESCRIPTOR).splitlines()[6]
 
 
 def test_a_conditional_creation_leaves_no_line_behind_with_masked_pointers():
@@ -88,7 +91,7 @@ def k(x_ptr, y_ptr, N, F: tl.constexpr, BN: tl.constexpr):
         p = {CREATION}
         tl.store(y_ptr + tl.arange(0, BN), tl.load(p, boundary_check=(0,)))
 """
-    assert migrated(source).splitlines()[6:] == [
+    assert migrated(source, DESCRIPTOR).splitlines()[6:] == [
         "    p_desc = tl.make_tensor_descriptor(x_ptr, [N], [1], [BN]) if F else None", "    if F:",
         "        p_desc = tl.make_tensor_descriptor(x_ptr, [N], [1], [BN])",
         "        tl.store(y_ptr + tl.arange(0, BN), p_desc.load([0]))"]
@@ -117,7 +120,7 @@ def run(source: str, path, x) -> torch.Tensor:
 
 @pytest.mark.parametrize("with_x", [True, False])
 def test_a_conditional_creation_in_a_loop_is_not_hoisted_out_of_its_condition(tmp_path, with_x):
-    new = migrated(LOOP)
+    new = migrated(LOOP, DESCRIPTOR)
     assert "        p_desc = tl.make_tensor_descriptor(x_ptr, [N], [1], [BN]) if x_ptr is not None else None" in new
     x = torch.arange(16, dtype=torch.float32) if with_x else None
     assert torch.equal(run(new, tmp_path / "after.py", x), run(LOOP, tmp_path / "before.py", x))

@@ -17,6 +17,28 @@ def strided(x_ptr, N, stride, BN: tl.constexpr):
     tl.store(x, tl.load(x, boundary_check=(0,)) + 1, boundary_check=(0,))
 """
 
+# A K loop whose loads feed `tl.dot`: guarded descriptors (TTD009) for the loads under `auto`, masked
+# pointers (TTD006) for the store and for everything under `strict` or `pointer`.
+GEMM = """\
+import triton
+import triton.language as tl
+
+@triton.jit
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr,
+           BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a = tl.make_block_ptr(a_ptr, (M, K), (stride_am, 1), (pid_m * BM, 0), (BM, BK), (1, 0))
+    b = tl.make_block_ptr(b_ptr, (K, N), (stride_bk, 1), (0, pid_n * BN), (BK, BN), (1, 0))
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc += tl.dot(tl.load(a, boundary_check=(0, 1)), tl.load(b, boundary_check=(0, 1)))
+        a = tl.advance(a, (0, BK))
+        b = tl.advance(b, (BK, 0))
+    c = tl.make_block_ptr(c_ptr, (M, N), (stride_cm, 1), (pid_m * BM, pid_n * BN), (BM, BN), (1, 0))
+    tl.store(c, acc, boundary_check=(0, 1))
+"""
+
 
 def pyproject(root, body, name="pyproject.toml"):
     return put(root, name, "[project]\nname = 'x'\n\n[tool.triton-migrate]\n" + body)
@@ -52,8 +74,8 @@ def test_a_pyproject_without_the_table_does_not_stop_the_search(tree):
 ])
 def test_policy_keys_reach_the_engine(tree, body, policy):
     pyproject(tree, body)
-    kernel = put(tree, "k.py", KERNEL)
-    padded = put(tree, "p.py", KERNEL.replace("boundary_check=(0, 1))", 'boundary_check=(0, 1), padding_option="nan")', 1))
+    kernel = put(tree, "k.py", GEMM)
+    padded = put(tree, "p.py", GEMM.replace("boundary_check=(0, 1))", 'boundary_check=(0, 1), padding_option="nan")', 1))
     result = invoke("--output-format", "concise", "-j1")
     expected = {p.name: engine_codes(p.read_text(), **policy) for p in (kernel, padded)}
     assert {name: codes(result.stdout, name) for name in expected} == expected
@@ -112,9 +134,9 @@ def test_select_and_ignore(tree):
 
 def test_disabling_a_rewrite_code_keeps_the_file(tree):
     pyproject(tree, 'ignore = ["TTD006"]\n')
-    kernel = put(tree, "k.py", KERNEL)  # one site becomes a descriptor, the other masked pointers (TTD006)
+    kernel = put(tree, "k.py", GEMM)  # the loads get guarded descriptors (TTD009), the store masked pointers
     result = invoke("--write")
-    assert kernel.read_text() == KERNEL
+    assert kernel.read_text() == GEMM
     assert result.exit_code == 1
     assert "TTD006 is suppressed or disabled here: the whole file is left untouched" in result.stderr
 

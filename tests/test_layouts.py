@@ -33,6 +33,14 @@ def comments(source: str) -> list[str]:
     return sorted({token.string for token in tokens if token.type == tokenize.COMMENT})
 
 
+def without_check_function(source: str) -> str:
+    """The module less the `_descriptor_fits` function that a launch guard (TTD009) adds: its comments are
+    the tool's own, not the kernel's."""
+    module = cst.parse_module(source)
+    kept = [s for s in module.body if not (isinstance(s, cst.FunctionDef) and s.name.value == "_descriptor_fits")]
+    return module.with_changes(body=kept).code
+
+
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("layout", KERNELS)
 def test_every_layout_migrates_to_a_fixed_point_that_keeps_its_comments(layout, policy):
@@ -41,7 +49,7 @@ def test_every_layout_migrates_to_a_fixed_point_that_keeps_its_comments(layout, 
     assert new is not None and "make_block_ptr" not in new
     compile(new, "after.py", "exec")
     assert migrate_source(new, policy=POLICIES[policy]).new_source is None
-    assert comments(new) == comments(source)
+    assert comments(without_check_function(new)) == comments(source)
 
 
 @pytest.mark.parametrize("layout, policy", [("yapf", "pointer"), ("hand", "auto"), ("hand", "pointer")])

@@ -15,6 +15,7 @@ import sys
 import jsonschema
 import pytest
 from test_cli import KERNEL, REFUSED, codes, invoke, put, tree  # noqa: F401 (tree is a fixture)
+from test_config import GEMM
 
 from triton_migrate import engine
 from triton_migrate.policy import Policy
@@ -141,11 +142,14 @@ def test_output_file(kernels):
 
 
 def test_report_command_and_report_file(kernels):
+    put(kernels, "g.py", GEMM)  # its K loop's loads feed `tl.dot`: the default guards them at launch
     result = invoke("report", "-j1")
     assert result.exit_code == 0  # a report, not a gate
     assert re.search(r"^  r\.py:\d+:\d+ +TTD201  untouched ", result.stdout, re.M)
     assert re.search(r"^\s+2  TTD201  crosses-function\s+\(untouched 2\)$", result.stdout, re.M)
-    assert re.search(r"^  k\.py:\d+:\d+ +TTD009  guarded .*checked at launch: `x_ptr` is 16-byte aligned", result.stdout,
+    assert re.search(r"^  g\.py:\d+:\d+ +TTD009  guarded .*checked at launch: `a_ptr` is 16-byte aligned", result.stdout,
+                     re.M)
+    assert re.search(r"^  k\.py:\d+:\d+ +TTD006  pointer .*TTD009 a descriptor pays off for loads in a loop", result.stdout,
                      re.M)
     described = invoke("report", "-j1", "--target", "descriptor")
     assert re.search(r"^      requires: `stride_m`", described.stdout, re.M)

@@ -145,6 +145,16 @@ def l2norm_autograd_d64_bf16(mod, device):
     return plain(y=y, dx=x.grad)
 
 
+def matmul_autograd_fp16(mod, device):
+    # a K loop into tl.dot, where the default keeps (guarded) descriptors; backward runs on autograd's thread
+    a = randn((100, 96), torch.float16, device, 15).requires_grad_()
+    b = randn((96, 64), torch.float16, device, 16).requires_grad_()
+    dc = randn((100, 64), torch.float16, device, 17)
+    c = mod.matmul_autograd(a, b)
+    c.backward(dc)
+    return plain(c=c, da=a.grad, db=b.grad)
+
+
 def rms_norm_mid_storage_fp32(mod, device):
     # x = buf[3:].view(M, N): the rows start 12 bytes into the storage, sentinels around them
     buf = sentinel_fill(torch.empty(3 + 5 * 100 + MARGIN, dtype=torch.float32, device=device))
@@ -192,6 +202,7 @@ CASES = [
     Case("attention_sliced_rows_fp32", "attention", attention_sliced_rows_fp32, "tutorial attention, sliced rows, k transposed"),
     Case("l2norm_rows_d60_fp16", "l2norm", l2norm_rows_d60_fp16, "fla l2norm forward, D=60"),
     Case("l2norm_autograd_d64_bf16", "l2norm", l2norm_autograd_d64_bf16, "fla l2norm through autograd (GPU: backward thread)"),
+    Case("matmul_autograd_fp16", "matmul", matmul_autograd_fp16, "GEMM K loop through autograd (GPU: backward thread)"),
     Case("rms_norm_mid_storage_fp32", "rms_norm", rms_norm_mid_storage_fp32, "row norm, x = buf[3:].view(M, N)"),
     Case("rms_norm_sliced_rows_bf16", "rms_norm", rms_norm_sliced_rows_bf16, "row norm, x[:, :100] of [M, 103]"),
     Case("axpy_fp16", "axpy", axpy_fp16, "1-D kernel, aligned (control)"),

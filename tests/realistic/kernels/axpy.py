@@ -13,7 +13,7 @@ def axpy_kernel(x, y, out, alpha, n_elements, BLOCK_SIZE: tl.constexpr):
     p_out = tl.make_block_ptr(out, (n_elements,), (1,), (pid * BLOCK_SIZE,), (BLOCK_SIZE,), (0,))
     b_x = tl.load(p_x, boundary_check=(0,))
     b_y = tl.load(p_y, boundary_check=(0,))
-    tl.store(p_out, alpha * b_x + b_y, boundary_check=(0,))
+    tl.store(p_out, (alpha * b_x + b_y).to(p_out.dtype.element_ty), boundary_check=(0,))
 
 
 def axpy(x, y, out, alpha, BLOCK_SIZE=64):
