@@ -196,3 +196,18 @@ def test_strict_never_guards():
     outcome = engine.migrate_source(source, policy=Policy(strict=True))
     assert {d.decision for d in outcome.diagnostics} == {"pointer"}
     assert "USE_DESCRIPTORS" not in outcome.new_source and "heuristics" not in outcome.new_source
+
+
+def test_the_check_installs_the_allocator_on_triton_34_where_it_is_one_module_global(guarded_fixture, monkeypatch):
+    # Triton 3.4 keeps the allocator in a plain module global (a ContextVar from 3.5): the check reads either.
+    import torch
+    from triton.runtime import _allocation
+
+    _, after = guarded_fixture
+    monkeypatch.setattr(_allocation, "_allocator", _allocation.NullAllocator())
+    installed = []
+    monkeypatch.setattr(after.triton, "set_allocator", installed.append)
+    assert after._descriptor_fits(torch.zeros(64, dtype=torch.float16), 64)
+    assert len(installed) == 1 and callable(installed[0])
+    monkeypatch.setattr(_allocation, "_allocator", installed[0])  # a user's (or the check's) allocator stays
+    assert after._descriptor_fits(torch.zeros(64, dtype=torch.float16), 64) and len(installed) == 1
