@@ -1,0 +1,276 @@
+"""Migrate the whole corpus in ONE run and print, per repository, the sites, how many were migrated, the
+ones left by reason code and the errors; then check that the run is idempotent and deterministic.
+
+    python benchmarks/corpus/measure.py CORPUS_DIR [--work DIR] [--markdown FILE] [--left FILE] [-j N]
+
+CORPUS_DIR is what build.py laid out (it is only read). WORK (default: a temporary folder) receives
+`run/`, a copy of the corpus that one `migrate --write --report report.json` rewrites, and `again/`, a
+second fresh copy migrated by the same command:
+
+* idempotent: a second `migrate --write` over `run/` changes no byte and migrates no site;
+* deterministic: `run/` and `again/` end byte-identical, and so do their reports (paths made relative).
+
+Besides the report, the written tree is read back: a `make_block_ptr(` or `advance(` call that is still
+there (comments and strings do not count) in a file where no site was left and no error was reported is a
+block pointer the tool neither migrated nor reported ("silent" in the table); a written file that does not
+parse, or a function that reads a name nothing binds any more (the rewrite removed a block pointer that a
+use still needs), is broken output. The exit status is 0 only if none of these and no error occurred. Run it with the interpreter that has this checkout
+installed (`.venv/bin/python`): migrate runs as `python -m triton_migrate`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import datetime
+import filecmp
+import hashlib
+import io
+import json
+import os
+import re
+import builtins
+import shutil
+import subprocess
+import symtable
+import sys
+import tempfile
+import time
+import tokenize
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+MIGRATE = [sys.executable, "-m", "triton_migrate"]
+_ERROR = re.compile(r"^(?P<path>.+?): error: (?P<message>.*)$")
+
+
+def copy_corpus(corpus: Path, target: Path) -> None:
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(corpus, target, ignore=shutil.ignore_patterns("corpus.json"))
+
+
+def migrate(tree: Path, work: Path, label: str, jobs: int | None) -> dict:
+    """One `migrate --write` over the whole tree; its report, errors, exit status and time."""
+    report = work / f"{label}-report.json"
+    command = [*MIGRATE, "--write", "--isolated", "--no-cache", "--exit-zero", "--output-format", "json",
+               "-o", str(work / f"{label}-diagnostics.json"), "--report", str(report), "--color", "never"]
+    if jobs:
+        command += ["-j", str(jobs)]
+    start = time.perf_counter()
+    done = subprocess.run([*command, "."], cwd=tree, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    (work / f"{label}-stderr.txt").write_text(done.stderr)
+    errors = [m.groupdict() for m in map(_ERROR.match, done.stderr.splitlines()) if m]
+    sites = json.loads(report.read_text()) if report.exists() else []
+    return {"command": "migrate " + " ".join(command[3:]) + " .", "returncode": done.returncode,
+            "seconds": seconds, "sites": sites, "errors": errors, "stderr": done.stderr}
+
+
+def repository(path: str, tree: Path) -> str:
+    return Path(os.path.relpath(Path(tree, path), tree)).parts[0]
+
+
+def relative(path: str, tree: Path) -> str:
+    return os.path.relpath(Path(tree, path), tree)
+
+
+def block_pointer_calls(data: bytes) -> list[int]:
+    """Lines of `make_block_ptr(` and `advance(` calls, read from tokens (comments and strings are not)."""
+    try:
+        tokens = list(tokenize.tokenize(io.BytesIO(data).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return []
+    return [t.start[0] for t, nxt in zip(tokens, tokens[1:])
+            if t.type == tokenize.NAME and t.string in ("make_block_ptr", "advance") and nxt.string == "("]
+
+
+def silent(tree: Path, run: dict) -> list[str]:
+    """`path:line` of block-pointer calls left in files where the run reported no site left and no error."""
+    reported = {relative(s["filename"], tree) for s in run["sites"] if s["decision"] == "untouched"}
+    reported |= {relative(e["path"], tree) for e in run["errors"]}
+    found = []
+    for path in sorted(tree.rglob("*.py")):
+        rel = str(path.relative_to(tree))
+        if rel not in reported:
+            found += [f"{rel}:{line}" for line in block_pointer_calls(path.read_bytes())]
+    return found
+
+
+def undefined_names(data: bytes, path: str) -> set[str] | None:
+    """`function:name` for every name a function reads that nothing binds (no local, enclosing, module-level
+    or builtin binding); None when the file does not parse. A rewrite that drops a block pointer's creation
+    while a use is left behind shows up here."""
+    try:
+        top = symtable.symtable(data.decode("utf-8", "replace"), path, "exec")
+    except (SyntaxError, ValueError):
+        return None
+    module = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
+    if "*" in module or any(s.get_name() == "*" for s in top.get_symbols()):
+        return set()
+    found, todo = set(), list(top.get_children())
+    while todo:
+        scope = todo.pop()
+        todo += scope.get_children()
+        for sym in scope.get_symbols():
+            name = sym.get_name()
+            if (sym.is_referenced() and sym.is_global() and name not in module
+                    and not hasattr(builtins, name) and name not in ("__file__", "__name__")):
+                found.add(f"{scope.get_name()}:{name}")
+    return found
+
+
+def broken(before: Path, after: Path) -> tuple[list[str], list[str]]:
+    """Files of the written tree that do not parse, and names left undefined that were defined before."""
+    unparsable, undefined = [], []
+    for path in sorted(after.rglob("*.py")):
+        rel = str(path.relative_to(after))
+        new = undefined_names(path.read_bytes(), rel)
+        old = undefined_names((before / rel).read_bytes(), rel) if (before / rel).is_file() else set()
+        if new is None and old is not None:
+            unparsable.append(rel)
+        elif new and old is not None:
+            undefined += [f"{rel}: {name}" for name in sorted(new - old)]
+    return unparsable, undefined
+
+
+def table(run: dict, tree: Path, names: dict[str, str], silent_calls: list[str]) -> list[dict]:
+    """Per repository. A site is a place in the code (file, line, column, code): the report can name one
+    several times (a helper's use, once per caller), which the `repeated` column counts."""
+    rows = {slug: {"repo": name, "sites": 0, "migrated": 0, "left": collections.Counter(), "repeated": 0,
+                   "internal": 0, "other_errors": 0, "silent": 0} for slug, name in names.items()}
+    seen = set()
+    for site in run["sites"]:
+        row = rows[repository(site["filename"], tree)]
+        key = (relative(site["filename"], tree), site["location"]["row"], site["location"]["column"], site["code"])
+        if key in seen:
+            row["repeated"] += 1
+            continue
+        seen.add(key)
+        row["sites"] += 1
+        if site["decision"] == "untouched":
+            row["left"][site["code"]] += 1
+        else:
+            row["migrated"] += 1
+    for error in run["errors"]:
+        row = rows[repository(error["path"], tree)]
+        row["internal" if "internal error" in error["message"] else "other_errors"] += 1
+    for call in silent_calls:
+        rows[repository(call, tree)]["silent"] += 1
+    return list(rows.values())
+
+
+def digest(tree: Path) -> dict[str, str]:
+    return {str(p.relative_to(tree)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(tree.rglob("*")) if p.is_file()}
+
+
+def normalised(sites: list[dict], tree: Path) -> str:
+    return json.dumps([{**s, "filename": relative(s["filename"], tree)} for s in sites], sort_keys=True)
+
+
+def percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f} %" if whole else "-"
+
+
+def render(rows: list[dict]) -> str:
+    head = ("| repository | sites | migrated | % | left, by code | internal errors | other errors | silent "
+            "| repeated reports |\n|---|---:|---:|---:|---|---:|---:|---:|---:|\n")
+    total = {k: sum(r[k] for r in rows) for k in ("sites", "migrated", "internal", "other_errors", "silent",
+                                                    "repeated")}
+    total["left"] = sum((r["left"] for r in rows), collections.Counter())
+    lines = []
+    for r in [*rows, {"repo": "**all**", **total}]:
+        left = ", ".join(f"{code} {n}" for code, n in sorted(r["left"].items())) or "-"
+        lines.append(f"| {r['repo']} | {r['sites']} | {r['migrated']} | {percent(r['migrated'], r['sites'])} "
+                     f"| {left} | {r['internal']} | {r['other_errors']} | {r['silent']} | {r['repeated']} |")
+    return head + "\n".join(lines) + "\n"
+
+
+def left_sites(run: dict, tree: Path) -> str:
+    """Every site left, grouped by code: `path:line:col  message`."""
+    groups = collections.defaultdict(list)
+    for s in run["sites"]:
+        if s["decision"] == "untouched":
+            where = f"{relative(s['filename'], tree)}:{s['location']['row']}:{s['location']['column']}"
+            groups[s["code"]].append(f"{where}  {s['message']}")
+    groups = {code: sorted(set(items)) for code, items in groups.items()}
+    return "".join(f"## {code} ({len(items)})\n" + "".join(f"{i}\n" for i in items) + "\n"
+                   for code, items in sorted(groups.items(), key=lambda kv: -len(kv[1])))
+
+
+def revision() -> str:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=HERE, capture_output=True, text=True).stdout.strip()
+    return git("rev-parse", "--short=10", "HEAD") + (" (with uncommitted changes)" if git("status", "--porcelain",
+                                                                                            "--", "../..") else "")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus", type=Path, help="the folder build.py laid out")
+    parser.add_argument("--work", type=Path, help="where the copies and reports go (default: a temporary one)")
+    parser.add_argument("--markdown", type=Path, help="also write the results as markdown here")
+    parser.add_argument("--left", type=Path, help="write every site left, grouped by code, here")
+    parser.add_argument("-j", "--jobs", type=int, help="migrate's worker processes")
+    args = parser.parse_args(argv)
+    corpus = args.corpus.resolve()
+    records = json.loads((corpus / "corpus.json").read_text())
+    names = {r["dir"]: f"{r['name']} @ {r['commit'][:10]}" for r in records}
+    work = (args.work or Path(tempfile.mkdtemp(prefix="corpus-"))).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    run_tree, again_tree = work / "run", work / "again"
+
+    copy_corpus(corpus, run_tree)
+    run = migrate(run_tree, work, "run", args.jobs)
+    written = digest(run_tree)
+    silent_calls = silent(run_tree, run)
+    unparsable, undefined = broken(corpus, run_tree)
+    rows = table(run, run_tree, names, silent_calls)
+
+    second = migrate(run_tree, work, "second", args.jobs)
+    changed = sorted(p for p, h in digest(run_tree).items() if written.get(p) != h)
+    migrated_again = [s for s in second["sites"] if s["decision"] != "untouched"]
+    copy_corpus(corpus, again_tree)
+    again = migrate(again_tree, work, "again", args.jobs)
+    differ = sorted(p for p in set(written) | set(digest(again_tree))
+                    if not (run_tree / p).is_file() or not (again_tree / p).is_file()
+                    or not filecmp.cmp(run_tree / p, again_tree / p, shallow=False))
+    same_report = normalised(run["sites"], run_tree) == normalised(again["sites"], again_tree)
+
+    files = sum(r["files"] for r in records)
+    lines = [
+        f"date: {datetime.date.today().isoformat()}; triton-migrate revision {revision()}",
+        f"corpus: {len(records)} repositories, {files} files ({sum(r['block_pointer_files'] for r in records)}"
+        f" with block pointers), laid out by build.py from benchmarks/corpus/repos.toml",
+        f"command (in the corpus copy): {run['command']}",
+        f"exit status {run['returncode']}, {run['seconds']:.0f} s",
+        "",
+        render(rows),
+        f"idempotent: {'yes' if not changed and not migrated_again else 'NO'} (a second --write changed "
+        f"{len(changed)} files and migrated {len(migrated_again)} sites)",
+        f"deterministic: {'yes' if not differ and same_report else 'NO'} (two runs on fresh copies: "
+        f"{len(differ)} files differ, reports {'identical' if same_report else 'differ'})",
+    ]
+    lines.append(f"written files that do not parse: {len(unparsable)}; names the rewrite left undefined: "
+                 f"{len(undefined)}")
+    lines += [f"  does not parse: {p}" for p in unparsable]
+    lines += [f"  undefined: {u}" for u in undefined]
+    lines += [f"  changed by the second run: {p}" for p in changed[:20]]
+    lines += [f"  differ between the runs: {p}" for p in differ[:20]]
+    lines += [f"  error: {e['path']}: {e['message']}" for e in run["errors"]]
+    lines += [f"  silent: {c}" for c in silent_calls[:50]]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    print(f"(work folder: {work})", file=sys.stderr)
+    if args.markdown:
+        args.markdown.write_text(text)
+    if args.left:
+        args.left.write_text(left_sites(run, run_tree))
+    ok = not (changed or migrated_again or differ or not same_report or run["errors"] or silent_calls
+              or unparsable or undefined)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
