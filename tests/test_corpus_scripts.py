@@ -1,0 +1,54 @@
+"""The corpus scripts (benchmarks/corpus): what build.py lays out and what measure.py counts as broken or
+silent. They decide the published figures, so their own mistakes would hide the tool's."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks" / "corpus"))
+
+import build  # noqa: E402
+import measure  # noqa: E402
+
+KERNEL = b"import triton.language as tl\nfrom .helpers import inner\n\n\ndef k(x):\n    p = tl.make_block_ptr(x)\n"
+
+
+def test_build_takes_the_kernels_their_imports_and_their_packages():
+    files = {
+        "pkg/__init__.py": b"from . import everything\n",
+        "pkg/ops/__init__.py": b"",
+        "pkg/ops/kernel.py": KERNEL,
+        "pkg/ops/helpers.py": b"from pkg.utils import common\n",
+        "pkg/utils/__init__.py": b"",
+        "pkg/utils/common.py": b"import triton\n",
+        "pkg/everything.py": b"",
+        "pkg/unrelated.py": b"",
+        "vendored/triton/core.py": b"def make_block_ptr(base):\n    pass\n",
+        "docs/mention.py": b"# make_block_ptr is gone in 3.9\n",
+    }
+    seeds, chosen = build.select(files, exclude=["vendored/**"])
+    assert seeds == ["pkg/ops/kernel.py"]
+    assert chosen == {"pkg/ops/kernel.py", "pkg/ops/helpers.py", "pkg/utils/common.py", "pkg/utils/__init__.py",
+                      "pkg/ops/__init__.py", "pkg/__init__.py"}
+
+
+def test_an_absolute_import_resolves_from_the_scripts_own_folder():
+    files = {"scripts/run.py": b"from local import f\nx = tl.make_block_ptr(a)\n", "scripts/local.py": b"",
+             "local.py": b""}
+    assert build.select(files, exclude=[])[1] == {"scripts/run.py", "scripts/local.py"}
+
+
+def test_a_removed_creation_whose_use_remains_is_broken_output(tmp_path):
+    before, after = tmp_path / "before", tmp_path / "after"
+    for tree, body in ((before, "    p = tl.make_block_ptr(x)\n    helper(p)\n"), (after, "    helper(p)\n")):
+        (tree / "r").mkdir(parents=True)
+        (tree / "r" / "k.py").write_text(f"import triton.language as tl\n\n\ndef k(x, helper):\n{body}")
+    assert measure.broken(before, after) == ([], ["r/k.py: k:p"])
+    assert measure.broken(before, before) == ([], [])
+
+
+def test_only_calls_in_code_count_as_block_pointers_left():
+    source = b"# tl.make_block_ptr(x) in a comment\ns = 'tl.advance(p, (1,))'\np = tl.advance(p, (1, 0))\n"
+    assert measure.block_pointer_calls(source) == [3]
