@@ -11,12 +11,16 @@ the compat tree). The ops autotune over dozens of configs per kernel, so there a
    config once (compiling is most of the time, and it needs the CPUs, not the GPU);
 2. tune: one worker at a time, the autotuners time the configs for real (do_bench with --tune-ms, shorter
    than Triton's 25/100 ms default to fit the time), on an otherwise idle GPU; outputs and gradients are
-   fingerprinted here;
+   fingerprinted here. Each tree tunes for itself, as a user's process would; with --pin-tuning the other
+   trees take the first tree's choice for every autotuner key instead (matched by the config's text), which
+   separates the code from the autotuner's pick but is not what a user gets: a config tuned for one form
+   can spill in another (fla's chunk_gated_delta_rule_fwd_kernel_h_blockdim64 at K=100, num_warps=2,
+   num_stages=2, BV=32, sm_90: 0 bytes spilled as block pointers, 200 as masked pointers);
 3. measure: --rounds rounds; each round times every case in every tree with triton.testing.do_bench
    (median), one tree at a time, the trees' order rotating from round to round.
 
 Printed after every round, per case and tree: the median over the rounds so far in ms, the fastest round,
-the ratio to the first tree, and whether the outputs (and gradients) are bit-identical to the first tree's,
+the speed-up over the first tree (of the fastest rounds: see report()), and whether the outputs (and gradients) are bit-identical to the first tree's,
 else the largest relative difference of their norms.
 """
 
@@ -47,6 +51,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--bench-ms", default="25,100", help="do_bench warmup,rep of each measurement")
     parser.add_argument("--tune-ms", default="5,25", help="do_bench warmup,rep of each autotuning config")
+    parser.add_argument("--pin-tuning", action="store_true",
+                        help="the other trees take the first tree's autotuning choices instead of tuning")
+    parser.add_argument("--kernels", action="store_true",
+                        help="at the end, each case's GPU kernels side by side (torch's profiler)")
     parser.add_argument("--allocator", action="store_true", help="torch-backed Triton allocator in every thread")
     parser.add_argument("--json", type=Path, help="also write every measurement here")
     args = parser.parse_args(argv)
@@ -150,8 +158,8 @@ def compile_only(kernel_call, quantiles=None, **_):
     return [1.0, 1.0, 1.0] if quantiles else 1.0
 
 
-def set_benchmark(benchmark) -> None:
-    """Give every autotuner this benchmark and make it forget its choices (not its compiled kernels)."""
+def autotuners() -> dict:
+    """Every autotuner alive, by its kernel's module and name (the same in every tree)."""
     import gc
     import warnings
 
@@ -160,9 +168,49 @@ def set_benchmark(benchmark) -> None:
     with warnings.catch_warnings():  # isinstance() on some of torch's lazy objects warns
         warnings.simplefilter("ignore")
         tuners = [o for o in gc.get_objects() if isinstance(o, Autotuner)]
-    for tuner in tuners:
+    return {f"{t.base_fn.__module__}.{t.base_fn.__qualname__}": t for t in tuners}
+
+
+class PinnedChoices(dict):
+    """An autotuner's cache that answers a key another tree tuned with that tree's config (matched by text);
+    a key it does not know is tuned as usual."""
+
+    def __init__(self, configs: list, choices: dict):
+        super().__init__()
+        self.configs, self.choices = configs, choices
+
+    def __contains__(self, key) -> bool:
+        if not dict.__contains__(self, key) and repr(key) in self.choices:
+            self.update({key: c for c in self.configs if str(c) == self.choices[repr(key)]})
+        return dict.__contains__(self, key)
+
+
+def set_benchmark(benchmark, pinned: dict | None = None) -> None:
+    """Give every autotuner this benchmark and make it forget its choices (not its compiled kernels),
+    or take the choices in pinned ({autotuner: {repr(key): str(config)}})."""
+    for name, tuner in autotuners().items():
         tuner.__dict__["do_bench"] = benchmark  # shadows Triton's cached_property of that name
-        tuner.cache.clear()
+        tuner.cache = PinnedChoices(tuner.configs, pinned.get(name, {})) if pinned is not None else {}
+
+
+def choices() -> dict:
+    return {name: {repr(key): str(config) for key, config in tuner.cache.items()}
+            for name, tuner in autotuners().items() if tuner.cache}
+
+
+def kernel_times(case: Case, steps: int = 20) -> dict:
+    """µs per step of each GPU kernel that a step launches (torch's profiler, summed over launches)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    case.run()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as profiler:
+        for _ in range(steps):
+            case.run()
+        torch.cuda.synchronize()
+    return {event.key: event.self_device_time_total / steps for event in profiler.key_averages()
+            if event.self_device_time_total > 0}
 
 
 def serve(request: dict, cases: dict) -> dict:
@@ -177,8 +225,12 @@ def serve(request: dict, cases: dict) -> dict:
         return {name: answer(case.run) for name, case in cases.items()}
     if request["do"] == "tune":
         warmup, rep = request["tune_ms"]
-        set_benchmark(functools.partial(do_bench, warmup=warmup, rep=rep))
+        set_benchmark(functools.partial(do_bench, warmup=warmup, rep=rep), request.get("pinned"))
         return {name: answer(case.fingerprint) for name, case in cases.items()}
+    if request["do"] == "choices":
+        return choices()
+    if request["do"] == "kernels":
+        return kernel_times(cases[request["case"]])
     case = cases[request["case"]]
     warmup, rep = request["bench_ms"]
     grads = list(case.tensors.values()) if case.case["mode"] == "fwdbwd" else None
@@ -272,10 +324,16 @@ def prepare(workers: dict, args: argparse.Namespace) -> dict:
             if "error" in result:
                 fingerprints[case_label][name] = result
     print("compiled", file=sys.stderr, flush=True)
+    first_tree_choices: dict[str, dict] = {}
     for (name, op), worker in workers.items():
-        for case_label, result in per_case(worker.ask({"do": "tune", "tune_ms": args.tune_ms}), args, op).items():
+        request = {"do": "tune", "tune_ms": args.tune_ms}
+        if op in first_tree_choices and args.pin_tuning:
+            request["pinned"] = first_tree_choices[op]
+        for case_label, result in per_case(worker.ask(request), args, op).items():
             fingerprints[case_label].setdefault(name, result)
-        print(f"tuned {name} {op}", file=sys.stderr, flush=True)
+        first_tree_choices.setdefault(op, worker.ask({"do": "choices"}).get("result", {}))
+        print(f"tuned {name} {op}" + (" (the first tree's choices)" if "pinned" in request else ""),
+              file=sys.stderr, flush=True)
     return fingerprints
 
 
@@ -300,6 +358,27 @@ def measure(workers: dict, names: list[str], args: argparse.Namespace, fingerpri
                                              "times": times, "fingerprints": fingerprints}, indent=1) + "\n")
 
 
+def kernel_report(workers: dict, names: list[str], args: argparse.Namespace) -> str:
+    """Per case, every kernel's µs per step in each tree and the first tree's time / this tree's."""
+    lines = []
+    for case in args.cases:
+        replies = {name: workers[name, case["op"]].ask({"do": "kernels", "case": label(case)}) for name in names}
+        per_tree = {name: reply.get("result", {}) for name, reply in replies.items()}
+        lines.append(f"\n{label(case)}: µs per step" + "".join(f"  {name}" for name in names))
+        first = per_tree[names[0]]
+        for kernel in sorted(set().union(*per_tree.values()), key=lambda k: -first.get(k, 0)):
+            cells = [f"{per_tree[name][kernel]:9.1f}" if kernel in per_tree[name] else "        -" for name in names]
+            ratios = [f"{first[kernel] / per_tree[name][kernel]:.3f}" if kernel in first and kernel in per_tree[name]
+                      else "-" for name in names[1:]]
+            lines.append(f"  {kernel[:60]:60} {' '.join(cells)}  {' '.join(ratios)}")
+        totals = {name: sum(times.values()) for name, times in per_tree.items()}
+        if all(totals.values()):  # the op's GPU time, free of the host's jitter that the timings above carry
+            cells = " ".join(f"{totals[name]:9.1f}" for name in names)
+            ratios = " ".join(f"{totals[names[0]] / totals[name]:.3f}" for name in names[1:])
+            lines.append(f"  {'all kernels (GPU time per step)':60} {cells}  {ratios}")
+    return "\n".join(lines)
+
+
 def agreement(ours: dict, theirs: dict) -> str:
     if "error" in ours or "error" in theirs:
         return ours.get("error", "")[:80] or "first tree failed"
@@ -311,20 +390,25 @@ def agreement(ours: dict, theirs: dict) -> str:
 
 
 def report(names: list[str], times: dict, fingerprints: dict) -> str:
-    lines = [f"{'case':36} {'tree':12} {'median ms':>10} {'min ms':>8} {'ratio':>6}  outputs vs first tree"]
+    """Per case and tree: the median and fastest time, and the speed-up over the first tree: its fastest
+    round's time / this tree's. The fastest round, because the slow rounds are the host's, not the kernels':
+    these ops are a few short kernels launched from Python, and a copy of the same tree measured round by
+    round 0.26 ms, then 0.47 ms, against the first copy's 0.49 and 0.26 ms (medians of ratios 0.55–1.09,
+    fastest rounds 0.99–1.01)."""
+    lines = [f"{'case':36} {'tree':14} {'median ms':>10} {'min ms':>8} {'speed-up':>8}  outputs vs first tree"]
     for case, per_tree in times.items():
-        floats = {name: [x for x in values if isinstance(x, float)] for name, values in per_tree.items()}
-        medians = {name: statistics.median(values) for name, values in floats.items() if values}
-        first = medians.get(names[0])
+        fastest = {name: min((x for x in values if isinstance(x, float)), default=None)
+                   for name, values in per_tree.items()}
         for name in names:
             check = agreement(fingerprints[case].get(name, {"error": "not tuned"}),
                               fingerprints[case].get(names[0], {"error": "not tuned"}))
-            if name not in medians:  # the first error: of compiling or tuning, else of timing
+            if fastest[name] is None:  # the first error: of compiling or tuning, else of timing
                 error = fingerprints[case].get(name, {}).get("error") or per_tree[name][0]
-                lines.append(f"{case:36} {name:12} {'failed':>10}  {error}"[:240])
+                lines.append(f"{case:36} {name:14} {'failed':>10}  {error}"[:240])
                 continue
-            ratio = f"{medians[name] / first:6.3f}" if first else "     -"
-            lines.append(f"{case:36} {name:12} {medians[name]:10.3f} {min(floats[name]):8.3f} {ratio}  {check}")
+            median = statistics.median(x for x in per_tree[name] if isinstance(x, float))
+            speed_up = f"{fastest[names[0]] / fastest[name]:8.3f}" if fastest[names[0]] else "       -"
+            lines.append(f"{case:36} {name:14} {median:10.3f} {fastest[name]:8.3f} {speed_up}  {check}")
     return "\n".join(lines)
 
 
@@ -338,6 +422,8 @@ def main(argv: list[str]) -> int:
         workers = start_workers(args, Path(tool))
         try:
             measure(workers, names, args, prepare(workers, args))
+            if args.kernels:
+                print(kernel_report(workers, names, args), flush=True)
         finally:
             for worker in workers.values():
                 worker.close()
