@@ -304,19 +304,27 @@ class FunctionAnalysis(Sites, Results, Crossing):
         if isinstance(a, Placeholder) and isinstance(b, Placeholder):
             return Placeholder(a.statements | b.statements)
         creations = creations_of(a) | creations_of(b)
-        return Opaque(creations) if creations else OTHER
+        reasons = [v.why for v in (a, b) if isinstance(v, Opaque)]
+        return Opaque(creations, *reasons[:1]) if creations else OTHER
 
     def join_pointers(self, name: str, a: BlockPtr, b: BlockPtr) -> Value:
         creations = a.creations | b.creations
-        perms = {tuple(self.creations_by_id(c).permutation) for c in creations}
-        if a.stem != b.stem or len(perms) != 1:
-            self.refuse(creations, Refusal(ttd109_ambiguous_value.CODE, f"`{name}` holds block pointers with "
-                                           "different descriptors on different paths", self.function.name))
-            return Opaque(creations)
-        self.knowledge.union(creations)
+        ranks = {len(self.creations_by_id(c).block) for c in creations}
+        if a.stem != b.stem or len(ranks) != 1:
+            # Refused only where the merged value is read: a name reused for a block pointer of another rank
+            # (`p_v` of rank 2 in one loop, of rank 1 in the next) meets itself at the next loop's head, where
+            # the old value is dead.
+            return Opaque(creations, "holds block pointers of different ranks on different paths (give each its "
+                          "own name)" if a.stem == b.stem else "holds block pointers with different descriptors on "
+                          "different paths")
+        alike = len({tuple(self.creations_by_id(c).permutation) for c in creations}) == 1
+        if alike:
+            self.knowledge.union(creations)
+        # Different orders (`(1, 0)` on one path, `(0, 1)` on the other) merge where the value is used
+        # (`settle`): only masked pointers can follow such a value, and a dead one should cost nothing.
         dims = tuple(join_dims(x, y) for x, y in zip(a.dims, b.dims))
         for d, dim in enumerate(dims):
-            if dim.expr is None:
+            if dim.expr is None and alike:
                 self.mark(dim.defs, d)
         return BlockPtr(creations, a.stem, dims, a.desc_stale or b.desc_stale, a.args_free | b.args_free,
                         a.args_stale or b.args_stale)
@@ -345,8 +353,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
                 self.cross_check(refusal)
 
     def refuse_ambiguous(self, value: Opaque, node: cst.Name) -> None:
-        self.refuse(value.creations, Refusal(ttd109_ambiguous_value.CODE, f"`{node.value}` may hold a block "
-                                             "pointer or another value here", node))
+        self.refuse(value.creations, Refusal(ttd109_ambiguous_value.CODE, f"`{node.value}` {value.why}", node))
 
     def orphan(self, node: cst.CSTNode, message: str) -> None:
         self.orphans.append(Refusal(ttd201_crosses_function.CODE, message, node))

@@ -13,8 +13,8 @@ SUFFIXES = ("_block_ptr", "_blockptr", "_bptr", "_bp", "_ptr")
 MAX_RANK = 5
 GENERATED_SUFFIXES = ("base", "desc", "desc_nan", "tile", "tile_nan", "idx", "rows", "cols", "ptrs", "mask")
 # What follows `<stem>_` in every name generated from a stem.
-_GENERATED = GENERATED_SUFFIXES + tuple(f"{kind}{d}" for kind in ("off", "i", "shape", "stride", "start", "block")
-                                        for d in range(MAX_RANK + 1))
+_PART_KINDS = ("off", "i", "shape", "stride", "start", "block", "range")
+_GENERATED = GENERATED_SUFFIXES + tuple(f"{kind}{d}" for kind in _PART_KINDS for d in range(MAX_RANK + 1))
 
 
 class Namer:
@@ -49,5 +49,6 @@ class Namer:
         return f"{self.stem(name)}_off{dim}"
 
     def part(self, name: str, kind: str, dim: int) -> str:
-        """A part of a block-pointer parameter: `p_base`, `p_shape0`, `p_stride1`, `p_start0`, `p_block1`."""
+        """A part of a block-pointer parameter (`p_base`, `p_shape0`, `p_stride1`, `p_start0`, `p_block1`), or
+        of block pointers merged from several paths (`p_base`, `p_stride0`, `p_range1`)."""
         return f"{self.stem(name)}_base" if kind == "base" else f"{self.stem(name)}_{kind}{dim}"

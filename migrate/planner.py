@@ -22,6 +22,7 @@ from triton_migrate.rules import (
     ttd106_int64_offsets,
     ttd107_narrow_block,
     ttd108_unsupported_use,
+    ttd109_ambiguous_value,
     ttd110_negative_store_offset,
     ttd111_store_row_width,
     ttd112_runtime_alignment,
@@ -95,6 +96,16 @@ def creation_obstacles(shape, strides, offsets, block, order, facts: FunctionFac
         found.append(Obstacle(ttd106_int64_offsets.CODE, "offsets are computed in int64; descriptor offsets are "
                               "int32"))
     return unit, found
+
+
+def merge_obstacles(creations: list) -> list[Obstacle]:
+    """What rules out a descriptor for block pointers merged from several paths: a descriptor is created
+    with one order (an `if HEAD_FIRST:` choosing `(1, 0)` or `(0, 1)`); masked pointers do not care."""
+    orders = list(dict.fromkeys(tuple(c.permutation) for c in creations))
+    if len(orders) < 2:
+        return []
+    return [Obstacle(ttd109_ambiguous_value.CODE, "the block pointers merged here have different contiguous "
+                     "dimensions (`order`); a descriptor has one")]
 
 
 def access_obstacles(member: str, offsets_proven: list[dict], unchecked_in_bounds: list[bool], unit: Optional[int],

@@ -17,7 +17,7 @@ from .records import Creation, Refusal
 from .values import BlockPtr, canonical_code, code_of
 
 Builder = Callable[..., object]
-PART_ORDER = ("base", "shape", "stride")
+PART_ORDER = ("base", "shape", "stride", "range")
 
 
 class Results:

@@ -203,6 +203,7 @@ class Sites:
             else:
                 self.visit(base, state)
             return None
+        value = self.settle(value)
         deltas = movable_elements(offsets.value) if offsets is not None else None
         if deltas is None or len(deltas) != len(value.dims):
             self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "`tl.advance` deltas must be a "
@@ -327,7 +328,7 @@ class Sites:
         requirements = [r for c in creations if c.unit is not None for r in planner.alignment_requirements(
             c.base, c.strides, c.block, c.unit, self.facts)]
         row_width = all(planner.row_width_proven(c.shape, c.block, c.unit) for c in creations)
-        found = [o for c in creations for o in c.blockers]
+        found = [o for c in creations for o in c.blockers] + planner.merge_obstacles(creations)
         return found + planner.access_obstacles(member, self.proven_offsets(value, deltas), in_bounds,
                                                 creation.unit, volatile, self.padding(bound), row_width,
                                                 requirements, self.policy)
@@ -428,41 +429,47 @@ class Sites:
         self.expr_edits[id(call)] = (value.creations, self.pointer_builder(call, member, bound, value, offsets,
                                                                            deltas))
 
-    def pointer_problem(self, value: BlockPtr) -> Optional[str]:
+    @staticmethod
+    def pointer_problem(value: BlockPtr) -> Optional[str]:
         """Why the masked-pointer form cannot follow this block pointer to the access, or None."""
         if value.args_stale:
             return "the masked-pointer form needs the base, shape and strides unchanged at the access"
-        blocks = {tuple(self.facts.canonical_code(b) for b in self.creations_by_id(c).block) for c in value.creations}
-        if len(blocks) > 1:
-            return "the block pointers merged here have different block shapes"
         return None
 
     def merged_parts(self, value: BlockPtr) -> tuple:
-        """(base, shape, strides) at an access: a part that differs between the creations merged here (an
-        `if`/`else` creating from two tensors) lives in a variable each creation assigns (`p_base`)."""
+        """(base, shape, strides, blocks, ranged dimensions) at an access: a part that differs between the
+        creations merged here (an `if`/`else` creating from two tensors) lives in a variable each creation
+        assigns (`p_base`). A block size that differs (an `if HEAD_FIRST:` choosing `(BT, BK)` or `(BK, BT)`,
+        which Triton resolves at compile time) does as its range, `p_range0 = tl.arange(0, BT)`: a tensor,
+        since Triton refuses a constexpr assigned again in a loop."""
         creations = [self.creations_by_id(c) for c in self.knowledge.in_order(value.creations)]
         first = creations[0]
+        rank = len(first.block)
         parts = [("base", 0, [c.base for c in creations])]
         parts += [(kind, d, [getattr(c, attribute)[d] for c in creations])
-                  for kind, attribute in (("shape", "shape"), ("stride", "strides")) for d in range(len(first.block))]
-        merged = []
+                  for kind, attribute in (("shape", "shape"), ("stride", "strides"), ("range", "block"))
+                  for d in range(rank)]
+        merged, ranged = [], set()
         for kind, d, exprs in parts:
             if len({self.facts.canonical_code(e) for e in exprs}) == 1:
                 merged.append(exprs[0])
                 continue
+            if kind == "range":
+                ranged.add(d)
+                exprs = [ttd006_masked_pointers.arange(self.language, e) for e in exprs]
             for creation, expr in zip(creations, exprs):
                 self.knowledge.merged.setdefault(id(creation.call), {})[(kind, d)] = expr
             merged.append(cst.Name(self.namer.part(first.target, kind, d)))
-        rank = len(first.block)
-        return merged[0], merged[1:1 + rank], merged[1 + rank:]
+        return merged[0], merged[1:1 + rank], merged[1 + rank:1 + 2 * rank], merged[1 + 2 * rank:], \
+            frozenset(ranged)
 
     def pointer_builder(self, call, member, bound, value: BlockPtr, offsets, deltas) -> Builder:
         creation = self.creation_of(value)
-        base, shape, strides = self.merged_parts(value)
+        base, shape, strides, blocks, ranged = self.merged_parts(value)
         proven = self.proven_offsets(value, deltas)
-        tile = ttd006_masked_pointers.Tile(self.language, base, shape, strides,
-                                           creation.block, offsets, self.checked_dims(bound, len(offsets)),
-                                           [p["nonnegative"] for p in proven], self.policy.addresses == "corner")
+        tile = ttd006_masked_pointers.Tile(self.language, base, shape, strides, blocks, offsets,
+                                           self.checked_dims(bound, len(offsets)), [p["nonnegative"] for p in proven],
+                                           self.policy.addresses == "corner", ranged)
         pointers = self.masked_pointers(value, tile, call)
         padding = self.padding(bound)
 
@@ -512,13 +519,20 @@ class Sites:
         if isinstance(pointer, cst.Name):
             value = state.get(pointer.value)
             if isinstance(value, BlockPtr):
-                return value, None
+                return self.settle(value), None
             if isinstance(value, Opaque):
                 self.refuse_ambiguous(value, pointer)
             return None
         if isinstance(pointer, cst.Call) and self.names.member(pointer.func) == "advance":
             return self.advanced_pointer(pointer, state)
         return None
+
+    def settle(self, value: BlockPtr) -> BlockPtr:
+        """A value used here is one block pointer from now on, whatever path made it (joins of different
+        orders wait for a use: analysis.join_pointers)."""
+        if len(value.creations) > 1:
+            self.knowledge.union(value.creations)
+        return value
 
     @staticmethod
     def checked_dims(bound, rank: int) -> Optional[set[int]]:
@@ -566,6 +580,7 @@ class Sites:
         value = state.get(pointer.value) if pointer is not None else None
         if not isinstance(value, BlockPtr):
             return False
+        self.settle(value)
         self.expr_edits[id(node)] = (value.creations, lambda updated: self.element_type(value))
         return True
 

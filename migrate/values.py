@@ -102,12 +102,13 @@ class Placeholder:
 @dataclass(frozen=True)
 class Opaque:
     """A block pointer we do not rewrite: refused, or mixed with other values across paths. Reading it
-    refuses every creation it may come from."""
+    refuses every creation it may come from, for the reason `why` says (why the paths cannot be merged)."""
 
     creations: frozenset[int]
+    why: str = "may hold a block pointer or another value here"
 
     def key(self) -> tuple:
-        return ("mixed", self.creations)
+        return ("mixed", self.creations, self.why)
 
 
 class _Other:

@@ -14,7 +14,9 @@ since a descriptor is created with one padding, and the load chooses `other` the
 conditional expression whose test is a constexpr statically; `None` and `""` read as no padding, as on a
 block pointer). Only an invalid option changes behaviour: it is no longer an error. Offsets are the same integers as on the descriptor
 path, so advances and loops rewrite the same way. Stores through masked pointers never write outside the
-checked extent, whatever the row width, and accept any offset sign.
+checked extent, whatever the row width, and accept any offset sign. Block pointers merged from several
+paths need no common `order`, and their parts that differ are assigned on each path (`p_base`,
+`p_stride0`; a block size as its range, `p_range0 = tl.arange(0, BK)`).
 
 The address is the block's corner plus the offsets inside the block. The second part does not change as
 the block pointer moves, so a loop computes it once (the staged attention of the benchmarks: 0.94x ->
@@ -34,7 +36,7 @@ address from the element's coordinates instead, faster on some kernels:
 
 Fixtures: boundary_subset_refused, volatile_refused, rank6_refused, int64_offsets_refused,
 small_last_block_refused, nonunit_stride_refused, unaligned_inner_offset_refused, negative_advance,
-constexpr_padding.
+constexpr_padding, order_per_branch, constexpr_branch_shapes.
 """
 
 from __future__ import annotations
@@ -67,6 +69,9 @@ class Tile:
     checked: set
     nonnegative: list  # per dimension: the offset is provably >= 0
     corner: bool = True  # addresses as corner + offsets inside the block; False: from each element's coordinates
+    # Dimensions whose `block` entry names `tl.arange(0, B)` itself: block pointers merged from an
+    # `if HEAD_FIRST:` with different block shapes, where each branch assigns its own range.
+    ranged: frozenset = frozenset()
 
 
 def temporary_names(stem: str, rank: int) -> list[str]:
@@ -80,8 +85,8 @@ def coordinates(tile: Tile) -> list[cst.BaseExpression]:
     is int64 where a stride scales it (the sum is widened, which is exact for dimensions under 2**31
     elements, assumed everywhere (README), and faster than widening the range first)."""
     found = []
-    for offset, block, stride in zip(tile.offsets, tile.block, tile.strides):
-        coordinate = plus(offset, _arange(tile, block))
+    for dim, (offset, stride) in enumerate(zip(tile.offsets, tile.strides)):
+        coordinate = plus(offset, _arange(tile, dim))
         if not tile.corner and int_value(stride) != 1:
             parenthesised = coordinate.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
                 if isinstance(coordinate, cst.BinaryOperation) else coordinate
@@ -90,8 +95,15 @@ def coordinates(tile: Tile) -> list[cst.BaseExpression]:
     return found
 
 
-def _arange(tile: Tile, block: cst.BaseExpression) -> cst.Call:
-    return member_call(tile.language, "arange", [cst.Arg(cst.Integer("0")), cst.Arg(block)])
+def _arange(tile: Tile, dim: int) -> cst.BaseExpression:
+    if dim in tile.ranged:
+        return tile.block[dim]
+    return arange(tile.language, tile.block[dim])
+
+
+def arange(language: cst.BaseExpression, block: cst.BaseExpression) -> cst.Call:
+    """`tl.arange(0, block)`: the offsets inside a block."""
+    return member_call(language, "arange", [cst.Arg(cst.Integer("0")), cst.Arg(block)])
 
 
 def _broadcast(coordinate: cst.BaseExpression, dim: int, rank: int) -> cst.BaseExpression:
@@ -121,11 +133,11 @@ def _from_corner(tile: Tile) -> cst.BaseExpression:
             term = offset if int_value(stride) == 1 else _scaled(_widened(tile, offset), stride)
             corner = cst.BinaryOperation(corner, cst.Add(), operand(term))
     inside = None
-    for dim, (block, stride) in enumerate(zip(tile.block, tile.strides)):
+    for dim, stride in enumerate(tile.strides):
         if int_value(stride) == 1:
-            term = _broadcast(_arange(tile, block), dim, rank)
+            term = _broadcast(_arange(tile, dim), dim, rank)
         else:
-            term = _scaled(_broadcast(_to_int64(tile, _arange(tile, block)), dim, rank), stride)
+            term = _scaled(_broadcast(_to_int64(tile, _arange(tile, dim)), dim, rank), stride)
         inside = term if inside is None else cst.BinaryOperation(inside, cst.Add(), term)
     if isinstance(inside, cst.BinaryOperation) and isinstance(inside.operator, cst.Add):
         inside = inside.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])

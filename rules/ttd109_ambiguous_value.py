@@ -1,10 +1,16 @@
 """TTD109 ambiguous-value: name holds a block pointer on some paths and something else on others.
 
-Why: the rewrite tracks block pointers by value. When a name holds a block pointer on one path and a
-raw pointer (or a different block pointer that cannot share a descriptor) on another, a later use cannot
-be rewritten one way.
+Why: the rewrite tracks block pointers by value. When a name read after a join holds a block pointer on one
+path and a raw pointer (or a block pointer of another rank) on another, that use cannot be rewritten one way.
+Only a read counts: a name reused for another block pointer once the old one is dead (`p` of rank 2 in one
+loop, of rank 1 in the next) is migrated per live range. Block pointers of one rank merged from several paths
+are migrated: with different bases, shapes, strides or block shapes (an `if HEAD_FIRST:` choosing
+`(BT, BK)` or `(BK, BT)`), each branch assigns its parts; with different `order`s, to masked pointers, since
+one descriptor has one contiguous dimension (under `--target descriptor` they are left untouched with this
+code). What to do: give each rank its own name, or keep the raw pointer in another name.
 
-Fixtures: name_reuse (accepted: the reuse comes after the last block-pointer use).
+Fixtures: ambiguous_value_refused; name_reuse, name_reuse_rank, order_per_branch, constexpr_branch_shapes
+(accepted).
 """
 
 CODE = "TTD109"
