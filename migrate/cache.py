@@ -18,6 +18,7 @@ import json
 import os
 import tempfile
 from dataclasses import asdict
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -67,12 +68,35 @@ def load(directory: str, members: list[tuple[str, bytes]], policy) -> list[FileO
 
 
 def store(directory: str, members: list[tuple[str, bytes]], policy, outcomes: list[FileOutcome]) -> None:
+    entry = [[asdict(d) for d in outcome.diagnostics] for outcome in outcomes]
+    _write(Path(directory), key(members, policy), entry)
+
+
+def reachable_names(directory: str) -> Callable[[bytes], set[str] | None]:
+    """reachable.reachable_names of a file's bytes, kept here between runs: a warm run parses nothing."""
+    from .reachable import reachable_names as compute
+
+    def remembered(data: bytes) -> set[str] | None:
+        path = Path(directory) / tool_digest() / ("reachable-" + hashlib.blake2b(data, digest_size=20).hexdigest())
+        try:
+            found = json.loads(path.read_text())
+            return None if found is None else set(found)
+        except (OSError, ValueError, TypeError):
+            names = compute(data)
+            _write(Path(directory), path.name, None if names is None else sorted(names))
+            return names
+
+    return remembered
+
+
+def _write(directory: Path, name: str, value) -> None:
+    """`value` as JSON, atomically: parallel workers and concurrent runs never see half an entry."""
     try:
-        folder = _folder(Path(directory))
+        folder = _folder(directory)
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=".entry-")
         with os.fdopen(handle, "w") as file:
-            json.dump([[asdict(d) for d in outcome.diagnostics] for outcome in outcomes], file)
-        os.replace(temporary, folder / key(members, policy))
+            json.dump(value, file)
+        os.replace(temporary, folder / name)
     except OSError:
         pass  # a read-only checkout: the run is only slower
 

@@ -9,7 +9,6 @@ import importlib
 import os
 import sys
 import time
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -278,6 +277,8 @@ def analyse_all(tasks: list[tuple[Job, ...]], options: Options) -> list[FileResu
         if len(pending) < 2 or options.jobs < 2:
             served.update((id(task), _step(bar, analyse_together(task))) for task in pending)
         else:
+            from concurrent.futures import ProcessPoolExecutor, as_completed  # a tree without sites needs none
+
             # Largest first, so that one big file started last does not leave the other workers idle.
             ordered = sorted(pending, key=lambda task: -sum(len(job.data) for job in task))
             with ProcessPoolExecutor(max_workers=min(options.jobs, len(pending))) as pool:
@@ -293,7 +294,7 @@ def _step(bar, results: list[FileResult]) -> list[FileResult]:
     return results
 
 
-def _collect(task: tuple[Job, ...], future: Future) -> list[FileResult]:
+def _collect(task: tuple[Job, ...], future) -> list[FileResult]:
     try:
         return future.result()
     except Exception:  # a worker died (a crash in a native parser takes the whole pool down)
@@ -302,6 +303,8 @@ def _collect(task: tuple[Job, ...], future: Future) -> list[FileResult]:
 
 def _alone(task: tuple[Job, ...]) -> list[FileResult]:
     """Re-run one task in a process of its own, so that only the files that crash it fail."""
+    from concurrent.futures import ProcessPoolExecutor
+
     try:
         with ProcessPoolExecutor(max_workers=1) as pool:
             return pool.submit(analyse_together, task).result()
@@ -518,12 +521,15 @@ def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: boo
 def _tasks(jobs: list[Job], contents: dict[str, bytes], resolver: cfg.Resolver,
            options: Options) -> list[tuple[Job, ...]]:
     """One task per file, except files that share `@triton.jit` helpers: one task per group (packages.py)."""
+    from triton_migrate import cache
     from triton_migrate.packages import groups
+    from triton_migrate.reachable import reachable_names
 
     by_path = {job.path: job for job in jobs}
     files = {**contents, **{job.path: job.data for job in jobs}}
     tasks, grouped = [], set()
-    for group in groups(files, {job.path for job in jobs if b"triton" in job.data}):
+    reachable = reachable_names if options.cache_dir is None else cache.reachable_names(options.cache_dir)
+    for group in groups(files, {job.path for job in jobs if b"triton" in job.data}, reachable):
         tasks.append(tuple(by_path.get(p) or _job(p, files[p], resolver.for_path(p), options) for p in group))
         grouped.update(group)
     return tasks + [(job,) for job in jobs if job.path not in grouped]

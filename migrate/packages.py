@@ -10,8 +10,10 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Optional
+
+from .reachable import reachable_names
 
 
 @functools.lru_cache(maxsize=None)
@@ -40,9 +42,16 @@ class Locator:
 
     def __init__(self, paths: Iterable[str]) -> None:
         self.by_absolute = {os.path.abspath(path): path for path in paths}
+        self._found: dict[tuple[str, int, str], Optional[str]] = {}  # what a directory's imports name
 
     def __call__(self, importer: str, level: int, module: str) -> Optional[str]:
-        here = os.path.dirname(os.path.abspath(importer))
+        directory = os.path.dirname(importer)
+        if (directory, level, module) not in self._found:
+            self._found[(directory, level, module)] = self._locate(directory, level, module)
+        return self._found[(directory, level, module)]
+
+    def _locate(self, directory: str, level: int, module: str) -> Optional[str]:
+        here = os.path.abspath(directory)
         for _ in range(level - 1):
             here = os.path.dirname(here)
         bases = [here] if level else list(dict.fromkeys((here, _package_root(here))))
@@ -84,16 +93,16 @@ _JIT_DEFINITION = re.compile(rb"^[ \t]*@[\w.]*jit\b[^\n]*\n(?:[ \t]*@[^\n]*\n)*[
 _CLASS = re.compile(rb"^[ \t]*class[ \t]+(\w+)", re.M)
 
 
-def groups(files: dict[str, bytes], candidates: set[str]) -> list[list[str]]:
+def groups(files: dict[str, bytes], candidates: set[str],
+           reachable_in: Callable[[bytes], Optional[set[str]]] = reachable_names) -> list[list[str]]:
     """Groups of two or more files (paths) to migrate together; every other file is migrated alone. A file
     joins the file it imports a `@jit` function from if a block pointer can reach that function
     (reachable.py), whichever of the two has block pointers: the callers of a helper that takes parts must
-    all be rewritten with it. Importing Triton's own modules, or a library's math helpers, groups nothing."""
+    all be rewritten with it. Importing Triton's own modules, or a library's math helpers, groups nothing.
+    `reachable_in(bytes)`: reachable.reachable_names, or a cache of it."""
     helpers = {path: data for path, data in files.items() if b"jit" in data and _JIT_DEFINITION.search(data)}
     if not candidates & helpers.keys():
         return []
-    from .reachable import reachable_names
-
     locate = Locator(helpers)
     reachable: dict[str, Optional[set[str]]] = {}
 
@@ -115,7 +124,7 @@ def groups(files: dict[str, bytes], candidates: set[str]) -> list[list[str]]:
         if name is not None and name.encode() not in defined(path):  # a Python function, a constant...
             return False
         if path not in reachable:
-            reachable[path] = reachable_names(helpers[path])
+            reachable[path] = reachable_in(helpers[path])
         names = reachable[path]
         return names is None or bool(names) and (name is None or name in names)
 
