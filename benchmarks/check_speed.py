@@ -70,6 +70,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("trees", nargs="*", type=Path)
     parser.add_argument("--baseline", metavar="REV", help="also time this git revision")
+    parser.add_argument("--no-write", action="store_true", help="skip --write (a copy of the tree each round)")
     args = parser.parse_args()
     ruff = shutil.which("ruff")
     if ruff is None:
@@ -85,10 +86,10 @@ def main() -> None:
         heading += " | ".join(f"{name:>5} cold  warm write" for name in tools)
         print(heading + (" | speed-up cold warm write" if args.baseline else "") + " | ours/ruff")
         for tree in trees:
-            print(tree_row(tree, ruff, tools, Path(scratch)), flush=True)
+            print(tree_row(tree, ruff, tools, Path(scratch), not args.no_write), flush=True)
 
 
-def tree_row(tree: Path, ruff: str, tools: dict[str, Command], scratch: Path) -> str:
+def tree_row(tree: Path, ruff: str, tools: dict[str, Command], scratch: Path, writes: bool) -> str:
     files, size = count_python_files(tree)
     ruff_argv = [ruff, "check", "--config", str(scratch / "ruff.toml"), "--exit-zero", "--quiet", "--no-cache"]
     caches = scratch / "caches" / tree.name
@@ -106,7 +107,8 @@ def tree_row(tree: Path, ruff: str, tools: dict[str, Command], scratch: Path) ->
         shutil.copytree(tree, copies[name], symlinks=True)
 
     write = median_times({name: ([*argv, "--write", "--no-cache", str(copies[name])], env)
-                          for name, (argv, env) in tools.items()}, before=fresh_copy)
+                          for name, (argv, env) in tools.items()}, before=fresh_copy) if writes else \
+        dict.fromkeys(tools, float("nan"))
     row = f"{str(tree)[-32:]:<32} {files:>6} {size / 1e6:>6.1f} | {cold['ruff']:>9.2f} | "
     row += " | ".join(f"{cold[name]:>10.2f} {warm[name]:>5.2f} {write[name]:>5.2f}" for name in tools)
     if "base" in tools:
