@@ -196,8 +196,10 @@ class Builder:
         return _make[cst.Else](body=self.block(body)) if body else None
 
     def function(self, node) -> cst.FunctionDef:
+        name = _name(node.name)
+        self.positions[id(name)] = name_position(self._line, node)  # diagnostics may point at it
         return _make[cst.FunctionDef](
-            name=_name(node.name), params=self.parameters(node.args), body=self.block(node.body),
+            name=name, params=self.parameters(node.args), body=self.block(node.body),
             decorators=tuple(_make[cst.Decorator](decorator=self.expr(d)) for d in node.decorator_list),
             returns=self.annotation(node.returns),
             asynchronous=_ASYNC if isinstance(node, ast.AsyncFunctionDef) else None)
@@ -472,6 +474,21 @@ _EXPRESSIONS = {
     ast.DictComp: _each(cst.DictComp, lambda b, n: {"key": b.expr(n.key), "value": b.expr(n.value),
                                                     "for_in": b.comprehension(n.generators)}),
 }
+
+
+def name_position(line: Callable[[int], bytes], node: ast.stmt) -> tuple[int, int]:
+    """Where the name of a `def` (or `async def`) starts, as (line, column in UTF-8 bytes): the ast only
+    knows where the statement does. `line(number)`: that line of the source, encoded."""
+    number, offset = node.lineno, node.col_offset
+    for keyword in (b"async", b"def") if isinstance(node, ast.AsyncFunctionDef) else (b"def",):
+        offset += len(keyword)
+        text = line(number)
+        while text[offset:offset + 1] in (b" ", b"\t", b"\f", b"\\"):
+            if text[offset:offset + 1] == b"\\":  # a continued line: the name is further down
+                number, offset, text = number + 1, 0, line(number + 1)
+            else:
+                offset += 1
+    return number, offset
 
 
 def build(source: str, tree: ast.Module) -> tuple[cst.Module, dict[int, tuple[int, int]]]:

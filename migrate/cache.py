@@ -1,10 +1,13 @@
-"""The per-file result cache of check runs (ruff's `.ruff_cache`, for the same reason: CI runs the lint on
-every push, and most files have not changed since the last one).
+"""The result cache of check runs (ruff's `.ruff_cache`, for the same reason: CI runs the lint on every
+push, and most files have not changed since the last one).
 
-An entry is the diagnostics of one file, keyed by a digest of its bytes, the policy, and the source of
-this tool itself (an edited checkout or a new version never reads old entries). Only results that do
-not depend on other files are kept: a file migrated with others that share its helpers is always analysed.
-Entries are written atomically, so parallel workers and concurrent runs never see half an entry.
+An entry is the diagnostics of one task: a file, or the files migrated together because they share
+`@triton.jit` helpers (packages.py), whose results depend on every one of them. It is keyed by a digest of
+the policy, the source of this tool itself (an edited checkout or a new version never reads old entries)
+and the bytes of every member, with each member's path for a group (which file imports which is part of
+the input): a change to any member, or a file joining or leaving the group, misses. Entries are read in
+the main process, which starts no worker when every task is served, and written atomically, so parallel
+workers and concurrent runs never see half an entry.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import json
 import os
 import tempfile
 from dataclasses import asdict
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -41,25 +45,58 @@ def source_folders() -> list[Path]:
     return sorted(f for f in folders if not any(other in f.parents for other in folders))  # each file once
 
 
-def key(data: bytes, policy) -> str:
-    return hashlib.blake2b(data + repr(policy).encode() + tool_digest().encode(), digest_size=20).hexdigest()
+def key(members: list[tuple[str, bytes]], policy) -> str:
+    """`members`: (path, bytes) of the task's files; one file is keyed by its bytes alone (a copy elsewhere,
+    or a renamed file, reads the same entry)."""
+    digest = hashlib.blake2b(repr(policy).encode() + tool_digest().encode(), digest_size=20)
+    for path, data in members:
+        name = os.path.abspath(path).encode() if len(members) > 1 else b""
+        digest.update(len(name).to_bytes(4, "little") + name + len(data).to_bytes(8, "little") + data)
+    return digest.hexdigest()
 
 
-def load(directory: str, data: bytes, policy) -> FileOutcome | None:
+def load(directory: str, members: list[tuple[str, bytes]], policy) -> list[FileOutcome] | None:
+    """Each member's outcome (diagnostics only), in order; None: not cached, or the entry is damaged."""
     try:
-        entry = json.loads((Path(directory) / tool_digest() / key(data, policy)).read_text())
-        return FileOutcome(tuple(Diagnostic(**{**d, "requirements": tuple(d["requirements"])}) for d in entry), None)
+        entry = json.loads((Path(directory) / tool_digest() / key(members, policy)).read_text())
+        if len(entry) != len(members):
+            return None
+        return [FileOutcome(tuple(Diagnostic(**{**d, "requirements": tuple(d["requirements"])}) for d in found), None)
+                for found in entry]
     except (OSError, ValueError, TypeError, KeyError):
         return None  # absent, or damaged: analyse again
 
 
-def store(directory: str, data: bytes, policy, outcome: FileOutcome) -> None:
+def store(directory: str, members: list[tuple[str, bytes]], policy, outcomes: list[FileOutcome]) -> None:
+    entry = [[asdict(d) for d in outcome.diagnostics] for outcome in outcomes]
+    _write(Path(directory), key(members, policy), entry)
+
+
+def reachable_names(directory: str) -> Callable[[bytes], set[str] | None]:
+    """reachable.reachable_names of a file's bytes, kept here between runs: a warm run parses nothing."""
+    from .reachable import reachable_names as compute
+
+    def remembered(data: bytes) -> set[str] | None:
+        path = Path(directory) / tool_digest() / ("reachable-" + hashlib.blake2b(data, digest_size=20).hexdigest())
+        try:
+            found = json.loads(path.read_text())
+            return None if found is None else set(found)
+        except (OSError, ValueError, TypeError):
+            names = compute(data)
+            _write(Path(directory), path.name, None if names is None else sorted(names))
+            return names
+
+    return remembered
+
+
+def _write(directory: Path, name: str, value) -> None:
+    """`value` as JSON, atomically: parallel workers and concurrent runs never see half an entry."""
     try:
-        folder = _folder(Path(directory))
+        folder = _folder(directory)
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=".entry-")
         with os.fdopen(handle, "w") as file:
-            json.dump([asdict(d) for d in outcome.diagnostics], file)
-        os.replace(temporary, folder / key(data, policy))
+            json.dump(value, file)
+        os.replace(temporary, folder / name)
     except OSError:
         pass  # a read-only checkout: the run is only slower
 

@@ -9,7 +9,6 @@ import importlib
 import os
 import sys
 import time
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -142,6 +141,8 @@ def _analyse_group(jobs: tuple[Job, ...]) -> list[FileResult]:
             if failure.module in errors:  # the program itself, not one file: no file can be trusted
                 raise failure.error from failure
             errors[failure.module] = _error_message(failure.error)
+    if not errors:  # a failing file is analysed again on every run (its error is not cached)
+        _keep(jobs, [outcomes[job.path] for job in jobs])
     held = [r for r in results if r.path in outcomes and outcomes[r.path].new_source is not None and r.new_data is None]
     if not held:
         return results
@@ -174,16 +175,47 @@ def _migrate_group(jobs: tuple[Job, ...], decoded: dict, errors: dict[str, str])
 
 
 def _outcome_of(job: Job, text: str) -> FileOutcome:
-    from triton_migrate import cache, engine
+    from triton_migrate import engine
 
-    cached = cache.load(job.cache_dir, job.data, job.policy) if job.cache_dir and not job.verify else None
+    cached = _cached((job,))
     if cached is not None:
-        return cached
+        return cached[0]
     # The fixed-point check costs a second migration; only output that is shown or written needs it.
     outcome = engine.migrate_source(text, verify=job.verify, policy=job.policy, rewrite=job.verify)
-    if job.cache_dir and not job.verify:
-        cache.store(job.cache_dir, job.data, job.policy, outcome)
+    _keep((job,), [outcome])
     return outcome
+
+
+def _cached(jobs: tuple[Job, ...]) -> list[FileOutcome] | None:
+    """The task's outcomes from an earlier check (cache.py), or None."""
+    first = jobs[0]
+    if first.verify or first.cache_dir is None:  # shown or written code is never cached
+        return None
+    from triton_migrate import cache
+
+    return cache.load(first.cache_dir, [(job.path, job.data) for job in jobs], first.policy)
+
+
+def _keep(jobs: tuple[Job, ...], outcomes: list[FileOutcome]) -> None:
+    first = jobs[0]
+    if not first.verify and first.cache_dir is not None:
+        from triton_migrate import cache
+
+        cache.store(first.cache_dir, [(job.path, job.data) for job in jobs], first.policy, outcomes)
+
+
+def _served(task: tuple[Job, ...]) -> list[FileResult] | None:
+    """The task's results without analysing it, in this process: from the cache, or for a file that only
+    the suppression prefilter let through, at once. None: it needs the engine."""
+    if len(task) == 1 and not might_need_migration(task[0].data):
+        return [analyse(task[0])]
+    outcomes = _cached(task)
+    if outcomes is None:
+        return None
+    try:
+        return [_result(job, decode(job.data), outcome) for job, outcome in zip(task, outcomes)]
+    except FileError:  # it was cached, so this cannot happen, unless the entry is not what it seems
+        return None
 
 
 def _result(job: Job, decoded, outcome: FileOutcome) -> FileResult:
@@ -237,17 +269,24 @@ def _progress(total: int, options: Options):
 
 
 def analyse_all(tasks: list[tuple[Job, ...]], options: Options) -> list[FileResult]:
-    """Every task (a file, or files migrated together) once; results in task order, flattened."""
-    with _progress(sum(map(len, tasks)), options) as bar:
-        if len(tasks) < 2 or options.jobs < 2:
-            return [r for task in tasks for r in _step(bar, analyse_together(task))]
-        # Largest first, so that one big file started last does not leave the other workers idle.
-        ordered = sorted(tasks, key=lambda task: -sum(len(job.data) for job in task))
-        with ProcessPoolExecutor(max_workers=min(options.jobs, len(tasks))) as pool:
-            futures = {pool.submit(analyse_together, task): task for task in ordered}
-            for future in as_completed(futures):
-                bar.update(len(futures[future]))
-            return [r for future, task in futures.items() for r in _collect(task, future)]
+    """Every task (a file, or files migrated together) once; results in task order, flattened. Tasks that
+    the cache serves are read here: a run where it serves every one starts no worker (nor imports libcst)."""
+    served = {id(task): _served(task) for task in tasks}
+    pending = [task for task in tasks if served[id(task)] is None]
+    with _progress(sum(map(len, pending)), options) as bar:
+        if len(pending) < 2 or options.jobs < 2:
+            served.update((id(task), _step(bar, analyse_together(task))) for task in pending)
+        else:
+            from concurrent.futures import ProcessPoolExecutor, as_completed  # a tree without sites needs none
+
+            # Largest first, so that one big file started last does not leave the other workers idle.
+            ordered = sorted(pending, key=lambda task: -sum(len(job.data) for job in task))
+            with ProcessPoolExecutor(max_workers=min(options.jobs, len(pending))) as pool:
+                futures = {pool.submit(analyse_together, task): task for task in ordered}
+                for future in as_completed(futures):
+                    bar.update(len(futures[future]))
+                served.update((id(task), _collect(task, future)) for future, task in futures.items())
+    return [r for task in tasks for r in served[id(task)]]
 
 
 def _step(bar, results: list[FileResult]) -> list[FileResult]:
@@ -255,7 +294,7 @@ def _step(bar, results: list[FileResult]) -> list[FileResult]:
     return results
 
 
-def _collect(task: tuple[Job, ...], future: Future) -> list[FileResult]:
+def _collect(task: tuple[Job, ...], future) -> list[FileResult]:
     try:
         return future.result()
     except Exception:  # a worker died (a crash in a native parser takes the whole pool down)
@@ -264,6 +303,8 @@ def _collect(task: tuple[Job, ...], future: Future) -> list[FileResult]:
 
 def _alone(task: tuple[Job, ...]) -> list[FileResult]:
     """Re-run one task in a process of its own, so that only the files that crash it fail."""
+    from concurrent.futures import ProcessPoolExecutor
+
     try:
         with ProcessPoolExecutor(max_workers=1) as pool:
             return pool.submit(analyse_together, task).result()
@@ -480,12 +521,15 @@ def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: boo
 def _tasks(jobs: list[Job], contents: dict[str, bytes], resolver: cfg.Resolver,
            options: Options) -> list[tuple[Job, ...]]:
     """One task per file, except files that share `@triton.jit` helpers: one task per group (packages.py)."""
+    from triton_migrate import cache
     from triton_migrate.packages import groups
+    from triton_migrate.reachable import reachable_names
 
     by_path = {job.path: job for job in jobs}
     files = {**contents, **{job.path: job.data for job in jobs}}
     tasks, grouped = [], set()
-    for group in groups(files, {job.path for job in jobs if b"triton" in job.data}):
+    reachable = reachable_names if options.cache_dir is None else cache.reachable_names(options.cache_dir)
+    for group in groups(files, {job.path for job in jobs if b"triton" in job.data}, reachable):
         tasks.append(tuple(by_path.get(p) or _job(p, files[p], resolver.for_path(p), options) for p in group))
         grouped.update(group)
     return tasks + [(job,) for job in jobs if job.path not in grouped]

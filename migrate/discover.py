@@ -47,24 +47,33 @@ class Discovery:
     errors: list[tuple[str, str]]  # (path, message): paths that could not be walked
 
 
-@dataclass(frozen=True)
 class _Layer:
     """One set of gitignore-style patterns and the directory they are relative to."""
 
-    base: str  # absolute
-    spec: pathspec.PathSpec
+    def __init__(self, base: str, spec: pathspec.PathSpec) -> None:
+        self.base = base  # absolute
+        self.spec = spec
+        self._last_match = _last_match(spec)
 
     def decision(self, abs_path: str, is_dir: bool) -> bool | None:
         """True: ignored, False: re-included by a `!` pattern, None: no pattern matches."""
         rel = os.path.relpath(abs_path, self.base).replace(os.sep, "/")
         if is_dir:
             rel += "/"  # lets `name/` patterns match directories only, as in git
-        result = None
-        # Last matching pattern wins within one file (git semantics).
-        for pattern in self.spec.patterns:
-            if pattern.include is not None and pattern.match_file(rel) is not None:
-                result = pattern.include
-        return result
+        found = self._last_match(rel)
+        return None if found is None else found.lastgroup[0] == "i"
+
+
+def _last_match(spec: pathspec.PathSpec):
+    """One regex for all the patterns, the last first: its match names the last pattern that matches,
+    whose verdict wins within one file (git semantics). Matching a path is then one search, not one per
+    pattern (there are some thirty default excludes, and a site-packages tree has thousands of paths)."""
+    alternatives = [f"(?P<{'i' if p.include else 'x'}{n}>{_INNER_GROUP.sub('(?:', p.regex.pattern)})"
+                    for n, p in enumerate(spec.patterns) if p.include is not None]
+    return re.compile("|".join(reversed(alternatives)) or "(?!)").match
+
+
+_INNER_GROUP = re.compile(r"\(\?P<\w+>")  # pathspec names a group in each pattern: one name, many patterns
 
 
 @dataclass(frozen=True)
@@ -102,15 +111,17 @@ class _Walk:
             return []
         subdirectories = []
         for entry in entries:
-            abs_path = os.path.join(abs_dir, entry.name)
             # Symlinked directories are not followed (no cycles; ruff does the same).
             is_dir = _is_dir(entry)
+            if not is_dir and not entry.name.endswith(".py"):  # before any pattern: most files of a tree
+                continue
+            abs_path = os.path.join(abs_dir, entry.name)
             if self.skip(abs_path, is_dir, gitignores):
                 continue
             child = entry.name if shown == "." else os.path.join(shown, entry.name)
             if is_dir:
                 subdirectories.append((abs_path, child, self.with_gitignore(gitignores, abs_path)))
-            elif entry.name.endswith(".py"):
+            else:
                 self.files.setdefault(abs_path, child)
         return subdirectories
 

@@ -97,23 +97,27 @@ def _ast_parse(source: str) -> ast.Module | None:
 
 @dataclass
 class _AstScan:
-    """What the stdlib ast says of a module: its calls and parameters (for positions) and whether it has a
-    block-pointer site call. libcst, about 10 times slower to parse, is only paid for files that have one."""
+    """What the stdlib ast says of a module: its calls, parameters and functions (for positions) and whether
+    it has a block-pointer site call. libcst, about 10 times slower to parse, is only paid for files that
+    have one."""
 
     calls: list[ast.Call]
     parameters: list[ast.arg]
+    functions: list[ast.FunctionDef | ast.AsyncFunctionDef]
     has_sites: bool
 
     @classmethod
     def of(cls, tree: ast.Module) -> "_AstScan":
-        calls, parameters = [], []
+        calls, parameters, functions = [], [], []
         for node in ast.walk(tree):
             if type(node) is ast.Call:
                 calls.append(node)
             elif type(node) is ast.arg:
                 parameters.append(node)
+            elif type(node) is ast.FunctionDef or type(node) is ast.AsyncFunctionDef:
+                functions.append(node)
         names = TritonNames.of_ast(tree)
-        return cls(calls, parameters, any(_is_site_call(names, c) for c in calls))
+        return cls(calls, parameters, functions, any(_is_site_call(names, c) for c in calls))
 
 
 def _has_site(tree: ast.Module) -> bool:
@@ -228,7 +232,8 @@ def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool) 
         positions = Positions(source, known)
     else:
         positions = Positions.paired(wrapper, source, () if syntax is None else
-                                     [(scan.calls, syntax.calls), (scan.parameters, syntax.parameters)])
+                                     [(scan.calls, syntax.calls), (scan.parameters, syntax.parameters),
+                                      ([f.name for f in scan.all_functions], syntax.functions)])
     taken = scan.identifiers
     language = names.language_prefix() or ("tl" if "tl" not in taken else "triton_language")
     shim = "compat" if "compat" not in taken else "triton_migrate_compat"

@@ -4,6 +4,7 @@ annotations; diffs, statistics, the fix enumeration and the grouped report. Pure
 from __future__ import annotations
 
 import difflib
+import functools
 import io
 import json
 import os
@@ -77,8 +78,14 @@ def _full(result: FileResult, d: Diagnostic, color: bool) -> str:
 
 
 def _line(text: str, number: int) -> str:
-    lines = io.StringIO(text, newline="").readlines()
+    lines = _lines_of(text)
     return lines[number - 1] if 0 < number <= len(lines) else ""
+
+
+@functools.lru_cache(maxsize=1)
+def _lines_of(text: str) -> list[str]:
+    """A file's lines, split once for all its sites (a kernel file has dozens), not once per site."""
+    return io.StringIO(text, newline="").readlines()
 
 
 def _github(result: FileResult, d: Diagnostic, _color: bool) -> str:

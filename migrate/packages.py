@@ -10,8 +10,10 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Optional
+
+from .reachable import reachable_names
 
 
 @functools.lru_cache(maxsize=None)
@@ -40,9 +42,16 @@ class Locator:
 
     def __init__(self, paths: Iterable[str]) -> None:
         self.by_absolute = {os.path.abspath(path): path for path in paths}
+        self._found: dict[tuple[str, int, str], Optional[str]] = {}  # what a directory's imports name
 
     def __call__(self, importer: str, level: int, module: str) -> Optional[str]:
-        here = os.path.dirname(os.path.abspath(importer))
+        directory = os.path.dirname(importer)
+        if (directory, level, module) not in self._found:
+            self._found[(directory, level, module)] = self._locate(directory, level, module)
+        return self._found[(directory, level, module)]
+
+    def _locate(self, directory: str, level: int, module: str) -> Optional[str]:
+        here = os.path.abspath(directory)
         for _ in range(level - 1):
             here = os.path.dirname(here)
         bases = [here] if level else list(dict.fromkeys((here, _package_root(here))))
@@ -55,36 +64,54 @@ class Locator:
         return None
 
 
-_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w \t,]*)|import[ \t]+([\w. \t,]+))",
-                     re.M)
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]*(?:\(([^)]*)\)|((?:[^\n#;\\]|\\\r?\n)*))"
+                     rb"|import[ \t]+([\w. \t,]+))", re.M)
+_COMMENT = re.compile(rb"#[^\n]*")
+_NAME = re.compile(rb"\s*(\w+)(?:\s+as\s+\w+)?\s*")
 
 
-def _imported_modules(data: bytes) -> set[tuple[int, str]]:
-    """(level, module) of every module a file imports, read from its import lines (no parse: this runs on
-    every Triton file of the run, in the main process). A missed exotic import only means a group is not
-    formed: the kernel's block pointers passed to that helper are then reported, never rewritten on one side
-    only."""
+def _imports(data: bytes) -> set[tuple[int, str, Optional[str]]]:
+    """(level, module, name) of every import, read from its import lines (no parse: this runs on every
+    Triton file of the run, in the main process): `from .m import f` gives (1, "m", "f"), `import a.b`
+    (0, "a.b", None). A name that cannot be read (`*`, a line this does not follow) is None: the whole
+    module. A missed exotic import only means a group is not formed: the kernel's block pointers passed to
+    that helper are then reported, never rewritten on one side only."""
     found = set()
-    for dots, base, names, plain in _IMPORT.findall(data):
+    for dots, base, listed, line, plain in _IMPORT.findall(data):
         if plain:
-            found |= {(0, part.split()[0].decode()) for part in plain.split(b",") if part.strip()}
+            found |= {(0, part.split()[0].decode(), None) for part in plain.split(b",") if part.strip()}
             continue
-        module = base.decode()
-        found.add((len(dots), module))
-        for name in names.split(b","):  # `from pkg import mod`
-            if name.strip():
-                found.add((len(dots), ".".join(p for p in (module, name.split()[0].decode()) if p)))
+        text = _COMMENT.sub(b"", listed or line.replace(b"\\", b" "))
+        names = [_NAME.fullmatch(part) for part in text.split(b",") if part.strip()]  # `(a, b,)` ends in a comma
+        if not names or not all(names):
+            found.add((len(dots), base.decode(), None))
+        found |= {(len(dots), base.decode(), n[1].decode()) for n in names if n}
     return found
 
 
-_JIT_DEFINITION = re.compile(rb"^[ \t]*@[\w.]*jit\b[^\n]*\n(?:[ \t]*@[^\n]*\n)*[ \t]*def ", re.M)
+_JIT_DEFINITION = re.compile(rb"^[ \t]*@[\w.]*jit\b[^\n]*\n(?:[ \t]*@[^\n]*\n)*[ \t]*def[ \t]+(\w+)", re.M)
+_CLASS = re.compile(rb"^[ \t]*class[ \t]+(\w+)", re.M)
 
 
-def groups(files: dict[str, bytes], candidates: set[str]) -> list[list[str]]:
-    """Groups of two or more files (paths) to migrate together; every other file is migrated alone. Only
-    modules that define `@jit` functions join: importing Triton's own modules, say, groups nothing."""
+def groups(files: dict[str, bytes], candidates: set[str],
+           reachable_in: Callable[[bytes], Optional[set[str]]] = reachable_names) -> list[list[str]]:
+    """Groups of two or more files (paths) to migrate together; every other file is migrated alone. A file
+    joins the file it imports a `@jit` function from if a block pointer can reach that function
+    (reachable.py), whichever of the two has block pointers: the callers of a helper that takes parts must
+    all be rewritten with it. Importing Triton's own modules, or a library's math helpers, groups nothing.
+    `reachable_in(bytes)`: reachable.reachable_names, or a cache of it."""
     helpers = {path: data for path, data in files.items() if b"jit" in data and _JIT_DEFINITION.search(data)}
+    if not candidates & helpers.keys():
+        return []
     locate = Locator(helpers)
+    reachable: dict[str, Optional[set[str]]] = {}
+
+    @functools.lru_cache(maxsize=None)
+    def defined(path: str) -> set[bytes]:
+        """The names of a file's `@jit` functions and classes, from its text: only those can be reachable,
+        and most imports name neither (the stdlib parse of a kernel module costs more than all this)."""
+        data = helpers[path]
+        return set(_JIT_DEFINITION.findall(data)) | set(_CLASS.findall(data) if b"class" in data else ())
     parent = {path: path for path in helpers}
 
     def find(path: str) -> str:
@@ -93,18 +120,32 @@ def groups(files: dict[str, bytes], candidates: set[str]) -> list[list[str]]:
             path = parent[path]
         return path
 
-    pending, seen = [p for p in candidates if p in helpers], set()
-    while pending:
-        path = pending.pop()
-        if path in seen:
-            continue
-        seen.add(path)
-        for level, module in _imported_modules(helpers[path]):
-            other = locate(path, level, module)
-            if other is not None and other != path:
-                parent[find(other)] = find(path)
-                pending.append(other)
+    def reaches(path: str, name: Optional[str]) -> bool:
+        if name is not None and name.encode() not in defined(path):  # a Python function, a constant...
+            return False
+        if path not in reachable:
+            reachable[path] = reachable_in(helpers[path])
+        names = reachable[path]
+        return names is None or bool(names) and (name is None or name in names)
+
+    for path, data in helpers.items():
+        for target, name in _imported(path, data, locate):
+            if target != path and reaches(target, name):
+                parent[find(target)] = find(path)
     members: dict[str, list[str]] = {}
-    for path in seen:
+    for path in helpers:
         members.setdefault(find(path), []).append(path)
-    return [sorted(group) for group in members.values() if len(group) > 1]
+    return [sorted(group) for group in members.values() if len(group) > 1 and candidates.intersection(group)]
+
+
+def _imported(path: str, data: bytes, locate: Locator) -> set[tuple[str, Optional[str]]]:
+    """(file, name) for every import of a file of the run: `from m import f` imports f of m.py, `from pkg
+    import m` and `import pkg.m` all of m.py (name None)."""
+    found = set()
+    for level, module, name in _imports(data):
+        whole = locate(path, level, ".".join(p for p in (module, name) if p)) if name else None
+        if whole is not None:
+            found.add((whole, None))
+        elif (owner := locate(path, level, module)) is not None:
+            found.add((owner, name))
+    return found

@@ -11,13 +11,14 @@ and only when first needed. A tree rebuilt from the ast (ast_tree.py, for checks
 from __future__ import annotations
 
 import ast
+import io
 import re
 from typing import Optional, Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from .ast_tree import Unsupported
+from .ast_tree import Unsupported, name_position
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # what Python's tokenizer (and libcst) count as a line break
 
@@ -28,9 +29,12 @@ def source_order(nodes: Sequence[ast.expr | ast.arg]) -> list:
 
 
 def _ast_name(node: ast.AST) -> Optional[str]:
-    """What pairs an ast node with its libcst twin: a parameter's name, a called name's last part."""
+    """What pairs an ast node with its libcst twin: a parameter's name, a called name's last part, a
+    function's name (its twin is the libcst FunctionDef's name)."""
     if isinstance(node, ast.arg):
         return node.arg
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return node.name
     func = node.func
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
@@ -38,8 +42,28 @@ def _ast_name(node: ast.AST) -> Optional[str]:
 def _cst_name(node: cst.CSTNode) -> Optional[str]:
     if isinstance(node, cst.Param):
         return node.name.value
+    if isinstance(node, cst.Name):
+        return node.value
     func = node.func
     return func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+
+
+class _EncodedLines:
+    """The source's lines as the ast counts them (UTF-8), split only if a function's name is asked for."""
+
+    def __init__(self, source: str) -> None:
+        self._source = source
+        self._lines: Optional[list[bytes]] = None
+
+    def start(self, node: ast.AST) -> tuple[int, int]:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return name_position(self.line, node)
+        return node.lineno, node.col_offset
+
+    def line(self, number: int) -> bytes:
+        if self._lines is None:
+            self._lines = [line.encode() for line in io.StringIO(self._source, newline="").readlines()]
+        return self._lines[number - 1]
 
 
 class Positions:
@@ -59,12 +83,13 @@ class Positions:
     def paired(cls, wrapper: MetadataWrapper, source: str,
                pairs: Sequence[tuple[Sequence[cst.CSTNode], Sequence[ast.AST]]] = ()) -> "Positions":
         """`pairs`: (libcst nodes in pre-order, their ast twins in any order), calls with calls, parameters
-        with parameters."""
+        with parameters, functions' names with functions."""
         known = {}
+        lines = _EncodedLines(source)
         for cst_nodes, ast_nodes in pairs:
             ordered = source_order(ast_nodes)
             if len(ordered) == len(cst_nodes) and list(map(_ast_name, ordered)) == list(map(_cst_name, cst_nodes)):
-                known.update(zip(map(id, cst_nodes), [(n.lineno, n.col_offset) for n in ordered]))
+                known.update(zip(map(id, cst_nodes), [lines.start(n) for n in ordered]))
         return cls(source, known, wrapper)
 
     def start(self, node: cst.CSTNode) -> tuple[int, int]:

@@ -37,8 +37,10 @@ class Suppression:
 
 def might_have(data: bytes) -> bool:
     """The byte prefilter: a file without these bytes holds no suppression and is not tokenized."""
-    # Substring tests first: a case-insensitive regex over every file of a large tree costs seconds.
-    return any(m in data for m in (b"TTD", b"ttd", b"igrate", b"IGRATE")) and _MARKER.search(data) is not None
+    # Substring tests first: a case-insensitive regex over every file of a large tree costs seconds. Each
+    # test is a pass over the file (a site-packages tree has 130 MB): only the spellings `find` accepts,
+    # a code in upper or lower case and `migrate:` as _IGNORE spells it.
+    return any(m in data for m in (b"TTD", b"ttd", b"migrate:")) and _MARKER.search(data) is not None
 
 
 def find(text: str) -> list[Suppression]:
@@ -65,7 +67,7 @@ def _comments(text: str) -> list[tokenize.TokenInfo]:
 
 def unused(suppressions: list[Suppression], diagnostics: tuple[Diagnostic, ...]) -> list[tuple[Suppression, str]]:
     """(suppression, what is unused) for every listed code, or blanket directive, that matches no diagnostic."""
-    from triton_migrate.rules import RULES
+    from triton_migrate.rules import CODES  # not RULES: the rules' modules import libcst, a cached run need not
 
     stale = []
     for s in suppressions:
@@ -73,7 +75,7 @@ def unused(suppressions: list[Suppression], diagnostics: tuple[Diagnostic, ...])
         if s.blanket and not on_line:
             stale.append((s, "`# migrate: ignore` matches no site on this line"))
         for code in s.codes:
-            if code not in RULES:
+            if code not in CODES:
                 stale.append((s, f"unknown rule code {code}"))
             elif code not in on_line:
                 stale.append((s, f"unused suppression of {code}: no such site on this line"))

@@ -197,3 +197,56 @@ def test_strict_keeps_masked_pointers_for_an_unproven_offset_in_a_parenthesised_
     source = PARENTHESISED_BASE.replace("BASE", "(x_ptr + off)").replace("(stride, 1)", "(64, 1)")
     (site,) = engine.migrate_source(source, policy=Policy(strict=True)).diagnostics
     assert site.decision == "pointer" and "TTD112 `off` × itemsize" in site.message, site
+
+
+# `p` holds block pointers of two layouts: TTD109 names the function, whose name is on the line after `def \`.
+TWO_LAYOUTS = '''\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def \\
+        k(x_ptr, y_ptr, M, N, stride, flag, BM: tl.constexpr, BN: tl.constexpr):
+    if flag:
+        p = tl.make_block_ptr(x_ptr, (M, N), (stride, 1), (0, 0), (BM, BN), (1, 0))
+    else:
+        p = tl.make_block_ptr(y_ptr, (N, M), (1, stride), (0, 0), (BN, BM), (0, 1))
+    tl.store(p, tl.load(p, boundary_check=(0, 1)) + 1, boundary_check=(0, 1))
+'''
+
+
+def _function_names(node: cst.CSTNode) -> list[cst.Name]:
+    stack, found = [node], []
+    while stack:
+        node = stack.pop()
+        found += [node.name] if isinstance(node, cst.FunctionDef) else []
+        stack.extend(children(node))
+    return found
+
+
+@pytest.mark.parametrize("source", ["def f(): pass\n", "async  def \\\n  f(): pass\n", "\tdef f(): pass\n",
+                                    "class C:\n    @staticmethod\n    def f(): pass\n"])
+def test_a_function_name_knows_its_place(source: str) -> None:
+    source = "if x:\n" + source if source.startswith("\t") else source
+    rebuilt_tree, positions = ast_tree.build(source, ast.parse(source))
+    (ours,) = _function_names(rebuilt_tree)
+    module = cst.MetadataWrapper(cst.parse_module(source))
+    (theirs,) = _function_names(module.module)
+    start = module.resolve(cst.metadata.PositionProvider)[theirs].start
+    assert positions[id(ours)] == (start.line, start.column)
+
+
+def test_a_diagnostic_at_a_function_name_needs_no_libcst_positions(monkeypatch) -> None:
+    # A check of the rebuilt tree used to fall back to libcst's parse for it, a rewrite to libcst's
+    # PositionProvider (which prints the whole module again): on kernel-heavy files, most of a check.
+    expected = [(9, 13, "TTD109", 7), (11, 13, "TTD109", 7)]
+
+    def found(rewrite: bool) -> list:
+        diagnostics = engine.migrate_source(TWO_LAYOUTS, verify=False, rewrite=rewrite).diagnostics
+        return [(d.line, d.column, d.code, int(d.message.rpartition("line ")[2].rstrip(")"))) for d in diagnostics]
+
+    monkeypatch.setattr(cst.MetadataWrapper, "resolve", lambda *a: pytest.fail("libcst positions computed"))
+    assert found(rewrite=True) == expected
+    monkeypatch.setattr(engine, "_parse", lambda *a: pytest.fail("libcst parse"))
+    assert found(rewrite=False) == expected

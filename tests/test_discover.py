@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from triton_migrate import discover as discover_module
-from triton_migrate.discover import discover
+from triton_migrate.discover import DEFAULT_EXCLUDES, _Layer, _spec, discover
 
 
 def make(root, *names):
@@ -193,3 +193,21 @@ def test_thousands_of_files(tree):
         (tree / f"m{i:04d}.py").write_text("")
     found = discover(["."])
     assert len(found.files) == 3000 and found.files[0] == "m0000.py" and found.files[-1] == "m2999.py"
+
+
+def test_one_regex_decides_as_the_patterns_one_by_one():
+    # discover.py matches a path against all of a file's patterns in one search: the last matching pattern
+    # must still win, `!` re-include, and `name/` match directories only.
+    lines = [*DEFAULT_EXCLUDES, "*.log", "!keep.log", "gen_*/", "/top.py", "a/**/b", "!a/x/b", "[z-a]"]
+    spec, _ = _spec(lines)
+    layer = _Layer("/r", spec)
+    paths = ["keep.log", "x.log", "d/keep.log", "gen_x", "gen_x/y.py", "top.py", "s/top.py", "a/b", "a/x/b",
+             "a/y/z/b", ".git", "src/.venv", "src/build/x.py", "ok.py", "dist"]
+    for path in paths:
+        for is_dir in (False, True):
+            rel = path + ("/" if is_dir else "")
+            expected = None
+            for pattern in spec.patterns:
+                if pattern.include is not None and pattern.match_file(rel) is not None:
+                    expected = pattern.include
+            assert layer.decision(f"/r/{path}", is_dir) is expected, (path, is_dir)

@@ -8,6 +8,7 @@ import libcst as cst
 import pytest
 
 from test_cli import DIAGNOSTIC, invoke, put, snapshot
+from triton_migrate.packages import groups
 from triton_migrate.rules import ttd006_masked_pointers
 
 BLOCK_POINTER_API = ("make_block_ptr", "boundary_check")
@@ -165,3 +166,57 @@ def test_a_failing_file_costs_only_itself_and_the_block_pointers_crossing_into_i
     assert not any(api in text["other/fill.py"] for api in BLOCK_POINTER_API)
     tiles = [line for line in done.stdout.splitlines() if line.startswith("pkg/tiles.py")]
     assert tiles and all("TTD201" in line and "called from pkg/broken.py" in line for line in tiles)
+
+
+# --- which imports tie files together (reachable.py) -------------------------------------------------------------
+
+MATH = HEAD + """
+from triton.language.extra import libdevice
+
+
+@triton.jit
+def exp(x):
+    return tl.exp(x.to(tl.float32))
+
+
+@triton.jit
+def safe_dot(a, b, allow_tf32: tl.constexpr = None):
+    return tl.dot(a, b, allow_tf32=allow_tf32) + libdevice.tanh(a[0]) * b
+
+
+@triton.jit
+def unused(src, index):  # a parameter used nowhere could hold anything
+    return None
+"""
+
+
+def test_helpers_no_block_pointer_can_reach_tie_no_files():
+    # Every kernel file of a library imports its math helpers: that used to make one group of 81 of the
+    # 101 kernel files of flash-linear-attention, analysed in one process and never cached.
+    kernel = KERNEL.format(args="").replace("from utils import helper", "from utils import exp, safe_dot")
+    files = {"utils.py": MATH.encode(), "a.py": kernel.encode(), "b.py": kernel.encode()}
+    assert groups(files, {"a.py", "b.py"}) == []
+    files["c.py"] = kernel.replace("exp, safe_dot", "unused").encode()
+    assert groups(files, {"a.py", "b.py", "c.py"}) == [["c.py", "utils.py"]]
+
+
+@pytest.mark.parametrize("use", ["tl.load(p)", "tl.advance(p, (0, 1))", "(p, 1)", "other(p)",
+                                 "p if p is not None else q"])
+def test_a_helper_that_can_take_a_block_pointer_ties_its_callers(use):
+    helper = HEAD + f"\n\n@triton.jit\ndef helper(p, q):\n    return {use}\n"
+    files = {"utils.py": helper.encode(), "kernel.py": KERNEL.format(args="").encode()}
+    assert groups(files, {"kernel.py"}) == [["kernel.py", "utils.py"]]
+
+
+def test_every_caller_of_a_helper_that_takes_parts_joins_its_group(tree):
+    # `other.py` has no block pointer and imports nothing from `kernel.py`, but calls the helper that
+    # kernel.py passes a block pointer: rewriting the helper to take parts without it broke its call.
+    put(tree, "utils.py", UTILS.format(extra="", scaled=""))
+    put(tree, "kernel.py", KERNEL.format(args=""))
+    other = HEAD + "from utils import helper\n\n\n@triton.jit\ndef other(x_ptr, y_ptr):\n" \
+                   "    tl.store(y_ptr, helper(x_ptr))\n"
+    put(tree, "other.py", other)
+    before = snapshot(tree)
+    done = invoke("-j1", "--no-cache", "--write", ".")
+    assert "TTD201" in done.stdout and "another value at others" in done.stdout, done.stdout
+    assert snapshot(tree) == before
