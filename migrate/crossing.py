@@ -182,6 +182,10 @@ class Crossing:
         passed = {}
         for param, (value, deltas) in pointers.items():
             why = self.context.refusal(helper, param)
+            if why is None and self.context.interface(helper, param) is None:
+                # Not (yet) settled: the helper keeps its parameter, so the block pointer must stay too
+                # (a later round that settles it analyses this caller again, without this refusal).
+                why = "no call site passes it a block pointer whose parts are known"
             parts = self.passed_parts(helper, param, value, deltas, node) if why is None else None
             if why is not None:
                 callee = canonical_code(node.func)
@@ -210,8 +214,8 @@ class Crossing:
             return None
         offsets = self.offsets(value, deltas)
         interface = self.context.interface(helper, param)
-        if offsets is None or interface is None:
-            return None
+        if offsets is None:
+            return None  # paths disagree on an offset: the rerun materializes it
         creation = self.creation_of(value)
         source = {("base", 0): creation.base}
         for d in range(interface.rank):
