@@ -83,3 +83,12 @@ def test_a_rewrite_that_reads_a_deleted_binding_is_an_internal_error(monkeypatch
     monkeypatch.setattr(FunctionAnalysis, "helper_call", lambda self, node, state: True)
     with pytest.raises(engine.InternalError, match="reads names it no longer binds: `V_block_ptr` in `kernel`"):
         engine.migrate_source(_source("(1, 0)"))
+
+
+@pytest.mark.parametrize("order", ["order", TUTORIAL_ORDER])
+@pytest.mark.parametrize("placeholder", ["", "    V_block_ptr = None\n"], ids=["plain", "None first"])
+def test_an_order_that_is_not_a_literal_still_travels_as_parts(order, placeholder):
+    """Masked pointers never need `order`: the tutorial's `v_order` passes parts like `(1, 0)` does."""
+    outcome = engine.migrate_source(_source(order, placeholder))
+    assert [(d.code, d.fixed) for d in outcome.diagnostics] == [("TTD006", True), ("TTD008", True)]
+    assert "_inner(acc, V, D, stride_vn, stride_vk, 0, 0, D, N, BLOCK_N)" in outcome.new_source
