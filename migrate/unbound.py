@@ -24,7 +24,7 @@ def newly_unbound(before: str, after: str) -> dict[str, set[str]]:
     after_reads = _unbound_reads(_parse(after))
     if not any(after_reads.values()):
         return {}
-    before_reads = _unbound_reads(_parse(before))
+    before_reads = _unbound_reads(_parse(before), with_early_reads=True)
     found = {}
     for key, names in after_reads.items():
         lost = names - before_reads.get(key, set())
@@ -33,15 +33,46 @@ def newly_unbound(before: str, after: str) -> dict[str, set[str]]:
     return found
 
 
-def _unbound_reads(tree: ast.Module) -> dict[tuple[str, int], set[str]]:
-    """(qualified name, how many functions of that name came before) -> the names it reads unbound."""
+def _unbound_reads(tree: ast.Module, with_early_reads: bool = False) -> dict[tuple[str, int], set[str]]:
+    """(qualified name, how many functions of that name came before) -> the names it reads unbound;
+    `with_early_reads`: also those it reads before binding them (a kernel that was broken already)."""
     module = _BUILTINS | _bindings_and_reads(tree, enter_functions=False)[0]
     found, seen = {}, {}
     for name, function in _top_functions(tree, ""):
         seen[name] = seen.get(name, -1) + 1
         bound, reads = _bindings_and_reads(function, enter_functions=True)
-        found[(name, seen[name])] = reads - bound - module
+        found[(name, seen[name])] = reads - bound - module | (_early_reads(function) if with_early_reads else set())
     return found
+
+
+def _early_reads(function: ast.AST) -> set[str]:
+    """Names read where no assignment can have run yet: before the first one in the text, outside any
+    loop that assigns them (its next pass could). Such a read fails with or without the rewrite."""
+    assigned: dict[str, list[tuple[int, int]]] = {}
+    reads, loops, everywhere = [], [], set()  # everywhere: parameters, imports, ...: bound wherever read
+    for node in ast.walk(function):
+        kind = type(node)
+        if kind is ast.Name:
+            at = (node.lineno, node.col_offset)
+            (reads.append((node.id, at)) if type(node.ctx) is ast.Load else assigned.setdefault(node.id, []).append(at))
+        elif kind in (ast.For, ast.AsyncFor, ast.While):
+            loops.append(((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)))
+        elif kind is ast.arg:
+            everywhere.add(node.arg)
+        elif kind is ast.alias:
+            everywhere.add(node.asname or node.name.partition(".")[0])
+        elif kind in (ast.Global, ast.Nonlocal):
+            everywhere.update(node.names)
+        elif kind in (*_FUNCTIONS, ast.ClassDef):
+            everywhere.add(node.name)
+    early = set()
+    for name, at in reads:
+        at_most = assigned.get(name)
+        if not at_most or name in everywhere or at >= min(at_most):
+            continue
+        if not any(start <= at <= end and any(start <= b <= end for b in at_most) for start, end in loops):
+            early.add(name)
+    return early
 
 
 def _parse(source: str) -> ast.Module:

@@ -92,3 +92,19 @@ def test_an_order_that_is_not_a_literal_still_travels_as_parts(order, placeholde
     outcome = engine.migrate_source(_source(order, placeholder))
     assert [(d.code, d.fixed) for d in outcome.diagnostics] == [("TTD006", True), ("TTD008", True)]
     assert "_inner(acc, V, D, stride_vn, stride_vk, 0, 0, D, N, BLOCK_N)" in outcome.new_source
+
+
+def test_a_name_the_source_read_before_assigning_it_is_not_the_rewrites_fault():
+    """Found by the fuzz campaign: a kernel that reads `p` before any assignment of it (and not in a loop
+    that assigns it) fails already; the rewrite that then deletes the later assignments is no bug."""
+    before = "def f(a):\n    for i in a:\n        h(p)\n    for j in a:\n        p = g(j)\n        h(p)\n"
+    assert newly_unbound(before, "def f(a):\n    for i in a:\n        h(p)\n    for j in a:\n        h(j)\n") == {}
+
+
+@pytest.mark.parametrize("before", [
+    "def f(a):\n    for i in a:\n        h(p)\n        p = g(i)\n",  # the loop's next pass reads the assignment
+    "def f(p):\n    h(p)\n    p = g(p)\n",  # a parameter
+])
+def test_a_read_that_an_assignment_can_reach_is_still_checked(before):
+    after = before.replace("        p = g(i)\n", "").replace("    p = g(p)\n", "").replace("def f(p)", "def f(a)")
+    assert newly_unbound(before, after) == {"f": {"p"}}
