@@ -356,6 +356,8 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.refuse(value.creations, Refusal(ttd109_ambiguous_value.CODE, f"`{node.value}` {value.why}", node))
 
     def orphan(self, node: cst.CSTNode, message: str) -> None:
+        if any(o.node is node for o in self.orphans):
+            return  # met again on a loop's next pass: one site, one diagnostic
         self.orphans.append(Refusal(ttd201_crosses_function.CODE, message, node))
         self.cross_check(self.orphans[-1])
 

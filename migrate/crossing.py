@@ -29,7 +29,7 @@ class SiteFacts:
     """What one call site passes for a block-pointer parameter."""
 
     rank: int
-    order: tuple[int, ...]
+    order: Optional[tuple[int, ...]]  # None: not a literal (`v_order: tl.constexpr = ...`); only a unit needs it
     fixed: tuple[Optional[str], ...]  # per shape, stride and block part: how the helper can spell it, or None
     aligned: tuple[bool, ...]
     nonnegative: tuple[bool, ...]
@@ -113,9 +113,12 @@ class Crossing:
         parts.update({kind: parsed(text) for kind, text in interface.kept().items()})
         tuples = [cst.Tuple([cst.Element(parts[(kind, d)]) for d in range(interface.rank)])
                   for kind in ("shape", "stride", "start", "block")]
-        order = cst.Tuple([cst.Element(cst.Integer(str(o))) for o in interface.order])
+        # An order the callers did not spell as a literal stays unknown here too (no argument): the helper then
+        # finds the unit stride as they did, from a literal 1 only. Masked pointers never need it.
+        order = [] if interface.order is None else \
+            [cst.Arg(cst.Tuple([cst.Element(cst.Integer(str(o))) for o in interface.order]))]
         return cst.Call(cst.Attribute(self.language, cst.Name("make_block_ptr")),
-                        [cst.Arg(parts[("base", 0)])] + [cst.Arg(t) for t in tuples] + [cst.Arg(order)])
+                        [cst.Arg(parts[("base", 0)])] + [cst.Arg(t) for t in tuples] + order)
 
     def parameter_names(self, param: cst.Param) -> list[tuple[str, bool]]:
         """(name, is constexpr) of the parameters that replace a block-pointer parameter."""
@@ -182,6 +185,10 @@ class Crossing:
         passed = {}
         for param, (value, deltas) in pointers.items():
             why = self.context.refusal(helper, param)
+            if why is None and self.context.interface(helper, param) is None:
+                # Not (yet) settled: the helper keeps its parameter, so the block pointer must stay too
+                # (a later round that settles it analyses this caller again, without this refusal).
+                why = "no call site passes it a block pointer whose parts are known"
             parts = self.passed_parts(helper, param, value, deltas, node) if why is None else None
             if why is not None:
                 callee = canonical_code(node.func)
@@ -210,8 +217,8 @@ class Crossing:
             return None
         offsets = self.offsets(value, deltas)
         interface = self.context.interface(helper, param)
-        if offsets is None or interface is None:
-            return None
+        if offsets is None:
+            return None  # paths disagree on an offset: the rerun materializes it
         creation = self.creation_of(value)
         source = {("base", 0): creation.base}
         for d in range(interface.rank):
@@ -222,11 +229,12 @@ class Crossing:
 
     def site_facts(self, value: BlockPtr, deltas, bound: dict) -> Optional[SiteFacts]:
         creation = self.creation_of(value)
-        if creation.order is None or len(value.creations) > 1:
+        if len(value.creations) > 1:
             return None
         fixed = tuple(self.fixed_part(n, bound) for n in creation.shape + creation.strides + creation.block)
         proven = self.proven_offsets(value, deltas)
-        return SiteFacts(len(creation.block), tuple(creation.order), fixed, tuple(p["aligned"] for p in proven),
+        order = None if creation.order is None else tuple(creation.order)
+        return SiteFacts(len(creation.block), order, fixed, tuple(p["aligned"] for p in proven),
                          tuple(p["nonnegative"] for p in proven), creation.unit)
 
     @staticmethod

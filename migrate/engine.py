@@ -4,7 +4,7 @@ Pipeline for a file: prefilter on bytes → stdlib ast parse (files without a si
 parse, or for a check that prints no code the ast's tree rebuilt as libcst nodes (ast_tree.py, several
 times cheaper) → import resolution → per-function dataflow (analysis.py) → edits for the block pointers
 that can be migrated, a reason for each that cannot → re-parse and re-run on the output (it must be a
-fixed point) before anything is returned.
+fixed point, and bind every name it reads: unbound.py) before anything is returned.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from libcst.metadata import MetadataWrapper
 from triton_migrate.rules import (ttd001_descriptor, ttd006_masked_pointers, ttd007_compat, ttd008_helper_parts,
                                   ttd009_launch_guard, ttd108_unsupported_use)
 
-from . import ast_tree
+from . import ast_tree, unbound
 from .analysis import CrossesFunctions, FunctionAnalysis
 from .calls import is_kernel
 from .facts import AssignmentCollector, FunctionFacts
@@ -52,7 +52,8 @@ class SourceError(Exception):
 
 
 class InternalError(Exception):
-    """The rewrite produced text that does not parse or is not a fixed point: a bug, never written out."""
+    """The rewrite produced text that does not parse, is not a fixed point or reads a name it no longer
+    binds: a bug, never written out."""
 
 
 class ModuleFailure(Exception):
@@ -160,8 +161,20 @@ def migrate_sources(sources: dict[str, str], verify: bool = True, policy: Policy
         raise SourceError("too deeply nested for the analysis", 0) from error
     changed = {name: o.new_source for name, o in outcomes.items() if o.new_source is not None}
     if verify and changed:
-        _check_fixed_point({**sources, **changed}, policy, locate, frozen)
+        _check_fixed_point({**sources, **changed}, policy, locate, frozen)  # first: the output parses
+        _check_names_bound(sources, changed)
     return outcomes
+
+
+def _check_names_bound(sources: dict[str, str], changed: dict[str, str]) -> None:
+    """A rewrite that deletes a binding something still reads (a block pointer's creation, its call left
+    alone) re-parses and is a fixed point, but fails at compile time: an internal error, never written."""
+    for name, new_source in changed.items():
+        lost = unbound.newly_unbound(sources[name], new_source)
+        if lost:
+            where = "; ".join(f"`{n}` in `{function}`" for function, names in sorted(lost.items())
+                              for n in sorted(names))
+            raise ModuleFailure(name, InternalError(f"the rewrite reads names it no longer binds: {where}"))
 
 
 def _check_fixed_point(new_sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str]) -> None:

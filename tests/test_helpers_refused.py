@@ -50,3 +50,12 @@ def test_a_helper_named_like_a_triton_member_is_no_reference_to_it():
     outcome = migrate_source(HEAD + HELPER + KERNEL.format("    y = load(x)"))
     # (the helper, which has no launch of its own to check, reads its parts through masked pointers: TTD009)
     assert {d.code for d in outcome.diagnostics} == {"TTD006", "TTD008"}
+
+
+def test_a_site_met_again_on_a_loops_next_pass_is_reported_once():
+    """A parameter's block pointer no caller passes as parts, advanced in a loop: the loop's fixed point
+    visits the advance twice, the report names it once."""
+    source = HEAD + ("@triton.jit\ndef walk(p, N, BN: tl.constexpr):\n    for i in range(0, N, BN):\n"
+                     "        p = tl.advance(p, (BN,))\n    return tl.load(p)\n")
+    outcome = migrate_source(source)
+    assert [(d.line, d.code) for d in outcome.diagnostics] == [(7, "TTD201")]
