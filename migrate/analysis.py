@@ -59,6 +59,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.triton_module = names.triton_prefix() or "triton"
         self.knowledge = Knowledge()
         self.parameter_calls: dict[str, cst.Call] = {}  # a parameter's block pointer, re-created (crossing.py)
+        self.inline_names: dict[int, str] = {}  # id of a creation inside a load or store -> the name it gets
         for _ in range(MAX_RERUNS):
             self._run()
             if not self.dirty:
@@ -76,8 +77,9 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.placeholders: dict[int, cst.CSTNode] = {}
         self.orphans: list[Refusal] = []
         self.line: Optional[cst.SimpleStatementLine] = None  # the line being analysed, if a single statement
-        # statements to put before a line: line id -> stem -> (access call id, owners, builder)
-        self.line_edits: dict[int, dict[str, tuple[int, frozenset[int], Builder]]] = {}
+        # statements to put before a line: line id -> stem (an access's temporaries) or (stem, "creation") (an
+        # inline creation's statements) -> (call id, owners, builder)
+        self.line_edits: dict[int, dict[object, tuple[int, frozenset[int], Builder]]] = {}
         state: State = {}
         self.parameter_pointers(state)
         self.block(self.function.body.body, state)

@@ -398,7 +398,7 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
         notes.insert(0, f"checked at launch: {_launch_check(analysis.launch_check(creation))}")
     suffix = f" ({'; '.join(notes)})" if notes else ""
     what = f"block-pointer parameter `{creation.target}` (its parts)" if creation.anchor is not None else \
-        f"block pointer `{creation.target}`"
+        f"block pointer `{creation.target}`" + (" (created inline)" if creation.inline else "")
     requirements = (*analysis.class_notes(creation_id, analysis.knowledge.requirements), ALLOCATOR) \
         if "descriptor" in forms and not guarded else ()
     if forms == {"parts"}:
