@@ -59,6 +59,8 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.triton_module = names.triton_prefix() or "triton"
         self.knowledge = Knowledge()
         self.parameter_calls: dict[str, cst.Call] = {}  # a parameter's block pointer, re-created (crossing.py)
+        self.inline_names: dict[int, str] = {}  # id of a creation inside a load or store -> the name it gets
+        self.inlined_calls: dict[int, Optional[cst.Call]] = {}  # id of a helper call -> its creation (crossing.py)
         for _ in range(MAX_RERUNS):
             self._run()
             if not self.dirty:
@@ -76,10 +78,13 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.placeholders: dict[int, cst.CSTNode] = {}
         self.orphans: list[Refusal] = []
         self.line: Optional[cst.SimpleStatementLine] = None  # the line being analysed, if a single statement
-        # statements to put before a line: line id -> stem -> (access call id, owners, builder)
-        self.line_edits: dict[int, dict[str, tuple[int, frozenset[int], Builder]]] = {}
+        # statements to put before a line: line id -> stem (an access's temporaries) or (stem, "creation") (an
+        # inline creation's statements) -> (call id, owners, builder)
+        self.line_edits: dict[int, dict[object, tuple[int, frozenset[int], Builder]]] = {}
         state: State = {}
         self.parameter_pointers(state)
+        if self.context is not None and self.context.removed():
+            return  # every call of this helper inlined it: it goes (results.function_edit)
         self.block(self.function.body.body, state)
 
     def block(self, statements, state: Optional[State]) -> Optional[State]:
@@ -194,6 +199,8 @@ class FunctionAnalysis(Sites, Results, Crossing):
             self.bind(name, self.create(node, name, value, state), state)
         elif member == "advance":
             self.bind(name, self.advance(node, name, value, state), state)
+        elif (inlined := self.inlined_helper(value)) is not None:
+            self.bind(name, self.create_inlined(node, name, value, inlined, state), state)
         elif self.conditional_creation(value):
             self.bind(name, self.create_conditional(node, name, value, state), state)
         elif isinstance(value, cst.Name) and value.value == "None":

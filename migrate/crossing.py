@@ -19,6 +19,7 @@ import libcst as cst
 
 from triton_migrate.rules import ttd008_helper_parts, ttd108_unsupported_use, ttd201_crosses_function
 
+from . import inlining
 from .calls import int_value, tuple_elements
 from .records import Refusal
 from .values import OTHER, BlockPtr, Dim, State, canonical_code, code_of, parsed
@@ -157,6 +158,26 @@ class Crossing:
         return creation.target if anchored else None
 
     # -- the caller's side -----------------------------------------------------------------------
+
+    def inlined_helper(self, value: cst.BaseExpression) -> Optional[cst.Call]:
+        """The creation that a call of a helper returning one amounts to (inlining.py), or None. One node per
+        call for every rerun: what the analysis learns is keyed by the creation's id."""
+        if type(value) is not cst.Call or self.context is None:
+            return None
+        if id(value) not in self.inlined_calls:
+            key = self.context.resolve(value.func)
+            bound = self.context.bind(key, value) if key is not None else None
+            helper = self.context.program.helpers[key] if bound is not None else None
+            self.inlined_calls[id(value)] = helper and inlining.inlined_creation(
+                helper.node, bound, helper.unit.names.member, self.language)
+        return self.inlined_calls[id(value)]
+
+    def create_inlined(self, node, name: str, call: cst.Call, creation: cst.Call, state: State):
+        """`p = helper(...)`, read as the creation it amounts to: the statement becomes the creation's."""
+        self.visit_children(call, state)
+        value = self.create(node, name, creation, state)
+        self.creations[id(creation)].anchor = call
+        return value
 
     def helper_call(self, node: cst.Call, state: State) -> bool:
         """A call of a helper in the program with block pointers (or advanced ones) among its arguments."""

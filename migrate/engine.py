@@ -33,6 +33,7 @@ from .positions import Positions
 from .program import Locate, Program
 from .rewrite import Edits, Rewriter, add_definitions, add_import, uses_name
 from .triton_names import TritonNames
+from .values import canonical_code
 from .walk import walk
 
 _ENTRY_MEMBERS = ("make_block_ptr", "advance")
@@ -415,8 +416,9 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
     if guarded:
         notes.insert(0, f"checked at launch: {_launch_check(analysis.launch_check(creation))}")
     suffix = f" ({'; '.join(notes)})" if notes else ""
-    what = f"block-pointer parameter `{creation.target}` (its parts)" if creation.anchor is not None else \
-        f"block pointer `{creation.target}`"
+    what = f"block-pointer parameter `{creation.target}` (its parts)" if isinstance(creation.anchor, cst.Param) \
+        else f"block pointer `{creation.target}`" + (" (created inline)" if creation.inline else "") + \
+        (f" (what `{canonical_code(creation.anchor.func)}` returns, inlined)" if creation.anchor is not None else "")
     requirements = (*analysis.class_notes(creation_id, analysis.knowledge.requirements), ALLOCATOR) \
         if "descriptor" in forms and not guarded else ()
     if forms == {"parts"}:

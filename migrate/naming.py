@@ -35,6 +35,15 @@ class Namer:
     def _free(self, stem: str) -> bool:
         return stem not in self.stems.values() and not any(f"{stem}_{suffix}" in self.taken for suffix in _GENERATED)
 
+    def inline(self, preferred: str) -> str:
+        """A name for a block pointer created inline (`tl.load(tl.make_block_ptr(...))`), which has none of its
+        own: one that no identifier of the module spells, so no block pointer can share its stem."""
+        preferred = next((preferred[: -len(s)] for s in SUFFIXES if preferred.endswith(s)), preferred)
+        candidates = itertools.chain((preferred,), (f"{preferred}{k}" for k in range(2, 100)))
+        name = next(c for c in candidates if c not in self.taken and c not in self.stems and self._free(c))
+        self.stems[name] = name
+        return name
+
     @staticmethod
     def descriptor(stem: str, padding: str, paddings: set[str], kind: str = "desc") -> str:
         """The handle (`desc`, or a compat `tile`) for one padding of a block pointer."""

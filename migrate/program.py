@@ -122,6 +122,7 @@ class Program:
         self.blocked: dict[tuple[Key, str], str] = {}
         self.interfaces: dict[tuple[Key, str], SiteFacts] = {}
         self.returns: dict[Key, tuple] = {}
+        self.removable: set[Key] = set()  # helpers every call of which was inlined (inlining.py)
         self.calls_of: dict[Key, list[cst.Call]] = defaultdict(list)
         self.callers_of: dict[Key, set[int]] = defaultdict(set)  # ids of the functions the calls are in
         for unit in units:
@@ -269,7 +270,7 @@ class Program:
         """Settle interfaces from this round's call sites; True if anything changed."""
         analyses = [analysis for _, analysis in result]
         refused = {c for analysis in analyses for c in analysis.knowledge.refused}
-        before = (dict(self.interfaces), dict(self.blocked), dict(self.returns))
+        before = (dict(self.interfaces), dict(self.blocked), dict(self.returns), set(self.removable))
         for (key, param), sites in self.sites.items():
             if (key, param) in self.blocked:
                 continue
@@ -297,7 +298,17 @@ class Program:
                     self.block(helper, param, "its return statements hand back block pointers differently")
             elif shapes:
                 self.returns[helper] = shapes.pop()
-        return (self.interfaces, self.blocked, self.returns) != before
+        self.removable = self._inlined_everywhere(analyses)
+        return (self.interfaces, self.blocked, self.returns, self.removable) != before
+
+    def _inlined_everywhere(self, analyses) -> set[Key]:
+        """Helpers returning a block pointer that no call needs any more: every call was read as the creation
+        it amounts to, and migrated (a refused one keeps its call). A helper that escapes keeps its code."""
+        inlined = {call for analysis in analyses for call, creation in analysis.inlined_calls.items()
+                   if creation is not None and id(creation) in analysis.creations
+                   and not analysis.is_refused({id(creation)})}
+        return {key for key, calls in self.calls_of.items() if calls and all(id(c) in inlined for c in calls)
+                and not any(k == key for k, _ in self.blocked)}
 
     def _site_problem(self, key: Key, param: str, sites, refused: set) -> Optional[str]:
         seen = {id(call) for call, facts, _ in sites}
@@ -370,6 +381,10 @@ class Context:
     def part_names(self, key: Key, param: str, kinds) -> list[str]:
         namer = self.program.helpers[key].unit.namer
         return [namer.part(param, *kind) for kind in kinds]
+
+    def removed(self) -> bool:
+        """Whether this function is a helper that every call inlined: it goes."""
+        return self.helper in self.program.removable
 
     def returns(self, key: Key) -> Optional[tuple]:
         return self.program.returns.get(key)

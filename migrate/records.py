@@ -32,6 +32,7 @@ class Creation:
     check: object = None  # guards.Check, or why a descriptor cannot be checked at launch (TTD009)
     loops: int = 0  # how many loops the creation is inside
     condition: Optional[cst.IfExp] = None  # `p = tl.make_block_ptr(...) if FLAG else None`: the whole value
+    inline: bool = False  # the pointer of a load or store (`tl.load(tl.make_block_ptr(...))`), named by us
 
     @property
     def permutation(self) -> list[int]:

@@ -73,6 +73,31 @@ class Sites:
         creation.hoist_before = None  # the condition may not hold before a loop
         return self.join_values(name, pointer, Placeholder(frozenset({id(value)})))
 
+    def is_inline_creation(self, pointer: cst.BaseExpression) -> bool:
+        """`tl.load(tl.make_block_ptr(...), ...)` on a line of one statement, where statements can go before."""
+        return type(pointer) is cst.Call and self.line is not None and \
+            self.names.member(pointer.func) == "make_block_ptr"
+
+    def inline_creation(self, call: cst.Call, state: State) -> Value:
+        """A creation that is the pointer of a load or store migrates as if it were assigned to a fresh name on
+        the line before: what it creates (a descriptor) goes there, the access uses it."""
+        name = self.inline_names.get(id(call)) or \
+            self.inline_names.setdefault(id(call), self.namer.inline(self.inline_name(call)))
+        value = self.create(call, name, call, state)
+        self.creations[id(call)].inline = True
+        owners, builder = self.stmt_edits.pop(id(call))
+        self.line_edits.setdefault(id(self.line), {})[(name, "creation")] = (id(call), owners, builder)
+        return value
+
+    def inline_name(self, call: cst.Call) -> str:
+        """`p_x` for `x = tl.load(tl.make_block_ptr(...))`, else after the base: `tl.store(tl.make_block_ptr(y,
+        ...), ...)` gives `p_y`."""
+        statement = self.line.body[0]
+        target = statement.targets[0].target if type(statement) is cst.Assign and len(statement.targets) == 1 \
+            else None
+        base = call.args[0].value if call.args else None
+        return "p_" + next((n.value for n in (target, base) if type(n) is cst.Name), "block")
+
     def conditional_creation(self, value: cst.BaseExpression) -> bool:
         """`tl.make_block_ptr(...) if FLAG else None`, or `None if FLAG else tl.make_block_ptr(...)`. The
         condition is a compile-time value: Triton cannot select between a block pointer and `None` at run time."""
@@ -91,7 +116,8 @@ class Sites:
             return Refusal(ttd108_unsupported_use.CODE, str(error), call)
         if creation.target is None:
             return Refusal(ttd108_unsupported_use.CODE, "block pointer created outside a plain "
-                           "`name = tl.make_block_ptr(...)` (or `... if FLAG else None`) assignment", call)
+                           "`name = tl.make_block_ptr(...)` (or `... if FLAG else None`) assignment or the "
+                           "pointer of a load or store on a line of its own", call)
         parts = {key: movable_elements(bound[key].value) if key in bound else None
                  for key in ("shape", "strides", "offsets", "block_shape", "order")}
         ranks = {len(v) for k, v in parts.items() if v is not None}
@@ -229,7 +255,14 @@ class Sites:
             return
         if "value" in bound:
             self.visit(bound["value"].value, state)
-        resolved = self.pointer(bound["pointer"].value, state)
+        pointer = bound["pointer"].value
+        if self.is_inline_creation(pointer):
+            value = self.inline_creation(pointer, state)
+            resolved = (value, None) if isinstance(value, BlockPtr) else None
+            if resolved is None:
+                return  # refused where it was created
+        else:
+            resolved = self.pointer(pointer, state)
         if resolved is None:
             self.untracked_access(call, member, bound, state)
             return

@@ -1,0 +1,173 @@
+"""A helper that returns a block pointer it creates, `p = _g_block_ptr(g_base, g, T, i_t, BC, G_T_CONTIG, HV)`:
+the call site is read as the creation itself, the helper's parameters replaced by the call's arguments.
+
+    @triton.jit
+    def _g_block_ptr(g_base, g, T, offset, BC, G_T_CONTIG: tl.constexpr, HV: tl.constexpr):
+        if G_T_CONTIG:
+            return tl.make_block_ptr(g_base, (T,), (1,), (offset,), (BC,), (0,))
+        return tl.make_block_ptr(g, (T,), (HV,), (offset,), (BC,), (0,))
+
+A part that differs between the branches becomes a conditional expression on the branch's condition,
+`tl.make_block_ptr(g_base if G_T_CONTIG else g, (T,), (1 if G_T_CONTIG else HV,), (i_t,), (BC,), (0,))`,
+which Triton resolves at compile time since the condition is a constexpr: the code the original ran, with no
+call. Exact only for a helper that does nothing else: its body is `if`/`else` and `return` statements, its
+conditions read only constexpr parameters, every part reads only parameters, the block shape and the order
+are the same in every branch (a block size must stay a compile-time constant), and the arguments the parts
+read hold no call (they are evaluated where the block pointer is used, maybe more than once).
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Union
+
+import libcst as cst
+
+from .calls import UnboundCall, bind, tuple_elements
+from .facts import free_names
+from .values import canonical_code
+
+# A branch tree: a `make_block_ptr` call, or (condition, taken, otherwise).
+Tree = Union[cst.Call, tuple]
+_ATOMIC = (cst.Name, cst.Integer, cst.Float, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString)
+_TUPLES = ("shape", "strides", "offsets", "block_shape", "order")
+
+
+def inlined_creation(helper: cst.FunctionDef, arguments: dict[str, cst.Arg], member,
+                     language: cst.BaseExpression) -> Optional[cst.Call]:
+    """The `make_block_ptr` call a call of `helper` with `arguments` (parameter -> argument) amounts to, or
+    None if the helper is not one this reads exactly. `member(func)`: the `triton.language` member a callee
+    names, in the helper's module."""
+    params = {p.name.value: p for p in helper.params.params}
+    constexprs = {name for name, p in params.items() if p.annotation is not None
+                  and canonical_code(p.annotation.annotation).split(".")[-1] == "constexpr"}
+    tree = _returned(_body(helper), member)
+    if tree is None or not _conditions(tree) <= constexprs:
+        return None
+    leaves = [_parts(call) for call in _leaves(tree)]
+    if None in leaves or len({tuple(len(leaf[k]) for k in _TUPLES) for leaf in leaves}) != 1 or \
+            len({len(leaf["shape"]) for leaf in leaves}) != 1:
+        return None
+    for fixed in ("block_shape", "order"):
+        if len({tuple(canonical_code(e) for e in leaf[fixed]) for leaf in leaves}) != 1:
+            return None
+    used = set().union(*(free_names(e) for leaf in leaves for part in leaf.values() for e in part),
+                       *(free_names(c) for c in _condition_nodes(tree)))
+    if not used <= set(params) or not used <= set(arguments) or \
+            any(_has_call(arguments[name].value) for name in used):
+        return None
+    substitute = _Substitute({name: _grouped(arguments[name].value) for name in used})
+
+    def merged(key: str, index: int) -> cst.BaseExpression:
+        return _merge(tree, lambda call: _parts(call)[key][index], substitute)
+
+    rank = len(leaves[0]["shape"])
+    args = [cst.Arg(merged("base", 0))]
+    for key in _TUPLES:
+        args.append(cst.Arg(cst.Tuple([cst.Element(merged(key, d)) for d in range(rank)])))
+    return cst.Call(cst.Attribute(language, cst.Name("make_block_ptr")), args)
+
+
+def _body(helper: cst.FunctionDef) -> list:
+    """The helper's statements, less a docstring."""
+    body = list(helper.body.body)
+    first = body[0] if body else None
+    if isinstance(first, cst.SimpleStatementLine) and isinstance(first.body[0], cst.Expr) and \
+            isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+        body = body[1:]
+    return body
+
+
+def _returned(statements: list, member) -> Optional[Tree]:
+    """The branch tree of statements that are only `if`/`else` and `return tl.make_block_ptr(...)`."""
+    if not statements:
+        return None
+    first, rest = statements[0], statements[1:]
+    if isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and not rest:
+        value = first.body[0].value if isinstance(first.body[0], cst.Return) else None
+        return value if isinstance(value, cst.Call) and member(value.func) == "make_block_ptr" else None
+    if not isinstance(first, cst.If):
+        return None
+    if first.orelse is not None and rest:
+        return None
+    otherwise = [first.orelse] if isinstance(first.orelse, cst.If) else \
+        first.orelse.body.body if first.orelse is not None else rest
+    taken, other = _returned(list(first.body.body), member), _returned(list(otherwise), member)
+    return None if taken is None or other is None else (first.test, taken, other)
+
+
+def _leaves(tree: Tree) -> list[cst.Call]:
+    return [tree] if isinstance(tree, cst.Call) else _leaves(tree[1]) + _leaves(tree[2])
+
+
+def _condition_nodes(tree: Tree) -> list:
+    return [] if isinstance(tree, cst.Call) else [tree[0]] + _condition_nodes(tree[1]) + _condition_nodes(tree[2])
+
+
+def _conditions(tree: Tree) -> set[str]:
+    """The names the conditions read (a condition with a call reads as unknown)."""
+    nodes = _condition_nodes(tree)
+    if any(_has_call(n) for n in nodes):
+        return {"<call>"}
+    return set().union(*(free_names(n) for n in nodes)) if nodes else set()
+
+
+def _parts(call: cst.Call) -> Optional[dict]:
+    try:
+        bound = bind(call, "make_block_ptr")
+    except UnboundCall:
+        return None
+    if set(bound) != {"base", *_TUPLES}:
+        return None
+    parts = {key: tuple_elements(bound[key].value) for key in _TUPLES}
+    if any(v is None for v in parts.values()):
+        return None
+    return {"base": (bound["base"].value,), **parts}
+
+
+def _merge(tree: Tree, part, substitute: "_Substitute") -> cst.BaseExpression:
+    """One part of the creation: the branch's own where every branch agrees, else `a if C else b`."""
+    if isinstance(tree, cst.Call):
+        return part(tree).visit(substitute)
+    condition, taken, other = tree
+    a, b = _merge(taken, part, substitute), _merge(other, part, substitute)
+    if canonical_code(a) == canonical_code(b):
+        return a
+    return cst.IfExp(condition.visit(substitute), a, b, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+class _Substitute(cst.CSTTransformer):
+    """Parameters -> the call's arguments (attribute names and keywords are no parameters)."""
+
+    def __init__(self, arguments: dict[str, cst.BaseExpression]) -> None:
+        self.arguments = arguments
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        return True
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+        return updated.with_changes(attr=original.attr)
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        return updated.with_changes(keyword=original.keyword)
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self.arguments.get(original.value, updated)
+
+
+def _grouped(node: cst.BaseExpression) -> cst.BaseExpression:
+    if node.lpar or isinstance(node, _ATOMIC):
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+class _Calls(cst.CSTVisitor):
+    found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.found = True
+
+
+def _has_call(node: cst.CSTNode) -> bool:
+    visitor = _Calls()
+    node.visit(visitor)
+    return visitor.found
