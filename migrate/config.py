@@ -1,12 +1,16 @@
 """`[tool.triton-migrate]` in pyproject.toml: the nearest file upward from each path wins, the CLI overrides it.
 
 File-level keys (target, strict, min-triton-version, kernel-targets, select, ignore, per-file-ignores, exclude,
-extend-exclude) come from each file's nearest configuration; run-level keys (output-format, jobs,
+extend-exclude, line-length) come from each file's nearest configuration; run-level keys (output-format, jobs,
 respect-gitignore) from the configuration nearest to the working directory, as in ruff.
+
+Without `line-length` here, emitted code keeps to the line length of the project the file belongs to
+(LineLengths): ruff's, black's or flake8's, from the nearest file above it that configures one of them.
 """
 
 from __future__ import annotations
 
+import configparser
 import os
 import re
 import sys
@@ -47,6 +51,7 @@ class Config:
     respect_gitignore: bool = True
     compat_module: str = "triton_migrate.compat"  # --target compat: where migrated code imports the shim
     kernel_targets: tuple[tuple[str, str], ...] = ()  # function name -> target, as `migrate tune` measured
+    line_length: int = 0  # 0: not set here, the project's (LineLengths)
     _specs: dict = field(default_factory=dict, compare=False, repr=False)  # compiled globs, by pattern
 
     def ignored_for(self, path: str) -> tuple[str, ...]:
@@ -145,6 +150,12 @@ def _jobs(value):
     return value
 
 
+def _line_length(value):
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_LINE_LENGTH:
+        raise ValueError(f"must be a whole number from 1 to {MAX_LINE_LENGTH}, not {value!r}")
+    return value
+
+
 KEYS = {  # TOML key -> (Config field, validator)
     "target": ("target", _one_of(TARGETS)),
     "strict": ("strict", _bool),
@@ -159,6 +170,7 @@ KEYS = {  # TOML key -> (Config field, validator)
     "respect-gitignore": ("respect_gitignore", _bool),
     "compat-module": ("compat_module", _module_path),
     "kernel-targets": ("kernel_targets", _kernel_targets),
+    "line-length": ("line_length", _line_length),
 }
 
 
@@ -206,16 +218,25 @@ class Resolver:
         self._overrides = overrides  # TOML key -> value, from the command line
         self._by_dir: dict[str, Config] = {}
         self._fixed: Config | None = None  # one configuration for every path (--config, --isolated)
+        self._lengths = LineLengths()
+        self._measured: dict[str, Config] = {}  # directory -> its configuration with the line length
         if explicit is not None:
-            self._fixed = self._final(load(explicit) or Config(root=os.path.dirname(os.path.abspath(explicit))))
+            fixed = load(explicit) or Config(root=os.path.dirname(os.path.abspath(explicit)))
+            self._fixed = self._final(replace(fixed, line_length=fixed.line_length or
+                                              (declared_line_length(explicit) or DEFAULT_LINE_LENGTH)))
         elif isolated:
-            self._fixed = self._final(Config(root=os.getcwd()))
+            self._fixed = self._final(Config(root=os.getcwd(), line_length=DEFAULT_LINE_LENGTH))
 
     def for_path(self, path: str) -> Config:
         if self._fixed is not None:
             return self._fixed
         absolute = os.path.abspath(path)
-        return self._nearest(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
+        directory = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+        if directory not in self._measured:
+            config = self._nearest(directory)
+            self._measured[directory] = config if config.line_length else \
+                replace(config, line_length=self._lengths.for_directory(directory))
+        return self._measured[directory]
 
     def _final(self, config: Config) -> Config:
         return apply(config, self._overrides, "command line")
@@ -239,3 +260,81 @@ class Resolver:
         for below in unresolved:
             self._by_dir[below] = self._by_dir[directory]
         return self._by_dir[directory]
+
+
+# --- the project's line length, which emitted code keeps to (wrap.py) ---------------------------------------------
+
+DEFAULT_LINE_LENGTH = 88  # ruff's and black's
+MAX_LINE_LENGTH = 320  # ruff's upper bound
+# Looked for in each directory upward, in this order (ruff's own order for its files first).
+_LENGTH_FILES = (".ruff.toml", "ruff.toml", "pyproject.toml", ".flake8", "setup.cfg", "tox.ini")
+
+
+class LineLengths:
+    """The line length of the project a file belongs to: from the nearest directory upward that has a file
+    configuring ruff (`.ruff.toml`, `ruff.toml`, `[tool.ruff]` in pyproject.toml: its `line-length`, which
+    may come through `extend`, else ruff's 88), black (`[tool.black] line-length`) or flake8 (`[flake8]
+    max-line-length` in `.flake8`, setup.cfg or tox.ini); 88 where none does. These are other tools'
+    files: one that cannot be read or holds no valid length is passed over, never an error here."""
+
+    def __init__(self) -> None:
+        self._by_dir: dict[str, int] = {}
+
+    def for_directory(self, directory: str) -> int:
+        unresolved = []
+        while directory not in self._by_dir:
+            found = next((length for length in map(declared_line_length, _candidates(directory))
+                          if length is not None), None)
+            if found is not None:
+                self._by_dir[directory] = found
+                break
+            unresolved.append(directory)
+            parent = os.path.dirname(directory)
+            if parent == directory:
+                self._by_dir[directory] = DEFAULT_LINE_LENGTH
+                break
+            directory = parent
+        for below in unresolved:
+            self._by_dir[below] = self._by_dir[directory]
+        return self._by_dir[directory]
+
+
+def _candidates(directory: str) -> list[str]:
+    return [path for path in (os.path.join(directory, name) for name in _LENGTH_FILES) if os.path.isfile(path)]
+
+
+def declared_line_length(path: str, extended: int = 0) -> int | None:
+    """The line length the file sets for ruff, black or flake8; its tool's default (88, as ruff and black
+    have it) if it configures ruff or black without one; None if it configures none of them."""
+    name = os.path.basename(path)
+    if not name.endswith(".toml"):
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read(path, encoding="utf-8")
+        except (configparser.Error, UnicodeDecodeError):
+            return None
+        section = parser["flake8"] if parser.has_section("flake8") else {}
+        value = section.get("max-line-length", section.get("max_line_length"))
+        return _length(int(value)) if value is not None and value.strip().isdigit() else None
+    try:
+        with open(path, "rb") as handle:
+            document = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    tool = document.get("tool", {}) if name == "pyproject.toml" else {"ruff": document}
+    ruff, black = tool.get("ruff"), tool.get("black")
+    if isinstance(ruff, dict):
+        length = _length(ruff.get("line-length"))
+        if length is None and isinstance(ruff.get("extend"), str) and extended < 8:  # ruff's `extend`
+            base = os.path.join(os.path.dirname(path), os.path.expanduser(ruff["extend"]))
+            length = declared_line_length(base, extended + 1) if os.path.isfile(base) else None
+        if length is not None:
+            return length
+    if isinstance(black, dict) and _length(black.get("line-length")) is not None:
+        return _length(black["line-length"])
+    return DEFAULT_LINE_LENGTH if isinstance(ruff, dict) or isinstance(black, dict) else None
+
+
+def _length(value) -> int | None:
+    valid = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_LINE_LENGTH
+    return value if valid else None

@@ -21,7 +21,7 @@ from libcst.metadata import MetadataWrapper
 from triton_migrate.rules import (ttd001_descriptor, ttd006_masked_pointers, ttd007_compat, ttd008_helper_parts,
                                   ttd009_launch_guard, ttd108_unsupported_use)
 
-from . import ast_tree, unbound
+from . import ast_tree, unbound, wrap
 from .analysis import CrossesFunctions, FunctionAnalysis
 from .calls import is_kernel
 from .facts import AssignmentCollector, FunctionFacts
@@ -349,7 +349,7 @@ def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool) -> File
         new_module = add_import(new_module, "triton.language", unit.language)
     if policy.target == "compat" and uses_name(new_module, unit.shim):
         new_module = add_import(new_module, policy.compat_module, unit.shim)
-    new_module = _with_launch_check(new_module, unit)
+    new_module = wrap.fit(_with_launch_check(new_module, unit), unit.module, policy.line_length)
     new_source = new_module.code
     return FileOutcome(tuple(diagnostics), new_source if new_source != unit.source else None)
 

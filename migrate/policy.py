@@ -33,6 +33,9 @@ class Policy:
     addresses: str = "corner"
     # Per function (its name): the target measured fastest among the bit-identical ones (`migrate tune`).
     kernel_targets: tuple[tuple[str, str], ...] = ()
+    # The columns the emitted code keeps within (the project's ruff, black or flake8 line length; see
+    # config.LineLengths): a longer statement is laid out as black would (wrap.py).
+    line_length: int = 88
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:

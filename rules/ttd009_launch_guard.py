@@ -51,25 +51,34 @@ PAYS_OFF = ("a descriptor pays off for loads in a loop that feed `tl.dot` throug
             "the loop; elsewhere masked pointers are as fast (H100) and keep reductions bit-identical")
 CHECK = "_descriptor_fits"
 
-# The module-level helper the guards call; `{triton}` is how the module names triton.
+# The module-level helper the guards call; `{triton}` is how the module names triton. It fits 79 columns
+# (PEP 8's, the narrowest any project asks for), so that it fits any project's line length.
 _CHECK_SOURCE = '''
 def {check}(tensor, width, *multiples, unit_stride=1):
-    """Whether a tensor descriptor over `tensor` is legal at this launch (written by triton-migrate)."""
-    # Its data 16-byte aligned, `width` elements at least 16 bytes, each of `multiples` (strides and offsets,
-    # in elements) a multiple of 16 bytes, a unit last stride. If so, this thread also gets the allocator
-    # that device-side descriptors need on NVIDIA sm_90+ (per thread from Triton 3.5; autograd runs backward
-    # on threads of its own).
+    """Whether a tensor descriptor over `tensor` is legal at this launch.
+
+    Written by triton-migrate. Its data 16-byte aligned, `width` elements at
+    least 16 bytes, each of `multiples` (strides and offsets, in elements) a
+    multiple of 16 bytes, a unit last stride. If so, this thread also gets the
+    allocator that device-side descriptors need on NVIDIA sm_90+ (per thread
+    from Triton 3.5; autograd runs backward on threads of its own).
+    """
     size = tensor.element_size() if hasattr(tensor, "data_ptr") else 0
-    fits = size > 0 and str(tensor.dtype) != "torch.bool" and tensor.data_ptr() % 16 == 0 and width * size >= 16
-    if not (fits and unit_stride == 1 and all(m * size % 16 == 0 for m in multiples)):
+    aligned = tensor.data_ptr() % 16 == 0 if size else False
+    fits = aligned and str(tensor.dtype) != "torch.bool" and width * size >= 16
+    if not fits or unit_stride != 1 or any(m * size % 16 for m in multiples):
         return False
     from triton.runtime import _allocation
 
     current = _allocation._allocator
-    if isinstance(current.get() if hasattr(current, "get") else current, _allocation.NullAllocator):
+    held = current.get() if hasattr(current, "get") else current
+    if isinstance(held, _allocation.NullAllocator):
         import torch
 
-        {triton}.set_allocator(lambda size, alignment, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+        def allocate(size, alignment, stream):
+            return torch.empty(size, dtype=torch.int8, device="cuda")
+
+        {triton}.set_allocator(allocate)
     return True
 '''
 

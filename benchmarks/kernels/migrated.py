@@ -31,32 +31,57 @@ import triton.language as tl
 
 
 def _descriptor_fits(tensor, width, *multiples, unit_stride=1):
-    """Whether a tensor descriptor over `tensor` is legal at this launch (written by triton-migrate)."""
-    # Its data 16-byte aligned, `width` elements at least 16 bytes, each of `multiples` (strides and offsets,
-    # in elements) a multiple of 16 bytes, a unit last stride. If so, this thread also gets the allocator
-    # that device-side descriptors need on NVIDIA sm_90+ (per thread from Triton 3.5; autograd runs backward
-    # on threads of its own).
+    """Whether a tensor descriptor over `tensor` is legal at this launch.
+
+    Written by triton-migrate. Its data 16-byte aligned, `width` elements at
+    least 16 bytes, each of `multiples` (strides and offsets, in elements) a
+    multiple of 16 bytes, a unit last stride. If so, this thread also gets the
+    allocator that device-side descriptors need on NVIDIA sm_90+ (per thread
+    from Triton 3.5; autograd runs backward on threads of its own).
+    """
     size = tensor.element_size() if hasattr(tensor, "data_ptr") else 0
-    fits = size > 0 and str(tensor.dtype) != "torch.bool" and tensor.data_ptr() % 16 == 0 and width * size >= 16
-    if not (fits and unit_stride == 1 and all(m * size % 16 == 0 for m in multiples)):
+    aligned = tensor.data_ptr() % 16 == 0 if size else False
+    fits = aligned and str(tensor.dtype) != "torch.bool" and width * size >= 16
+    if not fits or unit_stride != 1 or any(m * size % 16 for m in multiples):
         return False
     from triton.runtime import _allocation
 
     current = _allocation._allocator
-    if isinstance(current.get() if hasattr(current, "get") else current, _allocation.NullAllocator):
+    held = current.get() if hasattr(current, "get") else current
+    if isinstance(held, _allocation.NullAllocator):
         import torch
 
-        triton.set_allocator(lambda size, alignment, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+        def allocate(size, alignment, stream):
+            return torch.empty(size, dtype=torch.int8, device="cuda")
+
+        triton.set_allocator(allocate)
     return True
 
 
-@triton.heuristics({
-    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["a_ptr"], args["BK"], args["stride_am"])
-    and _descriptor_fits(args["b_ptr"], args["BN"], args["stride_bk"]),
-})
+@triton.heuristics(
+    {
+        "USE_DESCRIPTORS": lambda args: _descriptor_fits(
+            args["a_ptr"], args["BK"], args["stride_am"]
+        )
+        and _descriptor_fits(args["b_ptr"], args["BN"], args["stride_bk"]),
+    }
+)
 @triton.jit
-def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
-         BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
+def gemm(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    stride_am,
+    stride_bk,
+    stride_cm,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+    USE_DESCRIPTORS: tl.constexpr = False,
+):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     if USE_DESCRIPTORS:
@@ -69,19 +94,53 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
     for _ in range(0, tl.cdiv(K, BK)):
         a_rows = pid_m * BM + tl.arange(0, BM)
         a_cols = a_off1 + tl.arange(0, BK)
-        a_ptrs = a_ptr + tl.cast(pid_m * BM, tl.int64) * stride_am + a_off1 + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_am + tl.arange(0, BK)[None, :])
+        a_ptrs = (
+            a_ptr
+            + tl.cast(pid_m * BM, tl.int64) * stride_am
+            + a_off1
+            + (
+                tl.arange(0, BM).to(tl.int64)[:, None] * stride_am
+                + tl.arange(0, BK)[None, :]
+            )
+        )
         a_mask = (a_rows[:, None] < M) & (a_cols[None, :] < K)
         b_rows = b_off0 + tl.arange(0, BK)
         b_cols = pid_n * BN + tl.arange(0, BN)
-        b_ptrs = b_ptr + tl.cast(b_off0, tl.int64) * stride_bk + pid_n * BN + (tl.arange(0, BK).to(tl.int64)[:, None] * stride_bk + tl.arange(0, BN)[None, :])
+        b_ptrs = (
+            b_ptr
+            + tl.cast(b_off0, tl.int64) * stride_bk
+            + pid_n * BN
+            + (
+                tl.arange(0, BK).to(tl.int64)[:, None] * stride_bk
+                + tl.arange(0, BN)[None, :]
+            )
+        )
         b_mask = (b_rows[:, None] < K) & (b_cols[None, :] < N)
-        acc += tl.dot((a_desc.load([pid_m * BM, a_off1]) if USE_DESCRIPTORS else tl.load(a_ptrs, mask=a_mask, other=0.0)),
-                      (b_desc.load([b_off0, pid_n * BN]) if USE_DESCRIPTORS else tl.load(b_ptrs, mask=b_mask, other=0.0)))
+        acc += tl.dot(
+            (
+                a_desc.load([pid_m * BM, a_off1])
+                if USE_DESCRIPTORS
+                else tl.load(a_ptrs, mask=a_mask, other=0.0)
+            ),
+            (
+                b_desc.load([b_off0, pid_n * BN])
+                if USE_DESCRIPTORS
+                else tl.load(b_ptrs, mask=b_mask, other=0.0)
+            ),
+        )
         a_off1 += BK
         b_off0 += BK
     c_rows = pid_m * BM + tl.arange(0, BM)
     c_cols = pid_n * BN + tl.arange(0, BN)
-    c_ptrs = c_ptr + tl.cast(pid_m * BM, tl.int64) * stride_cm + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_cm + tl.arange(0, BN)[None, :])
+    c_ptrs = (
+        c_ptr
+        + tl.cast(pid_m * BM, tl.int64) * stride_cm
+        + pid_n * BN
+        + (
+            tl.arange(0, BM).to(tl.int64)[:, None] * stride_cm
+            + tl.arange(0, BN)[None, :]
+        )
+    )
     c_mask = (c_rows[:, None] < M) & (c_cols[None, :] < N)
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)
 
@@ -92,11 +151,27 @@ def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.c
     pid_n = tl.program_id(1)
     x_rows = pid_m * BM + tl.arange(0, BM)
     x_cols = pid_n * BN + tl.arange(0, BN)
-    x_ptrs = x_ptr + tl.cast(pid_m * BM, tl.int64) * stride_xm + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_xm + tl.arange(0, BN)[None, :])
+    x_ptrs = (
+        x_ptr
+        + tl.cast(pid_m * BM, tl.int64) * stride_xm
+        + pid_n * BN
+        + (
+            tl.arange(0, BM).to(tl.int64)[:, None] * stride_xm
+            + tl.arange(0, BN)[None, :]
+        )
+    )
     x_mask = (x_rows[:, None] < M) & (x_cols[None, :] < N)
     y_rows = pid_m * BM + tl.arange(0, BM)
     y_cols = pid_n * BN + tl.arange(0, BN)
-    y_ptrs = y_ptr + tl.cast(pid_m * BM, tl.int64) * stride_ym + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_ym + tl.arange(0, BN)[None, :])
+    y_ptrs = (
+        y_ptr
+        + tl.cast(pid_m * BM, tl.int64) * stride_ym
+        + pid_n * BN
+        + (
+            tl.arange(0, BM).to(tl.int64)[:, None] * stride_ym
+            + tl.arange(0, BN)[None, :]
+        )
+    )
     y_mask = (y_rows[:, None] < M) & (y_cols[None, :] < N)
     tl.store(y_ptrs, tl.load(x_ptrs, mask=x_mask) + 1, mask=y_mask)
 
@@ -105,14 +180,28 @@ def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.c
 def rms_norm(x_ptr, w_ptr, y_ptr, M, stride_xm, stride_ym, eps, D: tl.constexpr, BM: tl.constexpr):
     pid = tl.program_id(0)
     x_rows = pid * BM + tl.arange(0, BM)
-    x_ptrs = x_ptr + tl.cast(pid * BM, tl.int64) * stride_xm + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_xm + tl.arange(0, D)[None, :])
+    x_ptrs = (
+        x_ptr
+        + tl.cast(pid * BM, tl.int64) * stride_xm
+        + (
+            tl.arange(0, BM).to(tl.int64)[:, None] * stride_xm
+            + tl.arange(0, D)[None, :]
+        )
+    )
     x_mask = x_rows[:, None] < M
     v = tl.load(x_ptrs, mask=x_mask).to(tl.float32)
     rstd = 1.0 / tl.sqrt(tl.sum(v * v, axis=1) / D + eps)
     w_ptrs = w_ptr + tl.arange(0, D)
     out = v * rstd[:, None] * tl.load(w_ptrs).to(tl.float32)[None, :]
     y_rows = pid * BM + tl.arange(0, BM)
-    y_ptrs = y_ptr + tl.cast(pid * BM, tl.int64) * stride_ym + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_ym + tl.arange(0, D)[None, :])
+    y_ptrs = (
+        y_ptr
+        + tl.cast(pid * BM, tl.int64) * stride_ym
+        + (
+            tl.arange(0, BM).to(tl.int64)[:, None] * stride_ym
+            + tl.arange(0, D)[None, :]
+        )
+    )
     y_mask = y_rows[:, None] < M
     tl.store(y_ptrs, out.to(y_ptr.dtype.element_ty), mask=y_mask)
 
@@ -124,31 +213,82 @@ def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: t
     for i_t in range(0, tl.cdiv(T, BT)):
         p_k_rows = i_t * BT + tl.arange(0, BT)
         p_k_cols = tl.arange(0, K)
-        p_k_ptrs = k_ptr + i_h * K + tl.cast(i_t * BT, tl.int64) * H * K + (tl.arange(0, BT).to(tl.int64)[:, None] * H * K + tl.arange(0, K)[None, :])
+        p_k_ptrs = (
+            k_ptr
+            + i_h * K
+            + tl.cast(i_t * BT, tl.int64) * H * K
+            + (
+                tl.arange(0, BT).to(tl.int64)[:, None] * H * K
+                + tl.arange(0, K)[None, :]
+            )
+        )
         p_k_mask = (p_k_rows[:, None] < T) & (p_k_cols[None, :] < K)
         b_k = tl.load(p_k_ptrs, mask=p_k_mask).to(tl.float32)
         p_g_idx = i_t * BT + tl.arange(0, BT)
-        p_g_ptrs = g_ptr + i_h + tl.cast(i_t * BT, tl.int64) * H + tl.arange(0, BT).to(tl.int64) * H
+        p_g_ptrs = (
+            g_ptr
+            + i_h
+            + tl.cast(i_t * BT, tl.int64) * H
+            + tl.arange(0, BT).to(tl.int64) * H
+        )
         p_g_mask = p_g_idx < T
         b_g = tl.load(p_g_ptrs, mask=p_g_mask).to(tl.float32)
         b_h = b_h * tl.exp(tl.sum(b_g)) + tl.sum(b_k * b_g[:, None], axis=0)
         p_o_rows = i_t * BT + tl.arange(0, BT)
         p_o_cols = tl.arange(0, K)
-        p_o_ptrs = o_ptr + i_h * K + tl.cast(i_t * BT, tl.int64) * H * K + (tl.arange(0, BT).to(tl.int64)[:, None] * H * K + tl.arange(0, K)[None, :])
+        p_o_ptrs = (
+            o_ptr
+            + i_h * K
+            + tl.cast(i_t * BT, tl.int64) * H * K
+            + (
+                tl.arange(0, BT).to(tl.int64)[:, None] * H * K
+                + tl.arange(0, K)[None, :]
+            )
+        )
         p_o_mask = (p_o_rows[:, None] < T) & (p_o_cols[None, :] < K)
-        tl.store(p_o_ptrs, (b_k + b_h[None, :]).to((o_ptr + i_h * K).dtype.element_ty), mask=p_o_mask)
+        tl.store(
+            p_o_ptrs,
+            (b_k + b_h[None, :]).to((o_ptr + i_h * K).dtype.element_ty),
+            mask=p_o_mask,
+        )
 
 
-@triton.heuristics({
-    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["a_ptr"], args["BLOCK_SIZE_K"], args["stride_am"], unit_stride=args["stride_ak"])
-    and _descriptor_fits(args["b_ptr"], args["BLOCK_SIZE_K"], args["stride_bn"], unit_stride=args["stride_bk"]),
-})
+@triton.heuristics(
+    {
+        "USE_DESCRIPTORS": lambda args: _descriptor_fits(
+            args["a_ptr"],
+            args["BLOCK_SIZE_K"],
+            args["stride_am"],
+            unit_stride=args["stride_ak"],
+        )
+        and _descriptor_fits(
+            args["b_ptr"],
+            args["BLOCK_SIZE_K"],
+            args["stride_bn"],
+            unit_stride=args["stride_bk"],
+        ),
+    }
+)
 @triton.jit
-def gemm_bt(a_ptr, b_ptr, c_ptr, M, N, K,
-            stride_am, stride_ak, stride_bn, stride_bk, stride_cm, stride_cn,
-            BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-            GROUP_SIZE_M: tl.constexpr,
-            USE_DESCRIPTORS: tl.constexpr = False):
+def gemm_bt(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    stride_am,
+    stride_ak,
+    stride_bn,
+    stride_bk,
+    stride_cm,
+    stride_cn,
+    BLOCK_SIZE_M: tl.constexpr,
+    BLOCK_SIZE_N: tl.constexpr,
+    BLOCK_SIZE_K: tl.constexpr,
+    GROUP_SIZE_M: tl.constexpr,
+    USE_DESCRIPTORS: tl.constexpr = False,
+):
     # C = A @ B.T with B stored as N x K (a linear layer's weight).
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
@@ -161,49 +301,143 @@ def gemm_bt(a_ptr, b_ptr, c_ptr, M, N, K,
     pid_n = (pid % num_pid_in_group) // group_size_m
 
     if USE_DESCRIPTORS:
-        a_block_ptr_desc = tl.make_tensor_descriptor(base=a_ptr, shape=[M, K], strides=[stride_am, stride_ak],
-                                                     block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K])
+        a_block_ptr_desc = tl.make_tensor_descriptor(
+            base=a_ptr,
+            shape=[M, K],
+            strides=[stride_am, stride_ak],
+            block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K],
+        )
     a_block_ptr_off1 = 0
     # B^T as a K x N view of the N x K weight: column-major, so order=(0, 1)
     if USE_DESCRIPTORS:
-        b_block_ptr_desc = tl.make_tensor_descriptor(base=b_ptr, shape=[N, K], strides=[stride_bn, stride_bk],
-                                                     block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K])
+        b_block_ptr_desc = tl.make_tensor_descriptor(
+            base=b_ptr,
+            shape=[N, K],
+            strides=[stride_bn, stride_bk],
+            block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K],
+        )
     b_block_ptr_off0 = 0
     accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
     for k in range(0, K, BLOCK_SIZE_K):
         a_block_ptr_rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
         a_block_ptr_cols = a_block_ptr_off1 + tl.arange(0, BLOCK_SIZE_K)
-        a_block_ptr_ptrs = a_ptr + tl.cast(pid_m * BLOCK_SIZE_M, tl.int64) * stride_am + tl.cast(a_block_ptr_off1, tl.int64) * stride_ak + (tl.arange(0, BLOCK_SIZE_M).to(tl.int64)[:, None] * stride_am + tl.arange(0, BLOCK_SIZE_K).to(tl.int64)[None, :] * stride_ak)
-        a_block_ptr_mask = (a_block_ptr_rows[:, None] >= 0) & (a_block_ptr_rows[:, None] < M) & (a_block_ptr_cols[None, :] < K)
-        a = a_block_ptr_desc.load([pid_m * BLOCK_SIZE_M, a_block_ptr_off1]) if USE_DESCRIPTORS else tl.load(a_block_ptr_ptrs, mask=a_block_ptr_mask, other=0.0)
+        a_block_ptr_ptrs = (
+            a_ptr
+            + tl.cast(pid_m * BLOCK_SIZE_M, tl.int64) * stride_am
+            + tl.cast(a_block_ptr_off1, tl.int64) * stride_ak
+            + (
+                tl.arange(0, BLOCK_SIZE_M).to(tl.int64)[:, None] * stride_am
+                + tl.arange(0, BLOCK_SIZE_K).to(tl.int64)[None, :] * stride_ak
+            )
+        )
+        a_block_ptr_mask = (
+            (a_block_ptr_rows[:, None] >= 0)
+            & (a_block_ptr_rows[:, None] < M)
+            & (a_block_ptr_cols[None, :] < K)
+        )
+        a = (
+            a_block_ptr_desc.load([pid_m * BLOCK_SIZE_M, a_block_ptr_off1])
+            if USE_DESCRIPTORS
+            else tl.load(a_block_ptr_ptrs, mask=a_block_ptr_mask, other=0.0)
+        )
         b_block_ptr_rows = b_block_ptr_off0 + tl.arange(0, BLOCK_SIZE_K)
         b_block_ptr_cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
-        b_block_ptr_ptrs = b_ptr + tl.cast(b_block_ptr_off0, tl.int64) * stride_bk + tl.cast(pid_n * BLOCK_SIZE_N, tl.int64) * stride_bn + (tl.arange(0, BLOCK_SIZE_K).to(tl.int64)[:, None] * stride_bk + tl.arange(0, BLOCK_SIZE_N).to(tl.int64)[None, :] * stride_bn)
-        b_block_ptr_mask = (b_block_ptr_rows[:, None] < K) & (b_block_ptr_cols[None, :] >= 0) & (b_block_ptr_cols[None, :] < N)
-        b = tl.trans(b_block_ptr_desc.load([pid_n * BLOCK_SIZE_N, b_block_ptr_off0])) if USE_DESCRIPTORS else tl.load(b_block_ptr_ptrs, mask=b_block_ptr_mask, other=0.0)
+        b_block_ptr_ptrs = (
+            b_ptr
+            + tl.cast(b_block_ptr_off0, tl.int64) * stride_bk
+            + tl.cast(pid_n * BLOCK_SIZE_N, tl.int64) * stride_bn
+            + (
+                tl.arange(0, BLOCK_SIZE_K).to(tl.int64)[:, None] * stride_bk
+                + tl.arange(0, BLOCK_SIZE_N).to(tl.int64)[None, :] * stride_bn
+            )
+        )
+        b_block_ptr_mask = (
+            (b_block_ptr_rows[:, None] < K)
+            & (b_block_ptr_cols[None, :] >= 0)
+            & (b_block_ptr_cols[None, :] < N)
+        )
+        b = (
+            tl.trans(b_block_ptr_desc.load([pid_n * BLOCK_SIZE_N, b_block_ptr_off0]))
+            if USE_DESCRIPTORS
+            else tl.load(b_block_ptr_ptrs, mask=b_block_ptr_mask, other=0.0)
+        )
         accumulator = tl.dot(a, b, accumulator)
         a_block_ptr_off1 += BLOCK_SIZE_K
         b_block_ptr_off0 += BLOCK_SIZE_K
     c = accumulator.to(c_ptr.dtype.element_ty)
     c_block_ptr_rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
     c_block_ptr_cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
-    c_block_ptr_ptrs = c_ptr + tl.cast(pid_m * BLOCK_SIZE_M, tl.int64) * stride_cm + tl.cast(pid_n * BLOCK_SIZE_N, tl.int64) * stride_cn + (tl.arange(0, BLOCK_SIZE_M).to(tl.int64)[:, None] * stride_cm + tl.arange(0, BLOCK_SIZE_N).to(tl.int64)[None, :] * stride_cn)
-    c_block_ptr_mask = (c_block_ptr_rows[:, None] >= 0) & (c_block_ptr_rows[:, None] < M) & (c_block_ptr_cols[None, :] >= 0) & (c_block_ptr_cols[None, :] < N)
+    c_block_ptr_ptrs = (
+        c_ptr
+        + tl.cast(pid_m * BLOCK_SIZE_M, tl.int64) * stride_cm
+        + tl.cast(pid_n * BLOCK_SIZE_N, tl.int64) * stride_cn
+        + (
+            tl.arange(0, BLOCK_SIZE_M).to(tl.int64)[:, None] * stride_cm
+            + tl.arange(0, BLOCK_SIZE_N).to(tl.int64)[None, :] * stride_cn
+        )
+    )
+    c_block_ptr_mask = (
+        (c_block_ptr_rows[:, None] >= 0)
+        & (c_block_ptr_rows[:, None] < M)
+        & (c_block_ptr_cols[None, :] >= 0)
+        & (c_block_ptr_cols[None, :] < N)
+    )
     tl.store(c_block_ptr_ptrs, c, mask=c_block_ptr_mask)
 
 
-@triton.heuristics({
-    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["V"], args["HEAD_DIM"], args["stride_vk"], args["stride_vz"], args["stride_vh"], unit_stride=args["stride_vn"])
-    and _descriptor_fits(args["K"], args["HEAD_DIM"], args["stride_kn"], args["stride_kz"], args["stride_kh"], unit_stride=args["stride_kk"]),
-})
+@triton.heuristics(
+    {
+        "USE_DESCRIPTORS": lambda args: _descriptor_fits(
+            args["V"],
+            args["HEAD_DIM"],
+            args["stride_vk"],
+            args["stride_vz"],
+            args["stride_vh"],
+            unit_stride=args["stride_vn"],
+        )
+        and _descriptor_fits(
+            args["K"],
+            args["HEAD_DIM"],
+            args["stride_kn"],
+            args["stride_kz"],
+            args["stride_kh"],
+            unit_stride=args["stride_kk"],
+        ),
+    }
+)
 @triton.jit
-def attn_fwd(Q, K, V, sm_scale, M, Out,
-             stride_qz, stride_qh, stride_qm, stride_qk,
-             stride_kz, stride_kh, stride_kn, stride_kk,
-             stride_vz, stride_vh, stride_vk, stride_vn,
-             stride_oz, stride_oh, stride_om, stride_on,
-             Z, H, N_CTX,
-             HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
+def attn_fwd(
+    Q,
+    K,
+    V,
+    sm_scale,
+    M,
+    Out,
+    stride_qz,
+    stride_qh,
+    stride_qm,
+    stride_qk,
+    stride_kz,
+    stride_kh,
+    stride_kn,
+    stride_kk,
+    stride_vz,
+    stride_vh,
+    stride_vk,
+    stride_vn,
+    stride_oz,
+    stride_oh,
+    stride_om,
+    stride_on,
+    Z,
+    H,
+    N_CTX,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    CAUSAL: tl.constexpr,
+    USE_DESCRIPTORS: tl.constexpr = False,
+):
     tl.static_assert(BLOCK_N <= HEAD_DIM)
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
@@ -242,7 +476,15 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     qk_scale *= 1.44269504  # 1/log(2)
     # load q: it will stay in SRAM throughout
     Q_rows = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    Q_ptrs = Q + q_offset + tl.cast(start_m * BLOCK_M, tl.int64) * stride_qm + (tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_qm + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_qk)
+    Q_ptrs = (
+        Q
+        + q_offset
+        + tl.cast(start_m * BLOCK_M, tl.int64) * stride_qm
+        + (
+            tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_qm
+            + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_qk
+        )
+    )
     Q_mask = Q_rows[:, None] < N_CTX
     q = tl.load(Q_ptrs, mask=Q_mask, other=0.0)
     if CAUSAL:
@@ -254,9 +496,21 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
         start_n = tl.multiple_of(start_n, BLOCK_N)
         # -- compute qk ----
         K_cols = K_off1 + tl.arange(0, BLOCK_N)
-        K_ptrs = K + k_offset + tl.cast(K_off1, tl.int64) * stride_kn + (tl.arange(0, HEAD_DIM).to(tl.int64)[:, None] * stride_kk + tl.arange(0, BLOCK_N).to(tl.int64)[None, :] * stride_kn)
+        K_ptrs = (
+            K
+            + k_offset
+            + tl.cast(K_off1, tl.int64) * stride_kn
+            + (
+                tl.arange(0, HEAD_DIM).to(tl.int64)[:, None] * stride_kk
+                + tl.arange(0, BLOCK_N).to(tl.int64)[None, :] * stride_kn
+            )
+        )
         K_mask = K_cols[None, :] < N_CTX
-        k = tl.trans(K_desc.load([K_off1, 0])) if USE_DESCRIPTORS else tl.load(K_ptrs, mask=K_mask, other=0.0)
+        k = (
+            tl.trans(K_desc.load([K_off1, 0]))
+            if USE_DESCRIPTORS
+            else tl.load(K_ptrs, mask=K_mask, other=0.0)
+        )
         qk = tl.dot(q, k)
         mask = (start_n + offs_n[None, :]) < N_CTX
         if CAUSAL:
@@ -272,9 +526,21 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
         # -- update output accumulator --
         acc = acc * alpha[:, None]
         V_rows = V_off0 + tl.arange(0, BLOCK_N)
-        V_ptrs = V + v_offset + tl.cast(V_off0, tl.int64) * stride_vk + (tl.arange(0, BLOCK_N).to(tl.int64)[:, None] * stride_vk + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_vn)
+        V_ptrs = (
+            V
+            + v_offset
+            + tl.cast(V_off0, tl.int64) * stride_vk
+            + (
+                tl.arange(0, BLOCK_N).to(tl.int64)[:, None] * stride_vk
+                + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_vn
+            )
+        )
         V_mask = V_rows[:, None] < N_CTX
-        v = V_desc.load([V_off0, 0]) if USE_DESCRIPTORS else tl.load(V_ptrs, mask=V_mask, other=0.0)
+        v = (
+            V_desc.load([V_off0, 0])
+            if USE_DESCRIPTORS
+            else tl.load(V_ptrs, mask=V_mask, other=0.0)
+        )
         acc = tl.dot(p.to(v.dtype), v, acc)
         # update m_i and l_i
         m_i = m_ij
@@ -286,15 +552,39 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     m_ptrs = M + off_hz * N_CTX + offs_m
     tl.store(m_ptrs, m_i, mask=offs_m < N_CTX)
     O_rows = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    O_ptrs = Out + o_offset + tl.cast(start_m * BLOCK_M, tl.int64) * stride_om + (tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_om + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_on)
+    O_ptrs = (
+        Out
+        + o_offset
+        + tl.cast(start_m * BLOCK_M, tl.int64) * stride_om
+        + (
+            tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_om
+            + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_on
+        )
+    )
     O_mask = O_rows[:, None] < N_CTX
     tl.store(O_ptrs, acc.to(Out.type.element_ty), mask=O_mask)
 
 
-@triton.heuristics({
-    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["Q"], args["HEAD_DIM"], args["stride_tok"], args["stride_h"], args["stride_z"], unit_stride=args["stride_d"])
-    and _descriptor_fits(args["DO"], args["HEAD_DIM"], args["stride_tok"], args["stride_h"], args["stride_z"], unit_stride=args["stride_d"]),
-})
+@triton.heuristics(
+    {
+        "USE_DESCRIPTORS": lambda args: _descriptor_fits(
+            args["Q"],
+            args["HEAD_DIM"],
+            args["stride_tok"],
+            args["stride_h"],
+            args["stride_z"],
+            unit_stride=args["stride_d"],
+        )
+        and _descriptor_fits(
+            args["DO"],
+            args["HEAD_DIM"],
+            args["stride_tok"],
+            args["stride_h"],
+            args["stride_z"],
+            unit_stride=args["stride_d"],
+        ),
+    }
+)
 @triton.jit
 def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
                   # shared by Q/K/V/DO/DK/DV.
@@ -323,11 +613,25 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
     offs_n = start_n + tl.arange(0, BLOCK_N1)
     # load K and V: they stay in SRAM throughout the inner loop.
     k_rows = start_n + tl.arange(0, BLOCK_N1)
-    k_ptrs = K + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
+    k_ptrs = (
+        K
+        + tl.cast(start_n, tl.int64) * stride_tok
+        + (
+            tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok
+            + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d
+        )
+    )
     k_mask = k_rows[:, None] < N_CTX
     k = tl.load(k_ptrs, mask=k_mask, other=0.0)
     v_rows = start_n + tl.arange(0, BLOCK_N1)
-    v_ptrs = V + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
+    v_ptrs = (
+        V
+        + tl.cast(start_n, tl.int64) * stride_tok
+        + (
+            tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok
+            + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d
+        )
+    )
     v_mask = v_rows[:, None] < N_CTX
     v = tl.load(v_ptrs, mask=v_mask, other=0.0)
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
@@ -338,19 +642,34 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
     else:
         start_m = 0
     if USE_DESCRIPTORS:
-        qT_desc = tl.make_tensor_descriptor(Q, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM])
+        qT_desc = tl.make_tensor_descriptor(
+            Q, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM]
+        )
     qT_off1 = start_m
     if USE_DESCRIPTORS:
-        do_desc = tl.make_tensor_descriptor(DO, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM])
+        do_desc = tl.make_tensor_descriptor(
+            DO, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM]
+        )
     do_off0 = start_m
     m_block_ptr_off0 = start_m
     d_off0 = start_m
     curr_m = start_m
     for _ in range(start_m, N_CTX, BLOCK_M1):
         qT_cols = qT_off1 + tl.arange(0, BLOCK_M1)
-        qT_ptrs = Q + tl.cast(qT_off1, tl.int64) * stride_tok + (tl.arange(0, HEAD_DIM).to(tl.int64)[:, None] * stride_d + tl.arange(0, BLOCK_M1).to(tl.int64)[None, :] * stride_tok)
+        qT_ptrs = (
+            Q
+            + tl.cast(qT_off1, tl.int64) * stride_tok
+            + (
+                tl.arange(0, HEAD_DIM).to(tl.int64)[:, None] * stride_d
+                + tl.arange(0, BLOCK_M1).to(tl.int64)[None, :] * stride_tok
+            )
+        )
         qT_mask = qT_cols[None, :] < N_CTX
-        qT = tl.trans(qT_desc.load([qT_off1, 0])) if USE_DESCRIPTORS else tl.load(qT_ptrs, mask=qT_mask, other=0.0)
+        qT = (
+            tl.trans(qT_desc.load([qT_off1, 0]))
+            if USE_DESCRIPTORS
+            else tl.load(qT_ptrs, mask=qT_mask, other=0.0)
+        )
         # Load m before computing qk to reduce pipeline stall.
         offs_m = curr_m + tl.arange(0, BLOCK_M1)
         m_block_ptr_idx = m_block_ptr_off0 + tl.arange(0, BLOCK_M1)
@@ -365,9 +684,20 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
             mask = mask & (offs_m[None, :] >= offs_n[:, None])
         pT = tl.where(mask, pT, 0.0)
         do_rows = do_off0 + tl.arange(0, BLOCK_M1)
-        do_ptrs = DO + tl.cast(do_off0, tl.int64) * stride_tok + (tl.arange(0, BLOCK_M1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
+        do_ptrs = (
+            DO
+            + tl.cast(do_off0, tl.int64) * stride_tok
+            + (
+                tl.arange(0, BLOCK_M1).to(tl.int64)[:, None] * stride_tok
+                + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d
+            )
+        )
         do_mask = do_rows[:, None] < N_CTX
-        do = do_desc.load([do_off0, 0]) if USE_DESCRIPTORS else tl.load(do_ptrs, mask=do_mask, other=0.0)
+        do = (
+            do_desc.load([do_off0, 0])
+            if USE_DESCRIPTORS
+            else tl.load(do_ptrs, mask=do_mask, other=0.0)
+        )
         # Compute dV.
         ppT = pT.to(do.dtype)
         dv += tl.dot(ppT, do)
@@ -387,13 +717,27 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         m_block_ptr_off0 += BLOCK_M1
         d_off0 += BLOCK_M1
     dv_rows = start_n + tl.arange(0, BLOCK_N1)
-    dv_ptrs = DV + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
+    dv_ptrs = (
+        DV
+        + tl.cast(start_n, tl.int64) * stride_tok
+        + (
+            tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok
+            + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d
+        )
+    )
     dv_mask = dv_rows[:, None] < N_CTX
     tl.store(dv_ptrs, dv.to(DV.dtype.element_ty), mask=dv_mask)
     # Write back dK.
     dk *= sm_scale
     dk_rows = start_n + tl.arange(0, BLOCK_N1)
-    dk_ptrs = DK + tl.cast(start_n, tl.int64) * stride_tok + (tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d)
+    dk_ptrs = (
+        DK
+        + tl.cast(start_n, tl.int64) * stride_tok
+        + (
+            tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok
+            + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d
+        )
+    )
     dk_mask = dk_rows[:, None] < N_CTX
     tl.store(dk_ptrs, dk.to(DK.dtype.element_ty), mask=dk_mask)
 
@@ -415,19 +759,43 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
 
         p_h_rows = i_k * BK + tl.arange(0, BK)
         p_h_cols = i_v * BV + tl.arange(0, BV)
-        p_h_ptrs = h + o_h + tl.cast(i_k * BK, tl.int64) * V + i_v * BV + (tl.arange(0, BK).to(tl.int64)[:, None] * V + tl.arange(0, BV)[None, :])
+        p_h_ptrs = (
+            h
+            + o_h
+            + tl.cast(i_k * BK, tl.int64) * V
+            + i_v * BV
+            + (tl.arange(0, BK).to(tl.int64)[:, None] * V + tl.arange(0, BV)[None, :])
+        )
         p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] < V)
         tl.store(p_h_ptrs, b_h.to((h + o_h).dtype.element_ty), mask=p_h_mask)
         # [BK, BT]
         p_k_rows = i_k * BK + tl.arange(0, BK)
         p_k_cols = i_t * BT + tl.arange(0, BT)
-        p_k_ptrs = k + (bos * H + i_h) * K + i_k * BK + tl.cast(i_t * BT, tl.int64) * H * K + (tl.arange(0, BK)[:, None] + tl.arange(0, BT).to(tl.int64)[None, :] * H * K)
+        p_k_ptrs = (
+            k
+            + (bos * H + i_h) * K
+            + i_k * BK
+            + tl.cast(i_t * BT, tl.int64) * H * K
+            + (
+                tl.arange(0, BK)[:, None]
+                + tl.arange(0, BT).to(tl.int64)[None, :] * H * K
+            )
+        )
         p_k_mask = (p_k_rows[:, None] < K) & (p_k_cols[None, :] < T)
         b_k = tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
         # [BT, BV]
         p_v_rows = i_t * BT + tl.arange(0, BT)
         p_v_cols = i_v * BV + tl.arange(0, BV)
-        p_v_ptrs = v + (bos * H + i_h) * V + tl.cast(i_t * BT, tl.int64) * H * V + i_v * BV + (tl.arange(0, BT).to(tl.int64)[:, None] * H * V + tl.arange(0, BV)[None, :])
+        p_v_ptrs = (
+            v
+            + (bos * H + i_h) * V
+            + tl.cast(i_t * BT, tl.int64) * H * V
+            + i_v * BV
+            + (
+                tl.arange(0, BT).to(tl.int64)[:, None] * H * V
+                + tl.arange(0, BV)[None, :]
+            )
+        )
         p_v_mask = (p_v_rows[:, None] < T) & (p_v_cols[None, :] < V)
         b_v = tl.load(p_v_ptrs, mask=p_v_mask, other=0.0)
         last_idx = min((i_t + 1) * BT, T) - 1
@@ -435,7 +803,13 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
         # scalar decay
         b_g_last = tl.load(g + bos * H + last_idx * H + i_h)
         p_g_idx = i_t * BT + tl.arange(0, BT)
-        p_g_ptrs = g + bos * H + i_h + tl.cast(i_t * BT, tl.int64) * H + tl.arange(0, BT).to(tl.int64) * H
+        p_g_ptrs = (
+            g
+            + bos * H
+            + i_h
+            + tl.cast(i_t * BT, tl.int64) * H
+            + tl.arange(0, BT).to(tl.int64) * H
+        )
         p_g_mask = p_g_idx < T
         b_g = tl.load(p_g_ptrs, mask=p_g_mask)
         b_h *= tl.exp(b_g_last)
@@ -445,9 +819,17 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
     if STORE_FINAL_STATE:
         p_ht_rows = i_k * BK + tl.arange(0, BK)
         p_ht_cols = i_v * BV + tl.arange(0, BV)
-        p_ht_ptrs = ht + i_nh * K * V + tl.cast(i_k * BK, tl.int64) * V + i_v * BV + (tl.arange(0, BK).to(tl.int64)[:, None] * V + tl.arange(0, BV)[None, :])
+        p_ht_ptrs = (
+            ht
+            + i_nh * K * V
+            + tl.cast(i_k * BK, tl.int64) * V
+            + i_v * BV
+            + (tl.arange(0, BK).to(tl.int64)[:, None] * V + tl.arange(0, BV)[None, :])
+        )
         p_ht_mask = (p_ht_rows[:, None] < K) & (p_ht_cols[None, :] < V)
-        tl.store(p_ht_ptrs, b_h.to((ht + i_nh * K * V).dtype.element_ty), mask=p_ht_mask)
+        tl.store(
+            p_ht_ptrs, b_h.to((ht + i_nh * K * V).dtype.element_ty), mask=p_ht_mask
+        )
 
 
 @triton.jit(do_not_specialize=["T"])
@@ -473,19 +855,40 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
         # [BT, BK]
         p_q_rows = i_t * BT + tl.arange(0, BT)
         p_q_cols = i_k * BK + tl.arange(0, BK)
-        p_q_ptrs = q + tl.cast(i_t * BT, tl.int64) * H * K + i_k * BK + (tl.arange(0, BT).to(tl.int64)[:, None] * H * K + tl.arange(0, BK)[None, :])
+        p_q_ptrs = (
+            q
+            + tl.cast(i_t * BT, tl.int64) * H * K
+            + i_k * BK
+            + (
+                tl.arange(0, BT).to(tl.int64)[:, None] * H * K
+                + tl.arange(0, BK)[None, :]
+            )
+        )
         p_q_mask = (p_q_rows[:, None] < T) & (p_q_cols[None, :] < K)
         b_q = tl.load(p_q_ptrs, mask=p_q_mask, other=0.0)
         # [BK, BT]
         p_k_rows = i_k * BK + tl.arange(0, BK)
         p_k_cols = i_t * BT + tl.arange(0, BT)
-        p_k_ptrs = k + i_k * BK + tl.cast(i_t * BT, tl.int64) * H * K + (tl.arange(0, BK)[:, None] + tl.arange(0, BT).to(tl.int64)[None, :] * H * K)
+        p_k_ptrs = (
+            k
+            + i_k * BK
+            + tl.cast(i_t * BT, tl.int64) * H * K
+            + (
+                tl.arange(0, BK)[:, None]
+                + tl.arange(0, BT).to(tl.int64)[None, :] * H * K
+            )
+        )
         p_k_mask = (p_k_rows[:, None] < K) & (p_k_cols[None, :] < T)
         b_k = tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
         # [BK, BV]
         p_h_rows = i_k * BK + tl.arange(0, BK)
         p_h_cols = i_v * BV + tl.arange(0, BV)
-        p_h_ptrs = h + tl.cast(i_k * BK, tl.int64) * V + i_v * BV + (tl.arange(0, BK).to(tl.int64)[:, None] * V + tl.arange(0, BV)[None, :])
+        p_h_ptrs = (
+            h
+            + tl.cast(i_k * BK, tl.int64) * V
+            + i_v * BV
+            + (tl.arange(0, BK).to(tl.int64)[:, None] * V + tl.arange(0, BV)[None, :])
+        )
         p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] < V)
         b_h = tl.load(p_h_ptrs, mask=p_h_mask, other=0.0)
         # [BT, BK] @ [BK, BV] -> [BT, BV]
@@ -507,13 +910,23 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
     b_A = tl.where(m_A, b_A, 0)
     p_v_rows = i_t * BT + tl.arange(0, BT)
     p_v_cols = i_v * BV + tl.arange(0, BV)
-    p_v_ptrs = v + tl.cast(i_t * BT, tl.int64) * H * V + i_v * BV + (tl.arange(0, BT).to(tl.int64)[:, None] * H * V + tl.arange(0, BV)[None, :])
+    p_v_ptrs = (
+        v
+        + tl.cast(i_t * BT, tl.int64) * H * V
+        + i_v * BV
+        + (tl.arange(0, BT).to(tl.int64)[:, None] * H * V + tl.arange(0, BV)[None, :])
+    )
     p_v_mask = (p_v_rows[:, None] < T) & (p_v_cols[None, :] < V)
     b_v = tl.load(p_v_ptrs, mask=p_v_mask, other=0.0)
     b_o = b_o * scale + tl.dot(b_A.to(b_v.dtype), b_v) * scale
     p_o_rows = i_t * BT + tl.arange(0, BT)
     p_o_cols = i_v * BV + tl.arange(0, BV)
-    p_o_ptrs = o + tl.cast(i_t * BT, tl.int64) * H * V + i_v * BV + (tl.arange(0, BT).to(tl.int64)[:, None] * H * V + tl.arange(0, BV)[None, :])
+    p_o_ptrs = (
+        o
+        + tl.cast(i_t * BT, tl.int64) * H * V
+        + i_v * BV
+        + (tl.arange(0, BT).to(tl.int64)[:, None] * H * V + tl.arange(0, BV)[None, :])
+    )
     p_o_mask = (p_o_rows[:, None] < T) & (p_o_cols[None, :] < V)
     tl.store(p_o_ptrs, b_o.to(o.dtype.element_ty), mask=p_o_mask)
 
@@ -526,7 +939,14 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
 
     x_block_ptr_rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
     x_block_ptr_cols = tl.arange(0, BLOCK_N)
-    x_block_ptr_ptrs = X + tl.cast(pid * BLOCK_M, tl.int64) * stride_xm + (tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_xm + tl.arange(0, BLOCK_N)[None, :])
+    x_block_ptr_ptrs = (
+        X
+        + tl.cast(pid * BLOCK_M, tl.int64) * stride_xm
+        + (
+            tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_xm
+            + tl.arange(0, BLOCK_N)[None, :]
+        )
+    )
     x_block_ptr_mask = (x_block_ptr_rows[:, None] < M) & (x_block_ptr_cols[None, :] < N)
     x = tl.load(x_block_ptr_ptrs, mask=x_block_ptr_mask, other=0.0).to(tl.float32)
     # Compute mean and variance
@@ -556,55 +976,156 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
     y = xbar * rstd[:, None] * w[None, :] + b[None, :]
     y_block_ptr_rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
     y_block_ptr_cols = tl.arange(0, BLOCK_N)
-    y_block_ptr_ptrs = Y + tl.cast(pid * BLOCK_M, tl.int64) * stride_ym + (tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_ym + tl.arange(0, BLOCK_N)[None, :])
+    y_block_ptr_ptrs = (
+        Y
+        + tl.cast(pid * BLOCK_M, tl.int64) * stride_ym
+        + (
+            tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_ym
+            + tl.arange(0, BLOCK_N)[None, :]
+        )
+    )
     y_block_ptr_mask = (y_block_ptr_rows[:, None] < M) & (y_block_ptr_cols[None, :] < N)
     tl.store(y_block_ptr_ptrs, y.to(Y.dtype.element_ty), mask=y_block_ptr_mask)
 
 
-@triton.heuristics({
-    "USE_DESCRIPTORS": lambda args: _descriptor_fits(args["a_ptr"], args["BLOCK_K"], args["stride_ab"], args["stride_am"], unit_stride=args["stride_ak"])
-    and _descriptor_fits(args["b_ptr"], args["BLOCK_N"], args["stride_bb"], args["stride_bk"], unit_stride=args["stride_bn"]),
-})
+@triton.heuristics(
+    {
+        "USE_DESCRIPTORS": lambda args: _descriptor_fits(
+            args["a_ptr"],
+            args["BLOCK_K"],
+            args["stride_ab"],
+            args["stride_am"],
+            unit_stride=args["stride_ak"],
+        )
+        and _descriptor_fits(
+            args["b_ptr"],
+            args["BLOCK_N"],
+            args["stride_bb"],
+            args["stride_bk"],
+            unit_stride=args["stride_bn"],
+        ),
+    }
+)
 @triton.jit
-def bmm(a_ptr, b_ptr, c_ptr, M, N, K,
-        stride_ab, stride_am, stride_ak, stride_bb, stride_bk, stride_bn, stride_cb, stride_cm, stride_cn,
-        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, USE_DESCRIPTORS: tl.constexpr = False):
+def bmm(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    stride_ab,
+    stride_am,
+    stride_ak,
+    stride_bb,
+    stride_bk,
+    stride_bn,
+    stride_cb,
+    stride_cm,
+    stride_cn,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    USE_DESCRIPTORS: tl.constexpr = False,
+):
     # C[b] = A[b] @ B[b]: one batch entry per program along axis 2.
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     pid_b = tl.program_id(2)
     BATCH = tl.num_programs(2)
     if USE_DESCRIPTORS:
-        a_bp_desc = tl.make_tensor_descriptor(a_ptr, [BATCH, M, K], [stride_ab, stride_am, stride_ak],
-                                              [1, BLOCK_M, BLOCK_K])
+        a_bp_desc = tl.make_tensor_descriptor(
+            a_ptr,
+            [BATCH, M, K],
+            [stride_ab, stride_am, stride_ak],
+            [1, BLOCK_M, BLOCK_K],
+        )
     a_bp_off2 = 0
     if USE_DESCRIPTORS:
-        b_bp_desc = tl.make_tensor_descriptor(b_ptr, [BATCH, K, N], [stride_bb, stride_bk, stride_bn],
-                                              [1, BLOCK_K, BLOCK_N])
+        b_bp_desc = tl.make_tensor_descriptor(
+            b_ptr,
+            [BATCH, K, N],
+            [stride_bb, stride_bk, stride_bn],
+            [1, BLOCK_K, BLOCK_N],
+        )
     b_bp_off1 = 0
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for _ in range(0, tl.cdiv(K, BLOCK_K)):
         a_bp_i0 = pid_b + tl.arange(0, 1)
         a_bp_i1 = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
         a_bp_i2 = a_bp_off2 + tl.arange(0, BLOCK_K)
-        a_bp_ptrs = a_ptr + tl.cast(pid_b, tl.int64) * stride_ab + tl.cast(pid_m * BLOCK_M, tl.int64) * stride_am + tl.cast(a_bp_off2, tl.int64) * stride_ak + (tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_ab + tl.arange(0, BLOCK_M).to(tl.int64)[None, :, None] * stride_am + tl.arange(0, BLOCK_K).to(tl.int64)[None, None, :] * stride_ak)
-        a_bp_mask = (a_bp_i0[:, None, None] < BATCH) & (a_bp_i1[None, :, None] < M) & (a_bp_i2[None, None, :] < K)
-        a = a_bp_desc.load([pid_b, pid_m * BLOCK_M, a_bp_off2]) if USE_DESCRIPTORS else tl.load(a_bp_ptrs, mask=a_bp_mask, other=0.0)
+        a_bp_ptrs = (
+            a_ptr
+            + tl.cast(pid_b, tl.int64) * stride_ab
+            + tl.cast(pid_m * BLOCK_M, tl.int64) * stride_am
+            + tl.cast(a_bp_off2, tl.int64) * stride_ak
+            + (
+                tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_ab
+                + tl.arange(0, BLOCK_M).to(tl.int64)[None, :, None] * stride_am
+                + tl.arange(0, BLOCK_K).to(tl.int64)[None, None, :] * stride_ak
+            )
+        )
+        a_bp_mask = (
+            (a_bp_i0[:, None, None] < BATCH)
+            & (a_bp_i1[None, :, None] < M)
+            & (a_bp_i2[None, None, :] < K)
+        )
+        a = (
+            a_bp_desc.load([pid_b, pid_m * BLOCK_M, a_bp_off2])
+            if USE_DESCRIPTORS
+            else tl.load(a_bp_ptrs, mask=a_bp_mask, other=0.0)
+        )
         b_bp_i0 = pid_b + tl.arange(0, 1)
         b_bp_i1 = b_bp_off1 + tl.arange(0, BLOCK_K)
         b_bp_i2 = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-        b_bp_ptrs = b_ptr + tl.cast(pid_b, tl.int64) * stride_bb + tl.cast(b_bp_off1, tl.int64) * stride_bk + tl.cast(pid_n * BLOCK_N, tl.int64) * stride_bn + (tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_bb + tl.arange(0, BLOCK_K).to(tl.int64)[None, :, None] * stride_bk + tl.arange(0, BLOCK_N).to(tl.int64)[None, None, :] * stride_bn)
-        b_bp_mask = (b_bp_i0[:, None, None] < BATCH) & (b_bp_i1[None, :, None] < K) & (b_bp_i2[None, None, :] < N)
-        b = b_bp_desc.load([pid_b, b_bp_off1, pid_n * BLOCK_N]) if USE_DESCRIPTORS else tl.load(b_bp_ptrs, mask=b_bp_mask, other=0.0)
+        b_bp_ptrs = (
+            b_ptr
+            + tl.cast(pid_b, tl.int64) * stride_bb
+            + tl.cast(b_bp_off1, tl.int64) * stride_bk
+            + tl.cast(pid_n * BLOCK_N, tl.int64) * stride_bn
+            + (
+                tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_bb
+                + tl.arange(0, BLOCK_K).to(tl.int64)[None, :, None] * stride_bk
+                + tl.arange(0, BLOCK_N).to(tl.int64)[None, None, :] * stride_bn
+            )
+        )
+        b_bp_mask = (
+            (b_bp_i0[:, None, None] < BATCH)
+            & (b_bp_i1[None, :, None] < K)
+            & (b_bp_i2[None, None, :] < N)
+        )
+        b = (
+            b_bp_desc.load([pid_b, b_bp_off1, pid_n * BLOCK_N])
+            if USE_DESCRIPTORS
+            else tl.load(b_bp_ptrs, mask=b_bp_mask, other=0.0)
+        )
         acc += tl.dot(tl.reshape(a, (BLOCK_M, BLOCK_K)), tl.reshape(b, (BLOCK_K, BLOCK_N)))
         a_bp_off2 += BLOCK_K
         b_bp_off1 += BLOCK_K
     c_bp_i0 = pid_b + tl.arange(0, 1)
     c_bp_i1 = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     c_bp_i2 = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    c_bp_ptrs = c_ptr + tl.cast(pid_b, tl.int64) * stride_cb + tl.cast(pid_m * BLOCK_M, tl.int64) * stride_cm + tl.cast(pid_n * BLOCK_N, tl.int64) * stride_cn + (tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_cb + tl.arange(0, BLOCK_M).to(tl.int64)[None, :, None] * stride_cm + tl.arange(0, BLOCK_N).to(tl.int64)[None, None, :] * stride_cn)
-    c_bp_mask = (c_bp_i0[:, None, None] < BATCH) & (c_bp_i1[None, :, None] < M) & (c_bp_i2[None, None, :] < N)
-    tl.store(c_bp_ptrs, tl.reshape(acc, (1, BLOCK_M, BLOCK_N)).to(c_ptr.dtype.element_ty), mask=c_bp_mask)
+    c_bp_ptrs = (
+        c_ptr
+        + tl.cast(pid_b, tl.int64) * stride_cb
+        + tl.cast(pid_m * BLOCK_M, tl.int64) * stride_cm
+        + tl.cast(pid_n * BLOCK_N, tl.int64) * stride_cn
+        + (
+            tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_cb
+            + tl.arange(0, BLOCK_M).to(tl.int64)[None, :, None] * stride_cm
+            + tl.arange(0, BLOCK_N).to(tl.int64)[None, None, :] * stride_cn
+        )
+    )
+    c_bp_mask = (
+        (c_bp_i0[:, None, None] < BATCH)
+        & (c_bp_i1[None, :, None] < M)
+        & (c_bp_i2[None, None, :] < N)
+    )
+    tl.store(
+        c_bp_ptrs,
+        tl.reshape(acc, (1, BLOCK_M, BLOCK_N)).to(c_ptr.dtype.element_ty),
+        mask=c_bp_mask,
+    )
 
 
 @triton.jit
@@ -617,20 +1138,66 @@ def batched_transpose(x_ptr, y_ptr, M, N, stride_xb, stride_xm, stride_yb, strid
     B = tl.num_programs(2)
     x_block_ptr_i1 = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     x_block_ptr_i2 = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    x_block_ptr_ptrs = x_ptr + tl.cast(pid_b, tl.int64) * stride_xb + tl.cast(pid_m * BLOCK_M, tl.int64) * stride_xm + pid_n * BLOCK_N + (tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_xb + tl.arange(0, BLOCK_M).to(tl.int64)[None, :, None] * stride_xm + tl.arange(0, BLOCK_N)[None, None, :])
-    x_block_ptr_mask = (x_block_ptr_i1[None, :, None] < M) & (x_block_ptr_i2[None, None, :] < N)
+    x_block_ptr_ptrs = (
+        x_ptr
+        + tl.cast(pid_b, tl.int64) * stride_xb
+        + tl.cast(pid_m * BLOCK_M, tl.int64) * stride_xm
+        + pid_n * BLOCK_N
+        + (
+            tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_xb
+            + tl.arange(0, BLOCK_M).to(tl.int64)[None, :, None] * stride_xm
+            + tl.arange(0, BLOCK_N)[None, None, :]
+        )
+    )
+    x_block_ptr_mask = (x_block_ptr_i1[None, :, None] < M) & (
+        x_block_ptr_i2[None, None, :] < N
+    )
     x = tl.load(x_block_ptr_ptrs, mask=x_block_ptr_mask)
     y_block_ptr_i1 = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     y_block_ptr_i2 = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    y_block_ptr_ptrs = y_ptr + tl.cast(pid_b, tl.int64) * stride_yb + tl.cast(pid_n * BLOCK_N, tl.int64) * stride_yn + pid_m * BLOCK_M + (tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_yb + tl.arange(0, BLOCK_N).to(tl.int64)[None, :, None] * stride_yn + tl.arange(0, BLOCK_M)[None, None, :])
-    y_block_ptr_mask = (y_block_ptr_i1[None, :, None] < N) & (y_block_ptr_i2[None, None, :] < M)
+    y_block_ptr_ptrs = (
+        y_ptr
+        + tl.cast(pid_b, tl.int64) * stride_yb
+        + tl.cast(pid_n * BLOCK_N, tl.int64) * stride_yn
+        + pid_m * BLOCK_M
+        + (
+            tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_yb
+            + tl.arange(0, BLOCK_N).to(tl.int64)[None, :, None] * stride_yn
+            + tl.arange(0, BLOCK_M)[None, None, :]
+        )
+    )
+    y_block_ptr_mask = (y_block_ptr_i1[None, :, None] < N) & (
+        y_block_ptr_i2[None, None, :] < M
+    )
     tl.store(y_block_ptr_ptrs, tl.permute(x, (0, 2, 1)), mask=y_block_ptr_mask)
 
 
 @triton.jit
-def _attn_fwd_inner(acc, l_i, m_i, q, K_base, K_stride0, K_stride1, K_start0, K_start1, V_base, V_stride0, V_stride1, V_start0, V_start1, start_m, qk_scale,
-                    BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr,
-                    STAGE: tl.constexpr, offs_m, offs_n, N_CTX):
+def _attn_fwd_inner(
+    acc,
+    l_i,
+    m_i,
+    q,
+    K_base,
+    K_stride0,
+    K_stride1,
+    K_start0,
+    K_start1,
+    V_base,
+    V_stride0,
+    V_stride1,
+    V_start0,
+    V_start1,
+    start_m,
+    qk_scale,
+    BLOCK_M: tl.constexpr,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    STAGE: tl.constexpr,
+    offs_m,
+    offs_n,
+    N_CTX,
+):
     K_off1 = K_start1
     V_off0 = V_start0
     # range of values handled by this stage
@@ -648,7 +1215,15 @@ def _attn_fwd_inner(acc, l_i, m_i, q, K_base, K_stride0, K_stride1, K_start0, K_
     for start_n in range(lo, hi, BLOCK_N):
         start_n = tl.multiple_of(start_n, BLOCK_N)
         # -- compute qk ----
-        K_ptrs = K_base + tl.cast(K_start0, tl.int64) * K_stride0 + tl.cast(K_off1, tl.int64) * K_stride1 + (tl.arange(0, HEAD_DIM).to(tl.int64)[:, None] * K_stride0 + tl.arange(0, BLOCK_N).to(tl.int64)[None, :] * K_stride1)
+        K_ptrs = (
+            K_base
+            + tl.cast(K_start0, tl.int64) * K_stride0
+            + tl.cast(K_off1, tl.int64) * K_stride1
+            + (
+                tl.arange(0, HEAD_DIM).to(tl.int64)[:, None] * K_stride0
+                + tl.arange(0, BLOCK_N).to(tl.int64)[None, :] * K_stride1
+            )
+        )
         k = tl.load(K_ptrs)
         qk = tl.dot(q, k)
         if STAGE == 2:
@@ -666,7 +1241,15 @@ def _attn_fwd_inner(acc, l_i, m_i, q, K_base, K_stride0, K_stride1, K_start0, K_
         l_i = l_i * alpha + l_ij
         # -- update output accumulator --
         acc = acc * alpha[:, None]
-        V_ptrs = V_base + tl.cast(V_off0, tl.int64) * V_stride0 + tl.cast(V_start1, tl.int64) * V_stride1 + (tl.arange(0, BLOCK_N).to(tl.int64)[:, None] * V_stride0 + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * V_stride1)
+        V_ptrs = (
+            V_base
+            + tl.cast(V_off0, tl.int64) * V_stride0
+            + tl.cast(V_start1, tl.int64) * V_stride1
+            + (
+                tl.arange(0, BLOCK_N).to(tl.int64)[:, None] * V_stride0
+                + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * V_stride1
+            )
+        )
         v = tl.load(V_ptrs)
         acc = tl.dot(p.to(v.dtype), v, acc)
         # update m_i and l_i
@@ -704,42 +1287,138 @@ def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
     qk_scale = sm_scale
     qk_scale *= 1.44269504  # 1/log(2)
     # load q: it will stay in SRAM throughout
-    Q_ptrs = Q + qvk_offset + tl.cast(start_m * BLOCK_M, tl.int64) * stride_qm + (tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_qm + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_qk)
+    Q_ptrs = (
+        Q
+        + qvk_offset
+        + tl.cast(start_m * BLOCK_M, tl.int64) * stride_qm
+        + (
+            tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_qm
+            + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_qk
+        )
+    )
     q = tl.load(Q_ptrs)
     # stage 1: off-band
     # For causal = True, STAGE = 3 and _attn_fwd_inner gets 1 as its STAGE
     # For causal = False, STAGE = 1, and _attn_fwd_inner gets 3 as its STAGE
     if STAGE & 1:
-        acc, l_i, m_i = _attn_fwd_inner(acc, l_i, m_i, q, K + qvk_offset, stride_kk, stride_kn, 0, 0, V + qvk_offset, stride_vk, stride_vn, 0, 0,
-                                        start_m, qk_scale,
-                                        BLOCK_M, HEAD_DIM, BLOCK_N,
-                                        4 - STAGE, offs_m, offs_n, N_CTX)
+        acc, l_i, m_i = _attn_fwd_inner(
+            acc,
+            l_i,
+            m_i,
+            q,
+            K + qvk_offset,
+            stride_kk,
+            stride_kn,
+            0,
+            0,
+            V + qvk_offset,
+            stride_vk,
+            stride_vn,
+            0,
+            0,
+            start_m,
+            qk_scale,
+            BLOCK_M,
+            HEAD_DIM,
+            BLOCK_N,
+            4 - STAGE,
+            offs_m,
+            offs_n,
+            N_CTX,
+        )
     # stage 2: on-band
     if STAGE & 2:
-        acc, l_i, m_i = _attn_fwd_inner(acc, l_i, m_i, q, K + qvk_offset, stride_kk, stride_kn, 0, 0, V + qvk_offset, stride_vk, stride_vn, 0, 0,
-                                        start_m, qk_scale,
-                                        BLOCK_M, HEAD_DIM, BLOCK_N,
-                                        2, offs_m, offs_n, N_CTX)
+        acc, l_i, m_i = _attn_fwd_inner(
+            acc,
+            l_i,
+            m_i,
+            q,
+            K + qvk_offset,
+            stride_kk,
+            stride_kn,
+            0,
+            0,
+            V + qvk_offset,
+            stride_vk,
+            stride_vn,
+            0,
+            0,
+            start_m,
+            qk_scale,
+            BLOCK_M,
+            HEAD_DIM,
+            BLOCK_N,
+            2,
+            offs_m,
+            offs_n,
+            N_CTX,
+        )
     # epilogue
     m_i += tl.math.log2(l_i)
     acc = acc / l_i[:, None]
     m_ptrs = M + off_hz * N_CTX + offs_m
     tl.store(m_ptrs, m_i)
-    O_ptrs = Out + qvk_offset + tl.cast(start_m * BLOCK_M, tl.int64) * stride_om + (tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_om + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_on)
+    O_ptrs = (
+        Out
+        + qvk_offset
+        + tl.cast(start_m * BLOCK_M, tl.int64) * stride_om
+        + (
+            tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_om
+            + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_on
+        )
+    )
     tl.store(O_ptrs, acc.to(Out.type.element_ty))
 
 
 @triton.jit
-def _dot_tile(acc, a_block_base, a_block_shape0, a_block_shape1, a_block_stride0, a_block_start0, a_block_start1, a_block_block0: tl.constexpr, a_block_block1: tl.constexpr, b_block_base, b_block_shape0, b_block_shape1, b_block_stride0, b_block_start0, b_block_start1, b_block_block0: tl.constexpr, b_block_block1: tl.constexpr):
+def _dot_tile(
+    acc,
+    a_block_base,
+    a_block_shape0,
+    a_block_shape1,
+    a_block_stride0,
+    a_block_start0,
+    a_block_start1,
+    a_block_block0: tl.constexpr,
+    a_block_block1: tl.constexpr,
+    b_block_base,
+    b_block_shape0,
+    b_block_shape1,
+    b_block_stride0,
+    b_block_start0,
+    b_block_start1,
+    b_block_block0: tl.constexpr,
+    b_block_block1: tl.constexpr,
+):
     a_block_rows = a_block_start0 + tl.arange(0, a_block_block0)
     a_block_cols = a_block_start1 + tl.arange(0, a_block_block1)
-    a_block_ptrs = a_block_base + tl.cast(a_block_start0, tl.int64) * a_block_stride0 + a_block_start1 + (tl.arange(0, a_block_block0).to(tl.int64)[:, None] * a_block_stride0 + tl.arange(0, a_block_block1)[None, :])
-    a_block_mask = (a_block_rows[:, None] < a_block_shape0) & (a_block_cols[None, :] < a_block_shape1)
+    a_block_ptrs = (
+        a_block_base
+        + tl.cast(a_block_start0, tl.int64) * a_block_stride0
+        + a_block_start1
+        + (
+            tl.arange(0, a_block_block0).to(tl.int64)[:, None] * a_block_stride0
+            + tl.arange(0, a_block_block1)[None, :]
+        )
+    )
+    a_block_mask = (a_block_rows[:, None] < a_block_shape0) & (
+        a_block_cols[None, :] < a_block_shape1
+    )
     a = tl.load(a_block_ptrs, mask=a_block_mask, other=0.0)
     b_block_rows = b_block_start0 + tl.arange(0, b_block_block0)
     b_block_cols = b_block_start1 + tl.arange(0, b_block_block1)
-    b_block_ptrs = b_block_base + tl.cast(b_block_start0, tl.int64) * b_block_stride0 + b_block_start1 + (tl.arange(0, b_block_block0).to(tl.int64)[:, None] * b_block_stride0 + tl.arange(0, b_block_block1)[None, :])
-    b_block_mask = (b_block_rows[:, None] < b_block_shape0) & (b_block_cols[None, :] < b_block_shape1)
+    b_block_ptrs = (
+        b_block_base
+        + tl.cast(b_block_start0, tl.int64) * b_block_stride0
+        + b_block_start1
+        + (
+            tl.arange(0, b_block_block0).to(tl.int64)[:, None] * b_block_stride0
+            + tl.arange(0, b_block_block1)[None, :]
+        )
+    )
+    b_block_mask = (b_block_rows[:, None] < b_block_shape0) & (
+        b_block_cols[None, :] < b_block_shape1
+    )
     b = tl.load(b_block_ptrs, mask=b_block_mask, other=0.0)
     return tl.dot(a, b, acc)
 
@@ -753,11 +1432,37 @@ def gemm_helper(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
     b_off0 = 0
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for _ in range(0, tl.cdiv(K, BK)):
-        acc = _dot_tile(acc, a_ptr, M, K, stride_am, pid_m * BM, a_off1, BM, BK, b_ptr, K, N, stride_bk, b_off0, pid_n * BN, BK, BN)
+        acc = _dot_tile(
+            acc,
+            a_ptr,
+            M,
+            K,
+            stride_am,
+            pid_m * BM,
+            a_off1,
+            BM,
+            BK,
+            b_ptr,
+            K,
+            N,
+            stride_bk,
+            b_off0,
+            pid_n * BN,
+            BK,
+            BN,
+        )
         a_off1 += BK
         b_off0 += BK
     c_rows = pid_m * BM + tl.arange(0, BM)
     c_cols = pid_n * BN + tl.arange(0, BN)
-    c_ptrs = c_ptr + tl.cast(pid_m * BM, tl.int64) * stride_cm + pid_n * BN + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_cm + tl.arange(0, BN)[None, :])
+    c_ptrs = (
+        c_ptr
+        + tl.cast(pid_m * BM, tl.int64) * stride_cm
+        + pid_n * BN
+        + (
+            tl.arange(0, BM).to(tl.int64)[:, None] * stride_cm
+            + tl.arange(0, BN)[None, :]
+        )
+    )
     c_mask = (c_rows[:, None] < M) & (c_cols[None, :] < N)
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)
