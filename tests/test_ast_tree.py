@@ -199,8 +199,8 @@ def test_strict_keeps_masked_pointers_for_an_unproven_offset_in_a_parenthesised_
     assert site.decision == "pointer" and "TTD112 `off` × itemsize" in site.message, site
 
 
-# `p` holds block pointers of two layouts: TTD109 names the function, whose name is on the line after `def \`.
-TWO_LAYOUTS = '''\
+# `p` holds block pointers of two ranks, read after the join: TTD109 names the function, whose name is on the line after `def \`.
+TWO_RANKS = '''\
 import triton
 import triton.language as tl
 
@@ -211,7 +211,7 @@ def \\
     if flag:
         p = tl.make_block_ptr(x_ptr, (M, N), (stride, 1), (0, 0), (BM, BN), (1, 0))
     else:
-        p = tl.make_block_ptr(y_ptr, (N, M), (1, stride), (0, 0), (BN, BM), (0, 1))
+        p = tl.make_block_ptr(y_ptr, (M,), (1,), (0,), (BM,), (0,))
     tl.store(p, tl.load(p, boundary_check=(0, 1)) + 1, boundary_check=(0, 1))
 '''
 
@@ -243,7 +243,7 @@ def test_a_diagnostic_at_a_function_name_needs_no_libcst_positions(monkeypatch) 
     expected = [(9, 13, "TTD109", 7), (11, 13, "TTD109", 7)]
 
     def found(rewrite: bool) -> list:
-        diagnostics = engine.migrate_source(TWO_LAYOUTS, verify=False, rewrite=rewrite).diagnostics
+        diagnostics = engine.migrate_source(TWO_RANKS, verify=False, rewrite=rewrite).diagnostics
         return [(d.line, d.column, d.code, int(d.message.rpartition("line ")[2].rstrip(")"))) for d in diagnostics]
 
     monkeypatch.setattr(cst.MetadataWrapper, "resolve", lambda *a: pytest.fail("libcst positions computed"))
