@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from . import recording
+from . import recording, tuning
 from .record import DEFAULTS
 from .report import ERROR, Verdict, ir_diff, text, timing_spread
 
@@ -51,6 +51,8 @@ def _common(function):
         click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the verdict as JSON."),
         click.option("--keep", type=click.Path(file_okay=False), help="Keep the recordings and the migrated "
                      "copy in this directory (default: a temporary one, removed)."),
+        click.option("--own-tuning", is_flag=True, help="Let the second run's autotuners tune for themselves "
+                     "[default: they take the first run's choices, so that both run the same configurations]."),
         click.option("-v", "--verbose", is_flag=True, help="Show the command's own output."),
     ]
     for option in reversed(options):
@@ -117,8 +119,8 @@ def run_command(ctx, paths, replacements, **options):
             raise click.UsageError(f"the working directory {work} must be outside the tree {root} (see --keep)")
         chosen = {str(p.relative_to(root)): f for p, f in _replacements(replacements, root).items()}
         tree = make_migrated_copy(root, [Path(p) for p in paths] or [root], work / "tree", chosen)
-        runs = [_record(user_command, tree_root, work / name, config, work, options)
-                for tree_root, name in ((root, "original.tmv"), (tree.root, "migrated.tmv"))]
+        original = _record(user_command, root, work / "original.tmv", config, work, options)
+        runs = [original, _record(user_command, tree.root, work / "migrated.tmv", config, work, options, original)]
         verdict = _verdict(runs, options)
         verdict.notes += _tree_notes(tree)
         verdict.problems += _ran_original(runs[1][1], root)
@@ -166,7 +168,7 @@ def compare_command(ctx, golden, other, paths, **options):
         else:
             root = Path.cwd().resolve()
             tree = make_migrated_copy(root, [Path(p) for p in paths], work / "tree", {}).root if paths else root
-            second = _record(_user_command(ctx), tree, work / "current.tmv", config, work, options)
+            second = _record(_user_command(ctx), tree, work / "current.tmv", config, work, options, first)
         verdict = _verdict([first, second], options, labels=("recorded", "current" if other is None else "other"))
         _finish(verdict, [first, second], options)
 
@@ -265,10 +267,15 @@ def _session(options):
             yield device, config, Path(tmp)
 
 
-def _record(user_command, tree: Path, out: Path, config: dict, work: Path, options) -> tuple[Path, dict]:
+def _record(user_command, tree: Path, out: Path, config: dict, work: Path, options,
+            pinned_to: tuple[Path, dict] | None = None) -> tuple[Path, dict]:
+    """Record the command in `tree`; with `pinned_to` (an earlier recording), its autotuners take that
+    recording's choices unless --own-tuning."""
     from .compile import compile_recording
     from .runner import record_command
 
+    if pinned_to is not None and not options["own_tuning"]:
+        config = {**config, "pinned": tuning.as_pins(pinned_to[1].get("tuning", []))}
     result = record_command(user_command, tree, out, config, work, pass_output=options["verbose"])
     if result.index["returncode"] != 0 and result.output:
         click.echo(f"--- output of {' '.join(user_command)} in {tree} (exit status {result.index['returncode']}):\n"
@@ -297,6 +304,7 @@ def _verdict(runs, options, labels=("original", "migrated")) -> Verdict:
     env_a, env_b = index_a["environment"], index_b["environment"]
     verdict.notes.append(f"{labels[0]}: Triton {env_a.get('triton')} on {env_a.get('device_name')}; "
                          f"{labels[1]}: Triton {env_b.get('triton')} on {env_b.get('device_name')}")
+    verdict.notes += filter(None, [tuning.summary(index_a.get("tuning", []), index_b.get("tuning", []), labels)])
     if index_a["returncode"] != index_b["returncode"]:
         verdict.problems.append(f"the command's exit status differs: {index_a['returncode']} vs "
                                 f"{index_b['returncode']}")

@@ -7,7 +7,8 @@ calls `activate()` in every Python process of that command):
 
   TRITON_MIGRATE_VERIFY_OUT     recording directory; each process writes `p<start ns>-<pid>/` inside it
   TRITON_MIGRATE_VERIFY_ROOT    the tree the command runs in (kernel source paths are stored relative to it)
-  TRITON_MIGRATE_VERIFY_CONFIG  JSON: device kind, size limits, warm-up and repeat counts, allocator
+  TRITON_MIGRATE_VERIFY_CONFIG  JSON: device kind, size limits, warm-up and repeat counts, allocator, the
+                                autotuner choices to pin (tuning.py)
 
 Which tensors are outputs: every tensor argument's whole buffer is digested before and after the launch;
 one whose bits changed is *written* and kept in full (below the size limit, else digest + spot values); one
@@ -26,10 +27,13 @@ import threading
 import time
 from pathlib import Path
 
+from .tuning import LOG as TUNING_LOG
+from .tuning import Tuning
+
 ENV_OUT, ENV_ROOT = "TRITON_MIGRATE_VERIFY_OUT", "TRITON_MIGRATE_VERIFY_ROOT"
 ENV_CONFIG = "TRITON_MIGRATE_VERIFY_CONFIG"
 DEFAULTS = {"device": "cpu", "keep_bytes": 16 << 20, "total_bytes": 1 << 30, "warmup": 0, "repeat": 0,
-            "allocator": True}
+            "allocator": True, "pinned": None}  # pinned: another run's autotuner choices to take (tuning.py)
 _PATCHED_MODULES = {"triton.runtime.jit", "triton.runtime.interpreter", "triton.runtime.autotuner"}
 _state = threading.local()  # .busy: inside a recorded launch or an autotuner benchmark (not recorded)
 
@@ -76,6 +80,7 @@ def _patch(module) -> None:
     tuner = getattr(module, "Autotuner", None)
     if tuner is not None and not getattr(tuner._bench, "_tm_recorded", False):
         tuner._bench = _unrecorded(tuner._bench)
+        tuner.run = _tuning_run(tuner.run)
 
 
 def _unrecorded(bench):
@@ -86,6 +91,21 @@ def _unrecorded(bench):
             return bench(*args, **kwargs)
         finally:
             _state.busy = outer
+    wrapper._tm_recorded = True
+    return wrapper
+
+
+def _tuning_run(run):
+    """An autotuner takes the pinned choices before its first run, and its choices are logged after each."""
+    def wrapper(self, *args, **kwargs):
+        if getattr(_state, "busy", False):
+            return run(self, *args, **kwargs)
+        tuning = _recorder().tuning
+        tuning.adopt(self)
+        try:
+            return run(self, *args, **kwargs)
+        finally:
+            tuning.note(self)
     wrapper._tm_recorded = True
     return wrapper
 
@@ -126,6 +146,7 @@ class Recorder:
         self.seq = 0
         self.kept_bytes = 0
         self.lock = threading.Lock()
+        self.tuning = Tuning(self.dir / TUNING_LOG, config["pinned"])
         (self.dir / "meta.json").write_text(json.dumps(_environment(self.device)))
 
     def launch(self, run, fn, args, kwargs, grid):

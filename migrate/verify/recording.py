@@ -2,9 +2,11 @@
 
   index.json            {"format": "triton-migrate-verify", "version": 1, "environment": {triton, torch,
                          python, device, device_name}, "command": [...], "returncode": int, "root": str,
-                         "launches": [launch, ...], "compile": {...} (compile mode only)}
+                         "launches": [launch, ...], "tuning": [{tuner, key, config, pinned}, ...] (every
+                         autotuner choice, see tuning.py), "compile": {...} (compile mode only)}
   p<ns>-<pid>/          one directory per recorded process: launches.jsonl (the raw launches),
-                        meta.json (its environment), tensors/<seq>-<arg>.bin
+                        tuning.jsonl (its autotuners' choices), meta.json (its environment),
+                        tensors/<seq>-<arg>.bin
   compile/              IR of compiled kernels (compile mode only)
 
 A launch: {"kernel": "module:qualname", "index": n-th launch of this kernel, "seq", "pid", "source" (path
@@ -21,6 +23,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+
+from . import tuning
 
 FORMAT, VERSION = "triton-migrate-verify", 1
 
@@ -44,7 +48,7 @@ def finalize(directory: Path, command: list[str], returncode: int, root: Path) -
         launch["index"] = counts[launch["kernel"]]
         counts[launch["kernel"]] += 1
     index = {"format": FORMAT, "version": VERSION, "environment": environment, "command": command,
-             "returncode": returncode, "root": str(root), "launches": launches}
+             "returncode": returncode, "root": str(root), "launches": launches, "tuning": tuning.merged(processes)}
     write_index(directory, index)
     return index
 

@@ -157,7 +157,7 @@ def register(command: click.Group, common, session, record, verdict_of) -> None:
             for candidate in wanted:
                 tree = make_migrated_copy(root, [Path(p) for p in paths] or [root], work / f"tree-{candidate}", {},
                                           Policy().for_kernel_target(candidate))
-                run = record(user_command, tree.root, work / f"{candidate}.tmv", config, work, options)
+                run = record(user_command, tree.root, work / f"{candidate}.tmv", config, work, options, original)
                 runs[candidate] = verdict_of([original, run], options).kernels
             choices = choose(runs, margin, floor)
             click.echo(table(choices, wanted))

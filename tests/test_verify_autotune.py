@@ -1,0 +1,82 @@
+"""`migrate verify` and `migrate tune` on autotuned kernels launched through autograd: the migrated run takes
+the original run's autotuner choices, so that a configuration picked differently by another process is not
+mistaken for a difference the migration made (`--own-tuning` shows what that looks like)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from triton_migrate.verify.tuning import PinnedChoices, as_pins, merged
+
+DATA = Path(__file__).resolve().parent / "verify_data" / "autotuned"
+
+
+@pytest.fixture
+def project(tmp_path):
+    # kernels/rows.py: the autotuners keep the first configuration in a folder named `project`, the second
+    # in any copy of it (the migrated run's), as two processes timing the configurations may
+    return Path(shutil.copytree(DATA, tmp_path / "project"))
+
+
+def _migrate(args, cwd):
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    return subprocess.run([sys.executable, "-m", "triton_migrate.cli", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_the_migrated_run_takes_the_original_runs_autotuner_choices(project):
+    done = _migrate(["verify", "--device", "cpu", "--", "python", "bench.py"], project)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "autotuners: 2 of 2 choices in the migrated run taken from the original run" in done.stdout
+    rows = {line.split()[0]: line.split()[2] for line in done.stdout.splitlines() if line.startswith("kernels.rows:")}
+    assert rows == {"kernels.rows:row_sums": "identical", "kernels.rows:spread_rows": "identical"}
+
+
+def test_with_own_tuning_each_run_tunes_and_the_configurations_differ(project):
+    done = _migrate(["verify", "--device", "cpu", "--own-tuning", "--", "python", "bench.py"], project)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "2 tuned by the migrated run itself, 0 of them as the original run chose" in done.stdout
+    assert "kernels.rows:row_sums launch 0: constexpr BN: 16 vs 32" in done.stdout
+    assert "kernels.rows:spread_rows launch 0: grid: [3, 7] vs [3, 4]" in done.stdout  # the backward's
+
+
+def test_tune_chooses_a_form_for_autotuned_kernels_launched_through_autograd(project):
+    done = _migrate(["tune", "--device", "cpu", "--candidates", "auto,pointer", "--out", "t.toml", "--",
+                     "python", "bench.py"], project)
+    assert done.returncode == 0, done.stdout + done.stderr
+    table = tomllib.loads((project / "t.toml").read_text())["tool"]["triton-migrate"]["kernel-targets"]
+    assert table.keys() == {"row_sums", "spread_rows"}
+
+
+class Config:
+    def __init__(self, block: int):
+        self.block = block
+
+    def __str__(self) -> str:
+        return f"BN: {self.block}"
+
+
+def test_a_pinned_cache_answers_the_keys_the_other_run_tuned_and_lets_the_others_be_tuned():
+    configs = [Config(16), Config(32)]
+    cache = PinnedChoices(configs, {repr((100, "torch.float32")): "BN: 32"}, {})
+    assert (100, "torch.float32") in cache and cache[(100, "torch.float32")] is configs[1]
+    assert (7, "torch.float32") not in cache  # unknown: Triton tunes it, as without pinning
+    assert PinnedChoices(configs, {repr((5,)): "BN: 64"}, {}).__contains__((5,)) is False  # no such config
+    assert cache.pinned == {repr((100, "torch.float32"))}
+
+
+def test_choices_merge_across_processes_the_first_one_kept(tmp_path):
+    for name, config in (("p1", "BN: 16"), ("p2", "BN: 32")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "tuning.jsonl").write_text(
+            f'{{"tuner": "m:k", "key": "(1,)", "config": "{config}", "pinned": false}}\n'
+            f'{{"tuner": "m:{name}", "key": "(2,)", "config": "{config}", "pinned": false}}\n')
+    choices = merged([tmp_path / "p1", tmp_path / "p2"])
+    assert as_pins(choices) == {"m:k": {"(1,)": "BN: 16"}, "m:p1": {"(2,)": "BN: 16"}, "m:p2": {"(2,)": "BN: 32"}}
