@@ -121,9 +121,13 @@ class Case:
 
     @functools.cached_property
     def do(self):
+        """The output gradient, seeded: the same in every tree and every process (unseeded, it made every
+        run's gradients differ from every other's)."""
         import torch
 
-        return torch.randn_like(self.tensors["v"])
+        v = self.tensors["v"]
+        generator = torch.Generator(device=v.device).manual_seed(1)
+        return torch.randn(v.shape, generator=generator, device=v.device, dtype=torch.float32).to(v.dtype)
 
     def forward(self):
         import torch
