@@ -18,9 +18,9 @@ literal (the fused-attention tutorial's `v_order: tl.constexpr = ...`) does not 
 never need it, and the helper finds the unit stride as the caller did, from a literal 1 only. A block
 pointer merged from several creations (`if SEQUENCE_PARALLEL:` / `else:` creating with two shapes) is
 passed too: a part the creations spell differently is assigned on each path (`p_shape0 = ...`), as for
-masked pointers, and passed; where another path sets the
-name to `None` (`else: p = None` under a constexpr flag), that path sets each part variable the call
-reads to `None` instead, so the helper receives `None` where it did. A block size the helper spells with one of its own parameters must be a
+masked pointers, and passed; where another path sets the name to `None` (`else: p = None` under a
+constexpr flag), that path sets each part variable the call reads to `None` instead, so the helper
+receives `None` where it did. A block size the helper spells with one of its own parameters must be a
 `tl.constexpr` one.
 
 Refusals (TTD201, with the helper's reason): a helper called somewhere with another value in that
