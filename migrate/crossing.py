@@ -188,7 +188,8 @@ class Crossing:
         pointers = {p: self.pointer(a.value, state) for p, a in bound.items() if self.passes_pointer(a.value, state)}
         pointers = {p: resolved for p, resolved in pointers.items() if resolved is not None}
         for param in bound:
-            facts = self.site_facts(*pointers[param], bound) if param in pointers else None
+            facts = self.site_facts(*pointers[param], bound, self.context.constexprs(helper)) \
+                if param in pointers else None
             self.context.record(helper, param, node, facts, pointers[param][0].creations if param in pointers
                                 else frozenset())
         if not pointers:
@@ -231,32 +232,45 @@ class Crossing:
         return isinstance(argument, cst.Name) and isinstance(state.get(argument.value), BlockPtr)
 
     def passed_parts(self, helper, param: str, value: BlockPtr, deltas, call: cst.Call) -> Optional[Passed]:
-        if len(value.creations) > 1 or value.args_stale:
+        if value.args_stale:
             self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "passing a block pointer as parts needs "
-                                                 "one creation whose base, shape and strides are unchanged at "
-                                                 "the call", call))
+                                                 "its base, shape and strides unchanged at the call", call))
             return None
         offsets = self.offsets(value, deltas)
         interface = self.context.interface(helper, param)
         if offsets is None:
             return None  # paths disagree on an offset: the rerun materializes it
-        creation = self.creation_of(value)
-        source = {("base", 0): creation.base}
+        # Block pointers merged from several creations (an `if`/`else` creating from two shapes) pass the
+        # variables each creation assigns where their parts differ (`p_shape0`), as masked pointers read them.
+        base, shape, strides, blocks, ranged = self.merged_parts(value)
+        if ranged:
+            self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "the block pointers merged here "
+                                                 "have different block shapes, which a helper receives as "
+                                                 "`tl.constexpr` parameters", call))
+            return None
+        source = {("base", 0): base}
         for d in range(interface.rank):
-            source.update({("shape", d): creation.shape[d], ("stride", d): creation.strides[d],
-                           ("start", d): offsets[d], ("block", d): creation.block[d]})
+            source.update({("shape", d): shape[d], ("stride", d): strides[d],
+                           ("start", d): offsets[d], ("block", d): blocks[d]})
         kinds = interface.passed()
         return Passed(self.context.part_names(helper, param, kinds), [source[k] for k in kinds])
 
-    def site_facts(self, value: BlockPtr, deltas, bound: dict) -> Optional[SiteFacts]:
-        creation = self.creation_of(value)
-        if len(value.creations) > 1:
-            return None
-        fixed = tuple(self.fixed_part(n, bound) for n in creation.shape + creation.strides + creation.block)
+    def site_facts(self, value: BlockPtr, deltas, bound: dict, constexprs: set[str]) -> SiteFacts:
+        """What this call passes; for block pointers merged from several creations, what they agree on (a part
+        they spell differently is passed, an order or unit stride they disagree on is unknown). A block size
+        the helper spells with one of its parameters must be a `tl.constexpr` one (`tl.arange` needs it)."""
+        creations = [self.creations_by_id(c) for c in self.knowledge.in_order(value.creations)]
+        rank = len(creations[0].block)
+        sizes = {p: a for p, a in bound.items() if p in constexprs}
+        fixed = tuple(texts.pop() if len(texts := {self.fixed_part(n, sizes if i >= 2 * rank else bound)
+                                                   for n in parts}) == 1 else None
+                      for i, parts in enumerate(zip(*(c.shape + c.strides + c.block for c in creations))))
         proven = self.proven_offsets(value, deltas)
-        order = None if creation.order is None else tuple(creation.order)
-        return SiteFacts(len(creation.block), order, fixed, tuple(p["aligned"] for p in proven),
-                         tuple(p["nonnegative"] for p in proven), creation.unit)
+        orders = {None if c.order is None else tuple(c.order) for c in creations}
+        units = {c.unit for c in creations}
+        return SiteFacts(rank, orders.pop() if len(orders) == 1 else None, fixed,
+                         tuple(p["aligned"] for p in proven), tuple(p["nonnegative"] for p in proven),
+                         units.pop() if len(units) == 1 else None)
 
     @staticmethod
     def fixed_part(node: cst.BaseExpression, bound: dict) -> Optional[str]:

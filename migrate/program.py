@@ -369,6 +369,12 @@ class Context:
         except UnboundCall:
             return None
 
+    def constexprs(self, key: Key) -> set[str]:
+        """The helper's parameters annotated `tl.constexpr`."""
+        params = self.program.helpers[key].node.params.params
+        return {p.name.value for p in params if p.annotation is not None and
+                (dotted_name(p.annotation.annotation) or "").split(".")[-1] == "constexpr"}
+
     def record(self, key: Key, param: str, call: cst.Call, facts, creations: frozenset) -> None:
         self.program.sites[(key, param)].append((call, facts, creations))
 

@@ -182,14 +182,36 @@ class Results:
         return frozenset(), build
 
     def placeholder_statements(self, statement: int) -> Optional[tuple[frozenset[int], Builder]]:
+        """`p = None` on the paths that create no block pointer (`else: p = None` under a constexpr flag)
+        becomes `None` for what the other paths assign instead: the descriptor names, and, where `p` is passed
+        to a helper as parts, the part and offset variables the call reads (the helper then receives `None`
+        in each, as it received `None` for `p`)."""
         creations = frozenset(self.knowledge.placeholder_links.get(statement, ()))
-        if not creations or statement in self.knowledge.placeholder_used or not self.uses_descriptors(creations):
+        if not creations or statement in self.knowledge.placeholder_used:
             return None
-        creation = self.creations[self.knowledge.in_order(creations)[0]]
-        stem, paddings = self.namer.stem(creation.target), self.paddings(creations)
-        return creations, lambda: [ttd002_advance.assign(self.namer.descriptor(stem, p, paddings, self.handle_kind),
-                                                         cst.Name("None"))
-                                   for p in sorted(paddings, key=lambda p: p != "zero")]
+        names = []
+        if self.uses_descriptors(creations):
+            creation = self.creations[self.knowledge.in_order(creations)[0]]
+            stem, paddings = self.namer.stem(creation.target), self.paddings(creations)
+            names += [self.namer.descriptor(stem, p, paddings, self.handle_kind)
+                      for p in sorted(paddings, key=lambda p: p != "zero")]
+        if "parts" in self.forms(creations):
+            names += self.part_variables(creations)
+        if not names:
+            return None
+        return creations, lambda: [ttd002_advance.assign(name, cst.Name("None")) for name in dict.fromkeys(names)]
+
+    def part_variables(self, creations) -> list[str]:
+        """The variables these creations assign for their parts: those that differ between them (`p_base`),
+        and the offsets that are materialized (`p_off1`)."""
+        names = []
+        for creation in (self.creations[c] for c in self.knowledge.in_order(creations)):
+            names += [self.namer.part(creation.target, kind, d) for kind, d in
+                      sorted(self.knowledge.merged.get(id(creation.call), {}),
+                             key=lambda part: (PART_ORDER.index(part[0]), part[1]))]
+            names += [self.namer.offset(creation.target, d) for d in range(len(creation.offsets))
+                      if (id(creation.call), d) in self.knowledge.materialize]
+        return names
 
     def hoisted(self) -> dict[int, list[tuple[frozenset[int], Builder]]]:
         before: dict[int, list] = {}

@@ -497,32 +497,40 @@ class Sites:
             frozenset(ranged)
 
     def pointer_builder(self, call, member, bound, value: BlockPtr, offsets, deltas) -> Builder:
-        creation = self.creation_of(value)
+        """The masked access; for `boundary_check=A if FLAG else B` one access per variant, in a conditional
+        expression on the same test (a constexpr: Triton takes the check only at compile time, and resolves
+        such an expression then too), each with its own inline mask."""
         base, shape, strides, blocks, ranged = self.merged_parts(value)
         proven = self.proven_offsets(value, deltas)
-        tile = ttd006_masked_pointers.Tile(self.language, base, shape, strides, blocks, offsets,
-                                           self.checked_dims(bound, len(offsets)), [p["nonnegative"] for p in proven],
-                                           self.policy.addresses == "corner", ranged)
-        pointers = self.masked_pointers(value, tile, call)
+        variants = self.check_variants(bound, len(offsets))
+        tiles = [ttd006_masked_pointers.Tile(self.language, base, shape, strides, blocks, offsets, checked,
+                                             [p["nonnegative"] for p in proven], self.policy.addresses == "corner",
+                                             ranged) for _, checked in variants]
+        pointers = [self.masked_pointers(value, tile, call, shared=len(tiles) == 1) for tile in tiles]
         padding = self.padding(bound)
 
         def build(updated: cst.Call):
             again = bind(updated, member)
             kept = [keyword(k, again[k].value) for k in HINTS if k in again]
-            ptrs, condition = pointers()
-            if member == "load":
-                return ttd006_masked_pointers.load(tile, ptrs, condition, padding, kept)
-            return ttd006_masked_pointers.store(tile, ptrs, condition, again["value"].value, kept)
+            accesses = []
+            for tile, tile_pointers in zip(tiles, pointers):
+                ptrs, condition = tile_pointers()
+                accesses.append(ttd006_masked_pointers.load(tile, ptrs, condition, padding, kept) if member == "load"
+                                else ttd006_masked_pointers.store(tile, ptrs, condition, again["value"].value, kept))
+            if len(accesses) == 1:
+                return accesses[0]
+            return cst.IfExp(variants[0][0], accesses[0], accesses[1])
 
         return build
 
-    def masked_pointers(self, value: BlockPtr, tile, call: cst.Call) -> Callable[[], tuple]:
+    def masked_pointers(self, value: BlockPtr, tile, call: cst.Call, shared: bool = True) -> Callable[[], tuple]:
         """A builder of (pointers, mask): temporaries assigned on the lines before the access where possible
-        (a careful human's `x_rows`, `x_cols`, `x_ptrs`, `x_mask`), inline expressions otherwise. A line holds
-        the temporaries of one access per block pointer; loop passes over the same access keep them. Which
-        it is is decided now; the expressions are built only for a rewrite (a check never asks)."""
+        (a careful human's `x_rows`, `x_cols`, `x_ptrs`, `x_mask`), inline expressions otherwise (also where
+        the access is not `shared`, one of several variants). A line holds the temporaries of one access per
+        block pointer; loop passes over the same access keep them. Which it is is decided now; the
+        expressions are built only for a rewrite (a check never asks)."""
         masked = ttd006_masked_pointers
-        slots = self.line_edits.setdefault(id(self.line), {}) if self.line is not None else None
+        slots = self.line_edits.setdefault(id(self.line), {}) if self.line is not None and shared else None
         if slots is None or slots.get(value.stem, (id(call),))[0] != id(call):
             return lambda: masked.pointers_and_mask(tile, masked.coordinates(tile))
         rank, has_mask = len(tile.block), bool(tile.checked)
@@ -569,9 +577,27 @@ class Sites:
 
     @staticmethod
     def checked_dims(bound, rank: int) -> Optional[set[int]]:
+        """The dimensions checked on every path (a conditional check: those both variants check), or None if
+        the check cannot be read."""
+        variants = Sites.check_variants(bound, rank)
+        return None if variants is None else set.intersection(*(checked for _, checked in variants))
+
+    @staticmethod
+    def check_variants(bound, rank: int) -> Optional[list[tuple[Optional[cst.BaseExpression], set[int]]]]:
+        """[(None, dims)] for a literal `boundary_check`; [(FLAG, dims), (None, dims)] for
+        `boundary_check=(1,) if FLAG else ()` (xformers' split-k decoding), whose test Triton must resolve
+        at compile time; None for anything else."""
         if "boundary_check" not in bound:
-            return set()
+            return [(None, set())]
         node = bound["boundary_check"].value
+        if isinstance(node, cst.IfExp):
+            body, orelse = (Sites.literal_dims(n, rank) for n in (node.body, node.orelse))
+            return None if body is None or orelse is None else [(node.test, body), (None, orelse)]
+        dims = Sites.literal_dims(node, rank)
+        return None if dims is None else [(None, dims)]
+
+    @staticmethod
+    def literal_dims(node: cst.BaseExpression, rank: int) -> Optional[set[int]]:
         elements = tuple_elements(node)
         values = [int_value(e) for e in elements] if elements is not None else [int_value(node)]
         if None in values or any(not 0 <= v < rank for v in values):

@@ -12,7 +12,9 @@ option only at compile time: a constexpr, as in Triton's own `test_block_pointer
 since a descriptor is created with one padding, and the load chooses `other` the same way at compile time:
 `other=float("nan") if PADDING == "nan" else 0.0 if PADDING == "zero" else None` (Triton resolves a
 conditional expression whose test is a constexpr statically; `None` and `""` read as no padding, as on a
-block pointer). Only an invalid option changes behaviour: it is no longer an error. Offsets are the same integers as on the descriptor
+block pointer). Only an invalid option changes behaviour: it is no longer an error. A `boundary_check`
+chosen the same way (`boundary_check=(1,) if BOUNDS_CHECKS_N else ()`) gives one access per variant, in a
+conditional expression on the same test, each with its own mask. Offsets are the same integers as on the descriptor
 path, so advances and loops rewrite the same way. Stores through masked pointers never write outside the
 checked extent, whatever the row width, and accept any offset sign. Block pointers merged from several
 paths need no common `order`, and their parts that differ are assigned on each path (`p_base`,
@@ -36,7 +38,7 @@ address from the element's coordinates instead, faster on some kernels:
 
 Fixtures: boundary_subset_refused, volatile_refused, rank6_refused, int64_offsets_refused,
 small_last_block_refused, nonunit_stride_refused, unaligned_inner_offset_refused, negative_advance,
-constexpr_padding, order_per_branch, constexpr_branch_shapes.
+constexpr_padding, order_per_branch, constexpr_branch_shapes, helper_conditional_check.
 """
 
 from __future__ import annotations
