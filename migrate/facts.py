@@ -12,6 +12,8 @@ from typing import Callable
 
 import libcst as cst
 
+from triton_migrate.rules._syntax import movable, movable_elements
+
 from .calls import int_value
 from .triton_names import TritonNames
 from .values import canonical_code
@@ -96,12 +98,23 @@ class FunctionFacts:
         self._nonnegative: dict[int, tuple] = {}
         self._loop_assignments: dict[int, tuple] = {}
         self._loop_flows: dict[int, tuple] = {}
+        self._movable: dict[int, tuple] = {}
+        self._elements: dict[int, tuple] = {}
+        self._aligned: dict[tuple[int, str], tuple] = {}  # (id(expr), the block's code) -> (expr, answer)
 
     def free_names(self, expr: cst.CSTNode) -> frozenset[str]:
         return _remembered(self._free, expr, free_names)
 
     def canonical_code(self, expr: cst.CSTNode) -> str:
         return _remembered(self._code, expr, canonical_code)
+
+    def movable(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """rules/_syntax.movable, once per node: a multi-line argument costs a code generation."""
+        return _remembered(self._movable, expr, movable)
+
+    def movable_elements(self, expr: cst.BaseExpression) -> list | None:
+        found = _remembered(self._elements, expr, movable_elements)
+        return None if found is None else list(found)  # the caller's own list, as movable_elements gives
 
     def assigned_in(self, loop: cst.CSTNode) -> frozenset[str]:
         """The names a loop (its body, target and else) assigns."""
@@ -127,7 +140,11 @@ class FunctionFacts:
         A descriptor's innermost block dimension is a power of two of at least 16 bytes (Triton
         checks that at trace time), so any multiple of it is a multiple of 16 bytes as well.
         """
-        return _Aligned(self, block).check(expr, frozenset())
+        key = (id(expr), self.canonical_code(block))  # the proof reads the block only through its code
+        found = self._aligned.get(key)
+        if found is None:
+            found = self._aligned[key] = (expr, _Aligned(self, block).check(expr, frozenset()))
+        return found[1]
 
     def is_nonnegative(self, expr: cst.BaseExpression) -> bool:
         return _remembered(self._nonnegative, expr, lambda e: _NonNegative(self).check(e, frozenset()))

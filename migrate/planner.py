@@ -145,7 +145,7 @@ def alignment_requirements(base: cst.BaseExpression, strides: list, block: list,
     and each term added to the base pointer, a multiple of 16 bytes (unless provably so)."""
     terms = [s for d, s in enumerate(strides) if d != unit] + _base_offsets(base)
     data = f"the data of `{canonical_code(_base_root(base))}` must be 16-byte aligned (a view may start mid-storage)"
-    return [data] + [f"`{canonical_code(term)}` × itemsize must be a multiple of 16 bytes" for term in terms
+    return [data] + [f"`{facts.canonical_code(term)}` × itemsize must be a multiple of 16 bytes" for term in terms
                      if not facts.is_aligned(term, block[unit])]
 
 

@@ -43,8 +43,16 @@ class Edits:
 
 
 class _Expressions(cst.CSTTransformer):
-    def __init__(self, edits: Edits) -> None:
+    def __init__(self, edits: Edits, wanted: set[int] | None = None) -> None:
         self.edits = edits
+        self.wanted = wanted  # None: enter every node; else skip the expressions not leading to an edit
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        # Rebuilding an expression that holds no edit changes nothing (most of a statement the rewrite
+        # builds); statements are always rebuilt, so wrap.py sees each as new, as it did.
+        if self.wanted is not None and id(node) not in self.wanted and isinstance(node, cst.BaseExpression):
+            return False
+        return super().on_visit(node)
 
     def _apply(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
         build = self.edits.expressions.get(id(original))
@@ -88,7 +96,12 @@ class Rewriter(_Expressions):
         return _lines(updated, prefix + smalls)
 
     def _edited(self, statements: list) -> list:
-        return [statement.visit(_Expressions(self.edits)) for statement in statements]
+        found = []
+        for statement in statements:
+            wanted: set[int] = set()
+            _paths_to(statement, self.edits.expressions.keys(), wanted)
+            found.append(statement.visit(_Expressions(self.edits, wanted)))
+        return found
 
     def _insert_before(self, original: cst.CSTNode, updated: cst.BaseCompoundStatement):
         builders = self.edits.before.get(id(original))
@@ -134,7 +147,7 @@ def _pass_comments_on(body) -> tuple[list, list]:
     return kept, held
 
 
-def _paths_to(node: cst.CSTNode, edited: set[int], found: set[int]) -> bool:
+def _paths_to(node: cst.CSTNode, edited, found: set[int]) -> bool:
     """Add the ids of `node` and of the nodes below it that lead to an edited node to `found`; True if any."""
     hit = id(node) in edited
     for child in children(node):

@@ -25,7 +25,7 @@ from triton_migrate.rules import (
     ttd112_runtime_alignment,
 )
 
-from triton_migrate.rules._syntax import keyword, movable, movable_elements
+from triton_migrate.rules._syntax import keyword
 
 from . import guards, planner
 from .calls import UnboundCall, bind, bool_value, int_value, string_value, tuple_elements
@@ -118,14 +118,14 @@ class Sites:
             return Refusal(ttd108_unsupported_use.CODE, "block pointer created outside a plain "
                            "`name = tl.make_block_ptr(...)` (or `... if FLAG else None`) assignment or the "
                            "pointer of a load or store on a line of its own", call)
-        parts = {key: movable_elements(bound[key].value) if key in bound else None
+        parts = {key: self.facts.movable_elements(bound[key].value) if key in bound else None
                  for key in ("shape", "strides", "offsets", "block_shape", "order")}
         ranks = {len(v) for k, v in parts.items() if v is not None}
         if any(parts[k] is None for k in ("shape", "strides", "offsets", "block_shape")) or len(ranks) != 1 \
                 or "base" not in bound:
             return Refusal(ttd105_rank.CODE, "shape, strides, offsets and block_shape must be literal tuples "
                            "of one length", call)
-        creation.base = movable(bound["base"].value)
+        creation.base = self.facts.movable(bound["base"].value)
         creation.shape, creation.strides = parts["shape"], parts["strides"]
         creation.offsets, creation.block = parts["offsets"], parts["block_shape"]
         order = [int_value(o) for o in parts["order"]] if parts["order"] is not None else None
@@ -230,7 +230,7 @@ class Sites:
                 self.visit(base, state)
             return None
         value = self.settle(value)
-        deltas = movable_elements(offsets.value) if offsets is not None else None
+        deltas = self.facts.movable_elements(offsets.value) if offsets is not None else None
         if deltas is None or len(deltas) != len(value.dims):
             self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "`tl.advance` deltas must be a "
                                                  "literal tuple with one entry per dimension", call))

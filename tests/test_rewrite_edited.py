@@ -1,0 +1,21 @@
+"""Edits inside the statements a rewrite builds: applied wherever they sit, though only the expressions that
+lead to one are entered (speed), and every statement comes out a new node (wrap.py lays out new ones)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from triton_migrate.rewrite import Edits, Rewriter
+
+
+def test_an_edit_deep_in_a_built_statement_is_applied_and_the_statement_is_new():
+    statement = cst.parse_statement("y = f(a, g(b.c)) + h(d)\n").body[0]
+    inner = statement.value.left.args[1].value  # g(b.c)
+    edits = Edits()
+    edits.expressions[id(inner)] = lambda updated: cst.Name("replaced")
+    [built] = Rewriter(edits)._edited([statement])
+    assert cst.Module([]).code_for_node(built) == "y = f(a, replaced) + h(d)"
+    assert built is not statement
+    plain = cst.parse_statement("z = 1\n").body[0]  # no edit inside: rebuilt all the same
+    [untouched] = Rewriter(edits)._edited([plain])
+    assert cst.Module([]).code_for_node(untouched) == "z = 1" and untouched is not plain
