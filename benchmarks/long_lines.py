@@ -5,7 +5,7 @@ its nearest ruff, black or flake8 setting, else 88), and reports, over the files
 added lines are longer than the limit, and `ruff check` findings under the library's own configuration
 before and after, per rule code.
 
-    python benchmarks/long_lines.py /work/main/.real/fla            # flash-linear-attention: limit 127
+    python benchmarks/long_lines.py .real/fla                       # flash-linear-attention: limit 127
     python benchmarks/long_lines.py LIB --migrate OTHER/bin/migrate  # another build of the tool, to compare
 """
 

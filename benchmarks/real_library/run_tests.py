@@ -152,7 +152,7 @@ def install_missing(args: argparse.Namespace, deps: Path, log: Log) -> None:
     missing = missing_requirements(pyprojects)
     if not missing:
         return
-    log.section(f"installing from {args.wheels}: {', '.join(missing)}")
+    log.section(f"installing from {os.path.relpath(args.wheels)}: {', '.join(missing)}")
     command = [sys.executable, "-m", "pip", "install", "--no-index", "--no-deps", "--no-compile", "--quiet",
                "--find-links", str(args.wheels), "--target", str(deps), *missing]
     done = subprocess.run(command, capture_output=True, text=True)
