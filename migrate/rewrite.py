@@ -8,7 +8,8 @@ from typing import Callable
 import libcst as cst
 
 from .analysis import FunctionAnalysis
-from .walk import children, walk
+from .blocks import HOLDER, filled, paths_to, removed
+from .walk import walk
 
 
 class Edits:
@@ -82,7 +83,7 @@ class Rewriter(_Expressions):
         # (most of the cost of a write was rebuilding code that does not change).
         if isinstance(node, cst.Module):
             self._wanted: set[int] = set()
-            _paths_to(node, self.edits.node_ids(), self._wanted)
+            paths_to(node, self.edits.node_ids(), self._wanted)
         return id(node) in self._wanted and super().on_visit(node)
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
@@ -99,7 +100,7 @@ class Rewriter(_Expressions):
         found = []
         for statement in statements:
             wanted: set[int] = set()
-            _paths_to(statement, self.edits.expressions.keys(), wanted)
+            paths_to(statement, self.edits.expressions.keys(), wanted)
             found.append(statement.visit(_Expressions(self.edits, wanted)))
         return found
 
@@ -120,56 +121,20 @@ class Rewriter(_Expressions):
         return build(updated) if build is not None else updated
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
-        body, left_over = _pass_comments_on(updated.body)
-        if not body:  # a block needs a statement: a `pass` keeps what comments there are
-            return updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()], leading_lines=left_over)])
-        return updated.with_changes(body=body, footer=[*left_over, *updated.footer])
-
-
-# A line that loses every statement disappears; its comments are first held by a line with this `pass`, then
-# handed to the next statement of the block (as if the line had been deleted by hand).
-_HOLDER = cst.Pass()
-
-
-def _pass_comments_on(body) -> tuple[list, list]:
-    """The block's statements without comment holders, the held comments moved to the next statement;
-    and the comments held at the end of the block."""
-    kept, held = [], []
-    for statement in body:
-        if isinstance(statement, cst.SimpleStatementLine) and statement.body[0] is _HOLDER:
-            comment = statement.trailing_whitespace.comment
-            held += [*statement.leading_lines, *([cst.EmptyLine(comment=comment)] if comment else [])]
-        elif held:
-            kept.append(statement.with_changes(leading_lines=[*held, *statement.leading_lines]))
-            held = []
-        else:
-            kept.append(statement)
-    return kept, held
-
-
-def _paths_to(node: cst.CSTNode, edited, found: set[int]) -> bool:
-    """Add the ids of `node` and of the nodes below it that lead to an edited node to `found`; True if any."""
-    hit = id(node) in edited
-    for child in children(node):
-        hit = _paths_to(child, edited, found) or hit
-    if hit:
-        found.add(id(node))
-    return hit
+        return filled(updated)
 
 
 def _lines(original: cst.SimpleStatementLine, smalls: list):
     """One line per statement; comments stay on the first and last lines."""
     if not smalls:
-        has_comment = original.trailing_whitespace.comment is not None or any(
-            line.comment is not None for line in original.leading_lines)
-        return original.with_changes(body=[_HOLDER]) if has_comment else cst.RemovalSentinel.REMOVE
+        return removed(original)
     lines = [_line(s) for s in smalls]
     lines[0] = lines[0].with_changes(leading_lines=original.leading_lines)
     if isinstance(lines[-1], cst.SimpleStatementLine):
         lines[-1] = lines[-1].with_changes(trailing_whitespace=original.trailing_whitespace)
     elif original.trailing_whitespace.comment is not None:
         # a compound statement (a guard's `if`) ends the lines: the comment is held for the next statement
-        lines.append(cst.SimpleStatementLine([_HOLDER], trailing_whitespace=original.trailing_whitespace))
+        lines.append(cst.SimpleStatementLine([HOLDER], trailing_whitespace=original.trailing_whitespace))
     return cst.FlattenSentinel(lines)
 
 

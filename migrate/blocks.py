@@ -1,0 +1,55 @@
+"""Blocks of statements after the rewrite removed lines from them, and the paths down to what it edits.
+
+A line that loses every statement disappears; its comments are first held by a line with `HOLDER`, then
+handed to the next statement of the block (as if the line had been deleted by hand). A block left with no
+statement gets a `pass`, which keeps what comments there are.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .walk import children
+
+HOLDER = cst.Pass()
+
+
+def removed(line: cst.SimpleStatementLine):
+    """What stands for a removed line: nothing, or a holder of its comments."""
+    has_comment = line.trailing_whitespace.comment is not None or any(
+        empty.comment is not None for empty in line.leading_lines)
+    return line.with_changes(body=[HOLDER]) if has_comment else cst.RemovalSentinel.REMOVE
+
+
+def filled(block: cst.IndentedBlock) -> cst.IndentedBlock:
+    """The block with its held comments moved on, and a `pass` if it has no statement left."""
+    body, left_over = _pass_comments_on(block.body)
+    if not body:
+        return block.with_changes(body=[cst.SimpleStatementLine([cst.Pass()], leading_lines=left_over)])
+    return block.with_changes(body=body, footer=[*left_over, *block.footer])
+
+
+def _pass_comments_on(body) -> tuple[list, list]:
+    """The block's statements without comment holders, the held comments moved to the next statement;
+    and the comments held at the end of the block."""
+    kept, held = [], []
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine) and statement.body[0] is HOLDER:
+            comment = statement.trailing_whitespace.comment
+            held += [*statement.leading_lines, *([cst.EmptyLine(comment=comment)] if comment else [])]
+        elif held:
+            kept.append(statement.with_changes(leading_lines=[*held, *statement.leading_lines]))
+            held = []
+        else:
+            kept.append(statement)
+    return kept, held
+
+
+def paths_to(node: cst.CSTNode, edited, found: set[int]) -> bool:
+    """Add the ids of `node` and of the nodes below it that lead to an edited node to `found`; True if any."""
+    hit = id(node) in edited
+    for child in children(node):
+        hit = paths_to(child, edited, found) or hit
+    if hit:
+        found.add(id(node))
+    return hit
