@@ -469,12 +469,13 @@ class Sites:
             return "the masked-pointer form needs the base, shape and strides unchanged at the access"
         return None
 
-    def merged_parts(self, value: BlockPtr) -> tuple:
+    def merged_parts(self, value: BlockPtr, checked: Optional[set[int]] = None) -> tuple:
         """(base, shape, strides, blocks, ranged dimensions) at an access: a part that differs between the
         creations merged here (an `if`/`else` creating from two tensors) lives in a variable each creation
         assigns (`p_base`). A block size that differs (an `if HEAD_FIRST:` choosing `(BT, BK)` or `(BK, BT)`,
         which Triton resolves at compile time) does as its range, `p_range0 = tl.arange(0, BT)`: a tensor,
-        since Triton refuses a constexpr assigned again in a loop."""
+        since Triton refuses a constexpr assigned again in a loop. A masked access reads the shape only of
+        the `checked` dimensions (None: all of them); the others get no variable, which nothing would read."""
         creations = [self.creations_by_id(c) for c in self.knowledge.in_order(value.creations)]
         first = creations[0]
         rank = len(first.block)
@@ -484,7 +485,8 @@ class Sites:
                   for d in range(rank)]
         merged, ranged = [], set()
         for kind, d, exprs in parts:
-            if len({self.facts.canonical_code(e) for e in exprs}) == 1:
+            unread = kind == "shape" and checked is not None and d not in checked
+            if unread or len({self.facts.canonical_code(e) for e in exprs}) == 1:
                 merged.append(exprs[0])
                 continue
             if kind == "range":
@@ -500,9 +502,10 @@ class Sites:
         """The masked access; for `boundary_check=A if FLAG else B` one access per variant, in a conditional
         expression on the same test (a constexpr: Triton takes the check only at compile time, and resolves
         such an expression then too), each with its own inline mask."""
-        base, shape, strides, blocks, ranged = self.merged_parts(value)
-        proven = self.proven_offsets(value, deltas)
         variants = self.check_variants(bound, len(offsets))
+        checked = set().union(*(dims for _, dims in variants))
+        base, shape, strides, blocks, ranged = self.merged_parts(value, checked)
+        proven = self.proven_offsets(value, deltas)
         tiles = [ttd006_masked_pointers.Tile(self.language, base, shape, strides, blocks, offsets, checked,
                                              [p["nonnegative"] for p in proven], self.policy.addresses == "corner",
                                              ranged) for _, checked in variants]
