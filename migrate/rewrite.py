@@ -9,6 +9,7 @@ import libcst as cst
 
 from .analysis import FunctionAnalysis
 from .blocks import HOLDER, filled, paths_to, removed
+from .dead_code import drop_dead_code
 from .walk import walk
 
 
@@ -118,7 +119,8 @@ class Rewriter(_Expressions):
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         build = self.edits.functions.get(id(original))
-        return build(updated) if build is not None else updated
+        updated = build(updated) if build is not None else updated
+        return drop_dead_code(original, updated) if isinstance(updated, cst.FunctionDef) else updated
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
         return filled(updated)

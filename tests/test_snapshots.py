@@ -3,9 +3,15 @@ must reproduce them exactly, agree with the fixture's declared outcome, and be a
 
 from __future__ import annotations
 
+import json
+import subprocess
+from collections import Counter
+from pathlib import Path
+
 import pytest
 
 import differential as D
+from test_line_length import tool
 from update_snapshots import policy_of, report
 
 from triton_migrate.engine import migrate_source
@@ -39,3 +45,15 @@ def test_second_run_changes_nothing_and_reports_only_refusals(case_dir):
     second = migrate_source((case_dir / "after.py").read_text(), policy=policy_of(case_dir))
     assert second.new_source is None
     assert [d.code for d in second.diagnostics] == [d.code for d in first.refused]
+
+
+def test_no_fixture_gains_a_pyflakes_finding():
+    """What the engine writes passes pyflakes wherever the source did: no assignment left unread (F841, a
+    merged block pointer's shape that an unchecked load never reads), no name undefined or unused."""
+    def findings(name: str) -> Counter:
+        paths = [str(d / name) for d in FIXTURE_DIRS]
+        done = subprocess.run([tool("ruff"), "check", "--isolated", "--no-cache", "--select", "F", "--exit-zero",
+                               "--output-format", "json", *paths], capture_output=True, text=True, check=True)
+        return Counter((Path(f["filename"]).parent.name, f["code"]) for f in json.loads(done.stdout))
+
+    assert findings("after.py") - findings("before.py") == Counter()

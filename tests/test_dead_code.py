@@ -1,0 +1,47 @@
+"""What a migration makes dead goes (dead_code.py); what the user wrote dead, or what has side effects, stays.
+Each kernel runs in the interpreter through the fixtures that hold the pattern (constexpr_none_placeholder,
+helper_order_name, helper_order_name_none_first, merged_unchecked_load); these pin the limits."""
+
+from __future__ import annotations
+
+from triton_migrate.engine import migrate_source
+
+HEAD = "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+KERNEL = HEAD + """def k(x_ptr, y_ptr, N, FP8: tl.constexpr, HAS_Y: tl.constexpr, B: tl.constexpr):
+    unused = N * 2
+    # the order Triton's tutorial picks from the data type
+    order: tl.constexpr = (0,) if FP8 else (0,)
+    if HAS_Y:
+        p_y = tl.make_block_ptr(y_ptr, (N,), (1,), (0,), (B,), order)
+    else:
+        p_y = None
+    p_x = tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (B,), (0,))
+    v = tl.load(p_x, boundary_check=(0,), padding_option="zero")
+    if HAS_Y:
+        tl.store(p_y, v, boundary_check=(0,))
+"""
+
+
+def migrated(source: str) -> str:
+    outcome = migrate_source(source)
+    assert outcome.new_source is not None and all(d.fixed for d in outcome.diagnostics)
+    return outcome.new_source
+
+
+def test_names_only_the_creations_read_go_with_them_and_so_does_the_emptied_if():
+    new = migrated(KERNEL)
+    assert "order: tl.constexpr" not in new and "p_y = None" not in new
+    assert new.count("if HAS_Y:") == 1  # the one around the store; the one that only created p_y is gone
+
+
+def test_the_users_own_dead_code_and_comments_stay():
+    new = migrated(KERNEL)
+    assert "    unused = N * 2\n    # the order Triton's tutorial picks from the data type\n    p_x_idx" in new
+
+
+def test_a_value_or_test_with_side_effects_stays():
+    source = KERNEL.replace("(0,) if FP8 else (0,)", "pick(FP8)")
+    source = source.replace("if HAS_Y:\n        p_y", "if f(HAS_Y):\n        p_y")
+    new = migrated(source)
+    assert "order: tl.constexpr = pick(FP8)" in new
+    assert "if f(HAS_Y):\n        pass\n" in new
