@@ -7,9 +7,11 @@ statement gets a `pass`, which keeps what comments there are.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import libcst as cst
 
-from .walk import children
+from .walk import ALL_FIELDS, children
 
 HOLDER = cst.Pass()
 
@@ -53,3 +55,48 @@ def paths_to(node: cst.CSTNode, edited, found: set[int]) -> bool:
     if hit:
         found.add(id(node))
     return hit
+
+
+def lost_comments(before: list, after: list) -> list[str]:
+    """The comments inside the `before` statements (`x = tl.load(  # noqa: F821` on a call's first line) that
+    the `after` statements that replace them no longer hold, in source order."""
+    found = comments(before)
+    if not found:
+        return []
+    kept = Counter(comments(after))
+    lost = []
+    for comment in found:
+        if kept[comment]:
+            kept[comment] -= 1
+        else:
+            lost.append(comment)
+    return lost
+
+
+def comments(nodes: list) -> list[str]:
+    """The text of every comment in these nodes, in source order. Inside a statement a comment can only
+    follow a line break within brackets (`ParenthesizedWhitespace`), in whitespace that `walk` skips."""
+    found, stack = [], list(reversed(nodes))
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.Comment:
+            found.append(node.value)
+            continue
+        if kind is cst.ParenthesizedWhitespace:
+            found += [line.comment.value for line in (node.first_line, *node.empty_lines) if line.comment]
+            continue
+        if kind in _ATOMS and not node.lpar or kind is cst.SimpleWhitespace:
+            continue
+        inside = []
+        for name in ALL_FIELDS[kind]:
+            value = getattr(node, name)
+            if isinstance(value, cst.CSTNode):
+                inside.append(value)
+            elif type(value) is tuple or type(value) is list:
+                inside.extend(item for item in value if isinstance(item, cst.CSTNode))
+        stack.extend(reversed(inside))
+    return found
+
+
+_ATOMS = frozenset({cst.Name, cst.Integer, cst.Float, cst.SimpleString})  # nothing inside but parentheses

@@ -8,7 +8,7 @@ from typing import Callable
 import libcst as cst
 
 from .analysis import FunctionAnalysis
-from .blocks import HOLDER, filled, paths_to, removed
+from .blocks import HOLDER, filled, lost_comments, paths_to, removed
 from .dead_code import drop_dead_code
 from .walk import walk
 
@@ -89,13 +89,14 @@ class Rewriter(_Expressions):
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         prefix = [s for build in self.edits.before_line.get(id(original), []) for s in self._edited(build())]
-        if not prefix and not any(id(small) in self.edits.statements for small in original.body):
-            return updated
         smalls = []
         for before, after in zip(original.body, updated.body):
             build = self.edits.statements.get(id(before))
             smalls.extend(self._edited(build()) if build is not None else [after])
-        return _lines(updated, prefix + smalls)
+        lost = lost_comments(list(original.body), prefix + smalls)
+        if not prefix and not lost and not any(id(small) in self.edits.statements for small in original.body):
+            return updated
+        return _lines(updated, prefix + smalls, lost)
 
     def _edited(self, statements: list) -> list:
         found = []
@@ -126,17 +127,23 @@ class Rewriter(_Expressions):
         return filled(updated)
 
 
-def _lines(original: cst.SimpleStatementLine, smalls: list):
-    """One line per statement; comments stay on the first and last lines."""
+def _lines(original: cst.SimpleStatementLine, smalls: list, lost: list[str]):
+    """One line per statement; comments stay on the first and last lines. The `lost` ones, from inside a
+    statement the rewrite rebuilt (`q = tl.load(  # noqa: F821`), end the last line, before its own comment."""
     if not smalls:
-        return removed(original)
+        held = [*original.leading_lines, *(cst.EmptyLine(comment=cst.Comment(c)) for c in lost)]
+        return removed(original.with_changes(leading_lines=held))
+    trailing = original.trailing_whitespace
+    if lost:
+        text = "  ".join([*lost, *([trailing.comment.value] if trailing.comment else [])])
+        trailing = trailing.with_changes(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(text))
     lines = [_line(s) for s in smalls]
     lines[0] = lines[0].with_changes(leading_lines=original.leading_lines)
     if isinstance(lines[-1], cst.SimpleStatementLine):
-        lines[-1] = lines[-1].with_changes(trailing_whitespace=original.trailing_whitespace)
-    elif original.trailing_whitespace.comment is not None:
+        lines[-1] = lines[-1].with_changes(trailing_whitespace=trailing)
+    elif trailing.comment is not None:
         # a compound statement (a guard's `if`) ends the lines: the comment is held for the next statement
-        lines.append(cst.SimpleStatementLine([HOLDER], trailing_whitespace=original.trailing_whitespace))
+        lines.append(cst.SimpleStatementLine([HOLDER], trailing_whitespace=trailing))
     return cst.FlattenSentinel(lines)
 
 

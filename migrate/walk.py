@@ -24,17 +24,25 @@ _FIELD = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
 _METHODS: dict[tuple, tuple] = {}
 
 
-class _Fields(dict):
+class _AllFields(dict):
     """Per node type, its fields in source order (the order libcst's own child visit goes through them),
-    less those that only hold text, whitespace or punctuation."""
+    less those that hold text."""
 
     def __missing__(self, kind: type) -> tuple[str, ...]:
         # dict.fromkeys: a field visited in two branches (ImportFrom's names) is named twice there.
         names = dict.fromkeys(_FIELD.findall(inspect.getsource(kind._visit_and_replace_children)))
         declared = {f.name: f.type for f in dataclasses.fields(kind)}
         ordered = [n for n in names if n in declared] + [n for n in declared if n not in names]
-        found = self[kind] = tuple(n for n in ordered if not n.startswith("whitespace") and n not in _PUNCTUATION
-                                   and declared[n] not in ("str", str))
+        found = self[kind] = tuple(n for n in ordered if declared[n] not in ("str", str))
+        return found
+
+
+class _Fields(dict):
+    """The same, less the fields that only hold whitespace or punctuation."""
+
+    def __missing__(self, kind: type) -> tuple[str, ...]:
+        found = self[kind] = tuple(n for n in ALL_FIELDS[kind] if not n.startswith("whitespace")
+                                   and n not in _PUNCTUATION)
         return found
 
 
@@ -44,7 +52,7 @@ class _Wanted(dict):
         return wanted
 
 
-_FIELDS, _WANTED = _Fields(), _Wanted()
+ALL_FIELDS, _FIELDS, _WANTED = _AllFields(), _Fields(), _Wanted()
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:

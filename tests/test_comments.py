@@ -41,3 +41,29 @@ def test_comments_of_deleted_lines_move_to_the_next_statement_or_the_block_end()
     assert lines[lines.index("    else:") - 2:lines.index("    else:")] == ["        # only here", "        # unused"]
     # a block with no statement left keeps a `pass`, under the comment
     assert lines[-3:] == ["        # nothing else", "        pass", "    return"]
+
+
+INSIDE = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    x = tl.make_block_ptr(  # the source
+        x_ptr, (n,), (1,), (0,), (BLOCK,), (0,)
+    )
+    q: "VAR_ARGS_ARRAY"  # noqa: F821
+    q[0] = tl.load(  # noqa: F821
+        x, boundary_check=(0,)  # checked
+    )  # the load
+    tl.store(y_ptr + tl.arange(0, BLOCK), q[0])  # noqa: F821
+'''
+
+
+def test_comments_inside_a_rebuilt_statement_end_its_line_in_source_order():
+    """xformers' split-k kernel: `q[i] = tl.load(  # noqa: F821` lost its noqa when the load was rebuilt, and
+    ruff reported the name it had silenced. A deleted creation's inner comment moves on like its others."""
+    lines = migrate_source(INSIDE).new_source.splitlines()
+    assert "    q[0] = tl.load(x_ptrs, mask=x_mask)  # noqa: F821  # checked  # the load" in lines
+    assert lines[lines.index("    # the source") + 1] == '    q: "VAR_ARGS_ARRAY"  # noqa: F821'
+    assert "\n".join(lines).count("#") == INSIDE.count("#")  # no comment lost
