@@ -24,23 +24,59 @@ _PURE_CALLS = frozenset({"arange", "cast", "to"})
 
 
 def drop_dead_code(original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
-    unread_before = _unread_assigned(original)
-    untouched = {id(node) for node in _Ifs.of(original)}
+    before = None  # the original is scanned only where the rewritten function has a candidate
     while True:  # a removed line may have held the last read of another name
-        targets = _Targets.of(updated, _unread_assigned(updated) - unread_before, untouched)
-        if not targets.lines and not targets.ifs:
+        scan = _Scan.of(updated)
+        unread = scan.unread()
+        ifs = [node for node in scan.ifs if _has_empty_else(node) or _is_removable(node)]
+        if not unread and not ifs:
+            return updated
+        before = before or _Scan.of(original)
+        dead, untouched = unread - before.unread(), {id(node) for node in before.ifs}
+        lines = [line for line, name, value in scan.assignments if name in dead and _is_pure(value)]
+        ifs = [node for node in ifs if id(node) not in untouched]
+        if not lines and not ifs:
             return updated
         wanted: set[int] = set()
-        paths_to(updated, {*map(id, targets.lines), *map(id, targets.ifs)}, wanted)
-        updated = updated.visit(_DeadCode(targets, wanted))
+        paths_to(updated, {*map(id, lines), *map(id, ifs)}, wanted)
+        updated = updated.visit(_DeadCode({*map(id, lines)}, {*map(id, ifs)}, wanted))
 
 
-class _Names(cst.CSTVisitor):
-    """Names assigned by a plain `name = value` / `name: T = value`, and every other mention of a name."""
+class _Scan(cst.CSTVisitor):
+    """Names assigned by a plain `name = value` / `name: T = value`, every other mention of a name (an
+    attribute or a keyword too: cheaper, and never wrong, only cautious), the lines that assign one name, and
+    the `if`s."""
 
     def __init__(self) -> None:
         self.assigned: set[str] = set()
         self.mentioned: set[str] = set()
+        self.assignments: list[tuple[cst.SimpleStatementLine, str, cst.BaseExpression]] = []
+        self.ifs: list[cst.If] = []
+
+    @classmethod
+    def of(cls, function: cst.FunctionDef) -> _Scan:
+        scan = cls()
+        walk(scan, function.body)
+        return scan
+
+    def unread(self) -> set[str]:
+        return self.assigned - self.mentioned
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        statement = node.body[0]
+        if len(node.body) != 1:
+            return
+        if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
+            target, value = statement.targets[0].target, statement.value
+        elif isinstance(statement, cst.AnnAssign) and statement.value is not None:
+            target, value = statement.target, statement.value
+        else:
+            return
+        if isinstance(target, cst.Name):
+            self.assignments.append((node, target.value, value))
+
+    def visit_If(self, node: cst.If) -> None:
+        self.ifs.append(node)
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
         if isinstance(node.target, cst.Name):
@@ -56,68 +92,13 @@ class _Names(cst.CSTVisitor):
             return False
         return True
 
-    def visit_Attribute(self, node: cst.Attribute) -> bool:  # `.attr` names no variable
-        walk(self, node.value)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:  # nor does a keyword
-        walk(self, node.value)
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
+    def visit_Name(self, node: cst.Name) -> None:  # also `.attr` and `keyword=`: a name kept for nothing
         self.mentioned.add(node.value)
 
 
-def _unread_assigned(function: cst.FunctionDef) -> set[str]:
-    names = _Names()
-    walk(names, function.body)
-    return names.assigned - names.mentioned
-
-
-class _Ifs(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found: list[cst.If] = []
-
-    @classmethod
-    def of(cls, function: cst.FunctionDef) -> list[cst.If]:
-        ifs = cls()
-        walk(ifs, function.body)
-        return ifs.found
-
-    def visit_If(self, node: cst.If) -> None:
-        self.found.append(node)
-
-
-class _Targets(cst.CSTVisitor):
-    """The lines that assign a `dead` name a pure value; the `if`s other than the `untouched` ones (the
-    user's, as written) that lose an empty `else` or go altogether."""
-
-    def __init__(self, dead: frozenset[str], untouched: set[int]) -> None:
-        self.dead, self.untouched = dead, untouched
-        self.lines: list[cst.SimpleStatementLine] = []
-        self.ifs: list[cst.If] = []
-
-    @classmethod
-    def of(cls, function: cst.FunctionDef, dead, untouched) -> _Targets:
-        targets = cls(frozenset(dead), untouched)
-        walk(targets, function.body)
-        return targets
-
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
-        if len(node.body) == 1 and _assigns_pure(node.body[0], self.dead):
-            self.lines.append(node)
-        return False
-
-    def visit_If(self, node: cst.If) -> None:
-        if id(node) not in self.untouched and (_has_empty_else(node) or _is_removable(node)):
-            self.ifs.append(node)
-
-
 class _DeadCode(cst.CSTTransformer):
-    def __init__(self, targets: _Targets, wanted: set[int]) -> None:
-        self.lines = {id(line) for line in targets.lines}
-        self.ifs = {id(node) for node in targets.ifs}
-        self.wanted = wanted
+    def __init__(self, lines: set[int], ifs: set[int], wanted: set[int]) -> None:
+        self.lines, self.ifs, self.wanted = lines, ifs, wanted
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         return id(node) in self.wanted and super().on_visit(node)
@@ -145,16 +126,6 @@ def _has_empty_else(node: cst.If) -> bool:
 def _is_removable(node: cst.If) -> bool:
     """Nothing left to choose between, and nothing the test does."""
     return node.orelse is None and _is_empty(node.body) and _is_pure(node.test)
-
-
-def _assigns_pure(statement: cst.BaseSmallStatement, names: frozenset[str]) -> bool:
-    if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
-        target, value = statement.targets[0].target, statement.value
-    elif isinstance(statement, cst.AnnAssign) and statement.value is not None:
-        target, value = statement.target, statement.value
-    else:
-        return False
-    return isinstance(target, cst.Name) and target.value in names and _is_pure(value)
 
 
 def _is_empty(block: cst.BaseSuite) -> bool:
