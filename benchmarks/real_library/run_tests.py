@@ -75,6 +75,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--sequential", action="store_true", help="one tree's tests after another's")
     parser.add_argument("--timeout", type=float, help="seconds for each tree's tests, then they are interrupted")
     parser.add_argument("--wheels", type=Path, default=REPO / ".whl", help="wheels of missing requirements")
+    parser.add_argument("--requires", default="",
+                        help="requirements the library's tests need and its pyproject.toml does not declare, "
+                             "comma-separated, each installed from --wheels without its own (mlstm_kernels: "
+                             "matplotlib and what it needs)")
     parser.add_argument("--allocator", action="store_true",
                         help="give every thread a torch-backed Triton allocator (see allocator.py)")
     parser.add_argument("--package", default="fla", help="the library's top-level package (default: fla)")
@@ -82,6 +86,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     args = parser.parse_args(own)
     args.pytest_args = pytest_args or DEFAULT_TESTS
     args.trees = args.trees.split(",")
+    args.requires = [r for r in args.requires.split(",") if r]
     if unknown := set(args.trees) - set(TREES):
         parser.error(f"unknown tree {', '.join(sorted(unknown))}; choose from {', '.join(TREES)}")
     if not (args.lib_dir / "pyproject.toml").is_file() and not (args.lib_dir / "setup.py").is_file():
@@ -126,30 +131,33 @@ def lay_out_tool(root: Path) -> None:
             sys.exit(f"pyproject.toml maps {name} to {folder}, but {target} is already {target.resolve()}")
 
 
-def missing_requirements(pyprojects: list[Path]) -> list[str]:
-    """The `project.dependencies` of these pyproject.toml files that this interpreter does not satisfy."""
+def missing_requirements(pyprojects: list[Path], extra: list[str] = ()) -> list[str]:
+    """The `project.dependencies` of these pyproject.toml files, and the `extra` requirements, that this
+    interpreter does not satisfy."""
     from importlib.metadata import PackageNotFoundError, version
 
     from packaging.requirements import Requirement
 
-    missing = []
+    declared = []
     for pyproject in pyprojects:
         project = tomllib.loads(pyproject.read_text()).get("project", {}) if pyproject.is_file() else {}
-        for requirement in map(Requirement, project.get("dependencies", [])):
-            if requirement.marker and not requirement.marker.evaluate():
-                continue
-            try:
-                installed = version(requirement.name)
-            except PackageNotFoundError:
-                installed = None
-            if installed is None or not requirement.specifier.contains(installed, prereleases=True):
-                missing.append(str(requirement))
+        declared += project.get("dependencies", [])
+    missing = []
+    for requirement in map(Requirement, [*declared, *extra]):
+        if requirement.marker and not requirement.marker.evaluate():
+            continue
+        try:
+            installed = version(requirement.name)
+        except PackageNotFoundError:
+            installed = None
+        if installed is None or not requirement.specifier.contains(installed, prereleases=True):
+            missing.append(str(requirement))
     return missing
 
 
 def install_missing(args: argparse.Namespace, deps: Path, log: Log) -> None:
     pyprojects = [REPO / "pyproject.toml", *([] if args.migrate_only else [args.lib_dir / "pyproject.toml"])]
-    missing = missing_requirements(pyprojects)
+    missing = missing_requirements(pyprojects, args.requires)
     if not missing:
         return
     log.section(f"installing from {os.path.relpath(args.wheels)}: {', '.join(missing)}")
