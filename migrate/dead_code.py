@@ -28,7 +28,8 @@ def drop_dead_code(original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.F
     while True:  # a removed line may have held the last read of another name
         scan = _Scan.of(updated)
         unread = scan.unread()
-        ifs = [node for node in scan.ifs if _has_empty_else(node) or _is_removable(node)]
+        ifs = [node for node in scan.ifs if _has_empty_else(node) or _is_removable(node)
+               and not (id(node) in scan.elifs and _has_comment(node))]  # an `elif`'s comments: nowhere to go
         if not unread and not ifs:
             return updated
         before = before or _Scan.of(original)
@@ -45,13 +46,14 @@ def drop_dead_code(original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.F
 class _Scan(cst.CSTVisitor):
     """Names assigned by a plain `name = value` / `name: T = value`, every other mention of a name (an
     attribute or a keyword too: cheaper, and never wrong, only cautious), the lines that assign one name, and
-    the `if`s."""
+    the `if`s (and which are an `elif`)."""
 
     def __init__(self) -> None:
         self.assigned: set[str] = set()
         self.mentioned: set[str] = set()
         self.assignments: list[tuple[cst.SimpleStatementLine, str, cst.BaseExpression]] = []
         self.ifs: list[cst.If] = []
+        self.elifs: set[int] = set()
 
     @classmethod
     def of(cls, function: cst.FunctionDef) -> _Scan:
@@ -77,6 +79,8 @@ class _Scan(cst.CSTVisitor):
 
     def visit_If(self, node: cst.If) -> None:
         self.ifs.append(node)
+        if isinstance(node.orelse, cst.If):
+            self.elifs.add(id(node.orelse))
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
         if isinstance(node.target, cst.Name):
@@ -126,6 +130,10 @@ def _has_empty_else(node: cst.If) -> bool:
 def _is_removable(node: cst.If) -> bool:
     """Nothing left to choose between, and nothing the test does."""
     return node.orelse is None and _is_empty(node.body) and _is_pure(node.test)
+
+
+def _has_comment(node: cst.If) -> bool:
+    return any(line.comment is not None for line in node.leading_lines)
 
 
 def _is_empty(block: cst.BaseSuite) -> bool:

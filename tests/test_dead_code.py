@@ -45,3 +45,18 @@ def test_a_value_or_test_with_side_effects_stays():
     new = migrated(source)
     assert "order: tl.constexpr = pick(FP8)" in new
     assert "if f(HAS_Y):\n        pass\n" in new
+
+
+ELIF = HEAD + """def k(x_ptr, y_ptr, n, MODE: tl.constexpr, BLOCK: tl.constexpr):
+    if MODE == 0:
+        tl.store(y_ptr, 1.0)
+    elif MODE == 1:
+        b = tl.make_block_ptr(x_ptr, (n,), (1,), (BLOCK,), (BLOCK,), (0,))
+    tl.store(y_ptr + tl.arange(0, BLOCK), tl.zeros([BLOCK], tl.float32))
+"""
+
+
+def test_an_emptied_elif_goes_unless_a_comment_would_go_with_it():
+    assert "elif" not in migrated(ELIF) and "    if MODE == 0:\n        tl.store(y_ptr, 1.0)\n" in migrated(ELIF)
+    commented = ELIF.replace("    elif", "    # the odd mode\n    elif")
+    assert "    # the odd mode\n    elif MODE == 1:\n        pass\n" in migrated(commented)
