@@ -21,7 +21,7 @@ _TRIVIA = (cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitesp
 _PUNCTUATION = {"lpar", "rpar", "comma", "semicolon", "colon", "equal", "dot", "header", "footer",
                 "leading_lines", "lines_after_decorators", "trailing_whitespace", "newline"}
 _FIELD = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
-_METHODS: dict[tuple, tuple] = {}
+_METHODS: dict[type, dict] = {}  # visitor type -> node type -> (visit, leave)
 
 
 class _AllFields(dict):
@@ -52,40 +52,54 @@ class _Wanted(dict):
         return wanted
 
 
-ALL_FIELDS, _FIELDS, _WANTED = _AllFields(), _Fields(), _Wanted()
+class _Children(dict):
+    """Per node type, a function that lists a node's children: generated (as ast_tree's constructors are)
+    with one attribute read per field, since a loop over the field names cost a third more on every node
+    of every walk."""
+
+    def __missing__(self, kind: type):
+        lines = ["def children(node):", "    found = []"]
+        for name in _FIELDS[kind]:
+            lines += [f"    value = node.{name}",
+                      "    if type(value) is tuple or type(value) is list:",
+                      "        for item in value:",
+                      "            if _WANTED[type(item)]:",
+                      "                found.append(item)",
+                      "    elif _WANTED[type(value)]:",
+                      "        found.append(value)"]
+        namespace = {"_WANTED": _WANTED}
+        exec("\n".join(lines + ["    return found"]), namespace)
+        found = self[kind] = namespace["children"]
+        return found
+
+
+ALL_FIELDS, _FIELDS, _WANTED, _CHILDREN = _AllFields(), _Fields(), _Wanted(), _Children()
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The node's children in source order, without whitespace and punctuation."""
-    found = []
-    for name in _FIELDS[type(node)]:
-        value = getattr(node, name)
-        if type(value) is tuple or type(value) is list:
-            found.extend([item for item in value if _WANTED[type(item)]])
-        elif _WANTED[type(value)]:
-            found.append(value)
-    return found
+    return _CHILDREN[type(node)](node)
 
 
 def walk(visitor: cst.CSTVisitor, node: cst.CSTNode) -> None:
     # A stack, not recursion: this meets every node of every module a check reads. A pushed (leave, node)
     # pair stands for the leave_ call due after the node's children.
+    own = _METHODS.setdefault(type(visitor), {})  # node type -> its (visit, leave) methods on this visitor
     stack: list = [node]
     while stack:
         node = stack.pop()
-        if type(node) is tuple:
+        kind = type(node)
+        if kind is tuple:
             node[0](visitor, node[1])
             continue
-        key = (type(visitor), type(node))
-        methods = _METHODS.get(key)
+        methods = own.get(kind)
         if methods is None:
-            name = type(node).__name__
-            methods = _METHODS[key] = (_own(visitor, f"visit_{name}"), _own(visitor, f"leave_{name}"))
+            methods = own[kind] = (_own(visitor, f"visit_{kind.__name__}"), _own(visitor, f"leave_{kind.__name__}"))
         visit, leave = methods
         if leave is not None:
             stack.append((leave, node))
         if visit is None or visit(visitor, node) is not False:
-            stack.extend(reversed(children(node)))
+            stack.extend(reversed(_CHILDREN[kind](node)))
 
 
 def _own(visitor: cst.CSTVisitor, name: str):

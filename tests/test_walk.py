@@ -84,3 +84,22 @@ def test_walk_meets_every_node_libcst_visits_in_the_same_order(source):
     walk(recorder, wrapper.module)
     assert [(e, type(n).__name__, id(n)) for e, n in walked] == \
         [(e, type(n).__name__, id(n)) for e, n in expected.events]
+
+
+def test_each_visitor_type_keeps_its_own_methods():
+    """The walk remembers each visitor type's visit_/leave_ methods: one visitor's must never serve another."""
+    module = cst.parse_module("x = f(y)\n")
+    recorder, walked = _recorder()
+    walk(recorder, module)
+
+    class Names(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.seen: list[str] = []
+
+        def visit_Name(self, node: cst.Name) -> None:
+            self.seen.append(node.value)
+
+    names = Names()
+    walk(names, module)
+    assert names.seen == ["x", "f", "y"]
+    assert len(walked) > 2 * len(names.seen)  # the recorder saw every node, visit and leave
