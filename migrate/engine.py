@@ -99,14 +99,12 @@ def _ast_parse(source: str) -> ast.Module | None:
 
 @dataclass
 class _AstScan:
-    """What the stdlib ast says of a module: its calls, parameters and functions (for positions) and whether
-    it has a block-pointer site call. libcst, about 10 times slower to parse, is only paid for files that
-    have one."""
+    """What the stdlib ast says of a module with a block-pointer site: its calls, parameters and functions
+    (for positions). libcst, about 10 times slower to parse, is only paid for such modules (`_has_site`)."""
 
     calls: list[ast.Call]
     parameters: list[ast.arg]
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef]
-    has_sites: bool
 
     @classmethod
     def of(cls, tree: ast.Module) -> "_AstScan":
@@ -118,8 +116,7 @@ class _AstScan:
                 parameters.append(node)
             elif type(node) is ast.FunctionDef or type(node) is ast.AsyncFunctionDef:
                 functions.append(node)
-        names = TritonNames.of_ast(tree)
-        return cls(calls, parameters, functions, any(_is_site_call(names, c) for c in calls))
+        return cls(calls, parameters, functions)
 
 
 def _has_site(tree: ast.Module) -> bool:
@@ -162,25 +159,28 @@ def migrate_sources(sources: dict[str, str], verify: bool = True, policy: Policy
         raise SourceError("too deeply nested for the analysis", 0) from error
     changed = {name: o.new_source for name, o in outcomes.items() if o.new_source is not None}
     if verify and changed:
-        _check_fixed_point({**sources, **changed}, policy, locate, frozen)  # first: the output parses
-        _check_names_bound(sources, changed)
+        trees: dict[str, ast.Module | None] = {}  # the output's ast, parsed once for both checks
+        _check_fixed_point({**sources, **changed}, policy, locate, frozen, trees)  # first: the output parses
+        _check_names_bound(sources, changed, trees)
     return outcomes
 
 
-def _check_names_bound(sources: dict[str, str], changed: dict[str, str]) -> None:
+def _check_names_bound(sources: dict[str, str], changed: dict[str, str], trees: dict[str, ast.Module | None]) -> None:
     """A rewrite that deletes a binding something still reads (a block pointer's creation, its call left
     alone) re-parses and is a fixed point, but fails at compile time: an internal error, never written."""
     for name, new_source in changed.items():
-        lost = unbound.newly_unbound(sources[name], new_source)
+        lost = unbound.newly_unbound(sources[name], new_source, trees.get(name))
         if lost:
             where = "; ".join(f"`{n}` in `{function}`" for function, names in sorted(lost.items())
                               for n in sorted(names))
             raise ModuleFailure(name, InternalError(f"the rewrite reads names it no longer binds: {where}"))
 
 
-def _check_fixed_point(new_sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str]) -> None:
+def _check_fixed_point(new_sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str],
+                       trees: dict[str, ast.Module | None]) -> None:
+    """`trees` gains the ast of each module it parses."""
     try:
-        again = _migrate(new_sources, policy, locate, frozen)
+        again = _migrate(new_sources, policy, locate, frozen, trees=trees)
     except ModuleFailure as failure:
         if not isinstance(failure.error, SourceError):
             raise
@@ -222,19 +222,23 @@ class _Unit:
         return self.facts[id(function)]
 
 
-def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool) -> _Unit | None:
+def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool,
+          trees: dict[str, ast.Module | None] | None = None) -> _Unit | None:
     """The module parsed and scanned; None if `with_sites_only` and it has no block-pointer site. With
-    `from_ast`, the tree is the stdlib ast's rebuilt (never printed, so only for reports)."""
+    `from_ast`, the tree is the stdlib ast's rebuilt (never printed, so only for reports). `trees` gains
+    the module's ast."""
     tree = _ast_parse(source)
+    if trees is not None:
+        trees[module_name] = tree
+    # Most modules a run is asked about without sites are its own output (the fixed-point check): the walk
+    # that stops at the first site is all they need.
+    if with_sites_only and tree is not None and not _has_site(tree):
+        return None
     if from_ast and tree is not None:
-        if with_sites_only and not _has_site(tree):
-            return None
         module, known = ast_tree.build(source, tree)
         wrapper = syntax = None
     else:
         syntax = None if tree is None else _AstScan.of(tree)
-        if syntax is not None and not syntax.has_sites and with_sites_only:
-            return None
         wrapper = MetadataWrapper(_parse(source), unsafe_skip_copy=True)
         module = wrapper.module
     names = TritonNames.of_cst(module)
@@ -255,8 +259,9 @@ def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool) 
 
 
 def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str], rewrite: bool = True,
-             from_ast: bool = False) -> dict[str, FileOutcome]:
-    units = [u for u in (_blamed_unit(name, text, True, from_ast) for name, text in sources.items()
+             from_ast: bool = False, trees: dict[str, ast.Module | None] | None = None) -> dict[str, FileOutcome]:
+    """`trees` gains the ast of each module with a site or none (not frozen)."""
+    units = [u for u in (_blamed_unit(name, text, True, from_ast, trees) for name, text in sources.items()
                          if name not in frozen) if u is not None]
     program, inherited = None, {}
     if policy.kernel_targets:  # a helper takes its tuned callers' form, and they may be anywhere
@@ -276,9 +281,10 @@ def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: di
     return outcomes
 
 
-def _blamed_unit(name: str, source: str, with_sites_only: bool, from_ast: bool) -> _Unit | None:
+def _blamed_unit(name: str, source: str, with_sites_only: bool, from_ast: bool,
+                 trees: dict[str, ast.Module | None] | None = None) -> _Unit | None:
     with _blame(name):
-        return _unit(name, source, with_sites_only, from_ast)
+        return _unit(name, source, with_sites_only, from_ast, trees)
 
 
 def _program(units: list[_Unit], sources: dict[str, str], from_ast: bool, locate: Locate,

@@ -18,10 +18,11 @@ _BUILTINS = frozenset(dir(builtins))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def newly_unbound(before: str, after: str) -> dict[str, set[str]]:
+def newly_unbound(before: str, after: str, after_tree: ast.Module | None = None) -> dict[str, set[str]]:
     """Function -> the names it reads after the rewrite that nothing binds, and that it did not read
-    unbound before. The source before is only parsed when there is any such name (rarely)."""
-    after_reads = _unbound_reads(_parse(after))
+    unbound before. The source before is only parsed when there is any such name (rarely). `after_tree`:
+    `after` already parsed (the fixed-point check parses it too)."""
+    after_reads = _unbound_reads(_parse(after) if after_tree is None else after_tree)
     if not any(after_reads.values()):
         return {}
     before_reads = _unbound_reads(_parse(before), with_early_reads=True)

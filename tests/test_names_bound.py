@@ -4,6 +4,8 @@ binds into an internal error, the file left as it was."""
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from triton_migrate import engine
@@ -108,3 +110,9 @@ def test_a_name_the_source_read_before_assigning_it_is_not_the_rewrites_fault():
 def test_a_read_that_an_assignment_can_reach_is_still_checked(before):
     after = before.replace("        p = g(i)\n", "").replace("    p = g(p)\n", "").replace("def f(p)", "def f(a)")
     assert newly_unbound(before, after) == {"f": {"p"}}
+
+
+def test_the_output_tree_the_fixed_point_check_parsed_gives_the_same_answer():
+    """migrate_sources hands over the output's ast from the fixed-point check: parsed once, not twice."""
+    before, after = "def f(a):\n    p = g(a)\n    return h(p)\n", "def f(a):\n    return h(p)\n"
+    assert newly_unbound(before, after, ast.parse(after)) == newly_unbound(before, after) == {"f": {"p"}}
