@@ -12,6 +12,7 @@ import sys
 import textwrap
 from collections import Counter
 
+import libcst as cst
 import pytest
 from test_cli import invoke, put, tree  # noqa: F401 (tree is a fixture)
 
@@ -19,7 +20,7 @@ from triton_migrate.config import Resolver
 from triton_migrate.engine import migrate_source
 from triton_migrate.policy import Policy
 from triton_migrate.rules import ttd009_launch_guard
-from triton_migrate.wrap import layout
+from triton_migrate.wrap import _LaidOut, layout
 
 # Two blocks deep in a kernel, FLA's style: a masked-pointer address, a guarded load and a store each come
 # out far longer than 88 columns on one line; a hand-written long line that the rewrite does not touch.
@@ -157,6 +158,22 @@ def _load(
 @pytest.mark.parametrize("code, expected", BLACK, ids=[f"black{i}" for i in range(len(BLACK))])
 def test_layout_is_blacks(code, expected):
     assert layout(code, 8, 88) == expected
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
+@pytest.mark.parametrize("indent", ["    ", "\t"], ids=["spaces", "tab"])
+@pytest.mark.parametrize("code", [c for c, _ in BLACK if not c.startswith(("def", "@"))],
+                         ids=lambda c: c.split("(")[0][:24])
+def test_a_laid_out_statement_prints_as_its_parse_would(code, indent, newline):
+    """wrap.fit puts the laid-out text in the tree as it is (_LaidOut) rather than parsing it: it must print
+    what the parsed statement prints, two blocks deep, in a file of either newline."""
+    module = cst.parse_module(f"def f():{newline}{indent}if x:{newline}{indent}{indent}y = 1{newline}")
+    line = module.body[0].body.body[0].body.body[0]
+    laid = layout(code, 8, 40)
+    assert "\n" in laid
+    parsed = cst.parse_statement(laid + module.default_newline, module.config_for_parsing).body
+    assert module.deep_replace(line, line.with_changes(body=(_LaidOut(laid),))).code == \
+        module.deep_replace(line, line.with_changes(body=parsed)).code
 
 
 def test_layout_keeps_the_sources_own_spacing_and_leaves_comments_alone():
