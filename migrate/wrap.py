@@ -99,10 +99,10 @@ def _collect(node: cst.CSTNode, ids: set[int]) -> None:
 
 @dataclass(frozen=True)
 class _LaidOut(cst.BaseSmallStatement):
-    """A statement as `layout` laid it out, printed as that text. Parsed back into nodes, it printed the same
-    text, which cost a tenth of a write: its lines break only inside brackets, where libcst prints each
-    line that runs on after the module's newline and the block's indentation, as this does. The fixed-point
-    check parses the output again."""
+    """A statement as `layout` laid it out, or one line as it was generated to be measured, printed as that
+    text. Parsed back into nodes (or generated again) it printed the same text, which cost a tenth of a write:
+    its lines break only inside brackets, where libcst prints each line that runs on after the module's
+    newline and the block's indentation, as this does. The fixed-point check parses the output again."""
 
     code: str
 
@@ -144,10 +144,11 @@ class _Fitter(cst.CSTTransformer):
             return updated
         comment = updated.trailing_whitespace.comment
         extra = len(updated.trailing_whitespace.whitespace.value) + len(comment.value) if comment else 0
-        code = self._laid_out(self.module.code_for_node(updated.body[0]), extra)
-        if code is None:
-            return updated
-        return updated.with_changes(body=(_LaidOut(code),))
+        text = self.module.code_for_node(updated.body[0])
+        code = self._laid_out(text, extra)
+        if code is None and ("\n" in text or "\r" in text):
+            return updated  # lines the layout did not make (a string over lines): printed from its nodes
+        return updated.with_changes(body=(_LaidOut(text if code is None else code),))
 
     def leave_Decorator(self, original: cst.Decorator, updated: cst.Decorator) -> cst.Decorator:
         if id(original) in self.kept:

@@ -165,15 +165,16 @@ def test_layout_is_blacks(code, expected):
 @pytest.mark.parametrize("code", [c for c, _ in BLACK if not c.startswith(("def", "@"))],
                          ids=lambda c: c.split("(")[0][:24])
 def test_a_laid_out_statement_prints_as_its_parse_would(code, indent, newline):
-    """wrap.fit puts the laid-out text in the tree as it is (_LaidOut) rather than parsing it: it must print
-    what the parsed statement prints, two blocks deep, in a file of either newline."""
+    """wrap.fit puts the laid-out text (or the one line it measured) in the tree as it is (_LaidOut) rather than
+    parsing it: it must print what the parsed statement prints, two blocks deep, in a file of either newline."""
     module = cst.parse_module(f"def f():{newline}{indent}if x:{newline}{indent}{indent}y = 1{newline}")
     line = module.body[0].body.body[0].body.body[0]
     laid = layout(code, 8, 40)
-    assert "\n" in laid
-    parsed = cst.parse_statement(laid + module.default_newline, module.config_for_parsing).body
-    assert module.deep_replace(line, line.with_changes(body=(_LaidOut(laid),))).code == \
-        module.deep_replace(line, line.with_changes(body=parsed)).code
+    assert "\n" in laid and "\n" not in code
+    for text in (laid, code):
+        parsed = cst.parse_statement(text + module.default_newline, module.config_for_parsing).body
+        assert module.deep_replace(line, line.with_changes(body=(_LaidOut(text),))).code == \
+            module.deep_replace(line, line.with_changes(body=parsed)).code
 
 
 def test_layout_keeps_the_sources_own_spacing_and_leaves_comments_alone():
