@@ -24,7 +24,7 @@ from .records import Creation, Knowledge, Loop, Refusal
 from .results import Results
 from .sites import Sites
 from .triton_names import TritonNames
-from .values import OTHER, BlockPtr, Opaque, Placeholder, State, Value, creations_of, join_dims, parsed, state_key
+from .values import OTHER, BlockPtr, Opaque, Placeholder, State, Value, creations_of, join_dims, parsed, same_state
 from .walk import children
 
 MAX_RERUNS = 64
@@ -152,7 +152,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
             end = self.block(node.body.body, current)
             self.owners.pop()
             new_head = self.join(state, self.join_all([end] + frame.continues))
-            if state_key(new_head) == state_key(head):
+            if same_state(new_head, head):
                 break
             head = new_head
         done = dict(head)
@@ -300,7 +300,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
         return {name: self.join_values(name, a.get(name), b.get(name)) for name in a.keys() | b.keys()}
 
     def join_values(self, name: str, a: Optional[Value], b: Optional[Value]) -> Value:
-        if a is None or b is None or a.key() == b.key():
+        if a is b or a is None or b is None or a.key() == b.key():  # the same object: most names, most joins
             return b if a is None else a
         if isinstance(a, BlockPtr) and isinstance(b, BlockPtr):
             return self.join_pointers(name, a, b)

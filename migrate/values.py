@@ -121,8 +121,12 @@ Value = Union[BlockPtr, Placeholder, Opaque, _Other]
 State = dict  # local name -> Value; None stands for "this path does not continue"
 
 
-def state_key(state: Optional[State]) -> object:
-    return None if state is None else tuple(sorted((name, value.key()) for name, value in state.items()))
+def same_state(a: Optional[State], b: Optional[State]) -> bool:
+    """Do the two states hold the same names with values of the same key? (A loop's every pass asks; a
+    value that did not change is the same object, and its key need not be built.)"""
+    if a is None or b is None:
+        return a is b
+    return a.keys() == b.keys() and all(value is b[name] or value.key() == b[name].key() for name, value in a.items())
 
 
 def creations_of(value: Value) -> frozenset[int]:
