@@ -95,6 +95,7 @@ class FunctionFacts:
         self._free: dict[int, tuple] = {}
         self._code: dict[int, tuple] = {}
         self._int64: dict[int, tuple] = {}
+        self._int64_terms: dict[int, tuple] = {}
         self._nonnegative: dict[int, tuple] = {}
         self._loop_assignments: dict[int, tuple] = {}
         self._loop_flows: dict[int, tuple] = {}
@@ -199,11 +200,8 @@ class FunctionFacts:
 
     def _mentions_int64(self, expr: cst.CSTNode, seen: set[str] | None = None) -> bool:
         seen = set() if seen is None else seen
-        finder = _NameFinder()
-        walk(finder, expr)
-        if "int64" in finder.attrs or "int64" in finder.names:
-            return True
-        return any(self._every_assignment_any(name, seen) for name in finder.names)
+        direct, names = _remembered(self._int64_terms, expr, _int64_terms)
+        return direct or any(self._every_assignment_any(name, seen) for name in names)
 
     def _every_assignment_any(self, name: str, seen: set[str]) -> bool:
         if name in seen or name not in self.assignments:
@@ -230,6 +228,14 @@ class _NameFinder(cst.CSTVisitor):
     def visit_Arg(self, node: cst.Arg) -> bool:
         walk(self, node.value)  # skip keyword names
         return False
+
+
+def _int64_terms(expr: cst.CSTNode) -> tuple[bool, frozenset[str]]:
+    """Whether `expr` names `int64` itself, and the names it reads (every assignment they reach is asked in
+    turn, for each offset: each walked once)."""
+    finder = _NameFinder()
+    walk(finder, expr)
+    return "int64" in finder.attrs or "int64" in finder.names, frozenset(finder.names)
 
 
 def free_names(expr: cst.CSTNode) -> frozenset[str]:

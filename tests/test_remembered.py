@@ -51,3 +51,32 @@ def test_remembered_elements_are_the_callers_own_list():
     assert [cst.Module([]).code_for_node(e) for e in again] == ["64", "64"]
     assert again == movable_elements(shape)
     assert facts.movable_elements(cst.Name("x")) is None  # not a tuple: None, remembered as such
+
+
+INT64 = '''\
+import triton.language as tl
+
+
+def k(x, i, n):
+    wide = i.to(tl.int64)
+    a = wide * 2
+    b = a + n
+    c = i + n
+    for j in range(b):
+        d = j
+'''
+
+
+def test_int64_answers_are_those_of_fresh_facts():
+    """The names and `int64` mentions of each expression are remembered, and reused for every offset whose
+    assignments reach it: each answer must be a fresh FunctionFacts' first answer."""
+    module = cst.parse_module(INT64)
+    names = TritonNames.of_cst(module)
+    scan = _ModuleScan(names)
+    walk(scan, module)
+    function = scan.all_functions[0]
+    fresh = lambda: FunctionFacts(function, names, scan.function_assignments[id(function)])  # noqa: E731
+    shared = fresh()
+    for name, expected in [("b", True), ("c", False), ("d", True), ("a", True), ("c", False), ("b", True)]:
+        value = cst.Name(name)
+        assert shared.mentions_int64(value) == fresh().mentions_int64(value) == expected, name
