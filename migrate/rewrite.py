@@ -87,6 +87,13 @@ class Rewriter(_Expressions):
             paths_to(node, self.edits.node_ids(), self._wanted)
         return id(node) in self._wanted and super().on_visit(node)
 
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):
+        # A node off the paths to the edits (a child of one on them) is as it was: no leave_ method changes it,
+        # and the dead-code pass (leave_FunctionDef) would walk each function the rewrite left alone thrice.
+        if id(original_node) not in self._wanted:
+            return updated_node
+        return super().on_leave(original_node, updated_node)
+
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         prefix = [s for build in self.edits.before_line.get(id(original), []) for s in self._edited(build())]
         smalls = []

@@ -3,9 +3,15 @@ lead to one are entered (speed), and every statement comes out a new node (wrap.
 
 from __future__ import annotations
 
-import libcst as cst
+from pathlib import Path
 
+import libcst as cst
+import pytest
+
+from triton_migrate.engine import migrate_source
 from triton_migrate.rewrite import Edits, Rewriter
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_an_edit_deep_in_a_built_statement_is_applied_and_the_statement_is_new():
@@ -19,3 +25,13 @@ def test_an_edit_deep_in_a_built_statement_is_applied_and_the_statement_is_new()
     plain = cst.parse_statement("z = 1\n").body[0]  # no edit inside: rebuilt all the same
     [untouched] = Rewriter(edits)._edited([plain])
     assert cst.Module([]).code_for_node(untouched) == "z = 1" and untouched is not plain
+
+
+@pytest.mark.parametrize("fixture", sorted(p.parent.name for p in (ROOT / "fixtures").glob("*/before.py")))
+def test_nodes_off_the_edit_paths_are_left_as_they_are(fixture, monkeypatch):
+    """The rewriter skips its leave_ methods (and the dead-code pass) on nodes off the paths to the edits: the
+    output must be that of a rewriter that calls them on every node it meets."""
+    source = (ROOT / "fixtures" / fixture / "before.py").read_text()
+    fast = migrate_source(source).new_source
+    monkeypatch.setattr(Rewriter, "on_leave", cst.CSTTransformer.on_leave)
+    assert fast == migrate_source(source).new_source
