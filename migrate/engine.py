@@ -126,6 +126,13 @@ def _has_site(tree: ast.Module) -> bool:
     return any(type(node) is ast.Call and _is_site_call(names, node) for node in ast.walk(tree))
 
 
+def _may_spell_a_site(source: str) -> bool:
+    """False where no site can be: a site's member or keyword is spelt out in the source, in its call or in
+    the import that names it (only a non-ASCII spelling that the parser normalises, `ｍake_block_ptr`,
+    could hide one from this search)."""
+    return not source.isascii() or any(word in source for word in (*_ENTRY_MEMBERS, *_SITE_KEYWORDS))
+
+
 def _is_site_call(names: TritonNames, call: ast.Call) -> bool:
     return _is_site(names.ast_member(call.func), {k.arg for k in call.keywords})
 
@@ -231,8 +238,8 @@ def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool,
     if trees is not None:
         trees[module_name] = tree
     # Most modules a run is asked about without sites are its own output (the fixed-point check): the walk
-    # that stops at the first site is all they need.
-    if with_sites_only and tree is not None and not _has_site(tree):
+    # that stops at the first site is all they need, or not even that.
+    if with_sites_only and tree is not None and not (_may_spell_a_site(source) and _has_site(tree)):
         return None
     if from_ast and tree is not None:
         module, known = ast_tree.build(source, tree)
