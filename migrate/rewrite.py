@@ -10,7 +10,7 @@ import libcst as cst
 from .analysis import FunctionAnalysis
 from .blocks import HOLDER, filled, lost_comments, paths_to, removed
 from .dead_code import drop_dead_code
-from .walk import walk
+from .walk import children
 
 
 class Edits:
@@ -161,19 +161,17 @@ def _line(statement) -> cst.BaseStatement:
     return cst.SimpleStatementLine([statement.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
 
 
-class _UsesName(cst.CSTVisitor):
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.found = False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.found = self.found or node.value == self.name
-
-
 def uses_name(module: cst.Module, name: str) -> bool:
-    visitor = _UsesName(name)
-    walk(visitor, module)
-    return visitor.found
+    """Whether a Name in the tree spells `name`; it stops at the first (a visitor would meet every node)."""
+    pending: list = [module]
+    while pending:
+        node = pending.pop()
+        if type(node) is cst.Name:
+            if node.value == name:
+                return True
+        else:
+            pending.extend(children(node))
+    return False
 
 
 def add_definitions(module: cst.Module, definitions: list) -> cst.Module:

@@ -9,7 +9,7 @@ import libcst as cst
 import pytest
 
 from triton_migrate.engine import migrate_source
-from triton_migrate.rewrite import Edits, Rewriter
+from triton_migrate.rewrite import Edits, Rewriter, uses_name
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,3 +35,22 @@ def test_nodes_off_the_edit_paths_are_left_as_they_are(fixture, monkeypatch):
     fast = migrate_source(source).new_source
     monkeypatch.setattr(Rewriter, "on_leave", cst.CSTTransformer.on_leave)
     assert fast == migrate_source(source).new_source
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.seen.add(node.value)
+
+
+@pytest.mark.parametrize("fixture", ["gemm_loop_advance", "helper_chain", "launch_guard"])
+def test_uses_name_answers_as_a_visit_of_every_name(fixture):
+    """uses_name stops at the first Name that spells it: for every name, used or not, its answer must be that
+    of libcst's own visit of the whole tree."""
+    module = cst.parse_module((ROOT / "fixtures" / fixture / "before.py").read_text())
+    names = _Names()
+    module.visit(names)
+    for name in [*sorted(names.seen), "_descriptor_fits", "tl_", "x_desc"]:
+        assert uses_name(module, name) == (name in names.seen), name
