@@ -52,3 +52,22 @@ def test_a_removed_creation_whose_use_remains_is_broken_output(tmp_path):
 def test_only_calls_in_code_count_as_block_pointers_left():
     source = b"# tl.make_block_ptr(x) in a comment\ns = 'tl.advance(p, (1,))'\np = tl.advance(p, (1, 0))\n"
     assert measure.block_pointer_calls(source) == [3]
+
+
+def test_a_comment_lost_counts_and_a_comment_moved_or_joined_does_not(tmp_path):
+    before, after = tmp_path / "before", tmp_path / "after"
+    (before / "r").mkdir(parents=True)
+    (after / "r").mkdir(parents=True)
+    (before / "r" / "k.py").write_text("x = f(  # noqa: F821\n    1,  # one\n)  # the call\n# kept\n")
+    (after / "r" / "k.py").write_text("# kept\nx = f(1)  # noqa: F821  # the call\n")
+    assert measure.lost_comments(before, after) == ["r/k.py: # one"]
+    assert measure.lost_comments(before, before) == []
+
+
+def test_a_pyflakes_finding_the_rewrite_added_counts_and_the_sources_own_does_not(tmp_path):
+    before, after = tmp_path / "before", tmp_path / "after"
+    for tree, extra in ((before, ""), (after, "    p_shape0 = n\n")):
+        (tree / "r").mkdir(parents=True)
+        (tree / "r" / "k.py").write_text(f"import os\n\n\ndef k(n):\n{extra}    return n\n")  # os: F401 in both
+    assert measure.new_pyflakes_findings(before, after) == ["r/k.py: F841"]
+    assert measure.new_pyflakes_findings(before, before) == []

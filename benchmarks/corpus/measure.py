@@ -14,8 +14,10 @@ Besides the report, the written tree is read back: a `make_block_ptr(` or `advan
 there (comments and strings do not count) in a file where no site was left and no error was reported is a
 block pointer the tool neither migrated nor reported ("silent" in the table); a written file that does not
 parse, or a function that reads a name nothing binds any more (the rewrite removed a block pointer that a
-use still needs), is broken output. The exit status is 0 only if none of these and no error occurred. Run it with the interpreter that has this checkout
-installed (`.venv/bin/python`): migrate runs as `python -m triton_migrate`.
+use still needs), is broken output. Output fit for review: no comment of the corpus is lost, and ruff's
+pyflakes rules (`--select F`, where ruff is installed) find nothing in the written tree that they did not
+find in the corpus. The exit status is 0 only if none of these and no error occurred. Run it with the
+interpreter that has this checkout installed (`.venv/bin/python`): migrate runs as `python -m triton_migrate`.
 """
 
 from __future__ import annotations
@@ -206,6 +208,45 @@ def revision() -> str:
                                                                                             "--", "../..") else "")
 
 
+def lost_comments(before: Path, after: Path) -> list[str]:
+    """`file: comment` for each comment of a `before` file that its `after` file no longer has. A comment
+    the rewrite moved or joined to another on one line (`# noqa: F821  # checked`) is still there: each is
+    compared piece by piece, split at `#`."""
+    lost = []
+    for path in sorted(before.rglob("*.py")):
+        rel = path.relative_to(before)
+        missing = _comment_pieces(path) - _comment_pieces(after / rel)
+        lost += [f"{rel}: {piece}" for piece in sorted(missing.elements())]
+    return lost
+
+
+def _comment_pieces(path: Path) -> collections.Counter:
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(path.read_text("utf-8")).readline))
+    except (OSError, UnicodeDecodeError, SyntaxError, tokenize.TokenError):
+        return collections.Counter()
+    return collections.Counter("# " + piece.strip() for token in tokens if token.type == tokenize.COMMENT
+                               for piece in token.string.split("#")[1:])
+
+
+def new_pyflakes_findings(before: Path, after: Path) -> list[str] | None:
+    """`file: code` for each pyflakes finding (ruff `--select F`) that the written tree has and the corpus
+    did not: dead code the rewrite left (F841), a name it unbound or a `noqa` it lost (F821). None where
+    ruff is not installed."""
+    ruff = shutil.which("ruff") or shutil.which("ruff", path=os.path.dirname(sys.executable))
+    if ruff is None:
+        return None
+    ruff = os.path.abspath(ruff)  # it runs in the tree
+
+    def findings(tree: Path) -> collections.Counter:
+        done = subprocess.run([ruff, "check", "--isolated", "--no-cache", "--select", "F", "--exit-zero",
+                               "--output-format", "json", "."], cwd=tree, capture_output=True, text=True, check=True)
+        return collections.Counter(f"{Path(f['filename']).relative_to(tree)}: {f['code']}"
+                                   for f in json.loads(done.stdout))
+
+    return sorted((findings(after) - findings(before)).elements())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpus", type=Path, help="the folder build.py laid out")
@@ -226,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     written = digest(run_tree)
     silent_calls = silent(run_tree, run)
     unparsable, undefined = broken(corpus, run_tree)
+    lost, new_findings = lost_comments(corpus, run_tree), new_pyflakes_findings(corpus, run_tree)
     rows = table(run, run_tree, names, silent_calls)
 
     second = migrate(run_tree, work, "second", args.jobs)
@@ -254,7 +296,11 @@ def main(argv: list[str] | None = None) -> int:
     ]
     lines.append(f"written files that do not parse: {len(unparsable)}; names the rewrite left undefined: "
                  f"{len(undefined)}")
+    lines.append(f"comments lost: {len(lost)}; new pyflakes findings (ruff --select F): "
+                 f"{'not checked, ruff not found' if new_findings is None else len(new_findings)}")
     lines += [f"  does not parse: {p}" for p in unparsable]
+    lines += [f"  comment lost: {c}" for c in lost[:50]]
+    lines += [f"  new finding: {f}" for f in (new_findings or [])[:50]]
     lines += [f"  undefined: {u}" for u in undefined]
     lines += [f"  changed by the second run: {p}" for p in changed[:20]]
     lines += [f"  differ between the runs: {p}" for p in differ[:20]]
@@ -268,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.left:
         args.left.write_text(left_sites(run, run_tree))
     ok = not (changed or migrated_again or differ or not same_report or run["errors"] or silent_calls
-              or unparsable or undefined)
+              or unparsable or undefined or lost or new_findings)
     return 0 if ok else 1
 
 
