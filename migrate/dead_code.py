@@ -16,25 +16,29 @@ from __future__ import annotations
 
 import libcst as cst
 
+from triton_migrate.rules.ttd005_hoist import is_pure_call
+
 from .blocks import filled, paths_to, removed
 from .walk import walk
 
-# Calls in a dead value that cannot have side effects (a block pointer's parts: `tl.arange(0, BK)`).
-_PURE_CALLS = frozenset({"arange", "cast", "to"})
+# The calls a dead value may make: what a block pointer's parts call (`tl.arange(0, BK)`, `tl.cast(x, tl.int64)`,
+# `.to(tl.int64)`), resolved as TTD005 resolves the calls it hoists.
+_PARTS = frozenset({"arange", "cast"})
 
 
-def drop_dead_code(original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+def drop_dead_code(original: cst.FunctionDef, updated: cst.FunctionDef, member_of) -> cst.FunctionDef:
+    """`member_of` resolves a call's name to its `triton.language` member (TritonNames.member)."""
     before = None  # the original is scanned only where the rewritten function has a candidate
     while True:  # a removed line may have held the last read of another name
         scan = _Scan.of(updated)
         unread = scan.unread()
-        ifs = [node for node in scan.ifs if _has_empty_else(node) or _is_removable(node)
+        ifs = [node for node in scan.ifs if _has_empty_else(node) or _is_removable(node, member_of)
                and not (id(node) in scan.elifs and _has_comment(node))]  # an `elif`'s comments: nowhere to go
         if not unread and not ifs:
             return updated
         before = before or _Scan.of(original)
         dead, untouched = unread - before.unread(), {id(node) for node in before.ifs}
-        lines = [line for line, name, value in scan.assignments if name in dead and _is_pure(value)]
+        lines = [line for line, name, value in scan.assignments if name in dead and _is_pure(value, member_of)]
         ifs = [node for node in ifs if id(node) not in untouched]
         if not lines and not ifs:
             return updated
@@ -118,8 +122,7 @@ class _DeadCode(cst.CSTTransformer):
             return updated
         if _has_empty_else(updated):
             return updated.with_changes(orelse=None)
-        if not _is_removable(updated):
-            return updated
+        # chosen as removable: this pass can only have emptied its body further
         return removed(cst.SimpleStatementLine([cst.Pass()], leading_lines=updated.leading_lines))
 
 
@@ -127,9 +130,9 @@ def _has_empty_else(node: cst.If) -> bool:
     return isinstance(node.orelse, cst.Else) and _is_empty(node.orelse.body)
 
 
-def _is_removable(node: cst.If) -> bool:
+def _is_removable(node: cst.If, member_of) -> bool:
     """Nothing left to choose between, and nothing the test does."""
-    return node.orelse is None and _is_empty(node.body) and _is_pure(node.test)
+    return node.orelse is None and _is_empty(node.body) and _is_pure(node.test, member_of)
 
 
 def _has_comment(node: cst.If) -> bool:
@@ -147,12 +150,12 @@ def _is_empty(block: cst.BaseSuite) -> bool:
 
 
 class _SideEffects(cst.CSTVisitor):
-    def __init__(self) -> None:
+    def __init__(self, member_of) -> None:
+        self.member_of = member_of
         self.found = False
 
     def visit_Call(self, node: cst.Call) -> None:
-        pure = isinstance(node.func, cst.Attribute) and node.func.attr.value in _PURE_CALLS
-        self.found = self.found or not pure
+        self.found = self.found or not is_pure_call(node, self.member_of, _PARTS)
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         self.found = True
@@ -164,7 +167,7 @@ class _SideEffects(cst.CSTVisitor):
         self.found = True
 
 
-def _is_pure(expression: cst.BaseExpression) -> bool:
-    visitor = _SideEffects()
+def _is_pure(expression: cst.BaseExpression, member_of) -> bool:
+    visitor = _SideEffects(member_of)
     walk(visitor, expression)
     return not visitor.found

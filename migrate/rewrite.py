@@ -79,6 +79,10 @@ class _Expressions(cst.CSTTransformer):
 
 
 class Rewriter(_Expressions):
+    def __init__(self, edits: Edits, member_of) -> None:
+        super().__init__(edits)
+        self.member_of = member_of  # the module's TritonNames.member: which calls dead code may drop
+
     def on_visit(self, node: cst.CSTNode) -> bool:
         # libcst rebuilds every node a transformer enters: only the paths down to edited nodes are entered
         # (most of the cost of a write was rebuilding code that does not change).
@@ -89,7 +93,7 @@ class Rewriter(_Expressions):
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):
         # A node off the paths to the edits (a child of one on them) is as it was: no leave_ method changes it,
-        # and the dead-code pass (leave_FunctionDef) would walk each function the rewrite left alone thrice.
+        # and the dead-code pass (leave_FunctionDef) would walk each function the rewrite left alone.
         if id(original_node) not in self._wanted:
             return updated_node
         return super().on_leave(original_node, updated_node)
@@ -128,7 +132,7 @@ class Rewriter(_Expressions):
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         build = self.edits.functions.get(id(original))
         updated = build(updated) if build is not None else updated
-        return drop_dead_code(original, updated) if isinstance(updated, cst.FunctionDef) else updated
+        return drop_dead_code(original, updated, self.member_of) if isinstance(updated, cst.FunctionDef) else updated
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
         return filled(updated)

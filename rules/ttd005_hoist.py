@@ -43,12 +43,14 @@ def is_invariant(arguments: list[cst.BaseExpression], assigned_in_loop: frozense
             return False
         calls = _Calls()
         walk(calls, argument)
-        if any(not _pure(call, member_of) for call in calls.calls):
+        if any(not is_pure_call(call, member_of) for call in calls.calls):
             return False
     return True
 
 
-def _pure(call: cst.Call, member_of) -> bool:
+def is_pure_call(call: cst.Call, member_of, members: frozenset[str] = PURE_MEMBERS) -> bool:
+    """A call that has no side effect and gives the same value for the same arguments: a `.to(...)` cast,
+    or a `triton.language` function of `members`, as `member_of` resolves its name."""
     if isinstance(call.func, cst.Attribute) and call.func.attr.value == "to" and member_of(call.func) is None:
         return True
-    return member_of(call.func) in PURE_MEMBERS
+    return member_of(call.func) in members

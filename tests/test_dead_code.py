@@ -47,6 +47,13 @@ def test_a_value_or_test_with_side_effects_stays():
     assert "if f(HAS_Y):\n        pass\n" in new
 
 
+def test_only_triton_calls_count_as_free_of_side_effects():
+    """A call is judged by what it resolves to, not by its name: `tl.arange` may go, a user's `arange` stays."""
+    user = migrated(KERNEL.replace("(0,) if FP8 else (0,)", "helpers.arange(FP8)"))
+    assert "order: tl.constexpr = helpers.arange(FP8)" in user
+    assert "order: tl.constexpr" not in migrated(KERNEL.replace("(0,) if FP8 else (0,)", "tl.arange(0, 1)"))
+
+
 ELIF = HEAD + """def k(x_ptr, y_ptr, n, MODE: tl.constexpr, BLOCK: tl.constexpr):
     if MODE == 0:
         tl.store(y_ptr, 1.0)

@@ -19,11 +19,11 @@ def test_an_edit_deep_in_a_built_statement_is_applied_and_the_statement_is_new()
     inner = statement.value.left.args[1].value  # g(b.c)
     edits = Edits()
     edits.expressions[id(inner)] = lambda updated: cst.Name("replaced")
-    [built] = Rewriter(edits)._edited([statement])
+    [built] = Rewriter(edits, lambda func: None)._edited([statement])
     assert cst.Module([]).code_for_node(built) == "y = f(a, replaced) + h(d)"
     assert built is not statement
     plain = cst.parse_statement("z = 1\n").body[0]  # no edit inside: rebuilt all the same
-    [untouched] = Rewriter(edits)._edited([plain])
+    [untouched] = Rewriter(edits, lambda func: None)._edited([plain])
     assert cst.Module([]).code_for_node(untouched) == "z = 1" and untouched is not plain
 
 
