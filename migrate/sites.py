@@ -503,8 +503,8 @@ class Sites:
         expression on the same test (a constexpr: Triton takes the check only at compile time, and resolves
         such an expression then too), each with its own inline mask."""
         variants = self.check_variants(bound, len(offsets))
-        checked = set().union(*(dims for _, dims in variants))
-        base, shape, strides, blocks, ranged = self.merged_parts(value, checked)
+        checked_by_any = set().union(*(dims for _, dims in variants))
+        base, shape, strides, blocks, ranged = self.merged_parts(value, checked_by_any)
         proven = self.proven_offsets(value, deltas)
         tiles = [ttd006_masked_pointers.Tile(self.language, base, shape, strides, blocks, offsets, checked,
                                              [p["nonnegative"] for p in proven], self.policy.addresses == "corner",
