@@ -24,6 +24,7 @@ from triton_migrate.outcome import Diagnostic, FileOutcome
 from triton_migrate.policy import Policy
 from triton_migrate.prefilter import might_need_migration
 from triton_migrate.rules import CODES
+from triton_migrate.workers import Workers
 
 EXIT_CODES = """\b
 Exit status:
@@ -268,49 +269,22 @@ def _progress(total: int, options: Options):
     return click.progressbar(length=total, label="Analysing", file=sys.stderr, show_pos=True)
 
 
-def analyse_all(tasks: list[tuple[Job, ...]], options: Options) -> list[FileResult]:
+def analyse_all(tasks: list[tuple[Job, ...]], options: Options, workers: Workers) -> list[FileResult]:
     """Every task (a file, or files migrated together) once; results in task order, flattened. Tasks that
     the cache serves are read here: a run where it serves every one starts no worker (nor imports libcst)."""
     served = {id(task): _served(task) for task in tasks}
     pending = [task for task in tasks if served[id(task)] is None]
     with _progress(sum(map(len, pending)), options) as bar:
-        if len(pending) < 2 or options.jobs < 2:
-            served.update((id(task), _step(bar, analyse_together(task))) for task in pending)
+        if workers.wanted(len(pending)):
+            served.update(workers.run(pending, analyse_together, bar.update))
         else:
-            from concurrent.futures import ProcessPoolExecutor, as_completed  # a tree without sites needs none
-
-            # Largest first, so that one big file started last does not leave the other workers idle.
-            ordered = sorted(pending, key=lambda task: -sum(len(job.data) for job in task))
-            with ProcessPoolExecutor(max_workers=min(options.jobs, len(pending))) as pool:
-                futures = {pool.submit(analyse_together, task): task for task in ordered}
-                for future in as_completed(futures):
-                    bar.update(len(futures[future]))
-                served.update((id(task), _collect(task, future)) for future, task in futures.items())
+            served.update((id(task), _step(bar, analyse_together(task))) for task in pending)
     return [r for task in tasks for r in served[id(task)]]
 
 
 def _step(bar, results: list[FileResult]) -> list[FileResult]:
     bar.update(len(results))
     return results
-
-
-def _collect(task: tuple[Job, ...], future) -> list[FileResult]:
-    try:
-        return future.result()
-    except Exception:  # a worker died (a crash in a native parser takes the whole pool down)
-        return _alone(task)
-
-
-def _alone(task: tuple[Job, ...]) -> list[FileResult]:
-    """Re-run one task in a process of its own, so that only the files that crash it fail."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    try:
-        with ProcessPoolExecutor(max_workers=1) as pool:
-            return pool.submit(analyse_together, task).result()
-    except Exception as exc:
-        return [FileResult(job.path, error=f"internal error: the analysis crashed: {type(exc).__name__}: {exc}")
-                for job in task]
 
 
 def _write(result: FileResult, original: bytes) -> FileResult:
@@ -491,27 +465,32 @@ def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: boo
     found = discover(paths, exclude, respect_gitignore)
     explicit = {os.path.normpath(p) for p in paths if not os.path.isdir(p)}
     named = tuple(os.path.abspath(p) for p in paths if os.path.isdir(p))
-    unreadable, jobs, checked, contents = [], [], 0, {}
-    for path in found.files:
-        config = resolver.for_path(path)
-        skip = _skip_reason(path, config, path in explicit, options, named)
-        if skip:
-            _verbose(options, f"{path}: skipped: {skip}")
-            continue
-        try:
-            data = read_bytes(path)
-        except FileError as exc:
-            unreadable.append((path, str(exc)))
-            continue
-        checked += 1
-        # The prefilter: a file without the telltale bytes costs this read and nothing more.
-        if might_need_migration(data) or suppressions.might_have(data):
-            jobs.append(_job(path, data, config, options))
-        elif b"triton" in data:
-            contents[path] = data  # it may define helpers that files with block pointers import
-    tasks = _tasks(jobs, contents, resolver, options)
-    originals = {job.path: job.data for task in tasks for job in task}
-    results = _apply(analyse_all(tasks, options), originals, options)
+    unreadable, jobs, checked, contents, sites = [], [], 0, {}, 0
+    with Workers(options.jobs, options.cache_dir) as workers:
+        for path in found.files:
+            config = resolver.for_path(path)
+            skip = _skip_reason(path, config, path in explicit, options, named)
+            if skip:
+                _verbose(options, f"{path}: skipped: {skip}")
+                continue
+            try:
+                data = read_bytes(path)
+            except FileError as exc:
+                unreadable.append((path, str(exc)))
+                continue
+            checked += 1
+            # The prefilter: a file without the telltale bytes costs this read and nothing more.
+            if might_need_migration(data):
+                jobs.append(_job(path, data, config, options))
+                sites += 1
+                workers.expect(sites)
+            elif suppressions.might_have(data):
+                jobs.append(_job(path, data, config, options))
+            elif b"triton" in data:
+                contents[path] = data  # it may define helpers that files with block pointers import
+        tasks = _tasks(jobs, contents, resolver, options)
+        originals = {job.path: job.data for task in tasks for job in task}
+        results = _apply(analyse_all(tasks, options, workers), originals, options)
     _verbose(options, f"analysed {_plural(len(jobs), 'file')} of {checked} in {time.monotonic() - started:.2f} s")
     if not checked and not options.quiet:  # as ruff: a warning, not an error (exit 0 unless a path is missing)
         click.echo(f"warning: No Python files found under {', '.join(paths)} (`-v` says which files were "

@@ -1,0 +1,94 @@
+"""The worker processes of a run, started early where the run will need them.
+
+Each worker spends a fifth of a second importing the engine (libcst's node classes, mostly) before its first
+task. A run that no earlier run left a cache for starts them as soon as it has read a second file with
+block pointers, so that they import while this process still reads and groups the tree. A run with a cache
+starts them only once it knows what the cache does not serve: a warm check needs none.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+Task = tuple  # the jobs (cli.Job) analysed together
+Analyse = Callable[[Task], list]
+
+
+def import_engine() -> None:
+    import triton_migrate.engine  # noqa: F401 (what every task needs first)
+
+
+class Workers:
+    """A pool of `count` processes, started by `expect` (early) or `run` (when the tasks are known)."""
+
+    def __init__(self, count: int, cache_dir: str | None) -> None:
+        self.count = count
+        self.early = count > 1 and not _has_entries(cache_dir)
+        self.pool = None
+
+    def __enter__(self) -> "Workers":
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+    def expect(self, files: int) -> None:
+        """`files` read so far need the engine: from the second on, an early run starts the workers."""
+        if self.early and self.pool is None and files >= 2:
+            self._start(self.count)
+
+    def wanted(self, tasks: int) -> bool:
+        """Whether `tasks` go to the workers rather than run in this process."""
+        return self.pool is not None or (tasks > 1 and self.count > 1)
+
+    def run(self, tasks: list[Task], analyse: Analyse, done: Callable[[int], None]) -> dict[int, list]:
+        """id(task) -> its results; `done(files)` after each task."""
+        from concurrent.futures import as_completed
+
+        if self.pool is None:
+            self._start(min(self.count, len(tasks)))
+        # Largest first, so that one big file started last does not leave the other workers idle.
+        ordered = sorted(tasks, key=lambda task: -sum(len(job.data) for job in task))
+        futures = {self.pool.submit(analyse, task): task for task in ordered}
+        for future in as_completed(futures):
+            done(len(futures[future]))
+        return {id(task): _collect(task, future, analyse) for future, task in futures.items()}
+
+    def _start(self, count: int) -> None:
+        from concurrent.futures import ProcessPoolExecutor  # a tree without sites needs none
+
+        self.pool = ProcessPoolExecutor(max_workers=count, initializer=import_engine)
+        for _ in range(count):  # processes start on demand: one per task not taken by an idle one
+            self.pool.submit(os.getpid)
+
+
+def _has_entries(cache_dir: str | None) -> bool:
+    """Whether an earlier run of this version of the tool left results in the cache."""
+    if cache_dir is None:
+        return False
+    from triton_migrate import cache
+
+    return os.path.isdir(os.path.join(cache_dir, cache.tool_digest()))
+
+
+def _collect(task: Task, future, analyse: Analyse) -> list:
+    try:
+        return future.result()
+    except Exception:  # a worker died (a crash in a native parser takes the whole pool down)
+        return _alone(task, analyse)
+
+
+def _alone(task: Task, analyse: Analyse) -> list:
+    """Re-run one task in a process of its own, so that only the files that crash it fail."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    try:
+        with ProcessPoolExecutor(max_workers=1) as pool:
+            return pool.submit(analyse, task).result()
+    except Exception as exc:
+        from triton_migrate.output import FileResult
+
+        return [FileResult(job.path, error=f"internal error: the analysis crashed: {type(exc).__name__}: {exc}")
+                for job in task]
