@@ -13,5 +13,10 @@ import re
 _MARKER = re.compile(rb"\b(?:make_block_ptr|advance)\s*\(|\b(?:boundary_check|padding_option)\s*=")
 
 
+_WORDS = (b"make_block_ptr", b"advance", b"boundary_check", b"padding_option")
+
+
 def might_need_migration(data: bytes) -> bool:
-    return b"triton" in data and _MARKER.search(data) is not None
+    # The words first: each is a fast substring pass, while the regex's leading `\b` defeats re's scan for
+    # a literal (over the 14 MB that mention triton in a site-packages tree: 0.13 s against 0.02 s).
+    return b"triton" in data and any(word in data for word in _WORDS) and _MARKER.search(data) is not None
