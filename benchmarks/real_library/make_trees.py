@@ -1,0 +1,62 @@
+"""The trees that `time_ops.py` compares, from the library's repository and a commit.
+
+    python benchmarks/real_library/make_trees.py GIT_DIR COMMIT OUT [--tuned TABLE.toml]
+
+OUT/original is COMMIT as `git archive` gives it; OUT/default is a copy migrated by `migrate --write .` run
+in it, as a user would (the library's own pyproject.toml sets the line length); with --tuned, OUT/tuned is
+a copy whose pyproject.toml gains TABLE (what `migrate tune` wrote) before the same command. Run it with the
+interpreter that has this checkout installed (`.venv/bin/python`); OUT must not exist. The library itself
+stays out of this repository (`.real/` is ignored).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("git_dir", type=Path, help="the library's repository (a clone, or its .git folder)")
+    parser.add_argument("commit")
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--tuned", type=Path, help="a kernel-targets table written by `migrate tune`")
+    return parser.parse_args(argv)
+
+
+def archive(git_dir: Path, commit: str, target: Path) -> None:
+    target.mkdir(parents=True)
+    tar = subprocess.run(["git", f"--git-dir={git_dir}", "archive", commit], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(target)], input=tar, check=True)
+
+
+def migrate(tree: Path) -> str:
+    """`migrate --write .` in `tree`; its summary line."""
+    done = subprocess.run([sys.executable, "-m", "triton_migrate.cli", "--write", "--no-cache", "."], cwd=tree,
+                          capture_output=True, text=True, check=False)
+    if done.returncode not in (0, 1):  # 1: some site is left, reported
+        sys.exit(f"migrate failed in {tree}:\n{done.stderr}")
+    return done.stderr.strip().splitlines()[-1]
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    git_dir = args.git_dir / ".git" if (args.git_dir / ".git").is_dir() else args.git_dir
+    if args.out.exists():
+        sys.exit(f"{args.out} exists: give a new folder")
+    archive(git_dir, args.commit, args.out / "original")
+    trees = ["default"] + (["tuned"] if args.tuned else [])
+    for name in trees:
+        shutil.copytree(args.out / "original", args.out / name)
+    if args.tuned:
+        with open(args.out / "tuned" / "pyproject.toml", "a") as pyproject:
+            pyproject.write("\n" + args.tuned.read_text())
+    for name in trees:
+        print(f"{name}: {migrate(args.out / name)}")
+
+
+if __name__ == "__main__":
+    main()
