@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 TARGETS = ("auto", "descriptor", "pointer", "compat")
-ADDRESSES = ("corner", "coords")
+ADDRESSES = ("auto", "corner", "coords")
 # What `migrate tune` chooses between, per kernel: a target, and for the masked-pointer accesses of `auto`
-# and `pointer` the other way to spell their addresses (`+coords`; which one is faster depends on the kernel).
-KERNEL_TARGETS = ("auto", "descriptor", "pointer", "auto+coords", "pointer+coords")
+# and `pointer` one spelling of their addresses everywhere (`+corner`, `+coords`; which one is faster
+# depends on the kernel).
+KERNEL_TARGETS = ("auto", "descriptor", "pointer", "auto+corner", "auto+coords", "pointer+corner", "pointer+coords")
 
 
 @dataclass(frozen=True)
@@ -29,8 +30,10 @@ class Policy:
     compat_module: str = "triton_migrate.compat"
     # How masked-pointer accesses form their addresses. corner: base + the block's corner offset + the
     # offsets inside the block, which stay the same while the block pointer moves (a loop computes them
-    # once); coords: base + each element's coordinates times the strides. Both are exact.
-    addresses: str = "corner"
+    # once); coords: base + each element's coordinates times the strides; auto: coords for a block pointer
+    # re-created in each iteration of the loop that accesses it, corner otherwise (sites.corner_addresses).
+    # All are exact.
+    addresses: str = "auto"
     # Per function (its name): the target measured fastest among the bit-identical ones (`migrate tune`).
     kernel_targets: tuple[tuple[str, str], ...] = ()
     # The columns the emitted code keeps within (the project's ruff, black or flake8 line length; see
@@ -57,4 +60,4 @@ class Policy:
     def for_kernel_target(self, form: str) -> "Policy":
         """This policy with one of KERNEL_TARGETS: `pointer+coords` is target pointer, addresses coords."""
         target, _, addresses = form.partition("+")
-        return replace(self, target=target, addresses=addresses or "corner")
+        return replace(self, target=target, addresses=addresses or "auto")

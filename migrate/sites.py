@@ -306,11 +306,26 @@ class Sites:
         1.05-3x on the H100). Elsewhere (row norms, element-wise tiles, block pointers re-created in each
         iteration) masked pointers measured as fast or faster, and keep reductions bit-identical."""
         loops = [o for o in self.owners if isinstance(o, Loop)]
-        if member != "load" or not loops:
-            return False
-        if any(self.creations_by_id(c).loops >= len(loops) for c in value.creations):
+        if member != "load" or not loops or self.created_in_this_loop(value):
             return False
         return self.facts.feeds_dot(call, self.line, loops[-1].node)
+
+    def created_in_this_loop(self, value: BlockPtr) -> bool:
+        """Whether a block pointer (some creation of it) is created inside the innermost loop around the
+        access being analysed: re-created in each iteration, rather than moved from one to the next."""
+        loops = sum(isinstance(o, Loop) for o in self.owners)
+        return loops > 0 and any(self.creations_by_id(c).loops >= loops for c in value.creations)
+
+    def corner_addresses(self, value: BlockPtr) -> bool:
+        """Addresses as the block's corner plus the offsets inside it (policy.py); by default, not for a
+        block pointer re-created in each iteration of the loop that accesses it: the compiler hoists the
+        offsets inside the block out of that loop, where they hold registers all through it, and
+        coordinates measured faster on most such kernels (H100, benchmarks/RESULTS.md: fla's
+        `chunk_fwd_kernel_h` at K=100 0.96x -> 1.12x, the suite's `gated_chunks` 1.03x -> 1.11x; not fla's
+        `prepare_wy_repr_bwd`, whose same-shaped block pointers share one hoisted tile: tune's `+corner`)."""
+        if self.policy.addresses != "auto":
+            return self.policy.addresses == "corner"
+        return not self.created_in_this_loop(value)
 
     def note_pointers(self, value: BlockPtr, why: str) -> None:
         for creation in value.creations:
@@ -507,7 +522,7 @@ class Sites:
         base, shape, strides, blocks, ranged = self.merged_parts(value, checked_by_any)
         proven = self.proven_offsets(value, deltas)
         tiles = [ttd006_masked_pointers.Tile(self.language, base, shape, strides, blocks, offsets, checked,
-                                             [p["nonnegative"] for p in proven], self.policy.addresses == "corner",
+                                             [p["nonnegative"] for p in proven], self.corner_addresses(value),
                                              ranged) for _, checked in variants]
         pointers = [self.masked_pointers(value, tile, call, shared=len(tiles) == 1) for tile in tiles]
         padding = self.padding(bound)

@@ -30,13 +30,18 @@ the block pointer moves, so a loop computes it once (the staged attention of the
     a_mask = (a_rows[:, None] < M) & (a_cols[None, :] < K)
     a = tl.load(a_ptrs, mask=a_mask, other=0.0)
 
-A kernel whose `kernel-targets` form ends in `+coords` (`migrate tune` measures both) spells each
-address from the element's coordinates instead, faster on some kernels:
+A block pointer re-created in each iteration of the loop that accesses it spells each address from the
+element's coordinates instead: there the hoisted offsets would hold registers through the loop (fla's
+`chunk_fwd_kernel_h` at K=100: 0.96x -> 1.12x). The coordinates stay int32, as in the corner form (a name
+assigned before a loop and inside it must keep its type), and are widened where a stride scales them:
 
-    a_rows = (pid_m * BM + tl.arange(0, BM)).to(tl.int64)
-    a_ptrs = a_ptr + a_rows[:, None] * stride_am + a_cols[None, :]
+    x_rows = i_t * BT + tl.arange(0, BT)
+    x_ptrs = x_ptr + x_rows.to(tl.int64)[:, None] * stride_xt + x_cols[None, :]
 
-Fixtures: boundary_subset_refused, volatile_refused, rank6_refused, int64_offsets_refused,
+A kernel whose `kernel-targets` form ends in `+corner` or `+coords` (`migrate tune` measures them) takes
+one spelling for every access.
+
+Fixtures: recreate_in_loop, boundary_subset_refused, volatile_refused, rank6_refused, int64_offsets_refused,
 small_last_block_refused, nonunit_stride_refused, unaligned_inner_offset_refused, negative_advance,
 constexpr_padding, order_per_branch, constexpr_branch_shapes, helper_conditional_check.
 """
@@ -83,18 +88,10 @@ def temporary_names(stem: str, rank: int) -> list[str]:
 
 
 def coordinates(tile: Tile) -> list[cst.BaseExpression]:
-    """`offset + tl.arange(0, B)` per dimension, for the mask and, without `corner`, the addresses: then it
-    is int64 where a stride scales it (the sum is widened, which is exact for dimensions under 2**31
-    elements, assumed everywhere (README), and faster than widening the range first)."""
-    found = []
-    for dim, (offset, stride) in enumerate(zip(tile.offsets, tile.strides)):
-        coordinate = plus(offset, _arange(tile, dim))
-        if not tile.corner and int_value(stride) != 1:
-            parenthesised = coordinate.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
-                if isinstance(coordinate, cst.BinaryOperation) else coordinate
-            coordinate = _to_int64(tile, parenthesised)
-        found.append(coordinate)
-    return found
+    """`offset + tl.arange(0, B)` per dimension, for the mask and, without `corner`, the addresses. They
+    stay int32 in both forms: a name assigned before a loop and again inside it must keep its type there,
+    and one block pointer can take both forms (sites.corner_addresses)."""
+    return [plus(offset, _arange(tile, dim)) for dim, offset in enumerate(tile.offsets)]
 
 
 def _arange(tile: Tile, dim: int) -> cst.BaseExpression:
@@ -147,12 +144,19 @@ def _from_corner(tile: Tile) -> cst.BaseExpression:
 
 
 def _from_coordinates(tile: Tile, coords: list) -> cst.BaseExpression:
-    """`base + rows[:, None] * stride + cols[None, :]`: each element's address from its coordinates."""
+    """`base + rows.to(tl.int64)[:, None] * stride + cols[None, :]`: each element's address from its
+    coordinates, in int64 wherever a stride scales them (the sum is widened, which is exact for dimensions
+    under 2**31 elements, assumed everywhere (README), and faster than widening the range first)."""
     rank = len(coords)
     expr = tile.base
     for dim, (coordinate, stride) in enumerate(zip(coords, tile.strides)):
-        term = _broadcast(coordinate, dim, rank)
-        expr = cst.BinaryOperation(expr, cst.Add(), term if int_value(stride) == 1 else _scaled(term, stride))
+        if int_value(stride) == 1:
+            term = _broadcast(coordinate, dim, rank)
+        else:
+            parenthesised = coordinate.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
+                if isinstance(coordinate, cst.BinaryOperation) else coordinate
+            term = _scaled(_broadcast(_to_int64(tile, parenthesised), dim, rank), stride)
+        expr = cst.BinaryOperation(expr, cst.Add(), term)
     return expr
 
 

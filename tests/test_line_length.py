@@ -23,7 +23,8 @@ from triton_migrate.rules import ttd009_launch_guard
 from triton_migrate.wrap import _LaidOut, layout
 
 # Two blocks deep in a kernel, FLA's style: a masked-pointer address, a guarded load and a store each come
-# out far longer than 88 columns on one line; a hand-written long line that the rewrite does not touch.
+# out far longer than 88 columns on one line (in a loop that re-creates them they would be shorter: their
+# addresses come from coordinates there); a hand-written long line that the rewrite does not touch.
 KERNEL = """\
 import triton
 import triton.language as tl
@@ -33,9 +34,9 @@ import triton.language as tl
 def chunk_fwd_kernel(q, o, cu_seqlens, T, H: tl.constexpr, K: tl.constexpr, BT: tl.constexpr, BK: tl.constexpr):
     i_t, i_h = tl.program_id(0), tl.program_id(1)
     untouched_but_long = (i_t * BT + i_h * K) * (i_t * BT + i_h * K) * (i_t * BT + i_h * K) * (i_t + i_h)
-    for i_n in range(2):
-        if i_n > 0:
-            bos = tl.load(cu_seqlens + i_n).to(tl.int32)
+    if T > 0:
+        if i_h > 0:
+            bos = tl.load(cu_seqlens + i_h).to(tl.int32)
             p_q = tl.make_block_ptr(q + (bos * H + i_h) * K, (T, K), (H * K, 1), (i_t * BT, 0), (BT, BK), (1, 0))
             p_o = tl.make_block_ptr(o + (bos * H + i_h) * K, (T, K), (H * K, 1), (i_t * BT, 0), (BT, BK), (1, 0))
             b_q = tl.load(p_q, boundary_check=(0, 1))

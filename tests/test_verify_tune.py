@@ -106,7 +106,7 @@ def test_a_coords_form_changes_only_how_masked_addresses_are_spelled():
     # corner: the block's corner, then offsets inside it that a loop computes once; coords: per coordinate
     corner_kernel, coords_kernel = (o.new_source.split("def matmul")[0] for o in (corner, coords))
     assert "tl.cast(" in corner_kernel and "tl.cast(" not in coords_kernel
-    assert ")).to(tl.int64)" in coords_kernel and ")).to(tl.int64)" not in corner_kernel
+    assert "x_rows.to(tl.int64)[:, None]" in coords_kernel and "x_rows.to(" not in corner_kernel
     assert migrate_source(source, policy=Policy(target="pointer", addresses="coords")).new_source == \
         migrate_source(source, policy=Policy(kernel_targets=(("scale_rows", "pointer+coords"),
                                                              ("matmul", "pointer+coords")))).new_source

@@ -214,36 +214,19 @@ def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: t
         p_k_rows = i_t * BT + tl.arange(0, BT)
         p_k_cols = tl.arange(0, K)
         p_k_ptrs = (
-            k_ptr
-            + i_h * K
-            + tl.cast(i_t * BT, tl.int64) * H * K
-            + (
-                tl.arange(0, BT).to(tl.int64)[:, None] * H * K
-                + tl.arange(0, K)[None, :]
-            )
+            k_ptr + i_h * K + p_k_rows.to(tl.int64)[:, None] * H * K + p_k_cols[None, :]
         )
         p_k_mask = (p_k_rows[:, None] < T) & (p_k_cols[None, :] < K)
         b_k = tl.load(p_k_ptrs, mask=p_k_mask).to(tl.float32)
         p_g_idx = i_t * BT + tl.arange(0, BT)
-        p_g_ptrs = (
-            g_ptr
-            + i_h
-            + tl.cast(i_t * BT, tl.int64) * H
-            + tl.arange(0, BT).to(tl.int64) * H
-        )
+        p_g_ptrs = g_ptr + i_h + p_g_idx.to(tl.int64) * H
         p_g_mask = p_g_idx < T
         b_g = tl.load(p_g_ptrs, mask=p_g_mask).to(tl.float32)
         b_h = b_h * tl.exp(tl.sum(b_g)) + tl.sum(b_k * b_g[:, None], axis=0)
         p_o_rows = i_t * BT + tl.arange(0, BT)
         p_o_cols = tl.arange(0, K)
         p_o_ptrs = (
-            o_ptr
-            + i_h * K
-            + tl.cast(i_t * BT, tl.int64) * H * K
-            + (
-                tl.arange(0, BT).to(tl.int64)[:, None] * H * K
-                + tl.arange(0, K)[None, :]
-            )
+            o_ptr + i_h * K + p_o_rows.to(tl.int64)[:, None] * H * K + p_o_cols[None, :]
         )
         p_o_mask = (p_o_rows[:, None] < T) & (p_o_cols[None, :] < K)
         tl.store(
@@ -759,13 +742,7 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
 
         p_h_rows = i_k * BK + tl.arange(0, BK)
         p_h_cols = i_v * BV + tl.arange(0, BV)
-        p_h_ptrs = (
-            h
-            + o_h
-            + tl.cast(i_k * BK, tl.int64) * V
-            + i_v * BV
-            + (tl.arange(0, BK).to(tl.int64)[:, None] * V + tl.arange(0, BV)[None, :])
-        )
+        p_h_ptrs = h + o_h + p_h_rows.to(tl.int64)[:, None] * V + p_h_cols[None, :]
         p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] < V)
         tl.store(p_h_ptrs, b_h.to((h + o_h).dtype.element_ty), mask=p_h_mask)
         # [BK, BT]
@@ -774,12 +751,8 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
         p_k_ptrs = (
             k
             + (bos * H + i_h) * K
-            + i_k * BK
-            + tl.cast(i_t * BT, tl.int64) * H * K
-            + (
-                tl.arange(0, BK)[:, None]
-                + tl.arange(0, BT).to(tl.int64)[None, :] * H * K
-            )
+            + p_k_rows[:, None]
+            + p_k_cols.to(tl.int64)[None, :] * H * K
         )
         p_k_mask = (p_k_rows[:, None] < K) & (p_k_cols[None, :] < T)
         b_k = tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
@@ -789,12 +762,8 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
         p_v_ptrs = (
             v
             + (bos * H + i_h) * V
-            + tl.cast(i_t * BT, tl.int64) * H * V
-            + i_v * BV
-            + (
-                tl.arange(0, BT).to(tl.int64)[:, None] * H * V
-                + tl.arange(0, BV)[None, :]
-            )
+            + p_v_rows.to(tl.int64)[:, None] * H * V
+            + p_v_cols[None, :]
         )
         p_v_mask = (p_v_rows[:, None] < T) & (p_v_cols[None, :] < V)
         b_v = tl.load(p_v_ptrs, mask=p_v_mask, other=0.0)
@@ -803,13 +772,7 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
         # scalar decay
         b_g_last = tl.load(g + bos * H + last_idx * H + i_h)
         p_g_idx = i_t * BT + tl.arange(0, BT)
-        p_g_ptrs = (
-            g
-            + bos * H
-            + i_h
-            + tl.cast(i_t * BT, tl.int64) * H
-            + tl.arange(0, BT).to(tl.int64) * H
-        )
+        p_g_ptrs = g + bos * H + i_h + p_g_idx.to(tl.int64) * H
         p_g_mask = p_g_idx < T
         b_g = tl.load(p_g_ptrs, mask=p_g_mask)
         b_h *= tl.exp(b_g_last)
@@ -855,40 +818,19 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
         # [BT, BK]
         p_q_rows = i_t * BT + tl.arange(0, BT)
         p_q_cols = i_k * BK + tl.arange(0, BK)
-        p_q_ptrs = (
-            q
-            + tl.cast(i_t * BT, tl.int64) * H * K
-            + i_k * BK
-            + (
-                tl.arange(0, BT).to(tl.int64)[:, None] * H * K
-                + tl.arange(0, BK)[None, :]
-            )
-        )
+        p_q_ptrs = q + p_q_rows.to(tl.int64)[:, None] * H * K + p_q_cols[None, :]
         p_q_mask = (p_q_rows[:, None] < T) & (p_q_cols[None, :] < K)
         b_q = tl.load(p_q_ptrs, mask=p_q_mask, other=0.0)
         # [BK, BT]
         p_k_rows = i_k * BK + tl.arange(0, BK)
         p_k_cols = i_t * BT + tl.arange(0, BT)
-        p_k_ptrs = (
-            k
-            + i_k * BK
-            + tl.cast(i_t * BT, tl.int64) * H * K
-            + (
-                tl.arange(0, BK)[:, None]
-                + tl.arange(0, BT).to(tl.int64)[None, :] * H * K
-            )
-        )
+        p_k_ptrs = k + p_k_rows[:, None] + p_k_cols.to(tl.int64)[None, :] * H * K
         p_k_mask = (p_k_rows[:, None] < K) & (p_k_cols[None, :] < T)
         b_k = tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
         # [BK, BV]
         p_h_rows = i_k * BK + tl.arange(0, BK)
         p_h_cols = i_v * BV + tl.arange(0, BV)
-        p_h_ptrs = (
-            h
-            + tl.cast(i_k * BK, tl.int64) * V
-            + i_v * BV
-            + (tl.arange(0, BK).to(tl.int64)[:, None] * V + tl.arange(0, BV)[None, :])
-        )
+        p_h_ptrs = h + p_h_rows.to(tl.int64)[:, None] * V + p_h_cols[None, :]
         p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] < V)
         b_h = tl.load(p_h_ptrs, mask=p_h_mask, other=0.0)
         # [BT, BK] @ [BK, BV] -> [BT, BV]

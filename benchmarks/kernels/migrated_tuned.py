@@ -211,19 +211,23 @@ def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: t
     i_h = tl.program_id(0)
     b_h = tl.zeros((K,), dtype=tl.float32)
     for i_t in range(0, tl.cdiv(T, BT)):
-        p_k_rows = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
+        p_k_rows = i_t * BT + tl.arange(0, BT)
         p_k_cols = tl.arange(0, K)
-        p_k_ptrs = k_ptr + i_h * K + p_k_rows[:, None] * H * K + p_k_cols[None, :]
+        p_k_ptrs = (
+            k_ptr + i_h * K + p_k_rows.to(tl.int64)[:, None] * H * K + p_k_cols[None, :]
+        )
         p_k_mask = (p_k_rows[:, None] < T) & (p_k_cols[None, :] < K)
         b_k = tl.load(p_k_ptrs, mask=p_k_mask).to(tl.float32)
-        p_g_idx = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
-        p_g_ptrs = g_ptr + i_h + p_g_idx * H
+        p_g_idx = i_t * BT + tl.arange(0, BT)
+        p_g_ptrs = g_ptr + i_h + p_g_idx.to(tl.int64) * H
         p_g_mask = p_g_idx < T
         b_g = tl.load(p_g_ptrs, mask=p_g_mask).to(tl.float32)
         b_h = b_h * tl.exp(tl.sum(b_g)) + tl.sum(b_k * b_g[:, None], axis=0)
-        p_o_rows = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
+        p_o_rows = i_t * BT + tl.arange(0, BT)
         p_o_cols = tl.arange(0, K)
-        p_o_ptrs = o_ptr + i_h * K + p_o_rows[:, None] * H * K + p_o_cols[None, :]
+        p_o_ptrs = (
+            o_ptr + i_h * K + p_o_rows.to(tl.int64)[:, None] * H * K + p_o_cols[None, :]
+        )
         p_o_mask = (p_o_rows[:, None] < T) & (p_o_cols[None, :] < K)
         tl.store(
             p_o_ptrs,
@@ -395,9 +399,14 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     qk_scale = sm_scale
     qk_scale *= 1.44269504  # 1/log(2)
     # load q: it will stay in SRAM throughout
-    Q_rows = (start_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
-    Q_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
-    Q_ptrs = Q + q_offset + Q_rows[:, None] * stride_qm + Q_cols[None, :] * stride_qk
+    Q_rows = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    Q_cols = tl.arange(0, HEAD_DIM)
+    Q_ptrs = (
+        Q
+        + q_offset
+        + Q_rows.to(tl.int64)[:, None] * stride_qm
+        + Q_cols.to(tl.int64)[None, :] * stride_qk
+    )
     Q_mask = Q_rows[:, None] < N_CTX
     q = tl.load(Q_ptrs, mask=Q_mask, other=0.0)
     if CAUSAL:
@@ -408,10 +417,13 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     for start_n in range(0, hi, BLOCK_N):
         start_n = tl.multiple_of(start_n, BLOCK_N)
         # -- compute qk ----
-        K_rows = tl.arange(0, HEAD_DIM).to(tl.int64)
-        K_cols = (K_off1 + tl.arange(0, BLOCK_N)).to(tl.int64)
+        K_rows = tl.arange(0, HEAD_DIM)
+        K_cols = K_off1 + tl.arange(0, BLOCK_N)
         K_ptrs = (
-            K + k_offset + K_rows[:, None] * stride_kk + K_cols[None, :] * stride_kn
+            K
+            + k_offset
+            + K_rows.to(tl.int64)[:, None] * stride_kk
+            + K_cols.to(tl.int64)[None, :] * stride_kn
         )
         K_mask = K_cols[None, :] < N_CTX
         k = tl.load(K_ptrs, mask=K_mask, other=0.0)
@@ -429,10 +441,13 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
         l_i = l_i * alpha + l_ij
         # -- update output accumulator --
         acc = acc * alpha[:, None]
-        V_rows = (V_off0 + tl.arange(0, BLOCK_N)).to(tl.int64)
-        V_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
+        V_rows = V_off0 + tl.arange(0, BLOCK_N)
+        V_cols = tl.arange(0, HEAD_DIM)
         V_ptrs = (
-            V + v_offset + V_rows[:, None] * stride_vk + V_cols[None, :] * stride_vn
+            V
+            + v_offset
+            + V_rows.to(tl.int64)[:, None] * stride_vk
+            + V_cols.to(tl.int64)[None, :] * stride_vn
         )
         V_mask = V_rows[:, None] < N_CTX
         v = tl.load(V_ptrs, mask=V_mask, other=0.0)
@@ -446,9 +461,14 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     acc = acc / l_i[:, None]
     m_ptrs = M + off_hz * N_CTX + offs_m
     tl.store(m_ptrs, m_i, mask=offs_m < N_CTX)
-    O_rows = (start_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
-    O_cols = tl.arange(0, HEAD_DIM).to(tl.int64)
-    O_ptrs = Out + o_offset + O_rows[:, None] * stride_om + O_cols[None, :] * stride_on
+    O_rows = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    O_cols = tl.arange(0, HEAD_DIM)
+    O_ptrs = (
+        Out
+        + o_offset
+        + O_rows.to(tl.int64)[:, None] * stride_om
+        + O_cols.to(tl.int64)[None, :] * stride_on
+    )
     O_mask = O_rows[:, None] < N_CTX
     tl.store(O_ptrs, acc.to(Out.type.element_ty), mask=O_mask)
 
@@ -645,24 +665,30 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
     for i_t in range(NT):
         o_h = ((i_n * NT + i_t) * H + i_h).to(tl.int64) * K * V
 
-        p_h_rows = (i_k * BK + tl.arange(0, BK)).to(tl.int64)
+        p_h_rows = i_k * BK + tl.arange(0, BK)
         p_h_cols = i_v * BV + tl.arange(0, BV)
-        p_h_ptrs = h + o_h + p_h_rows[:, None] * V + p_h_cols[None, :]
+        p_h_ptrs = h + o_h + p_h_rows.to(tl.int64)[:, None] * V + p_h_cols[None, :]
         p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] < V)
         tl.store(p_h_ptrs, b_h.to((h + o_h).dtype.element_ty), mask=p_h_mask)
         # [BK, BT]
         p_k_rows = i_k * BK + tl.arange(0, BK)
-        p_k_cols = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
+        p_k_cols = i_t * BT + tl.arange(0, BT)
         p_k_ptrs = (
-            k + (bos * H + i_h) * K + p_k_rows[:, None] + p_k_cols[None, :] * H * K
+            k
+            + (bos * H + i_h) * K
+            + p_k_rows[:, None]
+            + p_k_cols.to(tl.int64)[None, :] * H * K
         )
         p_k_mask = (p_k_rows[:, None] < K) & (p_k_cols[None, :] < T)
         b_k = tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
         # [BT, BV]
-        p_v_rows = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
+        p_v_rows = i_t * BT + tl.arange(0, BT)
         p_v_cols = i_v * BV + tl.arange(0, BV)
         p_v_ptrs = (
-            v + (bos * H + i_h) * V + p_v_rows[:, None] * H * V + p_v_cols[None, :]
+            v
+            + (bos * H + i_h) * V
+            + p_v_rows.to(tl.int64)[:, None] * H * V
+            + p_v_cols[None, :]
         )
         p_v_mask = (p_v_rows[:, None] < T) & (p_v_cols[None, :] < V)
         b_v = tl.load(p_v_ptrs, mask=p_v_mask, other=0.0)
@@ -670,8 +696,8 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
 
         # scalar decay
         b_g_last = tl.load(g + bos * H + last_idx * H + i_h)
-        p_g_idx = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
-        p_g_ptrs = g + bos * H + i_h + p_g_idx * H
+        p_g_idx = i_t * BT + tl.arange(0, BT)
+        p_g_ptrs = g + bos * H + i_h + p_g_idx.to(tl.int64) * H
         p_g_mask = p_g_idx < T
         b_g = tl.load(p_g_ptrs, mask=p_g_mask)
         b_h *= tl.exp(b_g_last)
@@ -679,9 +705,11 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
         b_h += tl.dot(b_k, b_v)
 
     if STORE_FINAL_STATE:
-        p_ht_rows = (i_k * BK + tl.arange(0, BK)).to(tl.int64)
+        p_ht_rows = i_k * BK + tl.arange(0, BK)
         p_ht_cols = i_v * BV + tl.arange(0, BV)
-        p_ht_ptrs = ht + i_nh * K * V + p_ht_rows[:, None] * V + p_ht_cols[None, :]
+        p_ht_ptrs = (
+            ht + i_nh * K * V + p_ht_rows.to(tl.int64)[:, None] * V + p_ht_cols[None, :]
+        )
         p_ht_mask = (p_ht_rows[:, None] < K) & (p_ht_cols[None, :] < V)
         tl.store(
             p_ht_ptrs, b_h.to((ht + i_nh * K * V).dtype.element_ty), mask=p_ht_mask
@@ -711,40 +739,19 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
         # [BT, BK]
         p_q_rows = i_t * BT + tl.arange(0, BT)
         p_q_cols = i_k * BK + tl.arange(0, BK)
-        p_q_ptrs = (
-            q
-            + tl.cast(i_t * BT, tl.int64) * H * K
-            + i_k * BK
-            + (
-                tl.arange(0, BT).to(tl.int64)[:, None] * H * K
-                + tl.arange(0, BK)[None, :]
-            )
-        )
+        p_q_ptrs = q + p_q_rows.to(tl.int64)[:, None] * H * K + p_q_cols[None, :]
         p_q_mask = (p_q_rows[:, None] < T) & (p_q_cols[None, :] < K)
         b_q = tl.load(p_q_ptrs, mask=p_q_mask, other=0.0)
         # [BK, BT]
         p_k_rows = i_k * BK + tl.arange(0, BK)
         p_k_cols = i_t * BT + tl.arange(0, BT)
-        p_k_ptrs = (
-            k
-            + i_k * BK
-            + tl.cast(i_t * BT, tl.int64) * H * K
-            + (
-                tl.arange(0, BK)[:, None]
-                + tl.arange(0, BT).to(tl.int64)[None, :] * H * K
-            )
-        )
+        p_k_ptrs = k + p_k_rows[:, None] + p_k_cols.to(tl.int64)[None, :] * H * K
         p_k_mask = (p_k_rows[:, None] < K) & (p_k_cols[None, :] < T)
         b_k = tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
         # [BK, BV]
         p_h_rows = i_k * BK + tl.arange(0, BK)
         p_h_cols = i_v * BV + tl.arange(0, BV)
-        p_h_ptrs = (
-            h
-            + tl.cast(i_k * BK, tl.int64) * V
-            + i_v * BV
-            + (tl.arange(0, BK).to(tl.int64)[:, None] * V + tl.arange(0, BV)[None, :])
-        )
+        p_h_ptrs = h + p_h_rows.to(tl.int64)[:, None] * V + p_h_cols[None, :]
         p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] < V)
         b_h = tl.load(p_h_ptrs, mask=p_h_mask, other=0.0)
         # [BT, BK] @ [BK, BV] -> [BT, BV]
@@ -992,26 +999,26 @@ def batched_transpose(x_ptr, y_ptr, M, N, stride_xb, stride_xm, stride_yb, strid
     pid_n = tl.program_id(1)
     pid_b = tl.program_id(2)
     B = tl.num_programs(2)
-    x_block_ptr_i0 = (pid_b + tl.arange(0, 1)).to(tl.int64)
-    x_block_ptr_i1 = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
+    x_block_ptr_i0 = pid_b + tl.arange(0, 1)
+    x_block_ptr_i1 = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     x_block_ptr_i2 = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     x_block_ptr_ptrs = (
         x_ptr
-        + x_block_ptr_i0[:, None, None] * stride_xb
-        + x_block_ptr_i1[None, :, None] * stride_xm
+        + x_block_ptr_i0.to(tl.int64)[:, None, None] * stride_xb
+        + x_block_ptr_i1.to(tl.int64)[None, :, None] * stride_xm
         + x_block_ptr_i2[None, None, :]
     )
     x_block_ptr_mask = (x_block_ptr_i1[None, :, None] < M) & (
         x_block_ptr_i2[None, None, :] < N
     )
     x = tl.load(x_block_ptr_ptrs, mask=x_block_ptr_mask)
-    y_block_ptr_i0 = (pid_b + tl.arange(0, 1)).to(tl.int64)
-    y_block_ptr_i1 = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)).to(tl.int64)
+    y_block_ptr_i0 = pid_b + tl.arange(0, 1)
+    y_block_ptr_i1 = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     y_block_ptr_i2 = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     y_block_ptr_ptrs = (
         y_ptr
-        + y_block_ptr_i0[:, None, None] * stride_yb
-        + y_block_ptr_i1[None, :, None] * stride_yn
+        + y_block_ptr_i0.to(tl.int64)[:, None, None] * stride_yb
+        + y_block_ptr_i1.to(tl.int64)[None, :, None] * stride_yn
         + y_block_ptr_i2[None, None, :]
     )
     y_block_ptr_mask = (y_block_ptr_i1[None, :, None] < N) & (

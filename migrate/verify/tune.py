@@ -1,7 +1,7 @@
 """`migrate tune`: measure every kernel's candidate migrations on this machine's GPU and keep, per kernel, the
 fastest one whose outputs are bit-identical to the original.
 
-    migrate tune [PATHS]... [--candidates auto,pointer,auto+coords,pointer+coords] [--out FILE] -- COMMAND
+    migrate tune [PATHS]... [--candidates auto,pointer,auto+corner,auto+coords,pointer+coords] [--out FILE] -- COMMAND
 
 COMMAND runs once on the original tree (the reference, on a Triton that still has block pointers) and once on
 a migrated copy per candidate form, recorded launch by launch as `migrate verify` does. A kernel's speed is
@@ -24,7 +24,7 @@ import click
 
 from triton_migrate.policy import KERNEL_TARGETS, Policy
 
-DEFAULT_CANDIDATES = ("auto", "pointer", "auto+coords", "pointer+coords")
+DEFAULT_CANDIDATES = ("auto", "pointer", "auto+corner", "auto+coords", "pointer+coords")
 # The recorder's run-to-run noise: the candidates run one after another, minutes apart, and a kernel's times
 # move by a few per cent between runs. A candidate replaces the first identical one only if it is faster
 # by more than this.
