@@ -30,15 +30,12 @@ from .packages import absolute_module
 from .outcome import Diagnostic, FileOutcome
 from .policy import Policy
 from .positions import Positions
+from .prefilter import SITE_KEYWORDS, SITE_MEMBERS
 from .program import Locate, Program
 from .rewrite import Edits, Rewriter, add_definitions, add_import, uses_name
 from .triton_names import TritonNames
 from .values import canonical_code
 from .walk import walk
-
-_ENTRY_MEMBERS = ("make_block_ptr", "advance")
-_SITE_KEYWORDS = ("boundary_check", "padding_option")  # on tl.load/tl.store: a block pointer's access
-
 
 # Device-side descriptors keep their tensormap in global scratch on NVIDIA sm_90+ (semantics brief §3).
 ALLOCATOR = "NVIDIA sm_90+: a `triton.set_allocator` in every launching thread (compat.ensure_allocator())"
@@ -130,7 +127,7 @@ def _may_spell_a_site(source: str) -> bool:
     """False where no site can be: a site's member or keyword is spelt out in the source, in its call or in
     the import that names it (only a non-ASCII spelling that the parser normalises, `ｍake_block_ptr`,
     could hide one from this search)."""
-    return not source.isascii() or any(word in source for word in (*_ENTRY_MEMBERS, *_SITE_KEYWORDS))
+    return not source.isascii() or any(word in source for word in (*SITE_MEMBERS, *SITE_KEYWORDS))
 
 
 def _is_site_call(names: TritonNames, call: ast.Call) -> bool:
@@ -462,7 +459,7 @@ def _launch_check(check) -> str:
 
 def _is_site(member: str | None, keywords: set) -> bool:
     """A call of `triton.language.<member>` with these keyword arguments is a block-pointer site."""
-    return member in _ENTRY_MEMBERS or (member in ("load", "store") and bool(keywords & set(_SITE_KEYWORDS)))
+    return member in SITE_MEMBERS or (member in ("load", "store") and bool(keywords & set(SITE_KEYWORDS)))
 
 
 class _ModuleScan(AssignmentCollector):
@@ -505,7 +502,7 @@ class _ModuleScan(AssignmentCollector):
             return
         if self._stack:
             self.with_sites.add(id(self._stack[-1][0]))
-        elif member in _ENTRY_MEMBERS:  # a load/store outside a function is no site
+        elif member in SITE_MEMBERS:  # a load/store outside a function is no site
             self.stray_calls.append(node)
 
     def visit_Name(self, node: cst.Name) -> None:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 
-# Every block-pointer site is a call like these in a file that imports triton; a file without them costs
-# one read and a byte search, nothing more.
-_MARKER = re.compile(rb"\b(?:make_block_ptr|advance)\s*\(|\b(?:boundary_check|padding_option)\s*=")
-
-
-_WORDS = (b"make_block_ptr", b"advance", b"boundary_check", b"padding_option")
+# Every block-pointer site is a call of one of these `triton.language` members, or a load or store with one
+# of these keywords (a block pointer's access), in a file that imports triton; a file without them costs
+# one read and a byte search, nothing more. The engine tells sites by the same names.
+SITE_MEMBERS = ("make_block_ptr", "advance")
+SITE_KEYWORDS = ("boundary_check", "padding_option")
+_WORDS = tuple(word.encode() for word in SITE_MEMBERS + SITE_KEYWORDS)
+_MARKER = re.compile(rf"\b(?:{'|'.join(SITE_MEMBERS)})\s*\(|\b(?:{'|'.join(SITE_KEYWORDS)})\s*=".encode())
 
 
 def might_need_migration(data: bytes) -> bool:

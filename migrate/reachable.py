@@ -17,9 +17,9 @@ import ast
 import warnings
 from typing import Optional
 
+from .prefilter import SITE_KEYWORDS, SITE_MEMBERS
+
 _POINTER_MEMBERS = ("load", "store", "advance")
-_SITE_MEMBERS = ("make_block_ptr", "advance")
-_SITE_KEYWORDS = ("boundary_check", "padding_option")
 # (node type, field): a parameter found there is used as a value that no block pointer can be.
 _VALUE_USES = {(ast.Attribute, "value"), (ast.BinOp, "left"), (ast.BinOp, "right"), (ast.UnaryOp, "operand"),
                (ast.Subscript, "value"), (ast.AugAssign, "value")}
@@ -106,7 +106,7 @@ def _reachable(function: ast.FunctionDef, triton: set[str]) -> bool:
         if kind is ast.Call:
             api, last = _callee(node.func, triton)
             keywords = {k.arg for k in node.keywords}
-            if last in _SITE_MEMBERS or (last in ("load", "store") and keywords & set(_SITE_KEYWORDS)):
+            if last in SITE_MEMBERS or (last in ("load", "store") and keywords & set(SITE_KEYWORDS)):
                 return True  # by its name alone: a site of the engine's (which resolves imports) is one too
             use(node.func, False)
             for value in (*node.args, *(k.value for k in node.keywords)):
