@@ -89,6 +89,11 @@ def reachable_names(directory: str) -> Callable[[bytes], set[str] | None]:
     return remembered
 
 
+def has_entries(directory: str) -> bool:
+    """Whether an earlier run of this version of the tool left results here."""
+    return (Path(directory) / tool_digest()).is_dir()
+
+
 def _write(directory: Path, name: str, value) -> None:
     """`value` as JSON, atomically: parallel workers and concurrent runs never see half an entry."""
     try:

@@ -465,7 +465,7 @@ def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: boo
     found = discover(paths, exclude, respect_gitignore)
     explicit = {os.path.normpath(p) for p in paths if not os.path.isdir(p)}
     named = tuple(os.path.abspath(p) for p in paths if os.path.isdir(p))
-    unreadable, jobs, checked, contents, sites = [], [], 0, {}, 0
+    unreadable, jobs, checked, contents = [], [], 0, {}
     with Workers(options.jobs, options.cache_dir) as workers:
         for path in found.files:
             config = resolver.for_path(path)
@@ -486,8 +486,7 @@ def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: boo
                 continue
             if might_need_migration(data):
                 jobs.append(_job(path, data, config, options))
-                sites += 1
-                workers.expect(sites)
+                workers.expect()
             elif suppressions.might_have(data):
                 jobs.append(_job(path, data, config, options))
             else:

@@ -23,8 +23,11 @@ class Workers:
     """A pool of `count` processes, started by `expect` (early) or `run` (when the tasks are known)."""
 
     def __init__(self, count: int, cache_dir: str | None) -> None:
+        from triton_migrate import cache  # light: hashlib and json
+
         self.count = count
-        self.early = count > 1 and not _has_entries(cache_dir)
+        self.early = count > 1 and (cache_dir is None or not cache.has_entries(cache_dir))
+        self.sites = 0  # files read so far that may hold a site
         self.pool = None
 
     def __enter__(self) -> "Workers":
@@ -34,9 +37,10 @@ class Workers:
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
 
-    def expect(self, files: int) -> None:
-        """`files` read so far need the engine: from the second on, an early run starts the workers."""
-        if self.early and self.pool is None and files >= 2:
+    def expect(self) -> None:
+        """One more file read needs the engine: from the second on, an early run starts the workers."""
+        self.sites += 1
+        if self.early and self.pool is None and self.sites >= 2:
             self._start(self.count)
 
     def wanted(self, tasks: int) -> bool:
@@ -62,15 +66,6 @@ class Workers:
         self.pool = ProcessPoolExecutor(max_workers=count, initializer=import_engine)
         for _ in range(count):  # processes start on demand: one per task not taken by an idle one
             self.pool.submit(os.getpid)
-
-
-def _has_entries(cache_dir: str | None) -> bool:
-    """Whether an earlier run of this version of the tool left results in the cache."""
-    if cache_dir is None:
-        return False
-    from triton_migrate import cache
-
-    return os.path.isdir(os.path.join(cache_dir, cache.tool_digest()))
 
 
 def _collect(task: Task, future, analyse: Analyse) -> list:
