@@ -153,9 +153,7 @@ def _from_coordinates(tile: Tile, coords: list) -> cst.BaseExpression:
         if int_value(stride) == 1:
             term = _broadcast(coordinate, dim, rank)
         else:
-            parenthesised = coordinate.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
-                if isinstance(coordinate, cst.BinaryOperation) else coordinate
-            term = _scaled(_broadcast(_to_int64(tile, parenthesised), dim, rank), stride)
+            term = _scaled(_broadcast(_to_int64(tile, _paren_sum(coordinate)), dim, rank), stride)
         expr = cst.BinaryOperation(expr, cst.Add(), term)
     return expr
 
