@@ -30,7 +30,7 @@ def main() -> None:
     parser.add_argument("--ruff", default=shutil.which("ruff", path=BIN) or "ruff")
     options = parser.parse_args()
 
-    from triton_migrate.config import LineLengths
+    from triton_migrate.frontend.config import LineLengths
 
     limit = LineLengths().for_directory(os.path.abspath(options.library))
     with tempfile.TemporaryDirectory() as scratch:

@@ -31,7 +31,7 @@ def header(form: str) -> str:
 def policy(form: str):
     import tomllib
 
-    from triton_migrate import config
+    from triton_migrate.frontend import config
     from triton_migrate.policy import Policy
 
     if form != "tuned":

@@ -18,24 +18,31 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
-from triton_migrate.rules import (ttd001_descriptor, ttd006_masked_pointers, ttd007_compat, ttd008_helper_parts,
-                                  ttd009_launch_guard, ttd108_unsupported_use)
+from triton_migrate.analysis import ast_tree
+from triton_migrate.analysis.calls import is_kernel
+from triton_migrate.analysis.dataflow import CrossesFunctions, FunctionAnalysis
+from triton_migrate.analysis.facts import AssignmentCollector, FunctionFacts
+from triton_migrate.analysis.naming import Namer
+from triton_migrate.analysis.packages import absolute_module
+from triton_migrate.analysis.positions import Positions
+from triton_migrate.analysis.prefilter import SITE_KEYWORDS, SITE_MEMBERS
+from triton_migrate.analysis.program import Locate, Program
+from triton_migrate.analysis.triton_names import TritonNames
+from triton_migrate.analysis.values import canonical_code
+from triton_migrate.analysis.walk import walk
+from triton_migrate.rewrite import unbound, wrap
+from triton_migrate.rewrite.apply import Edits, Rewriter, add_definitions, add_import, uses_name
+from triton_migrate.rules import (
+    ttd001_descriptor,
+    ttd006_masked_pointers,
+    ttd007_compat,
+    ttd008_helper_parts,
+    ttd009_launch_guard,
+    ttd108_unsupported_use,
+)
 
-from . import ast_tree, unbound, wrap
-from .analysis import CrossesFunctions, FunctionAnalysis
-from .calls import is_kernel
-from .facts import AssignmentCollector, FunctionFacts
-from .naming import Namer
-from .packages import absolute_module
 from .outcome import Diagnostic, FileOutcome
 from .policy import Policy
-from .positions import Positions
-from .prefilter import SITE_KEYWORDS, SITE_MEMBERS
-from .program import Locate, Program
-from .rewrite import Edits, Rewriter, add_definitions, add_import, uses_name
-from .triton_names import TritonNames
-from .values import canonical_code
-from .walk import walk
 
 # Device-side descriptors keep their tensormap in global scratch on NVIDIA sm_90+ (semantics brief §3).
 ALLOCATOR = "NVIDIA sm_90+: a `triton.set_allocator` in every launching thread (compat.ensure_allocator())"

@@ -44,7 +44,7 @@ def descriptor_call(call: cst.Call, func: cst.BaseExpression, permutation: list[
     `shift` is how many columns further right the opening parenthesis now sits; continuation lines
     aligned with it move along (hanging indents, which start after a newline, stay).
     """
-    from triton_migrate.calls import bind
+    from triton_migrate.analysis.calls import bind
 
     bound = bind(call, "make_block_ptr")
     kept = [arg for arg in call.args if _parameter(arg, bound) in KEPT_ARGUMENTS]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from triton_migrate.calls import int_value
+from triton_migrate.analysis.calls import int_value
 
 CODE = "TTD002"
 NAME = "advance-to-offsets"

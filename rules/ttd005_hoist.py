@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from triton_migrate.facts import free_names
-from triton_migrate.walk import walk
+from triton_migrate.analysis.facts import free_names
+from triton_migrate.analysis.walk import walk
 
 CODE = "TTD005"
 NAME = "hoist-descriptor"

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from triton_migrate.calls import int_value
+from triton_migrate.analysis.calls import int_value
 
 from ._syntax import keyword, member_call, movable
 from .ttd002_advance import operand, plus

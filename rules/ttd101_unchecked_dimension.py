@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from triton_migrate.calls import int_value
-from triton_migrate.values import canonical_code
+from triton_migrate.analysis.calls import int_value
+from triton_migrate.analysis.values import canonical_code
 
 CODE = "TTD101"
 NAME = "unchecked-dimension"

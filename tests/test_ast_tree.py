@@ -9,10 +9,11 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from triton_migrate import ast_tree, engine
+from triton_migrate import engine
+from triton_migrate.analysis import ast_tree
+from triton_migrate.analysis.values import canonical_code
+from triton_migrate.analysis.walk import children
 from triton_migrate.policy import Policy
-from triton_migrate.values import canonical_code
-from triton_migrate.walk import children
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = sorted([*ROOT.glob("fixtures/*/*.py"), *ROOT.glob("benchmarks/kernels/*.py")])

@@ -13,7 +13,8 @@ from test_cli import KERNEL, REFUSED, invoke, put, tree  # noqa: F401 (tree is a
 from test_groups import HEAD, UTILS
 from test_groups import KERNEL as GROUP_KERNEL
 
-from triton_migrate import cache, engine
+from triton_migrate import engine
+from triton_migrate.frontend import cache
 
 
 def entries(root):

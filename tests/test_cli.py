@@ -549,7 +549,7 @@ def test_verify_is_the_verify_package_command():
 
 
 def test_readme_rule_table_is_generated_from_the_registry():
-    from triton_migrate.output import rule_table
+    from triton_migrate.frontend.output import rule_table
 
     readme = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
     table = readme.split("<!-- rules:start -->\n")[1].split("<!-- rules:end -->")[0]

@@ -5,8 +5,8 @@ import subprocess
 
 import pytest
 
-from triton_migrate import discover as discover_module
-from triton_migrate.discover import DEFAULT_EXCLUDES, _Layer, _spec, discover
+from triton_migrate.frontend import discover as discover_module
+from triton_migrate.frontend.discover import DEFAULT_EXCLUDES, _Layer, _spec, discover
 
 
 def make(root, *names):

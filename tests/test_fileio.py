@@ -6,7 +6,7 @@ import tempfile
 
 import pytest
 
-from triton_migrate.fileio import FileError, atomic_write, check_parses, decode, encode, read_bytes
+from triton_migrate.frontend.fileio import FileError, atomic_write, check_parses, decode, encode, read_bytes
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import libcst as cst
 import pytest
-
 from test_cli import DIAGNOSTIC, invoke, put, snapshot
-from triton_migrate.packages import groups
+
+from triton_migrate.analysis.packages import groups
 from triton_migrate.rules import ttd006_masked_pointers
 
 BLOCK_POINTER_API = ("make_block_ptr", "boundary_check")

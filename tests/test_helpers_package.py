@@ -10,10 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import differential as D
 import pytest
 import torch
-
-import differential as D
 
 PACKAGE = Path(__file__).resolve().parent / "data" / "helper_package"
 BLOCK_POINTER_API = ("make_block_ptr", "tl.advance", "boundary_check")

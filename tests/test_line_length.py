@@ -16,11 +16,11 @@ import libcst as cst
 import pytest
 from test_cli import invoke, put, tree  # noqa: F401 (tree is a fixture)
 
-from triton_migrate.config import Resolver
 from triton_migrate.engine import migrate_source
+from triton_migrate.frontend.config import Resolver
 from triton_migrate.policy import Policy
+from triton_migrate.rewrite.wrap import _LaidOut, layout
 from triton_migrate.rules import ttd009_launch_guard
-from triton_migrate.wrap import _LaidOut, layout
 
 # Two blocks deep in a kernel, FLA's style: a masked-pointer address, a guarded load and a store each come
 # out far longer than 88 columns on one line (in a loop that re-creates them they would be shorter: their

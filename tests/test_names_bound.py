@@ -9,8 +9,8 @@ import ast
 import pytest
 
 from triton_migrate import engine
-from triton_migrate.analysis import FunctionAnalysis
-from triton_migrate.unbound import newly_unbound
+from triton_migrate.analysis.dataflow import FunctionAnalysis
+from triton_migrate.rewrite.unbound import newly_unbound
 
 HELPER = """\
 import triton

@@ -9,8 +9,8 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from triton_migrate import engine
-from triton_migrate.positions import Positions
-from triton_migrate.triton_names import TritonNames
+from triton_migrate.analysis.positions import Positions
+from triton_migrate.analysis.triton_names import TritonNames
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted((ROOT / "fixtures").glob("*/before.py"))

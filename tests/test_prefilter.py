@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from triton_migrate.prefilter import might_need_migration
+from triton_migrate.analysis.prefilter import might_need_migration
 
 # What the prefilter was before its substring tests: the definition they must agree with.
 MARKER = re.compile(rb"\b(?:make_block_ptr|advance)\s*\(|\b(?:boundary_check|padding_option)\s*=")

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from triton_migrate import engine
 from triton_migrate.cli import main
-from triton_migrate.fileio import decode, encode
+from triton_migrate.frontend.fileio import decode, encode
 
 CLI = [sys.executable, "-m", "triton_migrate.cli"]
 DIAGNOSTIC = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]+\d{3}) ", re.M)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from triton_migrate.analysis.facts import FunctionFacts
+from triton_migrate.analysis.triton_names import TritonNames
+from triton_migrate.analysis.walk import walk
 from triton_migrate.engine import _ModuleScan
-from triton_migrate.facts import FunctionFacts
 from triton_migrate.rules._syntax import movable_elements
-from triton_migrate.triton_names import TritonNames
-from triton_migrate.walk import walk
 
 KERNEL = '''\
 import triton

@@ -9,7 +9,7 @@ import libcst as cst
 import pytest
 
 from triton_migrate.engine import migrate_source
-from triton_migrate.rewrite import Edits, Rewriter, uses_name
+from triton_migrate.rewrite.apply import Edits, Rewriter, uses_name
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -8,7 +8,7 @@ import itertools
 import libcst as cst
 import pytest
 
-from triton_migrate.values import OTHER, BlockPtr, Dim, Opaque, Placeholder, same_state
+from triton_migrate.analysis.values import OTHER, BlockPtr, Dim, Opaque, Placeholder, same_state
 
 
 def _pointer(code: str, stale: bool = False) -> BlockPtr:

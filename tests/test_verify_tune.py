@@ -10,8 +10,8 @@ import sys
 import tomllib
 from pathlib import Path
 
-from triton_migrate import config as cfg
 from triton_migrate.engine import migrate_source
+from triton_migrate.frontend import config as cfg
 from triton_migrate.policy import Policy
 from triton_migrate.verify.compare import KernelResult
 from triton_migrate.verify.tune import choose, toml

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from test_cli import KERNEL, invoke, put, tree  # noqa: F401 (tree is a fixture)
 
-from triton_migrate import cli, workers
+from triton_migrate.frontend import cli, workers
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from triton_migrate.discover import DEFAULT_EXCLUDES
+from triton_migrate.frontend.discover import DEFAULT_EXCLUDES
 
 
 @dataclass
@@ -62,8 +62,8 @@ def _python_files(root: Path, paths: list[Path]):
 
 def migrate_file(source: Path, target: Path, rel: str, tree: MigratedTree, policy=None) -> None:
     # imported here: a run whose migrated files all come from --migrated needs no libcst
+    from triton_migrate.analysis.prefilter import might_need_migration
     from triton_migrate.engine import InternalError, SourceError, migrate_source
-    from triton_migrate.prefilter import might_need_migration
 
     data = source.read_bytes()
     if not might_need_migration(data):

@@ -13,6 +13,7 @@ from typing import Optional
 
 import libcst as cst
 
+from triton_migrate.policy import Policy
 from triton_migrate.rules import (
     ttd101_unchecked_dimension,
     ttd102_inner_offset_alignment,
@@ -31,7 +32,6 @@ from triton_migrate.rules import (
 
 from .calls import int_value
 from .facts import FunctionFacts
-from .policy import Policy
 from .values import canonical_code
 
 MAX_RANK = 5

@@ -24,7 +24,6 @@ from triton_migrate.rules import (
     ttd111_store_row_width,
     ttd112_runtime_alignment,
 )
-
 from triton_migrate.rules._syntax import keyword
 
 from . import guards, planner

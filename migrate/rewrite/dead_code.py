@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from triton_migrate.analysis.walk import walk
 from triton_migrate.rules.ttd005_hoist import is_pure_call
 
 from .blocks import filled, paths_to, removed
-from .walk import walk
 
 # The calls a dead value may make: what a block pointer's parts call (`tl.arange(0, BK)`, `tl.cast(x, tl.int64)`,
 # `.to(tl.int64)`), resolved as TTD005 resolves the calls it hoists.

@@ -15,7 +15,6 @@ import warnings
 from dataclasses import dataclass
 from typing import Iterator
 
-
 LOCK_WAIT_S = 10.0
 
 

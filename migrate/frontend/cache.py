@@ -17,12 +17,12 @@ import importlib.util
 import json
 import os
 import tempfile
-from dataclasses import asdict
 from collections.abc import Callable
+from dataclasses import asdict
 from functools import lru_cache
 from pathlib import Path
 
-from .outcome import Diagnostic, FileOutcome
+from triton_migrate.outcome import Diagnostic, FileOutcome
 
 DIRECTORY = ".triton-migrate-cache"
 _README = "Signature: 8a477f597d28d172789f06886806bc55\n# a cache directory of triton-migrate (CACHEDIR.TAG)\n"
@@ -40,8 +40,8 @@ def tool_digest() -> str:
 
 def source_folders() -> list[Path]:
     """The package's folder and its rules' (a wheel nests them; a checkout keeps `rules/` apart)."""
-    rules = importlib.util.find_spec(f"{__package__}.rules").submodule_search_locations  # found, not imported
-    folders = {Path(__file__).resolve().parent, *(Path(p).resolve() for p in rules)}
+    rules = importlib.util.find_spec("triton_migrate.rules").submodule_search_locations  # found, not imported
+    folders = {Path(__file__).resolve().parent.parent, *(Path(p).resolve() for p in rules)}
     return sorted(f for f in folders if not any(other in f.parents for other in folders))  # each file once
 
 
@@ -74,7 +74,7 @@ def store(directory: str, members: list[tuple[str, bytes]], policy, outcomes: li
 
 def reachable_names(directory: str) -> Callable[[bytes], set[str] | None]:
     """reachable.reachable_names of a file's bytes, kept here between runs: a warm run parses nothing."""
-    from .reachable import reachable_names as compute
+    from triton_migrate.analysis.reachable import reachable_names as compute
 
     def remembered(data: bytes) -> set[str] | None:
         path = Path(directory) / tool_digest() / ("reachable-" + hashlib.blake2b(data, digest_size=20).hexdigest())

@@ -13,7 +13,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from .outcome import Diagnostic
+from triton_migrate.outcome import Diagnostic
 
 PREFIX = "TTD"
 # flake8's grammar: `noqa` anywhere in the comment, codes separated by commas and/or spaces.

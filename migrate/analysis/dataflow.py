@@ -12,14 +12,19 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 import libcst as cst
-from triton_migrate.rules import ttd009_launch_guard, ttd108_unsupported_use, ttd109_ambiguous_value, \
-    ttd201_crosses_function
+
+from triton_migrate.policy import Policy
+from triton_migrate.rules import (
+    ttd009_launch_guard,
+    ttd108_unsupported_use,
+    ttd109_ambiguous_value,
+    ttd201_crosses_function,
+)
 
 from . import guards
 from .crossing import Crossing
 from .facts import FunctionFacts
 from .naming import Namer
-from .policy import Policy
 from .records import Creation, Knowledge, Loop, Refusal
 from .results import Results
 from .sites import Sites

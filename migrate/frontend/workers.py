@@ -23,7 +23,7 @@ class Workers:
     """A pool of `count` processes, started by `expect` (early) or `run` (when the tasks are known)."""
 
     def __init__(self, count: int, cache_dir: str | None) -> None:
-        from triton_migrate import cache  # light: hashlib and json
+        from triton_migrate.frontend import cache  # light: hashlib and json
 
         self.count = count
         self.early = count > 1 and (cache_dir is None or not cache.has_entries(cache_dir))
@@ -83,7 +83,7 @@ def _alone(task: Task, analyse: Analyse) -> list:
         with ProcessPoolExecutor(max_workers=1) as pool:
             return pool.submit(analyse, task).result()
     except Exception as exc:
-        from triton_migrate.output import FileResult
+        from triton_migrate.frontend.output import FileResult
 
         return [FileResult(job.path, error=f"internal error: the analysis crashed: {type(exc).__name__}: {exc}")
                 for job in task]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 import pathspec
 
-from triton_migrate.output import FORMATS
+from triton_migrate.frontend.output import FORMATS
 from triton_migrate.policy import KERNEL_TARGETS, TARGETS
 
 if sys.version_info >= (3, 11):

@@ -15,16 +15,16 @@ from pathlib import Path
 import click
 
 from triton_migrate import __version__
-from triton_migrate import config as cfg
-from triton_migrate import output, suppressions
-from triton_migrate.discover import discover
-from triton_migrate.fileio import FileError, atomic_write, check_parses, decode, encode, read_bytes
-from triton_migrate.output import FileResult
+from triton_migrate.analysis.prefilter import might_need_migration
+from triton_migrate.frontend import config as cfg
+from triton_migrate.frontend import output, suppressions
+from triton_migrate.frontend.discover import discover
+from triton_migrate.frontend.fileio import FileError, atomic_write, check_parses, decode, encode, read_bytes
+from triton_migrate.frontend.output import FileResult
+from triton_migrate.frontend.workers import Workers
 from triton_migrate.outcome import Diagnostic, FileOutcome
 from triton_migrate.policy import Policy
-from triton_migrate.prefilter import might_need_migration
 from triton_migrate.rules import CODES
-from triton_migrate.workers import Workers
 
 EXIT_CODES = """\b
 Exit status:
@@ -157,7 +157,7 @@ def _migrate_group(jobs: tuple[Job, ...], decoded: dict, errors: dict[str, str])
     """The results and the engine's outcomes of the files that do not fail (`errors`: path -> why); raises
     ModuleFailure for the first file that does."""
     from triton_migrate import engine
-    from triton_migrate.packages import Locator
+    from triton_migrate.analysis.packages import Locator
 
     first = jobs[0]
     sources = {path: d.text for path, d in decoded.items()}
@@ -192,7 +192,7 @@ def _cached(jobs: tuple[Job, ...]) -> list[FileOutcome] | None:
     first = jobs[0]
     if first.verify or first.cache_dir is None:  # shown or written code is never cached
         return None
-    from triton_migrate import cache
+    from triton_migrate.frontend import cache
 
     return cache.load(first.cache_dir, [(job.path, job.data) for job in jobs], first.policy)
 
@@ -200,7 +200,7 @@ def _cached(jobs: tuple[Job, ...]) -> list[FileOutcome] | None:
 def _keep(jobs: tuple[Job, ...], outcomes: list[FileOutcome]) -> None:
     first = jobs[0]
     if not first.verify and first.cache_dir is not None:
-        from triton_migrate import cache
+        from triton_migrate.frontend import cache
 
         cache.store(first.cache_dir, [(job.path, job.data) for job in jobs], first.policy, outcomes)
 
@@ -504,9 +504,9 @@ def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: boo
 def _tasks(jobs: list[Job], contents: dict[str, bytes], resolver: cfg.Resolver,
            options: Options) -> list[tuple[Job, ...]]:
     """One task per file, except files that share `@triton.jit` helpers: one task per group (packages.py)."""
-    from triton_migrate import cache
-    from triton_migrate.packages import groups
-    from triton_migrate.reachable import reachable_names
+    from triton_migrate.analysis.packages import groups
+    from triton_migrate.analysis.reachable import reachable_names
+    from triton_migrate.frontend import cache
 
     by_path = {job.path: job for job in jobs}
     files = {**contents, **{job.path: job.data for job in jobs}}
@@ -640,7 +640,7 @@ def _resolve(params: dict, fmt_option: str | None, default_fmt: str | None) -> t
 
 
 def _cache_home() -> str:
-    from triton_migrate.cache import DIRECTORY
+    from triton_migrate.frontend.cache import DIRECTORY
 
     return DIRECTORY
 
@@ -729,7 +729,7 @@ def vendor_compat(destination):
     """Write the triton_migrate.compat shim as one self-contained file (it needs triton only), e.g.
     `migrate vendor-compat mypkg/_triton_compat.py`; then set `compat-module = "mypkg._triton_compat"` in
     [tool.triton-migrate] so that `--target compat` imports it instead of this package."""
-    from triton_migrate.vendor import vendor
+    from triton_migrate.frontend.vendor import vendor
 
     try:
         vendor(Path(destination))
@@ -779,6 +779,3 @@ def _verify_command() -> click.Command:
 main = _DefaultGroup(name="migrate", context_settings={"help_option_names": ["-h", "--help"]},
                      help="Migrate Triton block pointers to tensor descriptors; see `migrate check --help`.")
 
-
-if __name__ == "__main__":
-    main()

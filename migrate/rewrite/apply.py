@@ -7,10 +7,11 @@ from typing import Callable
 
 import libcst as cst
 
-from .analysis import FunctionAnalysis
+from triton_migrate.analysis.dataflow import FunctionAnalysis
+from triton_migrate.analysis.walk import children
+
 from .blocks import HOLDER, filled, lost_comments, paths_to, removed
 from .dead_code import drop_dead_code
-from .walk import children
 
 
 class Edits:

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 import click
 
 from triton_migrate import __version__
-
-from .outcome import Diagnostic
+from triton_migrate.outcome import Diagnostic
 
 FORMATS = ("full", "concise", "json", "sarif", "github")
 DOCUMENTS = ("json", "sarif")  # formats whose output is one document, so no diff or other text beside it

@@ -7,12 +7,16 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from triton_migrate.rules import ttd001_descriptor, ttd002_advance, ttd007_compat, ttd008_helper_parts, \
-    ttd009_launch_guard
+from triton_migrate.rules import (
+    ttd001_descriptor,
+    ttd002_advance,
+    ttd007_compat,
+    ttd008_helper_parts,
+    ttd009_launch_guard,
+)
 
 from . import guards, planner
 from .calls import bind, int_value, is_jit
-
 from .records import Creation, Refusal
 from .values import BlockPtr, canonical_code, code_of
 
