@@ -48,11 +48,14 @@ constexpr_padding, order_per_branch, constexpr_branch_shapes, helper_conditional
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import libcst as cst
 
 from triton_migrate.analysis.calls import int_value
+from triton_migrate.analysis.facts import free_names
+from triton_migrate.analysis.values import canonical_code
 
 from ._syntax import keyword, member_call, movable
 from .ttd002_advance import operand, plus
@@ -61,43 +64,71 @@ CODE = "TTD006"
 NAME = "block-pointer-to-masked-pointers"
 SUMMARY = "block pointer → masked pointer arithmetic with exact block-pointer semantics"
 OTHER = {"zero": "0.0", "nan": 'float("nan")'}
+_BLOCK_PREFIXES = ("BLOCK_SIZE_", "BLOCK_", "BS_")
+_ATOMIC = (cst.Name, cst.Integer, cst.Float, cst.Call, cst.Attribute, cst.Subscript, cst.SimpleString)
 
 
 @dataclass(frozen=True)
-class Tile:
-    """Everything a masked-pointer access needs, as source expressions."""
+class Axis:
+    """The coordinates of a tile along one dimension, `offset + tl.arange(0, block)`; `ranged`: `block` names
+    a variable that holds the range itself (block pointers merged from paths with different block sizes)."""
 
     language: cst.BaseExpression
-    base: cst.BaseExpression
-    shape: list
-    strides: list
-    block: list
-    offsets: list
-    checked: set
-    nonnegative: list  # per dimension: the offset is provably >= 0
-    corner: bool = True  # addresses as corner + offsets inside the block; False: from each element's coordinates
-    # Dimensions whose `block` entry names `tl.arange(0, B)` itself: block pointers merged from an
-    # `if HEAD_FIRST:` with different block shapes, where each branch assigns its own range.
-    ranged: frozenset = frozenset()
+    offset: cst.BaseExpression
+    block: cst.BaseExpression
+    ranged: bool = False
+
+    def key(self) -> tuple:
+        return ("axis", canonical_code(self.offset), canonical_code(self.block), self.ranged)
+
+    def parts(self) -> list[cst.BaseExpression]:
+        return [self.offset, self.block]
+
+    def reads(self) -> frozenset[str]:
+        return free_names(self.offset) | free_names(self.block)
+
+    def value(self, wide: bool) -> cst.BaseExpression:
+        """`wide`: in int64, as a block pointer scales coordinates by a stride (exact below 2**31 elements)."""
+        coordinates = plus(self.offset, self.block if self.ranged else arange(self.language, self.block))
+        return to_int64(self.language, coordinates) if wide else coordinates
+
+    def stem(self) -> str:
+        """What the names of this axis end with: `t` for `BT`, `k` for `BLOCK_SIZE_K`, `16` for 16."""
+        if type(self.block) is cst.Name:
+            name = self.block.value
+            stripped = next((name[len(p):] for p in _BLOCK_PREFIXES if name.startswith(p) and len(name) > len(p)),
+                            name[1:] if len(name) > 1 and name[0] == "B" else name)
+            return re.sub(r"\W", "", stripped.lower()) or "x"
+        literal = int_value(self.block)
+        return str(literal) if literal is not None else "x"
 
 
-def temporary_names(stem: str, rank: int) -> list[str]:
-    """Names for the coordinates of each dimension, then the pointers and the mask."""
-    axes = ["idx"] if rank == 1 else ["rows", "cols"] if rank == 2 else [f"i{d}" for d in range(rank)]
-    return [f"{stem}_{n}" for n in axes + ["ptrs", "mask"]]
+@dataclass(frozen=True)
+class Bound:
+    """Where an axis lies inside `shape`: `axis < shape`, and `axis >= 0` where the offset may be negative."""
 
+    axis: Axis
+    shape: cst.BaseExpression
+    lower: bool
 
-def coordinates(tile: Tile) -> list[cst.BaseExpression]:
-    """`offset + tl.arange(0, B)` per dimension, for the mask and, without `corner`, the addresses. They
-    stay int32 in both forms: a name assigned before a loop and again inside it must keep its type there,
-    and one block pointer can take both forms (sites.corner_addresses)."""
-    return [plus(offset, _arange(tile, dim)) for dim, offset in enumerate(tile.offsets)]
+    def key(self) -> tuple:
+        return ("bound", self.axis.key(), canonical_code(self.shape), self.lower)
 
+    def parts(self) -> list[cst.BaseExpression]:
+        return self.axis.parts() + [self.shape]
 
-def _arange(tile: Tile, dim: int) -> cst.BaseExpression:
-    if dim in tile.ranged:
-        return tile.block[dim]
-    return arange(tile.language, tile.block[dim])
+    def reads(self) -> frozenset[str]:
+        return self.axis.reads() | free_names(self.shape)
+
+    def value(self, axis: cst.BaseExpression) -> cst.BaseExpression:
+        below = cst.Comparison(axis, [cst.ComparisonTarget(cst.LessThan(), self.shape)])
+        if not self.lower:
+            return below
+        above = cst.Comparison(axis, [cst.ComparisonTarget(cst.GreaterThanEqual(), cst.Integer("0"))])
+        return cst.BinaryOperation(grouped(above), cst.BitAnd(), grouped(below))
+
+    def stem(self) -> str:
+        return self.axis.stem()
 
 
 def arange(language: cst.BaseExpression, block: cst.BaseExpression) -> cst.Call:
@@ -105,107 +136,78 @@ def arange(language: cst.BaseExpression, block: cst.BaseExpression) -> cst.Call:
     return member_call(language, "arange", [cst.Arg(cst.Integer("0")), cst.Arg(block)])
 
 
-def _broadcast(coordinate: cst.BaseExpression, dim: int, rank: int) -> cst.BaseExpression:
+def grouped(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`node` in parentheses unless it is one term already."""
+    if isinstance(node, _ATOMIC) or node.lpar:
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def to_int64(language: cst.BaseExpression, tensor: cst.BaseExpression) -> cst.Call:
+    """`tensor.to(tl.int64)`."""
+    return cst.Call(cst.Attribute(grouped(tensor), cst.Name("to")),
+                    [cst.Arg(cst.Attribute(language, cst.Name("int64")))])
+
+
+def widened(language: cst.BaseExpression, value: cst.BaseExpression) -> cst.Call:
+    """`tl.cast(value, tl.int64)`, which (unlike `.to`) also takes a constexpr or a Python int."""
+    return member_call(language, "cast", [cst.Arg(value), cst.Arg(cst.Attribute(language, cst.Name("int64")))])
+
+
+def broadcast(tensor: cst.BaseExpression, dim: int, rank: int) -> cst.BaseExpression:
+    """`tensor[:, None]` and the like: a vector along dimension `dim` of a rank-`rank` tile."""
     if rank == 1:
-        return coordinate
+        return tensor
     index = [cst.SubscriptElement(cst.Slice(None, None) if d == dim else cst.Index(cst.Name("None")))
              for d in range(rank)]
-    if not isinstance(coordinate, (cst.Name, cst.Call, cst.Attribute)) or coordinate.lpar:
-        coordinate = coordinate.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    return cst.Subscript(coordinate, index)
+    return cst.Subscript(grouped(tensor), index)
 
 
-def pointers_and_mask(tile: Tile, coords: list) -> tuple[cst.BaseExpression, cst.BaseExpression | None]:
-    """The addresses, and the mask (None when no dimension is checked)."""
-    return _from_corner(tile) if tile.corner else _from_coordinates(tile, coords), mask(tile, coords)
+def is_unit(stride: cst.BaseExpression) -> bool:
+    return int_value(stride) == 1
 
 
-def _from_corner(tile: Tile) -> cst.BaseExpression:
-    """`base + offset * stride ... + (tl.arange(0, B) * stride ...)`: the block's corner, then the offsets
-    inside the block, in int64 wherever a stride scales them (a block pointer addresses in 64 bits). The
-    part inside the block does not change when the block pointer moves, so in a loop the compiler computes
-    it once and each step adds one offset per element."""
-    rank = len(tile.block)
-    corner = tile.base
-    for offset, stride in zip(tile.offsets, tile.strides):
-        if int_value(offset) != 0:
-            term = offset if int_value(stride) == 1 else _scaled(_widened(tile, offset), stride)
-            corner = cst.BinaryOperation(corner, cst.Add(), operand(term))
-    inside = None
-    for dim, stride in enumerate(tile.strides):
-        if int_value(stride) == 1:
-            term = _broadcast(_arange(tile, dim), dim, rank)
-        else:
-            term = _scaled(_broadcast(_to_int64(tile, _arange(tile, dim)), dim, rank), stride)
-        inside = term if inside is None else cst.BinaryOperation(inside, cst.Add(), term)
-    if isinstance(inside, cst.BinaryOperation) and isinstance(inside.operator, cst.Add):
-        inside = inside.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    return cst.BinaryOperation(corner, cst.Add(), inside)
-
-
-def _from_coordinates(tile: Tile, coords: list) -> cst.BaseExpression:
-    """`base + rows.to(tl.int64)[:, None] * stride + cols[None, :]`: each element's address from its
-    coordinates, in int64 wherever a stride scales them (the sum is widened, which is exact for dimensions
-    under 2**31 elements, assumed everywhere (README), and faster than widening the range first)."""
-    rank = len(coords)
-    expr = tile.base
-    for dim, (coordinate, stride) in enumerate(zip(coords, tile.strides)):
-        if int_value(stride) == 1:
-            term = _broadcast(coordinate, dim, rank)
-        else:
-            term = _scaled(_broadcast(_to_int64(tile, _paren_sum(coordinate)), dim, rank), stride)
+def addresses(base: cst.BaseExpression, strides: list, axes: list) -> cst.BaseExpression:
+    """`base + o_t[:, None] * stride + o_k[None, :]`: each element's address from its coordinates (`axes`,
+    one per dimension, int64 where a stride scales them)."""
+    rank = len(axes)
+    expr = base
+    for dim, (axis, stride) in enumerate(zip(axes, strides)):
+        term = broadcast(axis, dim, rank)
+        if not is_unit(stride):
+            term = cst.BinaryOperation(term, cst.Multiply(), grouped(stride))
         expr = cst.BinaryOperation(expr, cst.Add(), term)
     return expr
 
 
-def _int64(tile: Tile) -> cst.Attribute:
-    return cst.Attribute(tile.language, cst.Name("int64"))
-
-
-def _to_int64(tile: Tile, tensor: cst.BaseExpression) -> cst.Call:
-    """`tensor.to(tl.int64)`; `tensor` must already be parenthesised where that is needed."""
-    return cst.Call(cst.Attribute(tensor, cst.Name("to")), [cst.Arg(_int64(tile))])
-
-
-def _widened(tile: Tile, value: cst.BaseExpression) -> cst.Call:
-    """`tl.cast(value, tl.int64)`, which (unlike `.to`) also takes a constexpr or a Python int."""
-    return member_call(tile.language, "cast", [cst.Arg(value), cst.Arg(_int64(tile))])
-
-
-def _scaled(term: cst.BaseExpression, stride: cst.BaseExpression) -> cst.BinaryOperation:
-    return cst.BinaryOperation(term, cst.Multiply(), _paren_sum(stride))
-
-
-def _paren_sum(node: cst.BaseExpression) -> cst.BaseExpression:
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)) and not node.lpar:
-        return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    return node
-
-
-def mask(tile: Tile, coords: list) -> cst.BaseExpression | None:
-    """None exactly when no dimension is checked (sites.py names a mask temporary on that)."""
-    rank = len(coords)
+def step(language: cst.BaseExpression, deltas: list, strides: list) -> cst.BaseExpression | None:
+    """What a pointer moves by when its block pointer advances by `deltas`: `BK` along a unit stride,
+    `tl.cast(BK, tl.int64) * stride` along any other (64 bits, as a block pointer's offsets scale); None
+    for no move."""
     terms = []
-    for dim in sorted(tile.checked):
-        coordinate = _broadcast(coords[dim], dim, rank)
-        if not tile.nonnegative[dim]:
-            terms.append(cst.Comparison(coordinate, [cst.ComparisonTarget(cst.GreaterThanEqual(), cst.Integer("0"))]))
-        terms.append(cst.Comparison(coordinate, [cst.ComparisonTarget(cst.LessThan(), tile.shape[dim])]))
+    for delta, stride in zip(deltas, strides):
+        if int_value(delta) == 0:
+            continue
+        terms.append(delta if is_unit(stride) else
+                     cst.BinaryOperation(widened(language, delta), cst.Multiply(), grouped(stride)))
     if not terms:
         return None
-    result = terms[0]
+    expr = terms[0]
     for term in terms[1:]:
-        result = cst.BinaryOperation(_paren(result), cst.BitAnd(), _paren(term))
+        expr = cst.BinaryOperation(operand(expr), cst.Add(), operand(term))
+    return expr
+
+
+def mask(bounds: dict, rank: int) -> cst.BaseExpression | None:
+    """`m_t[:, None] & m_k[None, :]`: the bounds of the checked dimensions (dim -> bound), None if none."""
+    result = None
+    for dim in sorted(bounds):
+        term = broadcast(bounds[dim], dim, rank)
+        result = term if result is None else cst.BinaryOperation(result, cst.BitAnd(), term)
     return result
 
 
-def _paren(node: cst.BaseExpression) -> cst.BaseExpression:
-    if isinstance(node, cst.Comparison):
-        return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    return node
-
-
-def load(tile: Tile, ptrs: cst.BaseExpression, condition, padding: str | cst.Name, kept: list[cst.Arg]) -> cst.Call:
+def load(language, ptrs: cst.BaseExpression, condition, padding: str | cst.Name, kept: list[cst.Arg]) -> cst.Call:
     """`padding`: a literal option, or the name of a constexpr holding one."""
     args = [cst.Arg(ptrs)]
     if condition is not None:
@@ -214,7 +216,7 @@ def load(tile: Tile, ptrs: cst.BaseExpression, condition, padding: str | cst.Nam
             args.append(keyword("other", _other_of(padding)))
         elif padding in OTHER:
             args.append(keyword("other", cst.parse_expression(OTHER[padding])))
-    return member_call(tile.language, "load", args + kept)
+    return member_call(language, "load", args + kept)
 
 
 def _other_of(padding: cst.Name) -> cst.BaseExpression:
@@ -225,11 +227,11 @@ def _other_of(padding: cst.Name) -> cst.BaseExpression:
                                 'else None')
 
 
-def store(tile: Tile, ptrs: cst.BaseExpression, condition, value: cst.BaseExpression, kept: list[cst.Arg]) -> cst.Call:
+def store(language, ptrs: cst.BaseExpression, condition, value: cst.BaseExpression, kept: list[cst.Arg]) -> cst.Call:
     args = [cst.Arg(ptrs), cst.Arg(movable(value))]
     if condition is not None:
         args.append(keyword("mask", condition))
-    return member_call(tile.language, "store", args + kept)
+    return member_call(language, "store", args + kept)
 
 
 def element_type(base: cst.BaseExpression) -> cst.Attribute:

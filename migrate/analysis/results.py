@@ -10,6 +10,7 @@ import libcst as cst
 from triton_migrate.rules import (
     ttd001_descriptor,
     ttd002_advance,
+    ttd006_masked_pointers,
     ttd007_compat,
     ttd008_helper_parts,
     ttd009_launch_guard,
@@ -72,6 +73,18 @@ class Results:
         a device-side descriptor for nothing."""
         recorded = set().union(*(self.knowledge.forms.get(m, set()) for c in creations for m in self.class_of(c)))
         return bool(recorded & {"descriptor", "compat"})
+
+    def reads_pointers(self, creations) -> bool:
+        """Whether some masked access reads these block pointers' pointers from the name that holds them, so
+        that their creations and advances assign them (sites.pointer_builder)."""
+        return any(m in self.knowledge.named for c in creations for m in self.class_of(c))
+
+    def creation_pointers(self, creation: Creation) -> cst.BaseExpression:
+        """`q + o_t[:, None] * (H*K) + o_k[None, :]`: the addresses of the block where it is created."""
+        axes = [self.namer.placeholder(ttd006_masked_pointers.Axis(self.language, offset, block),
+                                       not ttd006_masked_pointers.is_unit(stride))
+                for offset, block, stride in zip(creation.offsets, creation.block, creation.strides)]
+        return ttd006_masked_pointers.addresses(creation.base, creation.strides, axes)
 
     def is_guarded(self, creations) -> bool:
         """Whether these block pointers' descriptors are chosen at launch (TTD009), masked pointers otherwise."""
@@ -144,6 +157,8 @@ class Results:
             var = self.namer.offset(creation.target, d)
             if (id(creation.call), d) in self.knowledge.materialize and canonical_code(expr) != var:
                 parts.append(ttd002_advance.assign(var, expr))
+        if self.reads_pointers({id(creation.call)}):
+            parts.append(ttd002_advance.assign(creation.target, self.creation_pointers(creation)))
         if creation.condition is not None:
             parts = [_conditional(statement, creation.condition, creation.call) for statement in parts]
         return statements + parts
