@@ -81,6 +81,10 @@ class Axis:
     def key(self) -> tuple:
         return ("axis", canonical_code(self.offset), canonical_code(self.block), self.ranged)
 
+    def is_zero(self) -> bool:
+        """One element at offset 0 (fla's `(T, 1)` columns): it adds nothing to an address."""
+        return not self.ranged and int_value(self.offset) == 0 and int_value(self.block) == 1
+
     def parts(self) -> list[cst.BaseExpression]:
         return [self.offset, self.block]
 
@@ -113,6 +117,11 @@ class Bound:
 
     def key(self) -> tuple:
         return ("bound", self.axis.key(), canonical_code(self.shape), self.lower)
+
+    def always(self) -> bool:
+        """Literals that put the whole block inside the shape: nothing to check."""
+        offset, block, shape = (int_value(e) for e in (self.axis.offset, self.axis.block, self.shape))
+        return not self.axis.ranged and None not in (offset, block, shape) and 0 <= offset and offset + block <= shape
 
     def parts(self) -> list[cst.BaseExpression]:
         return self.axis.parts() + [self.shape]
@@ -167,13 +176,17 @@ def is_unit(stride: cst.BaseExpression) -> bool:
     return int_value(stride) == 1
 
 
-def addresses(base: cst.BaseExpression, strides: list, axes: list) -> cst.BaseExpression:
-    """`base + o_t[:, None] * stride + o_k[None, :]`: each element's address from its coordinates (`axes`,
-    one per dimension, int64 where a stride scales them)."""
+def addresses(base: cst.BaseExpression, strides: list, axes: list[Axis], ref) -> cst.BaseExpression:
+    """`base + o_t[:, None] * stride + o_k[None, :]`: each element's address from its coordinates; `ref(axis,
+    wide)` spells an axis (int64 where a stride scales it). An axis of one element at offset 0 adds nothing
+    where another gives the tile its shape."""
     rank = len(axes)
+    zero = {d for d, axis in enumerate(axes) if axis.is_zero()} if not all(a.is_zero() for a in axes) else set()
     expr = base
     for dim, (axis, stride) in enumerate(zip(axes, strides)):
-        term = broadcast(axis, dim, rank)
+        if dim in zero:
+            continue
+        term = broadcast(ref(axis, not is_unit(stride)), dim, rank)
         if not is_unit(stride):
             term = cst.BinaryOperation(term, cst.Multiply(), grouped(stride))
         expr = cst.BinaryOperation(expr, cst.Add(), term)
@@ -198,11 +211,12 @@ def step(language: cst.BaseExpression, deltas: list, strides: list) -> cst.BaseE
     return expr
 
 
-def mask(bounds: dict, rank: int) -> cst.BaseExpression | None:
-    """`m_t[:, None] & m_k[None, :]`: the bounds of the checked dimensions (dim -> bound), None if none."""
+def mask(bounds: dict[int, Bound], rank: int, ref) -> cst.BaseExpression | None:
+    """`m_t[:, None] & m_k[None, :]`: the bounds of the checked dimensions (dim -> bound; `ref(bound)` spells
+    one), None if none needs checking."""
     result = None
-    for dim in sorted(bounds):
-        term = broadcast(bounds[dim], dim, rank)
+    for dim in sorted(d for d, bound in bounds.items() if not bound.always()):
+        term = broadcast(ref(bounds[dim]), dim, rank)
         result = term if result is None else cst.BinaryOperation(result, cst.BitAnd(), term)
     return result
 

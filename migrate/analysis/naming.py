@@ -68,6 +68,15 @@ class Namer:
         self.placeholders[name] = (spec, wide)
         return cst.Name(name)
 
+    def mask(self, name: str) -> str:
+        """The mask each creation of a merged block pointer assigns: fla's `m_h` for `p_h` where no name of the
+        module is `m_h`, else `p_h_mask`."""
+        stem = self.stem(name)
+        short = f"m_{stem[2:]}" if stem.startswith("p_") and len(stem) > 2 else None
+        if short is not None and short not in self.taken and short not in self.stems.values():
+            return short
+        return f"{stem}_mask"
+
     def offset(self, name: str, dim: int) -> str:
         return f"{self.stem(name)}_off{dim}"
 

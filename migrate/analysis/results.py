@@ -81,10 +81,16 @@ class Results:
 
     def creation_pointers(self, creation: Creation) -> cst.BaseExpression:
         """`q + o_t[:, None] * (H*K) + o_k[None, :]`: the addresses of the block where it is created."""
-        axes = [self.namer.placeholder(ttd006_masked_pointers.Axis(self.language, offset, block),
-                                       not ttd006_masked_pointers.is_unit(stride))
-                for offset, block, stride in zip(creation.offsets, creation.block, creation.strides)]
-        return ttd006_masked_pointers.addresses(creation.base, creation.strides, axes)
+        axes = [ttd006_masked_pointers.Axis(self.language, offset, block)
+                for offset, block in zip(creation.offsets, creation.block)]
+        return ttd006_masked_pointers.addresses(creation.base, creation.strides, axes, self.namer.placeholder)
+
+    def creation_mask(self, creation: Creation, checked: frozenset[int]) -> cst.BaseExpression:
+        """`m_v[:, None] & m_k[None, :]`: where the block lies inside its shape, as created (sites.masks_at_creation)."""
+        bounds = {d: ttd006_masked_pointers.Bound(
+            ttd006_masked_pointers.Axis(self.language, creation.offsets[d], creation.block[d]), creation.shape[d],
+            not self.facts.is_nonnegative(creation.offsets[d])) for d in checked}
+        return ttd006_masked_pointers.mask(bounds, len(creation.block), self.namer.placeholder)
 
     def is_guarded(self, creations) -> bool:
         """Whether these block pointers' descriptors are chosen at launch (TTD009), masked pointers otherwise."""
@@ -159,6 +165,9 @@ class Results:
                 parts.append(ttd002_advance.assign(var, expr))
         if self.reads_pointers({id(creation.call)}):
             parts.append(ttd002_advance.assign(creation.target, self.creation_pointers(creation)))
+        checked = self.knowledge.creation_masks.get(id(creation.call))
+        if checked is not None:
+            parts.append(ttd002_advance.assign(self.namer.mask(creation.target), self.creation_mask(creation, checked)))
         if creation.condition is not None:
             parts = [_conditional(statement, creation.condition, creation.call) for statement in parts]
         return statements + parts

@@ -307,6 +307,9 @@ class Sites:
                 self.unguardable(value, fallback=False) is None:
             self.knowledge.guarded.update(value.creations)  # the shim's descriptors only where the launch allows
         self.record_form(value, form, obstacles)
+        if form == "pointer" and self.masks_at_creation(call, bound, value, deltas):
+            self.expr_edits[id(call)] = (value.creations, self.creation_mask_builder(call, member, bound, value))
+            return
         offsets = self.offsets(value, deltas)
         if offsets is not None and form == "compat":
             self.handle_access(call, member, bound, value, offsets, self.compat_builder(member, value, offsets,
@@ -484,6 +487,42 @@ class Sites:
         self.expr_edits[id(call)] = (value.creations, self.pointer_builder(call, member, bound, value, offsets,
                                                                            deltas))
 
+    def masks_at_creation(self, call, bound, value: BlockPtr, deltas) -> bool:
+        """Whether block pointers merged from creations that differ in what the mask reads (fla's `if
+        STATE_V_FIRST:` creating `p_h` over `(V, K)` or `(K, V)`) are masked where they are created: each
+        creation assigns its mask next to its pointers (`p_h_mask = m_v[:, None] & m_k[None, :]`), as a
+        careful person writes it, instead of every part it differs in. Only where the access reads the
+        pointers the name holds, unmoved since they were created, and every access checks the same
+        dimensions."""
+        variants = self.check_variants(bound, len(value.dims))
+        if not value.pointers or deltas is not None or len(variants) != 1 or len(value.creations) < 2 or \
+                any(d.stale or not d.defs <= value.creations for d in value.dims):
+            return False
+        checked = frozenset(variants[0][1])
+        creations = [self.creations_by_id(c) for c in self.knowledge.in_order(value.creations)]
+        differs = {d for d in checked if len({tuple(map(self.facts.canonical_code, (c.offsets[d], c.block[d],
+                                                                                        c.shape[d])))
+                                                  for c in creations}) > 1}
+        masks = self.knowledge.creation_masks
+        if not differs or any(masks.get(c, checked) != checked for c in value.creations):
+            return False
+        masks.update(dict.fromkeys(value.creations, checked))
+        self.knowledge.named.update(value.creations)
+        return True
+
+    def creation_mask_builder(self, call, member, bound, value: BlockPtr) -> Builder:
+        padding = self.padding(bound)
+        name = cst.Name(self.namer.mask(self.creation_of(value).target))
+        pointer = bound["pointer"].value
+
+        def build(updated: cst.Call):
+            again = bind(updated, member)
+            kept = [keyword(k, again[k].value) for k in HINTS if k in again]
+            if member == "load":
+                return ttd006_masked_pointers.load(self.language, pointer, name, padding, kept)
+            return ttd006_masked_pointers.store(self.language, pointer, name, again["value"].value, kept)
+        return build
+
     @staticmethod
     def pointer_problem(value: BlockPtr) -> Optional[str]:
         """Why the masked-pointer form cannot follow this block pointer to the access, or None."""
@@ -544,16 +583,13 @@ class Sites:
 
         def pointers() -> cst.BaseExpression:
             if not named:
-                refs = [self.namer.placeholder(axis, not ttd006_masked_pointers.is_unit(stride))
-                        for axis, stride in zip(axes, strides)]
-                return ttd006_masked_pointers.addresses(base, strides, refs)
+                return ttd006_masked_pointers.addresses(base, strides, axes, self.namer.placeholder)
             step = ttd006_masked_pointers.step(self.language, deltas, strides) if deltas is not None else None
             return held if step is None else ttd002_advance.plus(held, step)
 
         def mask(checked: set[int]):
-            bounds = {d: self.namer.placeholder(ttd006_masked_pointers.Bound(axes[d], shape[d], lower[d]))
-                      for d in checked}
-            return ttd006_masked_pointers.mask(bounds, len(axes))
+            bounds = {d: ttd006_masked_pointers.Bound(axes[d], shape[d], lower[d]) for d in checked}
+            return ttd006_masked_pointers.mask(bounds, len(axes), self.namer.placeholder)
 
         def build(updated: cst.Call):
             again = bind(updated, member)

@@ -34,6 +34,8 @@ from triton_migrate.analysis.walk import walk
 from triton_migrate.rules import ttd006_masked_pointers as masked
 from triton_migrate.rules.ttd005_hoist import is_invariant
 
+from .blocks import paths_to
+
 _LOOPS = (cst.For, cst.While)
 
 
@@ -68,20 +70,23 @@ def share(function: cst.FunctionDef, placeholders: dict, taken: set[str], member
         bound.axis = f"{bound.uses[0].placeholder}.axis{number}"
         axis_uses.append(_Use(bound.axis, bound.spec.axis, False, _where(bound)))
     axes = placement.place(sorted(axis_uses, key=lambda use: _order(use.path)))
+    named = [d for d in axes + bounds if len(d.uses) > 1]
+    names = _Names(taken | scan.names)
+    for definition in sorted(named, key=lambda d: _order(d.position)):  # numbered in the order they are read
+        names.of(definition.spec)
     values: dict[str, cst.BaseExpression] = {}
     lines: dict[tuple, list[cst.SimpleStatementLine]] = {}
-    names = _Names(taken | scan.names)
     for definition in axes + bounds:
         value = definition.spec.value(definition.wide) if isinstance(definition.spec, masked.Axis) else \
             definition.spec.value(values[definition.axis])
-        if len(definition.uses) == 1:
+        if definition not in named:
             values[definition.uses[0].placeholder] = value
             continue
         name = names.of(definition.spec)
         values.update({use.placeholder: cst.Name(name) for use in definition.uses})
         lines.setdefault(definition.position[-1], []).append(
             cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)]))
-    return function.visit(_Apply(values, lines))
+    return function.visit(_Apply(values, lines, scan.placeholder_nodes))
 
 
 def _where(bound: _Definition) -> tuple:
@@ -102,6 +107,7 @@ class _Scan:
         self.insertable: set[int] = set()  # blocks a definition can go into (not the stand-in for an `elif`)
         self.assigned: dict[int, frozenset[str]] = {}
         self.names: set[str] = set()
+        self.placeholder_nodes: set[int] = set()
 
     def block(self, block, path: tuple, insertable: bool = True) -> None:
         body = list(block.body) if isinstance(block, cst.IndentedBlock) else [block]
@@ -123,6 +129,7 @@ class _Scan:
             def visit_Name(self, name: cst.Name) -> None:
                 scan.names.add(name.value)
                 if name.value in scan.placeholders:
+                    scan.placeholder_nodes.add(id(name))
                     spec, wide = scan.placeholders[name.value]
                     scan.uses.append(_Use(name.value, spec, wide, path))
 
@@ -228,12 +235,26 @@ class _Names:
 
 
 class _Apply(cst.CSTTransformer):
-    """Placeholders replaced by names or inline values; definitions written before their statements."""
+    """Placeholders replaced by names or inline values; definitions written before their statements. Only
+    the paths down to those are rebuilt: every other statement keeps its nodes, so that the layout
+    (wrap.py) sees it untouched."""
 
-    def __init__(self, values: dict[str, cst.BaseExpression], lines: dict[tuple, list]) -> None:
+    def __init__(self, values: dict[str, cst.BaseExpression], lines: dict[tuple, list], edited: set[int]) -> None:
         self.values = values
         self.lines = lines
+        self.edited = edited | {block for block, _ in lines}  # ids of the placeholders, of the blocks
         self.inlined: set[int] = set()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.FunctionDef):
+            self.wanted: set[int] = set()
+            paths_to(node, self.edited, self.wanted)
+        return id(node) in self.wanted and super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):
+        if id(original_node) not in self.wanted:
+            return updated_node
+        return super().on_leave(original_node, updated_node)
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         value = self.values.get(original.value)
@@ -264,3 +285,4 @@ class _Apply(cst.CSTTransformer):
                 statement = statement.with_changes(leading_lines=leading[blank:])
             body.append(statement)
         return updated.with_changes(body=body)
+
