@@ -3,45 +3,47 @@
 What it matches: a block pointer, or one access of it, that cannot become a descriptor access (the reason
 codes TTD1xx on the diagnostic say why), under `--target auto` (the default) or `--target pointer`.
 
-The rewrite has the exact semantics of a block pointer (Triton 3.8's own `_block_ptr._materialize`):
-addresses in 64 bits (as a block pointer's), a mask only on the dimensions that were boundary-checked
-(`0 <= offset + tl.arange(0, BLOCK) < shape`, the lower bound dropped where the offset is provably
-non-negative), `other` from the padding option (`""` gives none, `"zero"` 0.0, `"nan"` NaN), and the
-access's cache, eviction and volatile arguments kept. A `padding_option` that is a name (Triton takes the
-option only at compile time: a constexpr, as in Triton's own `test_block_pointer.py`) keeps masked pointers,
-since a descriptor is created with one padding, and the load chooses `other` the same way at compile time:
-`other=float("nan") if PADDING == "nan" else 0.0 if PADDING == "zero" else None` (Triton resolves a
-conditional expression whose test is a constexpr statically; `None` and `""` read as no padding, as on a
-block pointer). Only an invalid option changes behaviour: it is no longer an error. A `boundary_check`
-chosen the same way (`boundary_check=(1,) if BOUNDS_CHECKS_N else ()`) gives one access per variant, in a
-conditional expression on the same test, each with its own mask. Offsets are the same integers as on the descriptor
-path, so advances and loops rewrite the same way. Stores through masked pointers never write outside the
-checked extent, whatever the row width, and accept any offset sign. Block pointers merged from several
-paths need no common `order`, and their parts that differ are assigned on each path (`p_base`,
-`p_stride0`; a block size as its range, `p_range0 = tl.arange(0, BK)`).
+The rewrite has the exact semantics of a block pointer (Triton 3.8's own `_block_ptr._materialize`) and
+reads as a maintainer writes it by hand (flash-linear-attention's own migration, #1062):
 
-The address is the block's corner plus the offsets inside the block. The second part does not change as
-the block pointer moves, so a loop computes it once (the staged attention of the benchmarks: 0.94x ->
-0.98x of the original on the H100):
+    o_t = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
+    m_t = o_t < T
+    for i_k in range(tl.cdiv(K, BK)):
+        o_k = i_k * BK + tl.arange(0, BK)
+        p_q = q + o_t[:, None] * (H*K) + o_k[None, :]
+        b_q = tl.load(p_q, mask=m_t[:, None] & (o_k < K)[None, :])
 
-    a_rows = pid_m * BM + tl.arange(0, BM)
-    a_cols = a_off1 + tl.arange(0, BK)
-    a_ptrs = a_ptr + tl.cast(pid_m * BM, tl.int64) * stride_am + a_off1 + (tl.arange(0, BM).to(tl.int64)[:, None] * stride_am + tl.arange(0, BK)[None, :])
-    a_mask = (a_rows[:, None] < M) & (a_cols[None, :] < K)
-    a = tl.load(a_ptrs, mask=a_mask, other=0.0)
+* The block pointer becomes the pointers its name holds, assigned where it was created (the creation's
+  own line), moved where it advanced (`p += BK`; `p += tl.cast(BK, tl.int64) * stride` along a stride
+  other than the unit one) and read by name at each load and store. Where the name cannot hold them (a
+  block pointer created inline in the load, one a helper receives as parts or hands back as offsets) the
+  access computes them from the parts and the offsets.
+* Addresses in 64 bits, as a block pointer's: an offset vector that a stride scales is widened once, where
+  it is defined. The offset vectors (`o_t`) and bounds (`m_t`) are shared by every access that can read
+  them and moved out of the loops that do not change them (rewrite/offsets.py); one read once is written
+  inline.
+* A mask only on the dimensions that were boundary-checked: `o_t < T`, and `o_t >= 0` only where the offset
+  may be negative (program ids, `tl.arange`, non-negative loop counters and sums and products of those are
+  not); a bound its literals prove is not checked, and a dimension of one element at offset 0 adds nothing.
+  Block pointers merged from creations that differ in what the mask reads (a compile-time `if` choosing
+  `(V, K)` or `(K, V)`) are masked where each is created (`m_h = m_v[:, None] & m_k[None, :]`); parts
+  that differ otherwise are assigned on each path (`p_base`, `p_stride0`; a block size as its range,
+  `p_range0 = tl.arange(0, BK)`).
+* `other` from the padding option (`""` gives none, `"zero"` 0.0, `"nan"` NaN), and the access's cache,
+  eviction and volatile arguments kept. A `padding_option` that is a name (Triton takes the option only at
+  compile time: a constexpr, as in Triton's own `test_block_pointer.py`) keeps masked pointers, since a
+  descriptor is created with one padding, and the load chooses `other` the same way at compile time:
+  `other=float("nan") if PADDING == "nan" else 0.0 if PADDING == "zero" else None` (Triton resolves a
+  conditional expression whose test is a constexpr statically; `None` and `""` read as no padding, as on a
+  block pointer). Only an invalid option changes behaviour: it is no longer an error. A `boundary_check`
+  chosen the same way (`boundary_check=(1,) if BOUNDS_CHECKS_N else ()`) gives one access per variant, in a
+  conditional expression on the same test, each with its own mask.
 
-A block pointer re-created in each iteration of the loop that accesses it spells each address from the
-element's coordinates instead: there the hoisted offsets would hold registers through the loop (fla's
-`chunk_fwd_kernel_h` at K=100: 0.96x -> 1.12x). The coordinates stay int32, as in the corner form (a name
-assigned before a loop and inside it must keep its type), and are widened where a stride scales them:
+Offsets are the same integers as on the descriptor path, so advances and loops rewrite the same way. Stores
+through masked pointers never write outside the checked extent, whatever the row width, and accept any
+offset sign.
 
-    x_rows = i_t * BT + tl.arange(0, BT)
-    x_ptrs = x_ptr + x_rows.to(tl.int64)[:, None] * stride_xt + x_cols[None, :]
-
-A kernel whose `kernel-targets` form ends in `+corner` or `+coords` (`migrate tune` measures them) takes
-one spelling for every access.
-
-Fixtures: recreate_in_loop, boundary_subset_refused, volatile_refused, rank6_refused, int64_offsets_refused,
+Fixtures: shared_offsets, recreate_in_loop, gemm_loop_advance, boundary_subset_refused, volatile_refused, rank6_refused, int64_offsets_refused,
 small_last_block_refused, nonunit_stride_refused, unaligned_inner_offset_refused, negative_advance,
 constexpr_padding, order_per_branch, constexpr_branch_shapes, helper_conditional_check.
 """
@@ -100,8 +102,9 @@ class Axis:
         """What the names of this axis end with: `t` for `BT`, `k` for `BLOCK_SIZE_K`, `16` for 16."""
         if type(self.block) is cst.Name:
             name = self.block.value
+            short = name[1:] if name.startswith("B") and 1 < len(name) <= 3 else name  # BT, BK, BTS
             stripped = next((name[len(p):] for p in _BLOCK_PREFIXES if name.startswith(p) and len(name) > len(p)),
-                            name[1:] if len(name) > 1 and name[0] == "B" else name)
+                            short)
             return re.sub(r"\W", "", stripped.lower()) or "x"
         literal = int_value(self.block)
         return str(literal) if literal is not None else "x"
