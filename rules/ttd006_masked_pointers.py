@@ -79,6 +79,7 @@ class Axis:
     offset: cst.BaseExpression
     block: cst.BaseExpression
     ranged: bool = False
+    along: cst.BaseExpression | None = None  # the extent it runs along, for its name where `block` is a literal
 
     def key(self) -> tuple:
         return ("axis", canonical_code(self.offset), canonical_code(self.block), self.ranged)
@@ -99,13 +100,16 @@ class Axis:
         return to_int64(self.language, coordinates) if wide else coordinates
 
     def stem(self) -> str:
-        """What the names of this axis end with: `t` for `BT`, `k` for `BLOCK_SIZE_K`, `16` for 16."""
+        """What the names of this axis end with: `t` for `BT`, `k` for `BLOCK_SIZE_K`; for a literal block
+        the extent's name (`k` along `K`), else the literal."""
         if type(self.block) is cst.Name:
             name = self.block.value
             short = name[1:] if name.startswith("B") and 1 < len(name) <= 3 else name  # BT, BK, BTS
             stripped = next((name[len(p):] for p in _BLOCK_PREFIXES if name.startswith(p) and len(name) > len(p)),
                             short)
             return re.sub(r"\W", "", stripped.lower()) or "x"
+        if type(self.along) is cst.Name:
+            return self.along.value.lower()
         literal = int_value(self.block)
         return str(literal) if literal is not None else "x"
 

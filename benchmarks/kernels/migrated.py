@@ -776,12 +776,12 @@ def bmm(
             [1, BLOCK_M, BLOCK_K],
         )
     a_bp_off2 = 0
-    o_1 = (pid_b + tl.arange(0, 1)).to(tl.int64)
+    o_batch = (pid_b + tl.arange(0, 1)).to(tl.int64)
     o_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
     o_k = tl.arange(0, BLOCK_K).to(tl.int64)
     a_bp = (
         a_ptr
-        + o_1[:, None, None] * stride_ab
+        + o_batch[:, None, None] * stride_ab
         + o_m[None, :, None] * stride_am
         + o_k[None, None, :] * stride_ak
     )
@@ -796,12 +796,12 @@ def bmm(
     o_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)).to(tl.int64)
     b_bp = (
         b_ptr
-        + o_1[:, None, None] * stride_bb
+        + o_batch[:, None, None] * stride_bb
         + o_k[None, :, None] * stride_bk
         + o_n[None, None, :] * stride_bn
     )
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    m_1 = o_1 < BATCH
+    m_batch = o_batch < BATCH
     m_m = o_m < M
     m_n = o_n < N
     for _ in range(0, tl.cdiv(K, BLOCK_K)):
@@ -810,7 +810,7 @@ def bmm(
             if USE_DESCRIPTORS
             else tl.load(
                 a_bp,
-                mask=m_1[:, None, None]
+                mask=m_batch[:, None, None]
                 & m_m[None, :, None]
                 & (a_bp_off2 + tl.arange(0, BLOCK_K) < K)[None, None, :],
                 other=0.0,
@@ -821,7 +821,7 @@ def bmm(
             if USE_DESCRIPTORS
             else tl.load(
                 b_bp,
-                mask=m_1[:, None, None]
+                mask=m_batch[:, None, None]
                 & (b_bp_off1 + tl.arange(0, BLOCK_K) < K)[None, :, None]
                 & m_n[None, None, :],
                 other=0.0,
@@ -834,14 +834,14 @@ def bmm(
         b_bp += tl.cast(BLOCK_K, tl.int64) * stride_bk
     c_bp = (
         c_ptr
-        + o_1[:, None, None] * stride_cb
+        + o_batch[:, None, None] * stride_cb
         + o_m[None, :, None] * stride_cm
         + o_n[None, None, :] * stride_cn
     )
     tl.store(
         c_bp,
         tl.reshape(acc, (1, BLOCK_M, BLOCK_N)).to(c_ptr.dtype.element_ty),
-        mask=m_1[:, None, None] & m_m[None, :, None] & m_n[None, None, :],
+        mask=m_batch[:, None, None] & m_m[None, :, None] & m_n[None, None, :],
     )
 
 
@@ -853,18 +853,18 @@ def batched_transpose(x_ptr, y_ptr, M, N, stride_xb, stride_xm, stride_yb, strid
     pid_n = tl.program_id(1)
     pid_b = tl.program_id(2)
     B = tl.num_programs(2)
-    o_1 = (pid_b + tl.arange(0, 1)).to(tl.int64)
+    o_b = (pid_b + tl.arange(0, 1)).to(tl.int64)
     o_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
     o_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)).to(tl.int64)
     x_block_ptr = (
         x_ptr
-        + o_1[:, None, None] * stride_xb
+        + o_b[:, None, None] * stride_xb
         + o_m[None, :, None] * stride_xm
         + o_n[None, None, :]
     )
     y_block_ptr = (
         y_ptr
-        + o_1[:, None, None] * stride_yb
+        + o_b[:, None, None] * stride_yb
         + o_n[None, :, None] * stride_yn
         + o_m[None, None, :]
     )

@@ -81,14 +81,15 @@ class Results:
 
     def creation_pointers(self, creation: Creation) -> cst.BaseExpression:
         """`q + o_t[:, None] * (H*K) + o_k[None, :]`: the addresses of the block where it is created."""
-        axes = [ttd006_masked_pointers.Axis(self.language, offset, block)
-                for offset, block in zip(creation.offsets, creation.block)]
+        axes = [ttd006_masked_pointers.Axis(self.language, offset, block, along=shape)
+                for offset, block, shape in zip(creation.offsets, creation.block, creation.shape)]
         return ttd006_masked_pointers.addresses(creation.base, creation.strides, axes, self.namer.placeholder)
 
     def creation_mask(self, creation: Creation, checked: frozenset[int]) -> cst.BaseExpression:
         """`m_v[:, None] & m_k[None, :]`: where the block lies inside its shape, as created (sites.masks_at_creation)."""
         bounds = {d: ttd006_masked_pointers.Bound(
-            ttd006_masked_pointers.Axis(self.language, creation.offsets[d], creation.block[d]), creation.shape[d],
+            ttd006_masked_pointers.Axis(self.language, creation.offsets[d], creation.block[d], along=creation.shape[d]),
+            creation.shape[d],
             not self.facts.is_nonnegative(creation.offsets[d])) for d in checked}
         return ttd006_masked_pointers.mask(bounds, len(creation.block), self.namer.placeholder)
 

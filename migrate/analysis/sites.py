@@ -576,7 +576,7 @@ class Sites:
         base, shape, strides, blocks, ranged = self.merged_parts(value, checked_by_any, kinds)
         if named:
             self.knowledge.named.update(value.creations)
-        axes = [ttd006_masked_pointers.Axis(self.language, offset, block, d in ranged)
+        axes = [ttd006_masked_pointers.Axis(self.language, offset, block, d in ranged, shape[d])
                 for d, (offset, block) in enumerate(zip(offsets, blocks))]
         lower = [not p["nonnegative"] for p in self.proven_offsets(value, deltas)]
         padding = self.padding(bound)

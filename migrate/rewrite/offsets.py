@@ -183,8 +183,9 @@ class _Placement:
 
     def position_for(self, use: _Use, later: list[_Use]) -> tuple:
         """Before the statement of the use, moved out of the loops whose statements do not change the value,
-        and out of an `if` where that serves more of the `later` uses."""
-        position = use.path
+        and out of the `if`s (as many as it takes) where that serves more of the `later` uses."""
+        position = best = use.path
+        served = self.count_served(best, later)
         movable = is_invariant(use.spec.parts(), frozenset(), self.member_of)
         for depth in range(len(use.path) - 1, 0, -1):
             outer = use.path[:depth]
@@ -193,11 +194,11 @@ class _Placement:
             stuck = position[-1][0] not in self.scan.insertable  # an `elif`'s test: it must move out
             if not stuck and (not movable or self.scan.assigned[id(statement)] & use.spec.reads()):
                 break
-            if not stuck and not isinstance(statement, _LOOPS) and \
-                    self.count_served(outer, later) <= self.count_served(position, later):
-                break
+            count = self.count_served(outer, later)
+            if stuck or count > served or (best is position and isinstance(statement, _LOOPS)):
+                best, served = outer, count
             position = outer
-        return position
+        return best
 
     def count_served(self, position: tuple, uses: list[_Use]) -> int:
         return sum(self.serves(position, use) for use in uses)
@@ -228,7 +229,8 @@ class _Names:
         if key not in self.given:
             prefix = "o" if isinstance(spec, masked.Axis) else "m"
             stem = f"{prefix}_{spec.stem()}"
-            name = next(c for c in (stem, *(f"{stem}{k}" for k in range(2, 1000))) if c not in self.taken)
+            joint = "_" if stem[-1].isdigit() else ""  # o_t2, but o_64_2
+            name = next(c for c in (stem, *(f"{stem}{joint}{k}" for k in range(2, 1000))) if c not in self.taken)
             self.taken.add(name)
             self.given[key] = name
         return self.given[key]
