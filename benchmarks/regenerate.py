@@ -35,7 +35,7 @@ def policy(form: str):
     from triton_migrate.policy import Policy
 
     if form != "tuned":
-        return Policy().for_kernel_target(form)
+        return Policy(target=form)
     table = tomllib.loads(TUNED.read_text())["tool"]["triton-migrate"]
     return Policy(kernel_targets=config.apply(config.Config(), table, str(TUNED)).kernel_targets)
 

@@ -361,7 +361,7 @@ def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool) -> File
     edits = Edits()
     for analysis in analyses:
         edits.collect(analysis)
-    new_module = unit.module.visit(Rewriter(edits, unit.names.member))
+    new_module = unit.module.visit(Rewriter(edits, unit.names.member, unit.namer))
     if unit.names.language_prefix() is None and uses_name(new_module, unit.language):
         new_module = add_import(new_module, "triton.language", unit.language)
     if policy.target == "compat" and uses_name(new_module, unit.shim):

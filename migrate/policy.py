@@ -5,11 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 TARGETS = ("auto", "descriptor", "pointer", "compat")
-ADDRESSES = ("auto", "corner", "coords")
-# What `migrate tune` chooses between, per kernel: a target, and for the masked-pointer accesses of `auto`
-# and `pointer` one spelling of their addresses everywhere (`+corner`, `+coords`; which one is faster
-# depends on the kernel).
-KERNEL_TARGETS = ("auto", "descriptor", "pointer", "auto+corner", "auto+coords", "pointer+corner", "pointer+coords")
+KERNEL_TARGETS = ("auto", "descriptor", "pointer")  # what `migrate tune` chooses between, per kernel
 
 
 @dataclass(frozen=True)
@@ -28,12 +24,6 @@ class Policy:
     min_triton: tuple[int, int] = (3, 5)
     # Where the migrated code imports the shim from, for --target compat (a vendored copy, say).
     compat_module: str = "triton_migrate.compat"
-    # How masked-pointer accesses form their addresses. corner: base + the block's corner offset + the
-    # offsets inside the block, which stay the same while the block pointer moves (a loop computes them
-    # once); coords: base + each element's coordinates times the strides; auto: coords for a block pointer
-    # re-created in each iteration of the loop that accesses it, corner otherwise (sites.corner_addresses).
-    # All are exact.
-    addresses: str = "auto"
     # Per function (its name): the target measured fastest among the bit-identical ones (`migrate tune`).
     kernel_targets: tuple[tuple[str, str], ...] = ()
     # The columns the emitted code keeps within (the project's ruff, black or flake8 line length; see
@@ -43,8 +33,6 @@ class Policy:
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
             raise ValueError(f"unknown target {self.target!r}; choose one of {', '.join(TARGETS)}")
-        if self.addresses not in ADDRESSES:
-            raise ValueError(f"unknown addresses {self.addresses!r}; choose one of {', '.join(ADDRESSES)}")
         for name, target in self.kernel_targets:
             if target not in KERNEL_TARGETS:
                 raise ValueError(f"kernel {name!r}: target must be one of {', '.join(KERNEL_TARGETS)}")
@@ -55,9 +43,4 @@ class Policy:
         chosen = dict(self.kernel_targets).get(name, inherited)
         if chosen is None or self.target == "compat":
             return self
-        return self.for_kernel_target(chosen)
-
-    def for_kernel_target(self, form: str) -> "Policy":
-        """This policy with one of KERNEL_TARGETS: `pointer+coords` is target pointer, addresses coords."""
-        target, _, addresses = form.partition("+")
-        return replace(self, target=target, addresses=addresses or "auto")
+        return replace(self, target=chosen)

@@ -30,18 +30,24 @@ def migrated(source: str) -> str:
 
 def test_names_only_the_creations_read_go_with_them_and_so_does_the_emptied_if():
     new = migrated(KERNEL)
-    assert "order: tl.constexpr" not in new and "p_y = None" not in new
-    assert new.count("if HAS_Y:") == 1  # the one around the store; the one that only created p_y is gone
+    assert "order: tl.constexpr" not in new
+    # p_y holds its pointers now: the branch assigns them, and `None` on the other path stays the user's
+    assert "        p_y = y_ptr + o_b\n    else:\n        p_y = None\n" in new
+    unread = migrated(KERNEL.replace("    else:\n        p_y = None\n", "").replace(
+        "        tl.store(p_y, v, boundary_check=(0,))", "        pass"))
+    assert "p_y" not in unread and unread.count("if HAS_Y:") == 1  # the one that only created p_y is gone
 
 
 def test_the_users_own_dead_code_and_comments_stay():
     new = migrated(KERNEL)
-    assert "    unused = N * 2\n    # the order Triton's tutorial picks from the data type\n    p_x_idx" in new
+    assert "    unused = N * 2\n    # the order Triton's tutorial picks from the data type\n    o_b = " in new
 
 
 def test_a_value_or_test_with_side_effects_stays():
     source = KERNEL.replace("(0,) if FP8 else (0,)", "pick(FP8)")
     source = source.replace("if HAS_Y:\n        p_y", "if f(HAS_Y):\n        p_y")
+    source = source.replace("    else:\n        p_y = None\n", "").replace(
+        "        tl.store(p_y, v, boundary_check=(0,))", "        pass")
     new = migrated(source)
     assert "order: tl.constexpr = pick(FP8)" in new
     assert "if f(HAS_Y):\n        pass\n" in new

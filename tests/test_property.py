@@ -188,7 +188,7 @@ def run(path: str, k) -> torch.Tensor:
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(k=kernels(), policy=st.sampled_from([Policy(), Policy(strict=True), Policy(target="descriptor"),
-                                             Policy(target="pointer"), Policy(target="pointer", addresses="coords")]))
+                                             Policy(target="pointer")]))
 def test_migrated_kernel_matches_or_is_reported(k, policy):
     with tempfile.TemporaryDirectory(prefix="triton-migrate-prop-") as directory:
         check_example(k, policy, Path(directory))
@@ -203,7 +203,7 @@ def check_example(k, policy, directory: Path) -> None:
     assert len(outcome.diagnostics) == 2, outcome.diagnostics  # one per make_block_ptr: migrated or refused
     assert bool(refused) <= (policy.target == "descriptor"), "only --target descriptor may leave sites behind"
     decisions = sorted(d.decision if d.fixed else d.code for d in outcome.diagnostics)
-    event(f"{policy.target}{'/strict' if policy.strict else ''}/{policy.addresses}: {decisions}")
+    event(f"{policy.target}{'/strict' if policy.strict else ''}: {decisions}")
     if outcome.new_source is None:
         assert refused, "nothing migrated and nothing reported"
         return

@@ -41,11 +41,11 @@ def test_a_faster_candidate_that_differs_is_never_chosen():
 def test_a_candidate_must_beat_the_first_identical_one_by_more_than_the_noise():
     runs = {"auto": [result("m:k", True, 1.0, 1.00), result("m:r", True, 1.0, 1.00), result("m:d", False, 1.0, 0.5)],
             "pointer": [result("m:k", True, 1.0, 0.98), result("m:r", True, 1.0, 0.95), result("m:d", True, 1.0, 1.0)],
-            "pointer+coords": [result("m:k", True, 1.0, 0.99), result("m:r", True, 1.0, 0.90),
-                               result("m:d", True, 1.0, 0.98)]}
+            "descriptor": [result("m:k", True, 1.0, 0.99), result("m:r", True, 1.0, 0.90),
+                           result("m:d", True, 1.0, 0.98)]}
     best = {c.kernel: c.best for c in choose(runs, margin=0.03)}
     # 2 % faster is noise; 10 % is not; the first identical candidate is the reference when auto differs
-    assert best == {"m:k": "auto", "m:r": "pointer+coords", "m:d": "pointer"}
+    assert best == {"m:k": "auto", "m:r": "descriptor", "m:d": "pointer"}
     assert {c.kernel: c.best for c in choose(runs, margin=0.0)}["m:k"] == "pointer"
 
 
@@ -97,26 +97,12 @@ def test_tune_end_to_end_writes_a_table_the_codemod_follows(tmp_path):
     assert split.new_source != everywhere.new_source != migrate_source(source).new_source
 
 
-def test_a_coords_form_changes_only_how_masked_addresses_are_spelled():
-    source = (PROJECT / "kernels" / "ops.py").read_text()
-    corner = migrate_source(source, policy=Policy(kernel_targets=(("scale_rows", "pointer"),)))
-    coords = migrate_source(source, policy=Policy(kernel_targets=(("scale_rows", "pointer+coords"),)))
-    assert [(d.line, d.code, d.decision) for d in corner.diagnostics] == \
-        [(d.line, d.code, d.decision) for d in coords.diagnostics]
-    # corner: the block's corner, then offsets inside it that a loop computes once; coords: per coordinate
-    corner_kernel, coords_kernel = (o.new_source.split("def matmul")[0] for o in (corner, coords))
-    assert "tl.cast(" in corner_kernel and "tl.cast(" not in coords_kernel
-    assert "x_rows.to(tl.int64)[:, None]" in coords_kernel and "x_rows.to(" not in corner_kernel
-    assert migrate_source(source, policy=Policy(target="pointer", addresses="coords")).new_source == \
-        migrate_source(source, policy=Policy(kernel_targets=(("scale_rows", "pointer+coords"),
-                                                             ("matmul", "pointer+coords")))).new_source
-
-
-def test_kernel_targets_accept_the_coords_forms_and_reject_others():
-    table = {"kernel-targets": {"a": "auto+coords", "b": "pointer+coords", "c": "descriptor"}}
+def test_kernel_targets_accept_a_target_and_reject_others():
+    table = {"kernel-targets": {"a": "auto", "b": "pointer", "c": "descriptor"}}
     chosen = dict(cfg.apply(cfg.Config(), table, "t.toml").kernel_targets)
-    assert Policy(kernel_targets=tuple(chosen.items())).for_function("a").addresses == "coords"
-    for wrong in ("pointer+corners", "descriptor+coords", "compat"):
+    assert Policy(kernel_targets=tuple(chosen.items())).for_function("b").target == "pointer"
+    # compat is file-wide; the address spellings earlier versions measured (`+coords`) are gone: one form now
+    for wrong in ("pointer+coords", "auto+corner", "compat", "pointers"):
         try:
             cfg.apply(cfg.Config(), {"kernel-targets": {"a": wrong}}, "t.toml")
         except cfg.ConfigError as error:
@@ -160,11 +146,11 @@ def test_a_helper_takes_the_form_its_callers_were_tuned_with():
     # helper has no launch to check a descriptor at, so under `auto` it reads through masked pointers, TTD009.)
     assert "make_tensor_descriptor" not in helper_code({})
     assert "make_tensor_descriptor" in helper_code({"copy_a": "descriptor", "copy_b": "descriptor"})
-    assert "tl.cast(" not in helper_code({"copy_a": "pointer+coords", "copy_b": "pointer+coords"})
-    # callers that disagree, or a helper with its own entry: no inheritance (the default's corner addresses)
-    assert "tl.cast(" in helper_code({"copy_a": "pointer+coords", "copy_b": "auto"})
-    assert "tl.cast(" in helper_code({"copy_a": "pointer+coords"})  # copy_b: the default, auto
-    assert "tl.cast(" in helper_code({"copy_a": "pointer+coords", "copy_b": "pointer+coords", "_load_tile": "auto"})
+    # callers that disagree, or a helper with its own entry: no inheritance (the default, auto)
+    assert "make_tensor_descriptor" not in helper_code({"copy_a": "descriptor", "copy_b": "auto"})
+    assert "make_tensor_descriptor" not in helper_code({"copy_a": "descriptor"})  # copy_b: the default, auto
+    assert "make_tensor_descriptor" not in helper_code({"copy_a": "descriptor", "copy_b": "descriptor",
+                                                        "_load_tile": "auto"})
 
 
 def test_a_helper_with_block_pointers_of_its_own_takes_its_callers_form_too():

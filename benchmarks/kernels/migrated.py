@@ -87,152 +87,97 @@ def gemm(
     if USE_DESCRIPTORS:
         a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
     a_off1 = 0
+    o_m = (pid_m * BM + tl.arange(0, BM)).to(tl.int64)
+    o_k = tl.arange(0, BK).to(tl.int64)
+    a = a_ptr + o_m[:, None] * stride_am + o_k[None, :]
     if USE_DESCRIPTORS:
         b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN])
     b_off0 = 0
+    o_n = pid_n * BN + tl.arange(0, BN)
+    b = b_ptr + o_k[:, None] * stride_bk + o_n[None, :]
     acc = tl.zeros((BM, BN), dtype=tl.float32)
+    m_m = o_m < M
+    m_n = o_n < N
     for _ in range(0, tl.cdiv(K, BK)):
-        a_rows = pid_m * BM + tl.arange(0, BM)
-        a_cols = a_off1 + tl.arange(0, BK)
-        a_ptrs = (
-            a_ptr
-            + tl.cast(pid_m * BM, tl.int64) * stride_am
-            + a_off1
-            + (
-                tl.arange(0, BM).to(tl.int64)[:, None] * stride_am
-                + tl.arange(0, BK)[None, :]
-            )
-        )
-        a_mask = (a_rows[:, None] < M) & (a_cols[None, :] < K)
-        b_rows = b_off0 + tl.arange(0, BK)
-        b_cols = pid_n * BN + tl.arange(0, BN)
-        b_ptrs = (
-            b_ptr
-            + tl.cast(b_off0, tl.int64) * stride_bk
-            + pid_n * BN
-            + (
-                tl.arange(0, BK).to(tl.int64)[:, None] * stride_bk
-                + tl.arange(0, BN)[None, :]
-            )
-        )
-        b_mask = (b_rows[:, None] < K) & (b_cols[None, :] < N)
         acc += tl.dot(
             (
                 a_desc.load([pid_m * BM, a_off1])
                 if USE_DESCRIPTORS
-                else tl.load(a_ptrs, mask=a_mask, other=0.0)
+                else tl.load(
+                    a,
+                    mask=m_m[:, None] & (a_off1 + tl.arange(0, BK) < K)[None, :],
+                    other=0.0,
+                )
             ),
             (
                 b_desc.load([b_off0, pid_n * BN])
                 if USE_DESCRIPTORS
-                else tl.load(b_ptrs, mask=b_mask, other=0.0)
+                else tl.load(
+                    b,
+                    mask=(b_off0 + tl.arange(0, BK) < K)[:, None] & m_n[None, :],
+                    other=0.0,
+                )
             ),
         )
         a_off1 += BK
+        a += BK
         b_off0 += BK
-    c_rows = pid_m * BM + tl.arange(0, BM)
-    c_cols = pid_n * BN + tl.arange(0, BN)
-    c_ptrs = (
-        c_ptr
-        + tl.cast(pid_m * BM, tl.int64) * stride_cm
-        + pid_n * BN
-        + (
-            tl.arange(0, BM).to(tl.int64)[:, None] * stride_cm
-            + tl.arange(0, BN)[None, :]
-        )
-    )
-    c_mask = (c_rows[:, None] < M) & (c_cols[None, :] < N)
-    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)
+        b += tl.cast(BK, tl.int64) * stride_bk
+    c = c_ptr + o_m[:, None] * stride_cm + o_n[None, :]
+    tl.store(c, acc.to(c.dtype.element_ty), mask=m_m[:, None] & m_n[None, :])
 
 
 @triton.jit
 def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    x_rows = pid_m * BM + tl.arange(0, BM)
-    x_cols = pid_n * BN + tl.arange(0, BN)
-    x_ptrs = (
-        x_ptr
-        + tl.cast(pid_m * BM, tl.int64) * stride_xm
-        + pid_n * BN
-        + (
-            tl.arange(0, BM).to(tl.int64)[:, None] * stride_xm
-            + tl.arange(0, BN)[None, :]
-        )
+    o_m = (pid_m * BM + tl.arange(0, BM)).to(tl.int64)
+    o_n = pid_n * BN + tl.arange(0, BN)
+    x = x_ptr + o_m[:, None] * stride_xm + o_n[None, :]
+    y = y_ptr + o_m[:, None] * stride_ym + o_n[None, :]
+    m_m = o_m < M
+    m_n = o_n < N
+    tl.store(
+        y,
+        tl.load(x, mask=m_m[:, None] & m_n[None, :]) + 1,
+        mask=m_m[:, None] & m_n[None, :],
     )
-    x_mask = (x_rows[:, None] < M) & (x_cols[None, :] < N)
-    y_rows = pid_m * BM + tl.arange(0, BM)
-    y_cols = pid_n * BN + tl.arange(0, BN)
-    y_ptrs = (
-        y_ptr
-        + tl.cast(pid_m * BM, tl.int64) * stride_ym
-        + pid_n * BN
-        + (
-            tl.arange(0, BM).to(tl.int64)[:, None] * stride_ym
-            + tl.arange(0, BN)[None, :]
-        )
-    )
-    y_mask = (y_rows[:, None] < M) & (y_cols[None, :] < N)
-    tl.store(y_ptrs, tl.load(x_ptrs, mask=x_mask) + 1, mask=y_mask)
 
 
 @triton.jit
 def rms_norm(x_ptr, w_ptr, y_ptr, M, stride_xm, stride_ym, eps, D: tl.constexpr, BM: tl.constexpr):
     pid = tl.program_id(0)
-    x_rows = pid * BM + tl.arange(0, BM)
-    x_ptrs = (
-        x_ptr
-        + tl.cast(pid * BM, tl.int64) * stride_xm
-        + (
-            tl.arange(0, BM).to(tl.int64)[:, None] * stride_xm
-            + tl.arange(0, D)[None, :]
-        )
-    )
-    x_mask = x_rows[:, None] < M
-    v = tl.load(x_ptrs, mask=x_mask).to(tl.float32)
+    o_m = (pid * BM + tl.arange(0, BM)).to(tl.int64)
+    o_d = tl.arange(0, D)
+    x = x_ptr + o_m[:, None] * stride_xm + o_d[None, :]
+    w = w_ptr + o_d
+    y = y_ptr + o_m[:, None] * stride_ym + o_d[None, :]
+    m_m = o_m < M
+    v = tl.load(x, mask=m_m[:, None]).to(tl.float32)
     rstd = 1.0 / tl.sqrt(tl.sum(v * v, axis=1) / D + eps)
-    w_ptrs = w_ptr + tl.arange(0, D)
-    out = v * rstd[:, None] * tl.load(w_ptrs).to(tl.float32)[None, :]
-    y_rows = pid * BM + tl.arange(0, BM)
-    y_ptrs = (
-        y_ptr
-        + tl.cast(pid * BM, tl.int64) * stride_ym
-        + (
-            tl.arange(0, BM).to(tl.int64)[:, None] * stride_ym
-            + tl.arange(0, D)[None, :]
-        )
-    )
-    y_mask = y_rows[:, None] < M
-    tl.store(y_ptrs, out.to(y_ptr.dtype.element_ty), mask=y_mask)
+    out = v * rstd[:, None] * tl.load(w).to(tl.float32)[None, :]
+    tl.store(y, out.to(y.dtype.element_ty), mask=m_m[:, None])
 
 
 @triton.jit
 def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: tl.constexpr):
     i_h = tl.program_id(0)
     b_h = tl.zeros((K,), dtype=tl.float32)
+    o_k = tl.arange(0, K)
+    m_k = o_k < K
     for i_t in range(0, tl.cdiv(T, BT)):
-        p_k_rows = i_t * BT + tl.arange(0, BT)
-        p_k_cols = tl.arange(0, K)
-        p_k_ptrs = (
-            k_ptr + i_h * K + p_k_rows.to(tl.int64)[:, None] * H * K + p_k_cols[None, :]
-        )
-        p_k_mask = (p_k_rows[:, None] < T) & (p_k_cols[None, :] < K)
-        b_k = tl.load(p_k_ptrs, mask=p_k_mask).to(tl.float32)
-        p_g_idx = i_t * BT + tl.arange(0, BT)
-        p_g_ptrs = g_ptr + i_h + p_g_idx.to(tl.int64) * H
-        p_g_mask = p_g_idx < T
-        b_g = tl.load(p_g_ptrs, mask=p_g_mask).to(tl.float32)
+        o_t2 = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
+        p_k = k_ptr + i_h * K + o_t2[:, None] * (H * K) + o_k[None, :]
+        p_g = g_ptr + i_h + o_t2 * H
+        m_t2 = o_t2 < T
+        b_k = tl.load(p_k, mask=m_t2[:, None] & m_k[None, :]).to(tl.float32)
+        b_g = tl.load(p_g, mask=m_t2).to(tl.float32)
         b_h = b_h * tl.exp(tl.sum(b_g)) + tl.sum(b_k * b_g[:, None], axis=0)
-        p_o_rows = i_t * BT + tl.arange(0, BT)
-        p_o_cols = tl.arange(0, K)
-        p_o_ptrs = (
-            o_ptr + i_h * K + p_o_rows.to(tl.int64)[:, None] * H * K + p_o_cols[None, :]
-        )
-        p_o_mask = (p_o_rows[:, None] < T) & (p_o_cols[None, :] < K)
+        p_o = o_ptr + i_h * K + o_t2[:, None] * (H * K) + o_k[None, :]
         tl.store(
-            p_o_ptrs,
-            (b_k + b_h[None, :]).to((o_ptr + i_h * K).dtype.element_ty),
-            mask=p_o_mask,
+            p_o,
+            (b_k + b_h[None, :]).to(p_o.dtype.element_ty),
+            mask=m_t2[:, None] & m_k[None, :],
         )
 
 
@@ -291,6 +236,9 @@ def gemm_bt(
             block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K],
         )
     a_block_ptr_off1 = 0
+    o_m = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)).to(tl.int64)
+    o_k = tl.arange(0, BLOCK_SIZE_K).to(tl.int64)
+    a_block_ptr = a_ptr + o_m[:, None] * stride_am + o_k[None, :] * stride_ak
     # B^T as a K x N view of the N x K weight: column-major, so order=(0, 1)
     if USE_DESCRIPTORS:
         b_block_ptr_desc = tl.make_tensor_descriptor(
@@ -300,72 +248,40 @@ def gemm_bt(
             block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K],
         )
     b_block_ptr_off0 = 0
+    o_n = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)).to(tl.int64)
+    b_block_ptr = b_ptr + o_k[:, None] * stride_bk + o_n[None, :] * stride_bn
     accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    m_m = (o_m >= 0) & (o_m < M)
+    m_n = (o_n >= 0) & (o_n < N)
     for k in range(0, K, BLOCK_SIZE_K):
-        a_block_ptr_rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
-        a_block_ptr_cols = a_block_ptr_off1 + tl.arange(0, BLOCK_SIZE_K)
-        a_block_ptr_ptrs = (
-            a_ptr
-            + tl.cast(pid_m * BLOCK_SIZE_M, tl.int64) * stride_am
-            + tl.cast(a_block_ptr_off1, tl.int64) * stride_ak
-            + (
-                tl.arange(0, BLOCK_SIZE_M).to(tl.int64)[:, None] * stride_am
-                + tl.arange(0, BLOCK_SIZE_K).to(tl.int64)[None, :] * stride_ak
-            )
-        )
-        a_block_ptr_mask = (
-            (a_block_ptr_rows[:, None] >= 0)
-            & (a_block_ptr_rows[:, None] < M)
-            & (a_block_ptr_cols[None, :] < K)
-        )
         a = (
             a_block_ptr_desc.load([pid_m * BLOCK_SIZE_M, a_block_ptr_off1])
             if USE_DESCRIPTORS
-            else tl.load(a_block_ptr_ptrs, mask=a_block_ptr_mask, other=0.0)
-        )
-        b_block_ptr_rows = b_block_ptr_off0 + tl.arange(0, BLOCK_SIZE_K)
-        b_block_ptr_cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
-        b_block_ptr_ptrs = (
-            b_ptr
-            + tl.cast(b_block_ptr_off0, tl.int64) * stride_bk
-            + tl.cast(pid_n * BLOCK_SIZE_N, tl.int64) * stride_bn
-            + (
-                tl.arange(0, BLOCK_SIZE_K).to(tl.int64)[:, None] * stride_bk
-                + tl.arange(0, BLOCK_SIZE_N).to(tl.int64)[None, :] * stride_bn
+            else tl.load(
+                a_block_ptr,
+                mask=m_m[:, None]
+                & (a_block_ptr_off1 + tl.arange(0, BLOCK_SIZE_K) < K)[None, :],
+                other=0.0,
             )
-        )
-        b_block_ptr_mask = (
-            (b_block_ptr_rows[:, None] < K)
-            & (b_block_ptr_cols[None, :] >= 0)
-            & (b_block_ptr_cols[None, :] < N)
         )
         b = (
             tl.trans(b_block_ptr_desc.load([pid_n * BLOCK_SIZE_N, b_block_ptr_off0]))
             if USE_DESCRIPTORS
-            else tl.load(b_block_ptr_ptrs, mask=b_block_ptr_mask, other=0.0)
+            else tl.load(
+                b_block_ptr,
+                mask=(b_block_ptr_off0 + tl.arange(0, BLOCK_SIZE_K) < K)[:, None]
+                & m_n[None, :],
+                other=0.0,
+            )
         )
         accumulator = tl.dot(a, b, accumulator)
         a_block_ptr_off1 += BLOCK_SIZE_K
+        a_block_ptr += tl.cast(BLOCK_SIZE_K, tl.int64) * stride_ak
         b_block_ptr_off0 += BLOCK_SIZE_K
+        b_block_ptr += tl.cast(BLOCK_SIZE_K, tl.int64) * stride_bk
     c = accumulator.to(c_ptr.dtype.element_ty)
-    c_block_ptr_rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
-    c_block_ptr_cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
-    c_block_ptr_ptrs = (
-        c_ptr
-        + tl.cast(pid_m * BLOCK_SIZE_M, tl.int64) * stride_cm
-        + tl.cast(pid_n * BLOCK_SIZE_N, tl.int64) * stride_cn
-        + (
-            tl.arange(0, BLOCK_SIZE_M).to(tl.int64)[:, None] * stride_cm
-            + tl.arange(0, BLOCK_SIZE_N).to(tl.int64)[None, :] * stride_cn
-        )
-    )
-    c_block_ptr_mask = (
-        (c_block_ptr_rows[:, None] >= 0)
-        & (c_block_ptr_rows[:, None] < M)
-        & (c_block_ptr_cols[None, :] >= 0)
-        & (c_block_ptr_cols[None, :] < N)
-    )
-    tl.store(c_block_ptr_ptrs, c, mask=c_block_ptr_mask)
+    c_block_ptr = c_ptr + o_m[:, None] * stride_cm + o_n[None, :] * stride_cn
+    tl.store(c_block_ptr, c, mask=m_m[:, None] & m_n[None, :])
 
 
 @triton.heuristics(
@@ -431,7 +347,12 @@ def attn_fwd(
     v_offset = off_z.to(tl.int64) * stride_vz + off_h.to(tl.int64) * stride_vh
     o_offset = off_z.to(tl.int64) * stride_oz + off_h.to(tl.int64) * stride_oh
 
+    o_m = (start_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
+    o_head_dim = tl.arange(0, HEAD_DIM).to(tl.int64)
     # block pointers
+    Q_block_ptr = (
+        Q + q_offset + o_m[:, None] * stride_qm + o_head_dim[None, :] * stride_qk
+    )
     if USE_DESCRIPTORS:
         V_desc = tl.make_tensor_descriptor(
             base=V + v_offset,
@@ -440,6 +361,10 @@ def attn_fwd(
             block_shape=[BLOCK_N, HEAD_DIM],
         )
     V_off0 = 0
+    o_n = tl.arange(0, BLOCK_N).to(tl.int64)
+    V_block_ptr = (
+        V + v_offset + o_n[:, None] * stride_vk + o_head_dim[None, :] * stride_vn
+    )
     if USE_DESCRIPTORS:
         K_desc = tl.make_tensor_descriptor(
             base=K + k_offset,
@@ -448,6 +373,12 @@ def attn_fwd(
             block_shape=[BLOCK_N, HEAD_DIM],
         )
     K_off1 = 0
+    K_block_ptr = (
+        K + k_offset + o_head_dim[:, None] * stride_kk + o_n[None, :] * stride_kn
+    )
+    O_block_ptr = (
+        Out + o_offset + o_m[:, None] * stride_om + o_head_dim[None, :] * stride_on
+    )
     # initialize offsets
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.arange(0, BLOCK_N)
@@ -457,19 +388,9 @@ def attn_fwd(
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
     qk_scale = sm_scale
     qk_scale *= 1.44269504  # 1/log(2)
+    m_m = o_m < N_CTX
     # load q: it will stay in SRAM throughout
-    Q_rows = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    Q_ptrs = (
-        Q
-        + q_offset
-        + tl.cast(start_m * BLOCK_M, tl.int64) * stride_qm
-        + (
-            tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_qm
-            + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_qk
-        )
-    )
-    Q_mask = Q_rows[:, None] < N_CTX
-    q = tl.load(Q_ptrs, mask=Q_mask, other=0.0)
+    q = tl.load(Q_block_ptr, mask=m_m[:, None], other=0.0)
     if CAUSAL:
         hi = tl.minimum((start_m + 1) * BLOCK_M, N_CTX)
     else:
@@ -478,21 +399,14 @@ def attn_fwd(
     for start_n in range(0, hi, BLOCK_N):
         start_n = tl.multiple_of(start_n, BLOCK_N)
         # -- compute qk ----
-        K_cols = K_off1 + tl.arange(0, BLOCK_N)
-        K_ptrs = (
-            K
-            + k_offset
-            + tl.cast(K_off1, tl.int64) * stride_kn
-            + (
-                tl.arange(0, HEAD_DIM).to(tl.int64)[:, None] * stride_kk
-                + tl.arange(0, BLOCK_N).to(tl.int64)[None, :] * stride_kn
-            )
-        )
-        K_mask = K_cols[None, :] < N_CTX
         k = (
             tl.trans(K_desc.load([K_off1, 0]))
             if USE_DESCRIPTORS
-            else tl.load(K_ptrs, mask=K_mask, other=0.0)
+            else tl.load(
+                K_block_ptr,
+                mask=(K_off1 + tl.arange(0, BLOCK_N) < N_CTX)[None, :],
+                other=0.0,
+            )
         )
         qk = tl.dot(q, k)
         mask = (start_n + offs_n[None, :]) < N_CTX
@@ -508,44 +422,28 @@ def attn_fwd(
         l_i = l_i * alpha + l_ij
         # -- update output accumulator --
         acc = acc * alpha[:, None]
-        V_rows = V_off0 + tl.arange(0, BLOCK_N)
-        V_ptrs = (
-            V
-            + v_offset
-            + tl.cast(V_off0, tl.int64) * stride_vk
-            + (
-                tl.arange(0, BLOCK_N).to(tl.int64)[:, None] * stride_vk
-                + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_vn
-            )
-        )
-        V_mask = V_rows[:, None] < N_CTX
         v = (
             V_desc.load([V_off0, 0])
             if USE_DESCRIPTORS
-            else tl.load(V_ptrs, mask=V_mask, other=0.0)
+            else tl.load(
+                V_block_ptr,
+                mask=(V_off0 + tl.arange(0, BLOCK_N) < N_CTX)[:, None],
+                other=0.0,
+            )
         )
         acc = tl.dot(p.to(v.dtype), v, acc)
         # update m_i and l_i
         m_i = m_ij
         V_off0 += BLOCK_N
+        V_block_ptr += tl.cast(BLOCK_N, tl.int64) * stride_vk
         K_off1 += BLOCK_N
+        K_block_ptr += tl.cast(BLOCK_N, tl.int64) * stride_kn
     # epilogue
     m_i += tl.math.log2(l_i)
     acc = acc / l_i[:, None]
     m_ptrs = M + off_hz * N_CTX + offs_m
     tl.store(m_ptrs, m_i, mask=offs_m < N_CTX)
-    O_rows = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    O_ptrs = (
-        Out
-        + o_offset
-        + tl.cast(start_m * BLOCK_M, tl.int64) * stride_om
-        + (
-            tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_om
-            + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_on
-        )
-    )
-    O_mask = O_rows[:, None] < N_CTX
-    tl.store(O_ptrs, acc.to(Out.type.element_ty), mask=O_mask)
+    tl.store(O_block_ptr, acc.to(Out.type.element_ty), mask=m_m[:, None])
 
 
 @triton.heuristics(
@@ -594,29 +492,14 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
 
     start_n = pid * BLOCK_N1
     offs_n = start_n + tl.arange(0, BLOCK_N1)
+    o_n1 = (start_n + tl.arange(0, BLOCK_N1)).to(tl.int64)
+    o_head_dim = tl.arange(0, HEAD_DIM).to(tl.int64)
+    k_block_ptr = K + o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
+    v_block_ptr = V + o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
+    m_n1 = o_n1 < N_CTX
     # load K and V: they stay in SRAM throughout the inner loop.
-    k_rows = start_n + tl.arange(0, BLOCK_N1)
-    k_ptrs = (
-        K
-        + tl.cast(start_n, tl.int64) * stride_tok
-        + (
-            tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok
-            + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d
-        )
-    )
-    k_mask = k_rows[:, None] < N_CTX
-    k = tl.load(k_ptrs, mask=k_mask, other=0.0)
-    v_rows = start_n + tl.arange(0, BLOCK_N1)
-    v_ptrs = (
-        V
-        + tl.cast(start_n, tl.int64) * stride_tok
-        + (
-            tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok
-            + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d
-        )
-    )
-    v_mask = v_rows[:, None] < N_CTX
-    v = tl.load(v_ptrs, mask=v_mask, other=0.0)
+    k = tl.load(k_block_ptr, mask=m_n1[:, None], other=0.0)
+    v = tl.load(v_block_ptr, mask=m_n1[:, None], other=0.0)
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
     dk = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
 
@@ -629,36 +512,36 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
             Q, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM]
         )
     qT_off1 = start_m
+    o_m1 = (start_m + tl.arange(0, BLOCK_M1)).to(tl.int64)
+    qT_block_ptr = Q + o_head_dim[:, None] * stride_d + o_m1[None, :] * stride_tok
     if USE_DESCRIPTORS:
         do_desc = tl.make_tensor_descriptor(
             DO, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM]
         )
     do_off0 = start_m
+    do_block_ptr = DO + o_m1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
     m_block_ptr_off0 = start_m
+    m_block_ptr = M + o_m1
     d_off0 = start_m
+    d_block_ptr = D + o_m1
     curr_m = start_m
     for _ in range(start_m, N_CTX, BLOCK_M1):
-        qT_cols = qT_off1 + tl.arange(0, BLOCK_M1)
-        qT_ptrs = (
-            Q
-            + tl.cast(qT_off1, tl.int64) * stride_tok
-            + (
-                tl.arange(0, HEAD_DIM).to(tl.int64)[:, None] * stride_d
-                + tl.arange(0, BLOCK_M1).to(tl.int64)[None, :] * stride_tok
-            )
-        )
-        qT_mask = qT_cols[None, :] < N_CTX
         qT = (
             tl.trans(qT_desc.load([qT_off1, 0]))
             if USE_DESCRIPTORS
-            else tl.load(qT_ptrs, mask=qT_mask, other=0.0)
+            else tl.load(
+                qT_block_ptr,
+                mask=(qT_off1 + tl.arange(0, BLOCK_M1) < N_CTX)[None, :],
+                other=0.0,
+            )
         )
         # Load m before computing qk to reduce pipeline stall.
         offs_m = curr_m + tl.arange(0, BLOCK_M1)
-        m_block_ptr_idx = m_block_ptr_off0 + tl.arange(0, BLOCK_M1)
-        m_block_ptr_ptrs = M + m_block_ptr_off0 + tl.arange(0, BLOCK_M1)
-        m_block_ptr_mask = m_block_ptr_idx < N_CTX
-        m = tl.load(m_block_ptr_ptrs, mask=m_block_ptr_mask, other=0.0)
+        m = tl.load(
+            m_block_ptr,
+            mask=m_block_ptr_off0 + tl.arange(0, BLOCK_M1) < N_CTX,
+            other=0.0,
+        )
         qkT = tl.dot(k, qT)
         pT = tl.math.exp2(qkT - m[None, :])
         mask = offs_m[None, :] < N_CTX
@@ -666,28 +549,21 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         if CAUSAL:
             mask = mask & (offs_m[None, :] >= offs_n[:, None])
         pT = tl.where(mask, pT, 0.0)
-        do_rows = do_off0 + tl.arange(0, BLOCK_M1)
-        do_ptrs = (
-            DO
-            + tl.cast(do_off0, tl.int64) * stride_tok
-            + (
-                tl.arange(0, BLOCK_M1).to(tl.int64)[:, None] * stride_tok
-                + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d
-            )
-        )
-        do_mask = do_rows[:, None] < N_CTX
         do = (
             do_desc.load([do_off0, 0])
             if USE_DESCRIPTORS
-            else tl.load(do_ptrs, mask=do_mask, other=0.0)
+            else tl.load(
+                do_block_ptr,
+                mask=(do_off0 + tl.arange(0, BLOCK_M1) < N_CTX)[:, None],
+                other=0.0,
+            )
         )
         # Compute dV.
         ppT = pT.to(do.dtype)
         dv += tl.dot(ppT, do)
-        d_idx = d_off0 + tl.arange(0, BLOCK_M1)
-        d_ptrs = D + d_off0 + tl.arange(0, BLOCK_M1)
-        d_mask = d_idx < N_CTX
-        Di = tl.load(d_ptrs, mask=d_mask, other=0.0)
+        Di = tl.load(
+            d_block_ptr, mask=d_off0 + tl.arange(0, BLOCK_M1) < N_CTX, other=0.0
+        )
         # Compute dP and dS.
         dpT = tl.dot(v, tl.trans(do)).to(tl.float32)
         dsT = pT * (dpT - Di[None, :])
@@ -696,33 +572,20 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         # Increment pointers.
         curr_m += BLOCK_M1
         qT_off1 += BLOCK_M1
+        qT_block_ptr += tl.cast(BLOCK_M1, tl.int64) * stride_tok
         do_off0 += BLOCK_M1
+        do_block_ptr += tl.cast(BLOCK_M1, tl.int64) * stride_tok
         m_block_ptr_off0 += BLOCK_M1
+        m_block_ptr += BLOCK_M1
         d_off0 += BLOCK_M1
-    dv_rows = start_n + tl.arange(0, BLOCK_N1)
-    dv_ptrs = (
-        DV
-        + tl.cast(start_n, tl.int64) * stride_tok
-        + (
-            tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok
-            + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d
-        )
-    )
-    dv_mask = dv_rows[:, None] < N_CTX
-    tl.store(dv_ptrs, dv.to(DV.dtype.element_ty), mask=dv_mask)
+        d_block_ptr += BLOCK_M1
+
+    dv_block_ptr = DV + o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
+    tl.store(dv_block_ptr, dv.to(DV.dtype.element_ty), mask=m_n1[:, None])
     # Write back dK.
     dk *= sm_scale
-    dk_rows = start_n + tl.arange(0, BLOCK_N1)
-    dk_ptrs = (
-        DK
-        + tl.cast(start_n, tl.int64) * stride_tok
-        + (
-            tl.arange(0, BLOCK_N1).to(tl.int64)[:, None] * stride_tok
-            + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_d
-        )
-    )
-    dk_mask = dk_rows[:, None] < N_CTX
-    tl.store(dk_ptrs, dk.to(DK.dtype.element_ty), mask=dk_mask)
+    dk_block_ptr = DK + o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
+    tl.store(dk_block_ptr, dk.to(DK.dtype.element_ty), mask=m_n1[:, None])
 
 
 @triton.jit(do_not_specialize=["T"])
@@ -737,62 +600,36 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
 
     # [BK, BV]
     b_h = tl.zeros([BK, BV], dtype=tl.float32)
+    o_k = (i_k * BK + tl.arange(0, BK)).to(tl.int64)
+    o_v = i_v * BV + tl.arange(0, BV)
+    m_k = o_k < K
+    m_v = o_v < V
     for i_t in range(NT):
+        o_t2 = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
+        p_k = k + (bos * H + i_h) * K + o_k[:, None] + o_t2[None, :] * (H * K)
+        p_v = v + (bos * H + i_h) * V + o_t2[:, None] * (H * V) + o_v[None, :]
         o_h = ((i_n * NT + i_t) * H + i_h).to(tl.int64) * K * V
+        p_h = h + o_h + o_k[:, None] * V + o_v[None, :]
 
-        p_h_rows = i_k * BK + tl.arange(0, BK)
-        p_h_cols = i_v * BV + tl.arange(0, BV)
-        p_h_ptrs = h + o_h + p_h_rows.to(tl.int64)[:, None] * V + p_h_cols[None, :]
-        p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] < V)
-        tl.store(p_h_ptrs, b_h.to((h + o_h).dtype.element_ty), mask=p_h_mask)
+        tl.store(p_h, b_h.to(p_h.dtype.element_ty), mask=m_k[:, None] & m_v[None, :])
+        m_t2 = o_t2 < T
         # [BK, BT]
-        p_k_rows = i_k * BK + tl.arange(0, BK)
-        p_k_cols = i_t * BT + tl.arange(0, BT)
-        p_k_ptrs = (
-            k
-            + (bos * H + i_h) * K
-            + p_k_rows[:, None]
-            + p_k_cols.to(tl.int64)[None, :] * H * K
-        )
-        p_k_mask = (p_k_rows[:, None] < K) & (p_k_cols[None, :] < T)
-        b_k = tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
+        b_k = tl.load(p_k, mask=m_k[:, None] & m_t2[None, :], other=0.0)
         # [BT, BV]
-        p_v_rows = i_t * BT + tl.arange(0, BT)
-        p_v_cols = i_v * BV + tl.arange(0, BV)
-        p_v_ptrs = (
-            v
-            + (bos * H + i_h) * V
-            + p_v_rows.to(tl.int64)[:, None] * H * V
-            + p_v_cols[None, :]
-        )
-        p_v_mask = (p_v_rows[:, None] < T) & (p_v_cols[None, :] < V)
-        b_v = tl.load(p_v_ptrs, mask=p_v_mask, other=0.0)
+        b_v = tl.load(p_v, mask=m_t2[:, None] & m_v[None, :], other=0.0)
         last_idx = min((i_t + 1) * BT, T) - 1
 
         # scalar decay
         b_g_last = tl.load(g + bos * H + last_idx * H + i_h)
-        p_g_idx = i_t * BT + tl.arange(0, BT)
-        p_g_ptrs = g + bos * H + i_h + p_g_idx.to(tl.int64) * H
-        p_g_mask = p_g_idx < T
-        b_g = tl.load(p_g_ptrs, mask=p_g_mask)
+        p_g = g + bos * H + i_h + o_t2 * H
+        b_g = tl.load(p_g, mask=m_t2)
         b_h *= tl.exp(b_g_last)
         b_v = (b_v * tl.exp(b_g_last - b_g)[:, None]).to(b_v.dtype)
         b_h += tl.dot(b_k, b_v)
 
     if STORE_FINAL_STATE:
-        p_ht_rows = i_k * BK + tl.arange(0, BK)
-        p_ht_cols = i_v * BV + tl.arange(0, BV)
-        p_ht_ptrs = (
-            ht
-            + i_nh * K * V
-            + tl.cast(i_k * BK, tl.int64) * V
-            + i_v * BV
-            + (tl.arange(0, BK).to(tl.int64)[:, None] * V + tl.arange(0, BV)[None, :])
-        )
-        p_ht_mask = (p_ht_rows[:, None] < K) & (p_ht_cols[None, :] < V)
-        tl.store(
-            p_ht_ptrs, b_h.to((ht + i_nh * K * V).dtype.element_ty), mask=p_ht_mask
-        )
+        p_ht = ht + i_nh * K * V + o_k[:, None] * V + o_v[None, :]
+        tl.store(p_ht, b_h.to(p_ht.dtype.element_ty), mask=m_k[:, None] & m_v[None, :])
 
 
 @triton.jit(do_not_specialize=["T"])
@@ -814,35 +651,30 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
 
     b_o = tl.zeros([BT, BV], dtype=tl.float32)
     b_A = tl.zeros([BT, BT], dtype=tl.float32)
+    o_t2 = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
+    o_v = i_v * BV + tl.arange(0, BV)
+    m_t2 = o_t2 < T
+    m_v = o_v < V
     for i_k in range(tl.cdiv(K, BK)):
+        o_k = (i_k * BK + tl.arange(0, BK)).to(tl.int64)
+        p_q = q + o_t2[:, None] * (H * K) + o_k[None, :]
+        p_k = k + o_k[:, None] + o_t2[None, :] * (H * K)
+        p_h = h + o_k[:, None] * V + o_v[None, :]
+        m_k = o_k < K
         # [BT, BK]
-        p_q_rows = i_t * BT + tl.arange(0, BT)
-        p_q_cols = i_k * BK + tl.arange(0, BK)
-        p_q_ptrs = q + p_q_rows.to(tl.int64)[:, None] * H * K + p_q_cols[None, :]
-        p_q_mask = (p_q_rows[:, None] < T) & (p_q_cols[None, :] < K)
-        b_q = tl.load(p_q_ptrs, mask=p_q_mask, other=0.0)
+        b_q = tl.load(p_q, mask=m_t2[:, None] & m_k[None, :], other=0.0)
         # [BK, BT]
-        p_k_rows = i_k * BK + tl.arange(0, BK)
-        p_k_cols = i_t * BT + tl.arange(0, BT)
-        p_k_ptrs = k + p_k_rows[:, None] + p_k_cols.to(tl.int64)[None, :] * H * K
-        p_k_mask = (p_k_rows[:, None] < K) & (p_k_cols[None, :] < T)
-        b_k = tl.load(p_k_ptrs, mask=p_k_mask, other=0.0)
+        b_k = tl.load(p_k, mask=m_k[:, None] & m_t2[None, :], other=0.0)
         # [BK, BV]
-        p_h_rows = i_k * BK + tl.arange(0, BK)
-        p_h_cols = i_v * BV + tl.arange(0, BV)
-        p_h_ptrs = h + p_h_rows.to(tl.int64)[:, None] * V + p_h_cols[None, :]
-        p_h_mask = (p_h_rows[:, None] < K) & (p_h_cols[None, :] < V)
-        b_h = tl.load(p_h_ptrs, mask=p_h_mask, other=0.0)
+        b_h = tl.load(p_h, mask=m_k[:, None] & m_v[None, :], other=0.0)
         # [BT, BK] @ [BK, BV] -> [BT, BV]
         b_o += tl.dot(b_q, b_h)
         # [BT, BK] @ [BK, BT] -> [BT, BT]
         b_A += tl.dot(b_q, b_k)
 
     g += bos * H + i_h
-    p_g_idx = i_t * BT + tl.arange(0, BT)
-    p_g_ptrs = g + tl.cast(i_t * BT, tl.int64) * H + tl.arange(0, BT).to(tl.int64) * H
-    p_g_mask = p_g_idx < T
-    b_g = tl.load(p_g_ptrs, mask=p_g_mask)
+    p_g = g + o_t2 * H
+    b_g = tl.load(p_g, mask=m_t2)
     b_o = b_o * tl.exp(b_g)[:, None]
     b_A = b_A * tl.exp(b_g[:, None] - b_g[None, :])
 
@@ -850,27 +682,12 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
     m_t = o_t < T
     m_A = (o_t[:, None] >= o_t[None, :]) & (m_t[:, None] & m_t)
     b_A = tl.where(m_A, b_A, 0)
-    p_v_rows = i_t * BT + tl.arange(0, BT)
-    p_v_cols = i_v * BV + tl.arange(0, BV)
-    p_v_ptrs = (
-        v
-        + tl.cast(i_t * BT, tl.int64) * H * V
-        + i_v * BV
-        + (tl.arange(0, BT).to(tl.int64)[:, None] * H * V + tl.arange(0, BV)[None, :])
-    )
-    p_v_mask = (p_v_rows[:, None] < T) & (p_v_cols[None, :] < V)
-    b_v = tl.load(p_v_ptrs, mask=p_v_mask, other=0.0)
+
+    p_v = v + o_t2[:, None] * (H * V) + o_v[None, :]
+    p_o = o + o_t2[:, None] * (H * V) + o_v[None, :]
+    b_v = tl.load(p_v, mask=m_t2[:, None] & m_v[None, :], other=0.0)
     b_o = b_o * scale + tl.dot(b_A.to(b_v.dtype), b_v) * scale
-    p_o_rows = i_t * BT + tl.arange(0, BT)
-    p_o_cols = i_v * BV + tl.arange(0, BV)
-    p_o_ptrs = (
-        o
-        + tl.cast(i_t * BT, tl.int64) * H * V
-        + i_v * BV
-        + (tl.arange(0, BT).to(tl.int64)[:, None] * H * V + tl.arange(0, BV)[None, :])
-    )
-    p_o_mask = (p_o_rows[:, None] < T) & (p_o_cols[None, :] < V)
-    tl.store(p_o_ptrs, b_o.to(o.dtype.element_ty), mask=p_o_mask)
+    tl.store(p_o, b_o.to(p_o.dtype.element_ty), mask=m_t2[:, None] & m_v[None, :])
 
 
 @triton.jit
@@ -878,19 +695,18 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     # BLOCK_M rows per program, a whole row (BLOCK_N >= N) per block.
     pid = tl.program_id(0)
+    o_m = (pid * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
+    o_n = tl.arange(0, BLOCK_N)
+    x_block_ptr = X + o_m[:, None] * stride_xm + o_n[None, :]
+    y_block_ptr = Y + o_m[:, None] * stride_ym + o_n[None, :]
+    w_block_ptr = W + o_n
+    b_block_ptr = B + o_n
+    mean_block_ptr = Mean + o_m
+    rstd_block_ptr = Rstd + o_m
 
-    x_block_ptr_rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
-    x_block_ptr_cols = tl.arange(0, BLOCK_N)
-    x_block_ptr_ptrs = (
-        X
-        + tl.cast(pid * BLOCK_M, tl.int64) * stride_xm
-        + (
-            tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_xm
-            + tl.arange(0, BLOCK_N)[None, :]
-        )
-    )
-    x_block_ptr_mask = (x_block_ptr_rows[:, None] < M) & (x_block_ptr_cols[None, :] < N)
-    x = tl.load(x_block_ptr_ptrs, mask=x_block_ptr_mask, other=0.0).to(tl.float32)
+    m_m = o_m < M
+    m_n = o_n < N
+    x = tl.load(x_block_ptr, mask=m_m[:, None] & m_n[None, :], other=0.0).to(tl.float32)
     # Compute mean and variance
     mean = tl.sum(x, axis=1) / N
     cols = tl.arange(0, BLOCK_N)
@@ -898,36 +714,13 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
     var = tl.sum(xbar * xbar, axis=1) / N
     rstd = 1 / tl.sqrt(var + eps)
     # Write mean / rstd
-    mean_idx = pid * BLOCK_M + tl.arange(0, BLOCK_M)
-    mean_ptrs = Mean + pid * BLOCK_M + tl.arange(0, BLOCK_M)
-    mean_mask = mean_idx < M
-    tl.store(mean_ptrs, mean, mask=mean_mask)
-    rstd_idx = pid * BLOCK_M + tl.arange(0, BLOCK_M)
-    rstd_ptrs = Rstd + pid * BLOCK_M + tl.arange(0, BLOCK_M)
-    rstd_mask = rstd_idx < M
-    tl.store(rstd_ptrs, rstd, mask=rstd_mask)
+    tl.store(mean_block_ptr, mean, mask=m_m)
+    tl.store(rstd_block_ptr, rstd, mask=m_m)
     # Normalize and apply linear transformation
-    w_block_ptr_idx = tl.arange(0, BLOCK_N)
-    w_block_ptr_ptrs = W + tl.arange(0, BLOCK_N)
-    w_block_ptr_mask = w_block_ptr_idx < N
-    w = tl.load(w_block_ptr_ptrs, mask=w_block_ptr_mask).to(tl.float32)
-    b_block_ptr_idx = tl.arange(0, BLOCK_N)
-    b_block_ptr_ptrs = B + tl.arange(0, BLOCK_N)
-    b_block_ptr_mask = b_block_ptr_idx < N
-    b = tl.load(b_block_ptr_ptrs, mask=b_block_ptr_mask).to(tl.float32)
+    w = tl.load(w_block_ptr, mask=m_n).to(tl.float32)
+    b = tl.load(b_block_ptr, mask=m_n).to(tl.float32)
     y = xbar * rstd[:, None] * w[None, :] + b[None, :]
-    y_block_ptr_rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
-    y_block_ptr_cols = tl.arange(0, BLOCK_N)
-    y_block_ptr_ptrs = (
-        Y
-        + tl.cast(pid * BLOCK_M, tl.int64) * stride_ym
-        + (
-            tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_ym
-            + tl.arange(0, BLOCK_N)[None, :]
-        )
-    )
-    y_block_ptr_mask = (y_block_ptr_rows[:, None] < M) & (y_block_ptr_cols[None, :] < N)
-    tl.store(y_block_ptr_ptrs, y.to(Y.dtype.element_ty), mask=y_block_ptr_mask)
+    tl.store(y_block_ptr, y.to(Y.dtype.element_ty), mask=m_m[:, None] & m_n[None, :])
 
 
 @triton.heuristics(
@@ -983,6 +776,15 @@ def bmm(
             [1, BLOCK_M, BLOCK_K],
         )
     a_bp_off2 = 0
+    o_batch = (pid_b + tl.arange(0, 1)).to(tl.int64)
+    o_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
+    o_k = tl.arange(0, BLOCK_K).to(tl.int64)
+    a_bp = (
+        a_ptr
+        + o_batch[:, None, None] * stride_ab
+        + o_m[None, :, None] * stride_am
+        + o_k[None, None, :] * stride_ak
+    )
     if USE_DESCRIPTORS:
         b_bp_desc = tl.make_tensor_descriptor(
             b_ptr,
@@ -991,82 +793,55 @@ def bmm(
             [1, BLOCK_K, BLOCK_N],
         )
     b_bp_off1 = 0
+    o_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)).to(tl.int64)
+    b_bp = (
+        b_ptr
+        + o_batch[:, None, None] * stride_bb
+        + o_k[None, :, None] * stride_bk
+        + o_n[None, None, :] * stride_bn
+    )
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    m_batch = o_batch < BATCH
+    m_m = o_m < M
+    m_n = o_n < N
     for _ in range(0, tl.cdiv(K, BLOCK_K)):
-        a_bp_i0 = pid_b + tl.arange(0, 1)
-        a_bp_i1 = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-        a_bp_i2 = a_bp_off2 + tl.arange(0, BLOCK_K)
-        a_bp_ptrs = (
-            a_ptr
-            + tl.cast(pid_b, tl.int64) * stride_ab
-            + tl.cast(pid_m * BLOCK_M, tl.int64) * stride_am
-            + tl.cast(a_bp_off2, tl.int64) * stride_ak
-            + (
-                tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_ab
-                + tl.arange(0, BLOCK_M).to(tl.int64)[None, :, None] * stride_am
-                + tl.arange(0, BLOCK_K).to(tl.int64)[None, None, :] * stride_ak
-            )
-        )
-        a_bp_mask = (
-            (a_bp_i0[:, None, None] < BATCH)
-            & (a_bp_i1[None, :, None] < M)
-            & (a_bp_i2[None, None, :] < K)
-        )
         a = (
             a_bp_desc.load([pid_b, pid_m * BLOCK_M, a_bp_off2])
             if USE_DESCRIPTORS
-            else tl.load(a_bp_ptrs, mask=a_bp_mask, other=0.0)
-        )
-        b_bp_i0 = pid_b + tl.arange(0, 1)
-        b_bp_i1 = b_bp_off1 + tl.arange(0, BLOCK_K)
-        b_bp_i2 = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-        b_bp_ptrs = (
-            b_ptr
-            + tl.cast(pid_b, tl.int64) * stride_bb
-            + tl.cast(b_bp_off1, tl.int64) * stride_bk
-            + tl.cast(pid_n * BLOCK_N, tl.int64) * stride_bn
-            + (
-                tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_bb
-                + tl.arange(0, BLOCK_K).to(tl.int64)[None, :, None] * stride_bk
-                + tl.arange(0, BLOCK_N).to(tl.int64)[None, None, :] * stride_bn
+            else tl.load(
+                a_bp,
+                mask=m_batch[:, None, None]
+                & m_m[None, :, None]
+                & (a_bp_off2 + tl.arange(0, BLOCK_K) < K)[None, None, :],
+                other=0.0,
             )
-        )
-        b_bp_mask = (
-            (b_bp_i0[:, None, None] < BATCH)
-            & (b_bp_i1[None, :, None] < K)
-            & (b_bp_i2[None, None, :] < N)
         )
         b = (
             b_bp_desc.load([pid_b, b_bp_off1, pid_n * BLOCK_N])
             if USE_DESCRIPTORS
-            else tl.load(b_bp_ptrs, mask=b_bp_mask, other=0.0)
+            else tl.load(
+                b_bp,
+                mask=m_batch[:, None, None]
+                & (b_bp_off1 + tl.arange(0, BLOCK_K) < K)[None, :, None]
+                & m_n[None, None, :],
+                other=0.0,
+            )
         )
         acc += tl.dot(tl.reshape(a, (BLOCK_M, BLOCK_K)), tl.reshape(b, (BLOCK_K, BLOCK_N)))
         a_bp_off2 += BLOCK_K
+        a_bp += tl.cast(BLOCK_K, tl.int64) * stride_ak
         b_bp_off1 += BLOCK_K
-    c_bp_i0 = pid_b + tl.arange(0, 1)
-    c_bp_i1 = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    c_bp_i2 = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    c_bp_ptrs = (
+        b_bp += tl.cast(BLOCK_K, tl.int64) * stride_bk
+    c_bp = (
         c_ptr
-        + tl.cast(pid_b, tl.int64) * stride_cb
-        + tl.cast(pid_m * BLOCK_M, tl.int64) * stride_cm
-        + tl.cast(pid_n * BLOCK_N, tl.int64) * stride_cn
-        + (
-            tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_cb
-            + tl.arange(0, BLOCK_M).to(tl.int64)[None, :, None] * stride_cm
-            + tl.arange(0, BLOCK_N).to(tl.int64)[None, None, :] * stride_cn
-        )
-    )
-    c_bp_mask = (
-        (c_bp_i0[:, None, None] < BATCH)
-        & (c_bp_i1[None, :, None] < M)
-        & (c_bp_i2[None, None, :] < N)
+        + o_batch[:, None, None] * stride_cb
+        + o_m[None, :, None] * stride_cm
+        + o_n[None, None, :] * stride_cn
     )
     tl.store(
-        c_bp_ptrs,
+        c_bp,
         tl.reshape(acc, (1, BLOCK_M, BLOCK_N)).to(c_ptr.dtype.element_ty),
-        mask=c_bp_mask,
+        mask=m_batch[:, None, None] & m_m[None, :, None] & m_n[None, None, :],
     )
 
 
@@ -1078,40 +853,29 @@ def batched_transpose(x_ptr, y_ptr, M, N, stride_xb, stride_xm, stride_yb, strid
     pid_n = tl.program_id(1)
     pid_b = tl.program_id(2)
     B = tl.num_programs(2)
-    x_block_ptr_i1 = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    x_block_ptr_i2 = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    x_block_ptr_ptrs = (
+    o_b = (pid_b + tl.arange(0, 1)).to(tl.int64)
+    o_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
+    o_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)).to(tl.int64)
+    x_block_ptr = (
         x_ptr
-        + tl.cast(pid_b, tl.int64) * stride_xb
-        + tl.cast(pid_m * BLOCK_M, tl.int64) * stride_xm
-        + pid_n * BLOCK_N
-        + (
-            tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_xb
-            + tl.arange(0, BLOCK_M).to(tl.int64)[None, :, None] * stride_xm
-            + tl.arange(0, BLOCK_N)[None, None, :]
-        )
+        + o_b[:, None, None] * stride_xb
+        + o_m[None, :, None] * stride_xm
+        + o_n[None, None, :]
     )
-    x_block_ptr_mask = (x_block_ptr_i1[None, :, None] < M) & (
-        x_block_ptr_i2[None, None, :] < N
-    )
-    x = tl.load(x_block_ptr_ptrs, mask=x_block_ptr_mask)
-    y_block_ptr_i1 = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    y_block_ptr_i2 = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    y_block_ptr_ptrs = (
+    y_block_ptr = (
         y_ptr
-        + tl.cast(pid_b, tl.int64) * stride_yb
-        + tl.cast(pid_n * BLOCK_N, tl.int64) * stride_yn
-        + pid_m * BLOCK_M
-        + (
-            tl.arange(0, 1).to(tl.int64)[:, None, None] * stride_yb
-            + tl.arange(0, BLOCK_N).to(tl.int64)[None, :, None] * stride_yn
-            + tl.arange(0, BLOCK_M)[None, None, :]
-        )
+        + o_b[:, None, None] * stride_yb
+        + o_n[None, :, None] * stride_yn
+        + o_m[None, None, :]
     )
-    y_block_ptr_mask = (y_block_ptr_i1[None, :, None] < N) & (
-        y_block_ptr_i2[None, None, :] < M
+    m_m = o_m < M
+    m_n = o_n < N
+    x = tl.load(x_block_ptr, mask=m_m[None, :, None] & m_n[None, None, :])
+    tl.store(
+        y_block_ptr,
+        tl.permute(x, (0, 2, 1)),
+        mask=m_n[None, :, None] & m_m[None, None, :],
     )
-    tl.store(y_block_ptr_ptrs, tl.permute(x, (0, 2, 1)), mask=y_block_ptr_mask)
 
 
 @triton.jit
@@ -1157,16 +921,11 @@ def _attn_fwd_inner(
     for start_n in range(lo, hi, BLOCK_N):
         start_n = tl.multiple_of(start_n, BLOCK_N)
         # -- compute qk ----
-        K_ptrs = (
+        k = tl.load(
             K_base
-            + tl.cast(K_start0, tl.int64) * K_stride0
-            + tl.cast(K_off1, tl.int64) * K_stride1
-            + (
-                tl.arange(0, HEAD_DIM).to(tl.int64)[:, None] * K_stride0
-                + tl.arange(0, BLOCK_N).to(tl.int64)[None, :] * K_stride1
-            )
+            + (K_start0 + tl.arange(0, HEAD_DIM)).to(tl.int64)[:, None] * K_stride0
+            + (K_off1 + tl.arange(0, BLOCK_N)).to(tl.int64)[None, :] * K_stride1
         )
-        k = tl.load(K_ptrs)
         qk = tl.dot(q, k)
         if STAGE == 2:
             mask = offs_m[:, None] >= (start_n + offs_n[None, :])
@@ -1183,16 +942,11 @@ def _attn_fwd_inner(
         l_i = l_i * alpha + l_ij
         # -- update output accumulator --
         acc = acc * alpha[:, None]
-        V_ptrs = (
+        v = tl.load(
             V_base
-            + tl.cast(V_off0, tl.int64) * V_stride0
-            + tl.cast(V_start1, tl.int64) * V_stride1
-            + (
-                tl.arange(0, BLOCK_N).to(tl.int64)[:, None] * V_stride0
-                + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * V_stride1
-            )
+            + (V_off0 + tl.arange(0, BLOCK_N)).to(tl.int64)[:, None] * V_stride0
+            + (V_start1 + tl.arange(0, HEAD_DIM)).to(tl.int64)[None, :] * V_stride1
         )
-        v = tl.load(V_ptrs)
         acc = tl.dot(p.to(v.dtype), v, acc)
         # update m_i and l_i
         m_i = m_ij
@@ -1217,7 +971,15 @@ def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
     off_h = off_hz % H
     qvk_offset = off_z.to(tl.int64) * stride_qz + off_h.to(tl.int64) * stride_qh
 
+    o_m = (start_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
+    o_head_dim = tl.arange(0, HEAD_DIM).to(tl.int64)
     # block pointers
+    Q_block_ptr = (
+        Q + qvk_offset + o_m[:, None] * stride_qm + o_head_dim[None, :] * stride_qk
+    )
+    O_block_ptr = (
+        Out + qvk_offset + o_m[:, None] * stride_om + o_head_dim[None, :] * stride_on
+    )
     # initialize offsets
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.arange(0, BLOCK_N)
@@ -1229,16 +991,7 @@ def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
     qk_scale = sm_scale
     qk_scale *= 1.44269504  # 1/log(2)
     # load q: it will stay in SRAM throughout
-    Q_ptrs = (
-        Q
-        + qvk_offset
-        + tl.cast(start_m * BLOCK_M, tl.int64) * stride_qm
-        + (
-            tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_qm
-            + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_qk
-        )
-    )
-    q = tl.load(Q_ptrs)
+    q = tl.load(Q_block_ptr)
     # stage 1: off-band
     # For causal = True, STAGE = 3 and _attn_fwd_inner gets 1 as its STAGE
     # For causal = False, STAGE = 1, and _attn_fwd_inner gets 3 as its STAGE
@@ -1300,16 +1053,7 @@ def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
     acc = acc / l_i[:, None]
     m_ptrs = M + off_hz * N_CTX + offs_m
     tl.store(m_ptrs, m_i)
-    O_ptrs = (
-        Out
-        + qvk_offset
-        + tl.cast(start_m * BLOCK_M, tl.int64) * stride_om
-        + (
-            tl.arange(0, BLOCK_M).to(tl.int64)[:, None] * stride_om
-            + tl.arange(0, HEAD_DIM).to(tl.int64)[None, :] * stride_on
-        )
-    )
-    tl.store(O_ptrs, acc.to(Out.type.element_ty))
+    tl.store(O_block_ptr, acc.to(Out.type.element_ty))
 
 
 @triton.jit
@@ -1332,36 +1076,26 @@ def _dot_tile(
     b_block_block0: tl.constexpr,
     b_block_block1: tl.constexpr,
 ):
-    a_block_rows = a_block_start0 + tl.arange(0, a_block_block0)
-    a_block_cols = a_block_start1 + tl.arange(0, a_block_block1)
-    a_block_ptrs = (
+    o_a_block_block0 = (a_block_start0 + tl.arange(0, a_block_block0)).to(tl.int64)
+    o_a_block_block1 = a_block_start1 + tl.arange(0, a_block_block1)
+    a = tl.load(
         a_block_base
-        + tl.cast(a_block_start0, tl.int64) * a_block_stride0
-        + a_block_start1
-        + (
-            tl.arange(0, a_block_block0).to(tl.int64)[:, None] * a_block_stride0
-            + tl.arange(0, a_block_block1)[None, :]
-        )
+        + o_a_block_block0[:, None] * a_block_stride0
+        + o_a_block_block1[None, :],
+        mask=(o_a_block_block0 < a_block_shape0)[:, None]
+        & (o_a_block_block1 < a_block_shape1)[None, :],
+        other=0.0,
     )
-    a_block_mask = (a_block_rows[:, None] < a_block_shape0) & (
-        a_block_cols[None, :] < a_block_shape1
-    )
-    a = tl.load(a_block_ptrs, mask=a_block_mask, other=0.0)
-    b_block_rows = b_block_start0 + tl.arange(0, b_block_block0)
-    b_block_cols = b_block_start1 + tl.arange(0, b_block_block1)
-    b_block_ptrs = (
+    o_b_block_block0 = (b_block_start0 + tl.arange(0, b_block_block0)).to(tl.int64)
+    o_b_block_block1 = b_block_start1 + tl.arange(0, b_block_block1)
+    b = tl.load(
         b_block_base
-        + tl.cast(b_block_start0, tl.int64) * b_block_stride0
-        + b_block_start1
-        + (
-            tl.arange(0, b_block_block0).to(tl.int64)[:, None] * b_block_stride0
-            + tl.arange(0, b_block_block1)[None, :]
-        )
+        + o_b_block_block0[:, None] * b_block_stride0
+        + o_b_block_block1[None, :],
+        mask=(o_b_block_block0 < b_block_shape0)[:, None]
+        & (o_b_block_block1 < b_block_shape1)[None, :],
+        other=0.0,
     )
-    b_block_mask = (b_block_rows[:, None] < b_block_shape0) & (
-        b_block_cols[None, :] < b_block_shape1
-    )
-    b = tl.load(b_block_ptrs, mask=b_block_mask, other=0.0)
     return tl.dot(a, b, acc)
 
 
@@ -1395,16 +1129,9 @@ def gemm_helper(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
         )
         a_off1 += BK
         b_off0 += BK
-    c_rows = pid_m * BM + tl.arange(0, BM)
-    c_cols = pid_n * BN + tl.arange(0, BN)
-    c_ptrs = (
-        c_ptr
-        + tl.cast(pid_m * BM, tl.int64) * stride_cm
-        + pid_n * BN
-        + (
-            tl.arange(0, BM).to(tl.int64)[:, None] * stride_cm
-            + tl.arange(0, BN)[None, :]
-        )
+    o_m = (pid_m * BM + tl.arange(0, BM)).to(tl.int64)
+    o_n = pid_n * BN + tl.arange(0, BN)
+    c = c_ptr + o_m[:, None] * stride_cm + o_n[None, :]
+    tl.store(
+        c, acc.to(c.dtype.element_ty), mask=(o_m < M)[:, None] & (o_n < N)[None, :]
     )
-    c_mask = (c_rows[:, None] < M) & (c_cols[None, :] < N)
-    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)

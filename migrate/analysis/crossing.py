@@ -104,8 +104,11 @@ class Crossing:
         if built is not None:
             self.entry_edits.append(built)
         if isinstance(value, BlockPtr):  # the offsets are what every caller proved about them
-            value = replace(value, dims=tuple(replace(dim, aligned=a, nonnegative=n) for dim, a, n in
-                                              zip(value.dims, interface.aligned, interface.nonnegative)))
+            # The parts are not a block pointer the source created here: a caller may pass `None` for them
+            # (`p = None` on its other paths), so no pointers are computed on entry, only at each access.
+            value = replace(value, pointers=False, dims=tuple(replace(dim, aligned=a, nonnegative=n) for dim, a, n
+                                                              in zip(value.dims, interface.aligned,
+                                                                     interface.nonnegative)))
         state[name] = value
 
     def recreation(self, name: str, interface: SiteFacts) -> cst.Call:

@@ -334,12 +334,11 @@ class FunctionAnalysis(Sites, Results, Crossing):
             self.knowledge.union(creations)
         # Different orders (`(1, 0)` on one path, `(0, 1)` on the other) merge where the value is used
         # (`settle`): only masked pointers can follow such a value, and a dead one should cost nothing.
+        # Offsets the paths disagree on are materialized where the value is used (use_dim): a value met at a
+        # loop's head and created again before every use (fla's `p_dA`, in two loops) needs no variable.
         dims = tuple(join_dims(x, y) for x, y in zip(a.dims, b.dims))
-        for d, dim in enumerate(dims):
-            if dim.expr is None and alike:
-                self.mark(dim.defs, d)
         return BlockPtr(creations, a.stem, dims, a.desc_stale or b.desc_stale, a.args_free | b.args_free,
-                        a.args_stale or b.args_stale)
+                        a.args_stale or b.args_stale, a.pointers and b.pointers)
 
     def join_placeholder(self, name: str, pointer: BlockPtr, placeholder: Placeholder) -> Value:
         if pointer.stem != self.namer.stem(name):

@@ -119,7 +119,7 @@ class FunctionFacts:
 
     def assigned_in(self, loop: cst.CSTNode) -> frozenset[str]:
         """The names a loop (its body, target and else) assigns."""
-        return _remembered(self._loop_assignments, loop, _assigned_names)
+        return _remembered(self._loop_assignments, loop, assigned_names)
 
     def assigned(self, name: str) -> bool:
         return name in self.assignments
@@ -244,7 +244,7 @@ def free_names(expr: cst.CSTNode) -> frozenset[str]:
     return frozenset(finder.names)
 
 
-def _assigned_names(body: cst.CSTNode) -> frozenset[str]:
+def assigned_names(body: cst.CSTNode) -> frozenset[str]:
     collector = AssignmentCollector()
     walk(collector, body)
     return frozenset(collector.assignments)

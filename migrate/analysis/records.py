@@ -62,6 +62,8 @@ class Knowledge:
     requirements: dict = field(default_factory=dict)  # creation id -> run-time conditions of its descriptors
     merged: dict = field(default_factory=dict)  # creation id -> {(kind, dim): its part}, for `p_base = ...`
     guarded: set = field(default_factory=set)  # creation ids whose descriptors are chosen at launch (TTD009)
+    named: set = field(default_factory=set)  # creation ids whose name holds their pointers for some access
+    creation_masks: dict = field(default_factory=dict)  # creation id -> the dimensions its own mask checks
     # creation id -> when the analysis first met it. Ids are addresses, whose order is the allocator's:
     # "the first of these creations" must mean the first in the source, whichever parser built the tree.
     order: dict = field(default_factory=dict)

@@ -10,6 +10,7 @@ import libcst as cst
 from triton_migrate.rules import (
     ttd001_descriptor,
     ttd002_advance,
+    ttd006_masked_pointers,
     ttd007_compat,
     ttd008_helper_parts,
     ttd009_launch_guard,
@@ -72,6 +73,25 @@ class Results:
         a device-side descriptor for nothing."""
         recorded = set().union(*(self.knowledge.forms.get(m, set()) for c in creations for m in self.class_of(c)))
         return bool(recorded & {"descriptor", "compat"})
+
+    def reads_pointers(self, creations) -> bool:
+        """Whether some masked access reads these block pointers' pointers from the name that holds them, so
+        that their creations and advances assign them (sites.pointer_builder)."""
+        return any(m in self.knowledge.named for c in creations for m in self.class_of(c))
+
+    def creation_pointers(self, creation: Creation) -> cst.BaseExpression:
+        """`q + o_t[:, None] * (H*K) + o_k[None, :]`: the addresses of the block where it is created."""
+        axes = [ttd006_masked_pointers.Axis(self.language, offset, block, along=shape)
+                for offset, block, shape in zip(creation.offsets, creation.block, creation.shape)]
+        return ttd006_masked_pointers.addresses(creation.base, creation.strides, axes, self.namer.placeholder)
+
+    def creation_mask(self, creation: Creation, checked: frozenset[int]) -> cst.BaseExpression:
+        """`m_v[:, None] & m_k[None, :]`: where the block lies inside its shape, as created (sites.masks_at_creation)."""
+        bounds = {d: ttd006_masked_pointers.Bound(
+            ttd006_masked_pointers.Axis(self.language, creation.offsets[d], creation.block[d], along=creation.shape[d]),
+            creation.shape[d],
+            not self.facts.is_nonnegative(creation.offsets[d])) for d in checked}
+        return ttd006_masked_pointers.mask(bounds, len(creation.block), self.namer.placeholder)
 
     def is_guarded(self, creations) -> bool:
         """Whether these block pointers' descriptors are chosen at launch (TTD009), masked pointers otherwise."""
@@ -144,6 +164,11 @@ class Results:
             var = self.namer.offset(creation.target, d)
             if (id(creation.call), d) in self.knowledge.materialize and canonical_code(expr) != var:
                 parts.append(ttd002_advance.assign(var, expr))
+        if self.reads_pointers({id(creation.call)}):
+            parts.append(ttd002_advance.assign(creation.target, self.creation_pointers(creation)))
+        checked = self.knowledge.creation_masks.get(id(creation.call))
+        if checked is not None:
+            parts.append(ttd002_advance.assign(self.namer.mask(creation.target), self.creation_mask(creation, checked)))
         if creation.condition is not None:
             parts = [_conditional(statement, creation.condition, creation.call) for statement in parts]
         return statements + parts

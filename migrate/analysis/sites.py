@@ -58,7 +58,7 @@ class Sites:
                      for d, expr in enumerate(creation.offsets))
         self.stmt_edits[id(node)] = (frozenset({id(call)}), lambda: self.creation_statements(node, creation))
         args_free = frozenset().union(*map(self.facts.free_names, [creation.base] + creation.shape + creation.strides))
-        return BlockPtr(frozenset({id(call)}), stem, dims, args_free=args_free)
+        return BlockPtr(frozenset({id(call)}), stem, dims, args_free=args_free, pointers=True)
 
     def create_conditional(self, node, name: str, value: cst.IfExp, state: State) -> Value:
         """`p = tl.make_block_ptr(...) if FLAG else None` (`conditional_creation`): a creation on one path and
@@ -83,6 +83,7 @@ class Sites:
         name = self.inline_names.get(id(call)) or \
             self.inline_names.setdefault(id(call), self.namer.inline(self.inline_name(call)))
         value = self.create(call, name, call, state)
+        value = replace(value, pointers=False) if isinstance(value, BlockPtr) else value  # no name holds them
         self.creations[id(call)].inline = True
         owners, builder = self.stmt_edits.pop(id(call))
         self.line_edits.setdefault(id(self.line), {})[(name, "creation")] = (id(call), owners, builder)
@@ -180,8 +181,26 @@ class Sites:
             new, statement = self.advance_dim(id(node), name, base_name, d, dim, delta, source, state)
             dims.append(new)
             statements.extend(statement)
-        self.stmt_edits[id(node)] = (source.creations, lambda: statements)
+        moved = self.moved_pointers(name, base_name, source, deltas)
+        self.stmt_edits[id(node)] = (source.creations, lambda: statements + moved())
         return replace(source, dims=tuple(dims))
+
+    def moved_pointers(self, name: str, base_name: str, source: BlockPtr, deltas: list) -> Callable[[], list]:
+        """`p += BK` (`q = p + BK`): the pointers that `name` holds, moved as its block pointer advances, where
+        some access reads them (the masked-pointer form)."""
+        if not source.pointers:
+            return list
+        strides = self.merged_parts(source, kinds=("stride",))[2]
+
+        def statements() -> list:
+            step = ttd006_masked_pointers.step(self.language, deltas, strides)
+            if not self.reads_pointers(source.creations) or (step is None and name == base_name):
+                return []
+            if name == base_name:
+                return [ttd002_advance.increment(name, step)]
+            moved = cst.Name(base_name) if step is None else ttd002_advance.plus(cst.Name(base_name), step)
+            return [ttd002_advance.assign(name, moved)]
+        return statements
 
     @staticmethod
     def untracked_advance(call: cst.Call, state: State) -> Value:
@@ -288,6 +307,9 @@ class Sites:
                 self.unguardable(value, fallback=False) is None:
             self.knowledge.guarded.update(value.creations)  # the shim's descriptors only where the launch allows
         self.record_form(value, form, obstacles)
+        if form == "pointer" and self.masks_at_creation(call, bound, value, deltas):
+            self.expr_edits[id(call)] = (value.creations, self.creation_mask_builder(call, member, bound, value))
+            return
         offsets = self.offsets(value, deltas)
         if offsets is not None and form == "compat":
             self.handle_access(call, member, bound, value, offsets, self.compat_builder(member, value, offsets,
@@ -314,17 +336,6 @@ class Sites:
         access being analysed: re-created in each iteration, rather than moved from one to the next."""
         loops = sum(isinstance(o, Loop) for o in self.owners)
         return loops > 0 and any(self.creations_by_id(c).loops >= loops for c in value.creations)
-
-    def corner_addresses(self, value: BlockPtr) -> bool:
-        """Addresses as the block's corner plus the offsets inside it (policy.py); by default, not for a
-        block pointer re-created in each iteration of the loop that accesses it: the compiler hoists the
-        offsets inside the block out of that loop, where they hold registers all through it, and
-        coordinates measured faster on most such kernels (H100, benchmarks/RESULTS.md: fla's
-        `chunk_fwd_kernel_h` at K=100 0.96x -> 1.12x, the suite's `gated_chunks` 1.03x -> 1.11x; not fla's
-        `prepare_wy_repr_bwd`, whose same-shaped block pointers share one hoisted tile: tune's `+corner`)."""
-        if self.policy.addresses != "auto":
-            return self.policy.addresses == "corner"
-        return not self.created_in_this_loop(value)
 
     def note_pointers(self, value: BlockPtr, why: str) -> None:
         for creation in value.creations:
@@ -476,6 +487,42 @@ class Sites:
         self.expr_edits[id(call)] = (value.creations, self.pointer_builder(call, member, bound, value, offsets,
                                                                            deltas))
 
+    def masks_at_creation(self, call, bound, value: BlockPtr, deltas) -> bool:
+        """Whether block pointers merged from creations that differ in what the mask reads (fla's `if
+        STATE_V_FIRST:` creating `p_h` over `(V, K)` or `(K, V)`) are masked where they are created: each
+        creation assigns its mask next to its pointers (`p_h_mask = m_v[:, None] & m_k[None, :]`), as a
+        careful person writes it, instead of every part it differs in. Only where the access reads the
+        pointers the name holds, unmoved since they were created, and every access checks the same
+        dimensions."""
+        variants = self.check_variants(bound, len(value.dims))
+        if not value.pointers or deltas is not None or len(variants) != 1 or len(value.creations) < 2 or \
+                any(d.stale or not d.defs <= value.creations for d in value.dims):
+            return False
+        checked = frozenset(variants[0][1])
+        creations = [self.creations_by_id(c) for c in self.knowledge.in_order(value.creations)]
+        differs = {d for d in checked if len({tuple(map(self.facts.canonical_code, (c.offsets[d], c.block[d],
+                                                                                        c.shape[d])))
+                                                  for c in creations}) > 1}
+        masks = self.knowledge.creation_masks
+        if not differs or any(masks.get(c, checked) != checked for c in value.creations):
+            return False
+        masks.update(dict.fromkeys(value.creations, checked))
+        self.knowledge.named.update(value.creations)
+        return True
+
+    def creation_mask_builder(self, call, member, bound, value: BlockPtr) -> Builder:
+        padding = self.padding(bound)
+        name = cst.Name(self.namer.mask(self.creation_of(value).target))
+        pointer = bound["pointer"].value
+
+        def build(updated: cst.Call):
+            again = bind(updated, member)
+            kept = [keyword(k, again[k].value) for k in HINTS if k in again]
+            if member == "load":
+                return ttd006_masked_pointers.load(self.language, pointer, name, padding, kept)
+            return ttd006_masked_pointers.store(self.language, pointer, name, again["value"].value, kept)
+        return build
+
     @staticmethod
     def pointer_problem(value: BlockPtr) -> Optional[str]:
         """Why the masked-pointer form cannot follow this block pointer to the access, or None."""
@@ -483,13 +530,15 @@ class Sites:
             return "the masked-pointer form needs the base, shape and strides unchanged at the access"
         return None
 
-    def merged_parts(self, value: BlockPtr, checked: Optional[set[int]] = None) -> tuple:
+    def merged_parts(self, value: BlockPtr, checked: Optional[set[int]] = None,
+                     kinds: tuple[str, ...] = ("base", "shape", "stride", "range")) -> tuple:
         """(base, shape, strides, blocks, ranged dimensions) at an access: a part that differs between the
         creations merged here (an `if`/`else` creating from two tensors) lives in a variable each creation
         assigns (`p_base`). A block size that differs (an `if HEAD_FIRST:` choosing `(BT, BK)` or `(BK, BT)`,
         which Triton resolves at compile time) does as its range, `p_range0 = tl.arange(0, BT)`: a tensor,
-        since Triton refuses a constexpr assigned again in a loop. A masked access reads the shape only of
-        the `checked` dimensions (None: all of them); the others get no variable, which nothing would read."""
+        since Triton refuses a constexpr assigned again in a loop. Only the parts of `kinds` get variables (an
+        access through the pointers its name holds reads no base or stride), and of the shape only those of
+        the `checked` dimensions (None: all of them)."""
         creations = [self.creations_by_id(c) for c in self.knowledge.in_order(value.creations)]
         first = creations[0]
         rank = len(first.block)
@@ -499,7 +548,7 @@ class Sites:
                   for d in range(rank)]
         merged, ranged = [], set()
         for kind, d, exprs in parts:
-            unread = kind == "shape" and checked is not None and d not in checked
+            unread = kind not in kinds or kind == "shape" and checked is not None and d not in checked
             if unread or len({self.facts.canonical_code(e) for e in exprs}) == 1:
                 merged.append(exprs[0])
                 continue
@@ -513,57 +562,48 @@ class Sites:
             frozenset(ranged)
 
     def pointer_builder(self, call, member, bound, value: BlockPtr, offsets, deltas) -> Builder:
-        """The masked access; for `boundary_check=A if FLAG else B` one access per variant, in a conditional
-        expression on the same test (a constexpr: Triton takes the check only at compile time, and resolves
-        such an expression then too), each with its own inline mask."""
+        """The masked access: through the pointers the block pointer's name holds where every definition
+        reaching here assigned them (`tl.load(p_q, mask=...)`), else from its parts and offsets; for
+        `boundary_check=A if FLAG else B` one access per variant, in a conditional expression on the same
+        test (a constexpr: Triton takes the check only at compile time, and resolves such an expression then
+        too), each with its own mask."""
         variants = self.check_variants(bound, len(offsets))
         checked_by_any = set().union(*(dims for _, dims in variants))
-        base, shape, strides, blocks, ranged = self.merged_parts(value, checked_by_any)
-        proven = self.proven_offsets(value, deltas)
-        tiles = [ttd006_masked_pointers.Tile(self.language, base, shape, strides, blocks, offsets, checked,
-                                             [p["nonnegative"] for p in proven], self.corner_addresses(value),
-                                             ranged) for _, checked in variants]
-        pointers = [self.masked_pointers(value, tile, call, shared=len(tiles) == 1) for tile in tiles]
+        pointer = bound["pointer"].value
+        held = pointer.args[0].value if deltas is not None else pointer  # `tl.advance(p, ...)` moves `p`'s
+        named = value.pointers and isinstance(held, cst.Name)
+        kinds = ("shape", "range", "stride") if named else ("base", "shape", "stride", "range")
+        base, shape, strides, blocks, ranged = self.merged_parts(value, checked_by_any, kinds)
+        if named:
+            self.knowledge.named.update(value.creations)
+        axes = [ttd006_masked_pointers.Axis(self.language, offset, block, d in ranged, shape[d])
+                for d, (offset, block) in enumerate(zip(offsets, blocks))]
+        lower = [not p["nonnegative"] for p in self.proven_offsets(value, deltas)]
         padding = self.padding(bound)
+
+        def pointers() -> cst.BaseExpression:
+            if not named:
+                return ttd006_masked_pointers.addresses(base, strides, axes, self.namer.placeholder)
+            step = ttd006_masked_pointers.step(self.language, deltas, strides) if deltas is not None else None
+            return held if step is None else ttd002_advance.plus(held, step)
+
+        def mask(checked: set[int]):
+            bounds = {d: ttd006_masked_pointers.Bound(axes[d], shape[d], lower[d]) for d in checked}
+            return ttd006_masked_pointers.mask(bounds, len(axes), self.namer.placeholder)
 
         def build(updated: cst.Call):
             again = bind(updated, member)
             kept = [keyword(k, again[k].value) for k in HINTS if k in again]
-            accesses = []
-            for tile, tile_pointers in zip(tiles, pointers):
-                ptrs, condition = tile_pointers()
-                accesses.append(ttd006_masked_pointers.load(tile, ptrs, condition, padding, kept) if member == "load"
-                                else ttd006_masked_pointers.store(tile, ptrs, condition, again["value"].value, kept))
+            ptrs = pointers()
+            accesses = [ttd006_masked_pointers.load(self.language, ptrs, mask(checked), padding, kept)
+                        if member == "load" else
+                        ttd006_masked_pointers.store(self.language, ptrs, mask(checked), again["value"].value, kept)
+                        for _, checked in variants]
             if len(accesses) == 1:
                 return accesses[0]
             return cst.IfExp(variants[0][0], accesses[0], accesses[1])
 
         return build
-
-    def masked_pointers(self, value: BlockPtr, tile, call: cst.Call, shared: bool = True) -> Callable[[], tuple]:
-        """A builder of (pointers, mask): temporaries assigned on the lines before the access where possible
-        (a careful human's `x_rows`, `x_cols`, `x_ptrs`, `x_mask`), inline expressions otherwise (also where
-        the access is not `shared`, one of several variants). A line holds the temporaries of one access per
-        block pointer; loop passes over the same access keep them. Which it is is decided now; the
-        expressions are built only for a rewrite (a check never asks)."""
-        masked = ttd006_masked_pointers
-        slots = self.line_edits.setdefault(id(self.line), {}) if self.line is not None and shared else None
-        if slots is None or slots.get(value.stem, (id(call),))[0] != id(call):
-            return lambda: masked.pointers_and_mask(tile, masked.coordinates(tile))
-        rank, has_mask = len(tile.block), bool(tile.checked)
-        *axes, ptrs_name, mask_name = masked.temporary_names(value.stem, rank)
-        # Coordinates the corner form needs only for the mask; the other form, for every address too.
-        kept = [d for d in range(rank) if d in tile.checked or not tile.corner]
-        names = [axes[d] for d in kept] + [ptrs_name] + ([mask_name] if has_mask else [])
-
-        def assignments() -> list:
-            coords = masked.coordinates(tile)
-            named = [cst.Name(axes[d]) if d in kept else coords[d] for d in range(rank)]
-            values = [coords[d] for d in kept] + [v for v in masked.pointers_and_mask(tile, named) if v is not None]
-            return [ttd002_advance.assign(n, v) for n, v in zip(names, values)]
-
-        slots[value.stem] = (id(call), value.creations, assignments)
-        return lambda: (cst.Name(ptrs_name), cst.Name(mask_name) if has_mask else None)
 
     def untracked_access(self, call, member, bound, state) -> None:
         pointer = bound["pointer"].value
@@ -657,10 +697,14 @@ class Sites:
         if not isinstance(value, BlockPtr):
             return False
         self.settle(value)
-        self.expr_edits[id(node)] = (value.creations, lambda updated: self.element_type(value))
+        self.expr_edits[id(node)] = (value.creations, lambda updated: self.element_type(value, updated))
         return True
 
-    def element_type(self, value: BlockPtr) -> cst.BaseExpression:
+    def element_type(self, value: BlockPtr, query: cst.BaseExpression) -> cst.BaseExpression:
+        """`p.dtype.element_ty` as it is where `p` holds its pointers (it means the same of them), else the
+        descriptor's dtype or the base's element type."""
+        if value.pointers and self.reads_pointers(value.creations):
+            return query
         if "descriptor" in self.forms(value.creations) and not self.is_guarded(value.creations):
             return ttd004_dtype_query.dtype_of(self.descriptor_name(value, "zero"))
         return ttd006_masked_pointers.element_type(self.creation_of(value).base)

@@ -74,10 +74,13 @@ class BlockPtr:
     desc_stale: bool = False  # its descriptor name was re-created while this value was live
     args_free: frozenset[str] = frozenset()  # names read by base, shape and strides (masked-pointer form)
     args_stale: bool = False  # one of them was reassigned since the creation
+    # The name that holds this value also holds its masked-pointer form's pointers: every definition that
+    # reaches here (a creation, an advance of such a value) assigns them to it.
+    pointers: bool = False
 
     def key(self) -> tuple:
         return ("bp", self.creations, self.stem, tuple(d.key() for d in self.dims), self.desc_stale,
-                self.args_stale)
+                self.args_stale, self.pointers)
 
     def invalidate(self, name: str) -> "BlockPtr":
         if name not in self.args_free and all(name not in d.free for d in self.dims):

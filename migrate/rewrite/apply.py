@@ -8,10 +8,12 @@ from typing import Callable
 import libcst as cst
 
 from triton_migrate.analysis.dataflow import FunctionAnalysis
+from triton_migrate.analysis.naming import Namer
 from triton_migrate.analysis.walk import children
 
 from .blocks import HOLDER, filled, lost_comments, paths_to, removed
 from .dead_code import drop_dead_code
+from .offsets import share
 
 
 class Edits:
@@ -80,9 +82,10 @@ class _Expressions(cst.CSTTransformer):
 
 
 class Rewriter(_Expressions):
-    def __init__(self, edits: Edits, member_of) -> None:
+    def __init__(self, edits: Edits, member_of, namer: Namer) -> None:
         super().__init__(edits)
         self.member_of = member_of  # the module's TritonNames.member: which calls dead code may drop
+        self.namer = namer  # its placeholders: the offsets and bounds of masked pointers (offsets.py)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         # libcst rebuilds every node a transformer enters: only the paths down to edited nodes are entered
@@ -133,7 +136,10 @@ class Rewriter(_Expressions):
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         build = self.edits.functions.get(id(original))
         updated = build(updated) if build is not None else updated
-        return drop_dead_code(original, updated, self.member_of) if isinstance(updated, cst.FunctionDef) else updated
+        if not isinstance(updated, cst.FunctionDef):
+            return updated
+        updated = share(updated, self.namer.placeholders, self.namer.taken, self.member_of)
+        return drop_dead_code(original, updated, self.member_of)
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
         return filled(updated)

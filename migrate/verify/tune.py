@@ -1,7 +1,7 @@
 """`migrate tune`: measure every kernel's candidate migrations on this machine's GPU and keep, per kernel, the
 fastest one whose outputs are bit-identical to the original.
 
-    migrate tune [PATHS]... [--candidates auto,pointer,auto+corner,auto+coords,pointer+coords] [--out FILE] -- COMMAND
+    migrate tune [PATHS]... [--candidates auto,pointer] [--out FILE] -- COMMAND
 
 COMMAND runs once on the original tree (the reference, on a Triton that still has block pointers) and once on
 a migrated copy per candidate form, recorded launch by launch as `migrate verify` does. A kernel's speed is
@@ -24,7 +24,7 @@ import click
 
 from triton_migrate.policy import KERNEL_TARGETS, Policy
 
-DEFAULT_CANDIDATES = ("auto", "pointer", "auto+corner", "auto+coords", "pointer+coords")
+DEFAULT_CANDIDATES = ("auto", "pointer")
 # The recorder's run-to-run noise: the candidates run one after another, minutes apart, and a kernel's times
 # move by a few per cent between runs. A candidate replaces the first identical one only if it is faster
 # by more than this.
@@ -156,7 +156,7 @@ def register(command: click.Group, common, session, record, verdict_of) -> None:
             runs = {}
             for candidate in wanted:
                 tree = make_migrated_copy(root, [Path(p) for p in paths] or [root], work / f"tree-{candidate}", {},
-                                          Policy().for_kernel_target(candidate))
+                                          Policy(target=candidate))
                 run = record(user_command, tree.root, work / f"{candidate}.tmv", config, work, options, original)
                 runs[candidate] = verdict_of([original, run], options).kernels
             choices = choose(runs, margin, floor)

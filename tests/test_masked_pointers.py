@@ -1,0 +1,147 @@
+"""The masked-pointer form as a maintainer writes it (issue 27, item 1): a block pointer becomes the pointers
+its name holds, one offset vector and one bound per tile axis are shared by the accesses that can read them,
+a lower bound only where the offset may be negative, int64 once per axis. Every fixture runs this form bit
+for bit (test_fixtures.py, `shared_offsets` among them); these tests pin down its shape."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from triton_migrate.engine import migrate_source
+from triton_migrate.policy import Policy
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+POINTER = Policy(target="pointer", line_length=120)
+
+HEADER = "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+
+
+def migrated(body: str, policy: Policy = POINTER) -> str:
+    return migrate_source(HEADER + body, policy=policy).new_source
+
+
+def lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines()]
+
+
+def test_each_axis_has_one_offset_vector_and_one_bound_shared_by_the_accesses():
+    text = migrated((FIXTURES / "shared_offsets" / "before.py").read_text().split("@triton.jit\n", 1)[1])
+    assert text.count("tl.arange(0, BT)") == 1 and text.count("tl.arange(0, BK)") == 1
+    assert lines(text).count("m_t = (o_t >= 0) & (o_t < T)") == 1
+    # the block pointers keep their names; no temporaries per access
+    assert "p_q = q + i_h * K + o_t[:, None] * (H * K) + o_k[None, :]" in lines(text)
+    assert "p_g = g + i_h + o_t * H" in lines(text)
+    assert not re.search(r"_(rows|cols|ptrs|idx)\b", text)
+    assert "b_q = tl.load(p_q, mask=m_t[:, None] & m_k[None, :])" in lines(text)
+
+
+def test_the_row_offsets_move_out_of_the_loop_that_does_not_change_them():
+    text = migrated((FIXTURES / "shared_offsets" / "before.py").read_text().split("@triton.jit\n", 1)[1])
+    found = lines(text)
+    assert found.index("o_t = (i_t * BT + tl.arange(0, BT)).to(tl.int64)") < found.index(
+        "for i_k in range(tl.cdiv(K, BK)):") < found.index("o_k = (i_k * BK + tl.arange(0, BK)).to(tl.int64)")
+
+
+def test_a_lower_bound_only_where_the_offset_may_be_negative():
+    source = '''def k(x, y, n, chunk, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    p = tl.make_block_ptr(x, (n,), (1,), (pid * BLOCK,), (BLOCK,), (0,))
+    v = tl.load(p, boundary_check=(0,))
+    start = tl.load(chunk + pid)
+    q = tl.make_block_ptr(y, (n,), (1,), (start,), (BLOCK,), (0,))
+    tl.store(q, v, boundary_check=(0,))
+'''
+    text = migrated(source)
+    assert "v = tl.load(p, mask=o_block < n)" in lines(text)
+    assert "tl.store(q, v, mask=(o_block2 >= 0) & (o_block2 < n))" in lines(text)
+
+
+def test_int64_once_per_axis_that_a_stride_scales():
+    source = '''def k(x, y, M, N, stride_m, BM: tl.constexpr, BN: tl.constexpr):
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    p = tl.make_block_ptr(x, (M, N), (stride_m, 1), (pid_m * BM, pid_n * BN), (BM, BN), (1, 0))
+    q = tl.make_block_ptr(y, (M, N), (stride_m, 1), (pid_m * BM, pid_n * BN), (BM, BN), (1, 0))
+    tl.store(q, tl.load(p, boundary_check=(0, 1)), boundary_check=(0, 1))
+'''
+    text = migrated(source)
+    assert text.count("tl.int64") == 1  # the rows, scaled by stride_m; the columns have a unit stride
+    assert "o_m = (pid_m * BM + tl.arange(0, BM)).to(tl.int64)" in lines(text)
+
+
+def test_an_offset_used_in_one_branch_stays_in_it_and_a_bound_read_once_is_inline():
+    source = '''def k(x, y, n, FLAG: tl.constexpr, B: tl.constexpr):
+    pid = tl.program_id(0)
+    if FLAG:
+        p = tl.make_block_ptr(x, (n,), (1,), (pid * B,), (B,), (0,))
+        tl.store(p, tl.zeros([B], dtype=tl.float32), boundary_check=(0,))
+    q = tl.make_block_ptr(y, (n, 4), (4, 1), (0, pid), (B, 1), (1, 0))
+    tl.store(q, tl.zeros([B, 1], dtype=tl.float32), boundary_check=(1,))
+'''
+    found = lines(migrated(source))
+    # the branch may be dropped at compile time: what only it reads is defined in it
+    assert found[found.index("if FLAG:") + 1] == "o_b = pid * B + tl.arange(0, B)"
+    assert "tl.store(q, tl.zeros([B, 1], dtype=tl.float32), mask=(o_1 < 4)[None, :])" in found
+
+
+def test_a_moving_block_pointer_moves_its_pointers():
+    text = (FIXTURES / "gemm_loop_advance" / "after.py").read_text()
+    assert "a_bp += tl.cast(BLOCK_K, tl.int64) * stride_ak" in lines(text)
+    assert "b_bp += tl.cast(BLOCK_K, tl.int64) * stride_bk" in lines(text)
+    source = '''def k(x, n, B: tl.constexpr):
+    p = tl.make_block_ptr(x, (n,), (1,), (0,), (B,), (0,))
+    acc = tl.zeros([B], dtype=tl.float32)
+    for i in range(0, n, B):
+        acc += tl.load(p, boundary_check=(0,))
+        p = tl.advance(p, (B,))
+    tl.store(x + tl.arange(0, B), acc)
+'''
+    assert "p += B" in lines(migrated(source))  # along the unit stride: no widening
+
+
+def test_block_pointers_merged_from_branches_are_masked_where_created():
+    text = (FIXTURES / "shared_offsets" / "after.py").read_text()
+    assert "m_h = m_v[:, None] & m_k[None, :]" in lines(text)
+    assert "m_h = m_k[:, None] & m_v[None, :]" in lines(text)
+    assert "b_h = tl.load(p_h, mask=m_h)" in lines(text)
+    assert "_shape0" not in text and "_range0" not in text
+
+
+def test_a_type_query_reads_the_pointers_the_name_holds():
+    text = (FIXTURES / "shared_offsets" / "after.py").read_text()
+    assert "(b_o * b_g[:, None]).to(p_o.dtype.element_ty)," in lines(text)
+
+
+def test_a_column_of_one_element_adds_nothing():
+    source = '''def k(d, T, H, BT: tl.constexpr):
+    i_t = tl.program_id(0)
+    p = tl.make_block_ptr(d, (T, 1), (H, 1), (i_t * BT, 0), (BT, 1), (1, 0))
+    tl.store(p, tl.zeros([BT, 1], dtype=tl.float32), boundary_check=(0, 1))
+'''
+    found = lines(migrated(source))
+    assert "p = d + o_t[:, None] * H" in found
+    assert "tl.store(p, tl.zeros([BT, 1], dtype=tl.float32), mask=(o_t < T)[:, None])" in found
+
+
+def test_generated_names_leave_the_users_alone():
+    source = '''def k(x, y, T, BT: tl.constexpr):
+    i_t = tl.program_id(0)
+    p = tl.make_block_ptr(x, (T,), (1,), (i_t * BT,), (BT,), (0,))
+    v = tl.load(p, boundary_check=(0,))
+    o_t = i_t * BT + tl.arange(0, BT)
+    m_t = o_t < T
+    tl.store(y + o_t, v, mask=m_t)
+'''
+    text = migrated(source)
+    assert "o_t = i_t * BT + tl.arange(0, BT)" in lines(text) and "m_t = o_t < T" in lines(text)
+    assert "v = tl.load(p, mask=o_t2 < T)" in lines(text)  # the user's o_t is assigned after this read
+
+
+def test_statements_the_rewrite_does_not_touch_keep_their_text():
+    long = "    w = tl.load(x + tl.arange(0, BT) * 2 + tl.arange(0, BT) * 3 + tl.arange(0, BT) * 5 + tl.arange(0, BT))\n"
+    source = f'''def k(x, y, T, BT: tl.constexpr):
+    i_t = tl.program_id(0)
+{long}    p = tl.make_block_ptr(y, (T,), (1,), (i_t * BT,), (BT,), (0,))
+    tl.store(p, w, boundary_check=(0,))
+'''
+    assert long in migrated(source, Policy(target="pointer", line_length=88))
