@@ -132,7 +132,7 @@ def iteration(tree: Tree, timing: Timing, rng: random.Random, stats: Stats) -> N
 def finish(tree: Tree, stats: Stats) -> None:
     """An uninterrupted run completes the migration and clears every temporary file."""
     process = tree.start()
-    process.wait(timeout=120)
+    process.wait(timeout=300)
     new, problems = tree.state()
     stats.problems += problems
     if new != len(tree.versions) - 2:
