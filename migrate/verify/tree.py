@@ -134,7 +134,9 @@ def _shown(source: str | None, root: Path) -> str | None:
 
 
 def _relative(path: str, root: Path) -> str:
-    return os.path.relpath(os.path.abspath(path), root)
+    """`path` relative to `root` (resolved), through whatever symbolic links lead to its directory."""
+    directory, name = os.path.split(os.path.abspath(path))
+    return os.path.relpath(os.path.join(os.path.realpath(directory), name), root)
 
 
 def _put(target: Path, data: bytes) -> None:
