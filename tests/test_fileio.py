@@ -6,6 +6,7 @@ import tempfile
 
 import pytest
 
+from triton_migrate.frontend import fileio
 from triton_migrate.frontend.fileio import FileError, atomic_write, check_parses, decode, encode, read_bytes
 
 
@@ -205,9 +206,12 @@ def _contend(path, barrier, results, index):
         results[index] = 0
 
 
-def test_concurrent_writers_never_lose_an_update(tmp_path):
+def test_concurrent_writers_never_lose_an_update(tmp_path, monkeypatch):
     import multiprocessing
 
+    # The lock is waited for as long as it takes (the forked writers inherit this): after LOCK_WAIT_S, a
+    # writer on a machine too busy to pass the lock round in time would go on without it.
+    monkeypatch.setattr(fileio, "LOCK_WAIT_S", float("inf"))
     context = multiprocessing.get_context("fork")
     path = tmp_path / "k.py"
     path.write_bytes(b"base\n")

@@ -230,7 +230,7 @@ def test_symlinks(tree):
     assert real.read_bytes() == migrated(KERNEL.encode())
 
 
-def run_cli(args, cwd, timeout=60):
+def run_cli(args, cwd, timeout=300):
     """The CLI in a subprocess: nothing in it can hang the test run."""
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     return subprocess.run([*CLI, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
@@ -289,7 +289,7 @@ def invoke_as(user, args, cwd):
     results = context.Queue()
     child = context.Process(target=_as_user, args=(user, args, cwd, results))
     child.start()
-    outcome = results.get(timeout=60)
+    outcome = results.get(timeout=300)
     child.join()
     return outcome
 
@@ -428,7 +428,7 @@ def test_two_write_runs_at_once_on_the_same_tree(tmp_path):
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
         runs = [subprocess.Popen([*CLI, "--write", "-j1", "."], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True) for _ in range(2)]
-        outcomes = [(run.wait(timeout=120), run.stderr.read()) for run in runs]
+        outcomes = [(run.wait(timeout=300), run.stderr.read()) for run in runs]
         for run in runs:
             run.stdout.close()
             run.stderr.close()

@@ -3,7 +3,6 @@ difference in a view, device detection, and cases mode in this process (Triton's
 
 from __future__ import annotations
 
-import time
 import types
 from pathlib import Path
 
@@ -72,11 +71,13 @@ def test_device_detection_names_rocm_and_xpu_from_torch():
     assert devices.detect("cpu").interpreted
 
 
-def test_asking_for_a_device_that_is_not_there_is_a_usage_error():
-    if torch.cuda.is_available():
-        pytest.skip("this machine has a GPU")
-    result = CliRunner().invoke(command, ["--device", "cuda", "--", "python", "-c", "pass"])
-    assert result.exit_code == 2 and "not available" in result.output
+def test_asking_for_a_device_that_is_not_there_is_one_line_and_exit_2(monkeypatch, tmp_path):
+    monkeypatch.setattr(devices, "_available", lambda torch: [])  # as torch says on a machine without a GPU
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(command, ["--device", "cuda", "--", "python", "-c", "open('ran', 'w').close()"])
+    assert result.exit_code == 2, result.output
+    assert result.output == "Error: device 'cuda' is not available here (torch sees: no accelerator)\n"
+    assert not (tmp_path / "ran").exists()
 
 
 def test_cases_mode_identical_then_a_wrong_module_detected(monkeypatch):
@@ -125,14 +126,18 @@ def test_recording_into_a_kept_directory_twice_does_not_pile_up_launches(tmp_pat
     assert counts[0] == counts[1] > 0
 
 
-def test_timing_a_batch_launches_it_back_to_back_and_reports_the_time_per_launch():
-    # one launch alone is timed with its Python launch cost; a batch amortises it
-    from triton_migrate.verify.devices import from_kind
+def test_timing_a_batch_launches_it_back_to_back_and_reports_the_time_per_launch(monkeypatch):
+    # one launch alone is timed with its Python launch cost; a batch amortises it. The test keeps the clock:
+    # the launches move it by 10, 20, 30 and 40 ms (a real sleep takes what the machine's load makes it take)
+    clock, launches = [0.0], []
+    monkeypatch.setattr(devices, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
 
-    launched = []
-    per_launch = from_kind("cpu").time_ms(lambda: (launched.append(1), time.sleep(0.01)), batch=4)
-    assert len(launched) == 4
-    assert 9 <= per_launch < 40
+    def launch():
+        launches.append(1)
+        clock[0] += 0.01 * len(launches)
+
+    assert devices.from_kind("cpu").time_ms(launch, batch=4) == pytest.approx(25)
+    assert len(launches) == 4
 
 
 def test_a_gpu_sample_flushes_l2_before_each_launch_and_times_only_the_launches(monkeypatch):

@@ -11,6 +11,7 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Callable
 
 import click
 
@@ -60,6 +61,8 @@ class Options:
     force_exclude: bool = False
     jobs: int = 1
     cache_dir: str | None = None
+    # Applied to the policy each file's configuration gives (`migrate tune`: the candidate form it measures).
+    policy_override: Callable[[Policy], Policy] | None = None
 
 
 @dataclass(frozen=True)
@@ -435,6 +438,8 @@ def _job(path: str, data: bytes, config: cfg.Config, options: Options) -> Job:
     policy = Policy(target=config.target, strict=config.strict, min_triton=config.min_triton,
                     compat_module=config.compat_module, kernel_targets=config.kernel_targets,
                     line_length=config.line_length)
+    if options.policy_override is not None:
+        policy = options.policy_override(policy)
     return Job(path, data, verify, policy, config.select, config.ignored_for(path), options.cache_dir)
 
 
@@ -459,9 +464,34 @@ def _excluded(path: str, config: cfg.Config, named: tuple[str, ...]) -> bool:
     return config.excludes(path)
 
 
+@dataclass
+class Analysed:
+    """What a run found and analysed, before anything is written or printed."""
+
+    results: list[FileResult]  # per file analysed, in task order
+    jobs: list[Job]  # what each analysed file was analysed with (its policy)
+    originals: dict[str, bytes]  # path -> the bytes analysed
+    errors: list[tuple[str, str]]  # (path, why) for paths that could not be found or read
+    checked: int  # files read
+
+
 def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: bool, resolver: cfg.Resolver,
               options: Options) -> int:
     started = time.monotonic()
+    analysed = analyse_paths(paths, exclude, respect_gitignore, resolver, options)
+    results = _apply(analysed.results, analysed.originals, options)
+    _verbose(options, f"analysed {_plural(len(analysed.jobs), 'file')} of {analysed.checked} in "
+             f"{time.monotonic() - started:.2f} s")
+    if not analysed.checked and not options.quiet:  # as ruff: a warning, not an error (exit 0 unless a path is missing)
+        click.echo(f"warning: No Python files found under {', '.join(paths)} (`-v` says which files were "
+                   "skipped and why).", err=True)
+    return emit(results, analysed.errors, analysed.checked, options)
+
+
+def analyse_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: bool, resolver: cfg.Resolver,
+                  options: Options) -> Analysed:
+    """Find, read and analyse the files under `paths` as the run described by `options` would (`migrate
+    verify` migrates its copy of a tree with this, so that it verifies what `--write` writes)."""
     found = discover(paths, exclude, respect_gitignore)
     explicit = {os.path.normpath(p) for p in paths if not os.path.isdir(p)}
     named = tuple(os.path.abspath(p) for p in paths if os.path.isdir(p))
@@ -492,13 +522,10 @@ def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: boo
             else:
                 contents[path] = data  # it may define helpers that files with block pointers import
         tasks = _tasks(jobs, contents, resolver, options)
-        originals = {job.path: job.data for task in tasks for job in task}
-        results = _apply(analyse_all(tasks, options, workers), originals, options)
-    _verbose(options, f"analysed {_plural(len(jobs), 'file')} of {checked} in {time.monotonic() - started:.2f} s")
-    if not checked and not options.quiet:  # as ruff: a warning, not an error (exit 0 unless a path is missing)
-        click.echo(f"warning: No Python files found under {', '.join(paths)} (`-v` says which files were "
-                   "skipped and why).", err=True)
-    return emit(results, [*found.errors, *unreadable], checked, options)
+        results = analyse_all(tasks, options, workers)
+    analysed = [job for task in tasks for job in task]
+    return Analysed(results, analysed, {job.path: job.data for job in analysed}, [*found.errors, *unreadable],
+                    checked)
 
 
 def _tasks(jobs: list[Job], contents: dict[str, bytes], resolver: cfg.Resolver,
@@ -579,8 +606,9 @@ def _csv(_ctx, _param, values: tuple[str, ...]) -> list[str] | None:
     return codes or None
 
 
-SHARED = [
-    click.argument("paths", nargs=-1, type=click.Path()),
+# How each file is migrated: `migrate verify` and `migrate tune` take these too, so that they migrate as
+# `--write` does.
+CONFIGURATION = [
     click.option("--config", "config_file", type=click.Path(dir_okay=False, exists=True),
                  help="Use this pyproject.toml for every path instead of the nearest one."),
     click.option("--isolated", is_flag=True, help="Ignore every pyproject.toml."),
@@ -593,6 +621,10 @@ SHARED = [
     click.option("--line-length", type=click.IntRange(min=1, max=320), metavar="N",
                  help="Keep emitted code within N columns [default: the project's ruff, black or flake8 "
                       "setting, else 88]."),
+]
+SHARED = [
+    click.argument("paths", nargs=-1, type=click.Path()),
+    *CONFIGURATION,
     click.option("--select", multiple=True, callback=_csv, metavar="CODES",
                  help="Rule codes or prefixes to enable (comma-separated; replaces the configuration's)."),
     click.option("--ignore", multiple=True, callback=_csv, metavar="CODES",
@@ -616,27 +648,35 @@ SHARED = [
 ]
 
 
-def shared_options(function):
-    for decorator in reversed(SHARED):
+def _decorated(function, decorators: list):
+    for decorator in reversed(decorators):
         function = decorator(function)
     return function
 
 
-def _resolve(params: dict, fmt_option: str | None, default_fmt: str | None) -> tuple[cfg.Resolver, cfg.Config, str]:
-    """The configuration resolver, the run-level configuration and the output format; exit 2 on bad config."""
+def shared_options(function):
+    return _decorated(function, SHARED)
+
+
+def configuration_options(function):
+    return _decorated(function, CONFIGURATION)
+
+
+def resolve(params: dict, fmt_option: str | None = None) -> tuple[cfg.Resolver, cfg.Config]:
+    """The configuration resolver for the command line's options (an option missing from `params` is not
+    set) and the run-level configuration; exit 2 on a bad configuration."""
     overrides = {key: value for key, value in (
-        ("target", params["target"]), ("strict", params["strict"]),
-        ("min-triton-version", params["min_triton_version"]), ("select", params["select"]),
-        ("ignore", params["ignore"]), ("output-format", fmt_option),
-        ("respect-gitignore", params["respect_gitignore"]), ("jobs", params["jobs"]),
-        ("line-length", params["line_length"]),
+        ("target", params.get("target")), ("strict", params.get("strict")),
+        ("min-triton-version", params.get("min_triton_version")), ("select", params.get("select")),
+        ("ignore", params.get("ignore")), ("output-format", fmt_option),
+        ("respect-gitignore", params.get("respect_gitignore")), ("jobs", params.get("jobs")),
+        ("line-length", params.get("line_length")),
     ) if value is not None}
     try:
-        resolver = cfg.Resolver(overrides, params["config_file"], params["isolated"])
-        run = resolver.for_path(".")
+        resolver = cfg.Resolver(overrides, params.get("config_file"), params.get("isolated", False))
+        return resolver, resolver.for_path(".")
     except cfg.ConfigError as exc:
         raise click.UsageError(f"configuration: {exc}") from None
-    return resolver, run, default_fmt or run.output_format
 
 
 def _cache_home() -> str:
@@ -699,8 +739,8 @@ def check(ctx, **params):
         raise click.UsageError("--add-noqa only adds comments: it cannot be combined with --write or --diff.")
     if (stdin or params["stdin_filename"]) and write and diff:
         raise click.UsageError("--write with --diff needs files: on stdin, stdout holds the migrated code.")
-    resolver, run, fmt = _resolve(params, params["output_format"], None)
-    options = Options(mode="write" if write else "diff" if diff else "check", show_diff=diff, fmt=fmt,
+    resolver, run = resolve(params, params["output_format"])
+    options = Options(mode="write" if write else "diff" if diff else "check", show_diff=diff, fmt=run.output_format,
                       exit_zero=params["exit_zero"], statistics=params["statistics"], show_fixes=params["show_fixes"],
                       add_noqa=params["add_noqa"], report_file=params["report_file"])
     ctx.exit(_run(params, options, resolver, run))
@@ -718,8 +758,8 @@ def report(ctx, **params):
 
     Exit status: 0, or 2 on a usage, configuration or file error.
     """
-    resolver, run, fmt = _resolve(params, None, params["output_format"])
-    options = Options(mode="report", fmt=fmt, statistics=params["statistics"])
+    resolver, run = resolve(params)
+    options = Options(mode="report", fmt=params["output_format"], statistics=params["statistics"])
     ctx.exit(_run(params, options, resolver, run))
 
 

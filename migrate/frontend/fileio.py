@@ -7,6 +7,7 @@ import contextlib
 import errno
 import io
 import os
+import signal
 import stat
 import tempfile
 import time
@@ -16,6 +17,12 @@ from dataclasses import dataclass
 from typing import Iterator
 
 LOCK_WAIT_S = 10.0
+# Test-only: `TRITON_MIGRATE_PAUSE_AT=STEP:N` makes this process stop itself (SIGSTOP) the N-th time a write
+# reaches STEP (one of PAUSE_STEPS), so that tests/test_kill.py can kill it exactly there instead of at a
+# moment that depends on the machine's speed. Read once at import; unset, a write pays one falsy test per step.
+PAUSE_AT = os.environ.get("TRITON_MIGRATE_PAUSE_AT", "")
+PAUSE_STEPS = ("temporary-created", "temporary-written", "replaced")
+_reached = dict.fromkeys(PAUSE_STEPS, 0)
 
 
 class FileError(Exception):
@@ -159,17 +166,27 @@ def _replace(target: str, data: bytes, original: os.stat_result) -> None:
     fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(os.path.basename(target)), suffix=".tmp",
                                dir=os.path.dirname(target))
     try:
+        _pause("temporary-created")
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         _copy_ownership(tmp, original)
         os.chmod(tmp, stat.S_IMODE(original.st_mode))
+        _pause("temporary-written")
         os.replace(tmp, target)
+        _pause("replaced")
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _pause(step: str) -> None:
+    if PAUSE_AT:
+        _reached[step] += 1
+        if PAUSE_AT == f"{step}:{_reached[step]}":
+            os.kill(os.getpid(), signal.SIGSTOP)
 
 
 def _remove_stale_temporaries(directory: str, name: str) -> None:

@@ -26,6 +26,7 @@ class Verdict:
     max_slowdown: float | None = None
     environment: dict = field(default_factory=dict)  # "a", "b" → the recording's environment (triton, device_name)
     timing: dict = field(default_factory=dict)  # kernel → its repeats' spread, as timing_spread() returns it
+    policies: list[dict] = field(default_factory=list)  # what migrated which files (tree.MigratedTree.policy_groups)
 
     def slow(self) -> list[KernelResult]:
         if self.max_slowdown is None:
@@ -48,7 +49,7 @@ class Verdict:
                 "kernels": [{**k.as_json(), **self.timing.get(k.name, {})} for k in self.kernels],
                 "compile": {"a": self.compile_a, "b": self.compile_b}, "slow": [k.name for k in self.slow()],
                 "max_slowdown": self.max_slowdown, "environment": self.environment, "problems": self.problems,
-                "errors": self.errors, "notes": self.notes}
+                "errors": self.errors, "notes": self.notes, "policy": self.policies}
 
 
 def timing_spread(index_a: dict, index_b: dict) -> dict[str, dict]:
@@ -79,8 +80,21 @@ def _quartile_sums(index: dict) -> dict[str, tuple[float, float, int]]:
     return sums
 
 
+def policy_lines(groups: list[dict]) -> list[str]:
+    """One line per policy the codemod used: the settings that differ from the defaults, where they came
+    from, and the files it migrated with them."""
+    lines = []
+    for group in groups:
+        settings = ", ".join(f"{name}={value!r}" for name, value in group["non_default"].items()) or "the defaults"
+        source = f"from {group['configuration']}" if group["configuration"] else "no configuration file"
+        files = group["files"]
+        listed = ", ".join(files[:4]) + (f" and {len(files) - 4} more" if len(files) > 4 else "")
+        lines.append(f"policy: {settings} ({source}) for {listed}")
+    return lines
+
+
 def text(verdict: Verdict) -> str:
-    lines = [*(f"note: {n}" for n in verdict.notes)]
+    lines = [*(f"note: {n}" for n in verdict.notes), *policy_lines(verdict.policies)]
     a, b = verdict.labels
     if verdict.kernels:
         lines.append(f"{'kernel':<44} {'launches':>9}  {'result':<15} {'max abs':>9} {'max ulp':>8} "

@@ -1,14 +1,44 @@
-"""The migrated copy of the user's tree: copied to a temporary directory, then every Python file under the
-given paths that needs it is replaced by `migrate_source`'s output. The user's tree is only read."""
+"""The migrated copy of the user's tree: copied to a temporary directory, then every file that `migrate
+--write` would rewrite is replaced by what it would write: the same files (discovery, excludes, .gitignore),
+the same configuration for each (its nearest pyproject.toml, per-file-ignores, line length, the command
+line's options), files that share helpers migrated together. The user's tree is only read."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from triton_migrate.frontend.discover import DEFAULT_EXCLUDES
+from triton_migrate.policy import Policy
+
+
+@dataclass(frozen=True)
+class Migration:
+    """How files are migrated: as `migrate --write` with these configuration options would (`options`: the
+    default command's names, e.g. target, strict, config_file, isolated; missing ones are not set), each
+    file's policy passed through `override` if given (`migrate tune`'s candidate)."""
+
+    options: dict = field(default_factory=dict)
+    override: Callable[[Policy], Policy] | None = None
+
+    def analyse(self, paths: list[Path]):
+        """cli.Analysed for `paths`, as `--write` analyses them before it writes; and the resolver used."""
+        import click
+
+        from triton_migrate.frontend import cli
+        from triton_migrate.frontend.config import ConfigError
+
+        resolver, run = cli.resolve(self.options)
+        options = cli.Options(mode="write", quiet=True, jobs=run.jobs or os.cpu_count() or 1,
+                              policy_override=self.override)
+        try:
+            return cli.analyse_paths([str(p) for p in paths], (), run.respect_gitignore, resolver, options), resolver
+        except ConfigError as error:  # a nested pyproject.toml is only read when a file under it is reached
+            raise click.UsageError(f"configuration: {error}") from None
 
 
 @dataclass
@@ -18,6 +48,25 @@ class MigratedTree:
     replaced: list[str] = field(default_factory=list)  # relative paths given by the user (--migrated)
     refused: dict[str, int] = field(default_factory=dict)  # relative path → sites left as they are
     errors: dict[str, str] = field(default_factory=dict)  # relative path → why it could not be migrated
+    policies: dict[str, tuple[Policy, str | None]] = field(default_factory=dict)  # relative path → (policy, its file)
+
+    def policy_groups(self) -> list[dict]:
+        """Which policy migrated which files, for the verdict: per distinct policy, its fields (`policy`),
+        those that differ from the defaults (`non_default`), the configuration file it came from (None:
+        built-in defaults and the command line) and the files."""
+        groups: dict[tuple, dict] = {}
+        for rel, (policy, source) in sorted(self.policies.items()):
+            entry = groups.setdefault((repr(policy), source), {
+                "policy": dataclasses.asdict(policy), "non_default": _non_default(policy),
+                "configuration": source, "files": []})
+            entry["files"].append(rel)
+        return list(groups.values())
+
+
+def _non_default(policy: Policy) -> dict:
+    default = Policy()
+    return {f.name: value for f in dataclasses.fields(policy)
+            if (value := getattr(policy, f.name)) != getattr(default, f.name)}
 
 
 def _ignored(directory: str, names: list[str]) -> set[str]:
@@ -33,48 +82,65 @@ def _ignored(directory: str, names: list[str]) -> set[str]:
 
 
 def make_migrated_copy(root: Path, paths: list[Path], dest: Path, replacements: dict[str, Path],
-                       policy=None) -> MigratedTree:
+                       migration: Migration) -> MigratedTree:
+    """A copy of `root` at `dest` where the files under `paths` are migrated, and the `replacements`
+    (relative path → file) put in place."""
     if dest.exists():  # a copy left in a --keep directory by an earlier run
         shutil.rmtree(dest)
     shutil.copytree(root, dest, ignore=_ignored, symlinks=True)
     tree = MigratedTree(dest)
-    for source in _python_files(root, paths):
-        rel = str(source.relative_to(root))
-        if rel in replacements:
-            continue
-        migrate_file(source, dest / rel, rel, tree, policy)
+    migrate_into(tree, root, paths, migration, skip=set(replacements))
     for rel, replacement in replacements.items():
-        shutil.copyfile(replacement, dest / rel)
+        _put(dest / rel, replacement.read_bytes())
         tree.replaced.append(rel)
     return tree
 
 
-def _python_files(root: Path, paths: list[Path]):
-    for path in paths:
-        path = (root / path).resolve()
-        if path.is_file():
-            yield path
+def migrate_into(tree: MigratedTree, root: Path, paths: list[Path], migration: Migration, skip=frozenset()) -> None:
+    """Migrate the files under `paths` (in `root`, the working directory for relative ones) as `--write`
+    would, writing each one it would rewrite to the same relative path under `tree.root` where the copy
+    has it, except those in `skip`. Originals are only read."""
+    analysed, resolver = migration.analyse(paths)
+    policies = {job.path: job.policy for job in analysed.jobs}
+    for path, why in analysed.errors:
+        tree.errors[_relative(path, root)] = why
+    for result in analysed.results:
+        rel = _relative(result.path, root)
+        target = tree.root / rel
+        if rel in skip or not _in_copy(target, tree.root):  # replaced by hand, or not part of the copy
             continue
-        for directory, subdirs, files in os.walk(path):
-            subdirs[:] = sorted(set(subdirs) - _ignored(directory, subdirs))
-            yield from (Path(directory) / f for f in sorted(files) if f.endswith(".py"))
+        tree.policies[rel] = (policies[result.path], _shown(resolver.for_path(result.path).source, root))
+        if result.error:
+            tree.errors[rel] = result.error
+            continue
+        refused = sum(not d.fixed for d in result.diagnostics)
+        if refused:
+            tree.refused[rel] = refused
+        if result.new_data is not None:
+            _put(target, result.new_data)
+            tree.migrated.append(rel)
 
 
-def migrate_file(source: Path, target: Path, rel: str, tree: MigratedTree, policy=None) -> None:
-    # imported here: a run whose migrated files all come from --migrated needs no libcst
-    from triton_migrate.analysis.prefilter import might_need_migration
-    from triton_migrate.engine import InternalError, SourceError, migrate_source
+def _in_copy(target: Path, copy: Path) -> bool:
+    """The copy has this file, in a directory of its own (not one a copied symbolic link leads out of)."""
+    return os.path.lexists(target) and target.parent.resolve().is_relative_to(copy.resolve())
 
-    data = source.read_bytes()
-    if not might_need_migration(data):
-        return
-    try:
-        outcome = migrate_source(data.decode("utf-8"), policy=policy)
-    except (UnicodeDecodeError, SourceError, InternalError) as error:
-        tree.errors[rel] = str(error)
-        return
-    if outcome.refused:
-        tree.refused[rel] = len(outcome.refused)
-    if outcome.new_source is not None:
-        target.write_text(outcome.new_source, encoding="utf-8")
-        tree.migrated.append(rel)
+
+def _shown(source: str | None, root: Path) -> str | None:
+    """A configuration file's path as the verdict shows it: relative to the tree when it lies in it."""
+    if source is None or not Path(source).resolve().is_relative_to(root.resolve()):
+        return source
+    return _relative(source, root)
+
+
+def _relative(path: str, root: Path) -> str:
+    """`path` relative to `root` (resolved), through whatever symbolic links lead to its directory."""
+    directory, name = os.path.split(os.path.abspath(path))
+    return os.path.relpath(os.path.join(os.path.realpath(directory), name), root)
+
+
+def _put(target: Path, data: bytes) -> None:
+    """Write a file of the copy; a symbolic link copied from the tree is replaced, not written through."""
+    if target.is_symlink():
+        target.unlink()
+    target.write_bytes(data)

@@ -4,7 +4,9 @@ fastest one whose outputs are bit-identical to the original.
     migrate tune [PATHS]... [--candidates auto,pointer] [--out FILE] -- COMMAND
 
 COMMAND runs once on the original tree (the reference, on a Triton that still has block pointers) and once on
-a migrated copy per candidate form, recorded launch by launch as `migrate verify` does. A kernel's speed is
+a migrated copy per candidate form, recorded launch by launch as `migrate verify` does. Each copy is migrated
+as `migrate --write` would with the project's configuration, the candidate replacing only its target and
+kernel-targets. A kernel's speed is
 the geometric mean of its launches' speed-ups (each shape counts once); candidates that keep every launch at
 `--floor` or above come first, and one replaces the first such bit-identical one only if it is faster by
 more than `--margin`. The choice is
@@ -17,12 +19,17 @@ from __future__ import annotations
 
 import datetime
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 import click
 
 from triton_migrate.policy import KERNEL_TARGETS, Policy
+
+from .report import policy_lines
+from .session import common, migrating, record, session, tree_paths, user_command, verdict_of
+from .tree import Migration, make_migrated_copy
 
 DEFAULT_CANDIDATES = ("auto", "pointer")
 # The recorder's run-to-run noise: the candidates run one after another, minutes apart, and a kernel's times
@@ -124,46 +131,51 @@ def toml(choices: list[Choice], environment: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def register(command: click.Group, common, session, record, verdict_of) -> None:
-    """Add `tune` to the verify group (cli.py passes its shared pieces in: options, session, recording)."""
+def candidate_policy(candidate: str) -> Callable[[Policy], Policy]:
+    """What a candidate changes in a file's policy: its target for every kernel, in place of the project's and
+    of its kernel-targets table; everything else stays the project's configuration."""
+    return lambda policy: replace(policy, target=candidate, kernel_targets=())
 
-    @command.command("tune")
-    @click.argument("paths", nargs=-1, type=click.Path(exists=True))
-    @click.option("--candidates", default=",".join(DEFAULT_CANDIDATES), show_default=True,
-                  help=f"Targets to measure, comma-separated, from {', '.join(KERNEL_TARGETS)}.")
-    @click.option("--out", default="triton-migrate.tune.toml", show_default=True, type=click.Path(dir_okay=False),
-                  help="Where to write the [tool.triton-migrate.kernel-targets] table.")
-    @click.option("--margin", default=MARGIN, show_default=True, type=click.FloatRange(0, 1),
-                  help="How much faster (a fraction) a candidate must be than the first bit-identical one to "
-                       "replace it: the measurement's noise.")
-    @click.option("--floor", default=FLOOR, show_default=True, type=click.FloatRange(0),
-                  help="The slowest any launch may be against the original (original time / candidate time): "
-                       "a candidate below it on some launch is chosen only if every candidate is.")
-    @common
-    @click.pass_context
-    def tune_command(ctx, paths, candidates, out, margin, floor, **options):
-        """Time each kernel's candidate migrations on this GPU; keep the fastest bit-identical one per kernel."""
-        from .cli import _user_command
-        from .tree import make_migrated_copy
 
-        wanted = [c.strip() for c in candidates.split(",") if c.strip()]
-        if not wanted or any(c not in KERNEL_TARGETS for c in wanted):
-            raise click.UsageError(f"--candidates: choose from {', '.join(KERNEL_TARGETS)}")
-        user_command = _user_command(ctx)
-        with session(options) as (device, config, work):
-            root = Path.cwd().resolve()
-            original = record(user_command, root, work / "original.tmv", config, work, options)
-            runs = {}
-            for candidate in wanted:
-                tree = make_migrated_copy(root, [Path(p) for p in paths] or [root], work / f"tree-{candidate}", {},
-                                          Policy(target=candidate))
-                run = record(user_command, tree.root, work / f"{candidate}.tmv", config, work, options, original)
-                runs[candidate] = verdict_of([original, run], options).kernels
-            choices = choose(runs, margin, floor)
-            click.echo(table(choices, wanted))
-            Path(out).write_text(toml(choices, original[1]["environment"]))
-            click.echo(f"\nwrote {out}: copy its table into pyproject.toml, then `migrate --write`", err=True)
-            missing = [c.kernel for c in choices if c.best is None]
-            for kernel in missing:
-                click.echo(f"{kernel}: no candidate is bit-identical to the original; it keeps the default", err=True)
-            ctx.exit(1 if missing or not choices else 0)
+@click.command("tune")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True))
+@click.option("--candidates", default=",".join(DEFAULT_CANDIDATES), show_default=True,
+              help=f"Targets to measure, comma-separated, from {', '.join(KERNEL_TARGETS)}.")
+@click.option("--out", default="triton-migrate.tune.toml", show_default=True, type=click.Path(dir_okay=False),
+              help="Where to write the [tool.triton-migrate.kernel-targets] table.")
+@click.option("--margin", default=MARGIN, show_default=True, type=click.FloatRange(0, 1),
+              help="How much faster (a fraction) a candidate must be than the first bit-identical one to "
+                   "replace it: the measurement's noise.")
+@click.option("--floor", default=FLOOR, show_default=True, type=click.FloatRange(0),
+              help="The slowest any launch may be against the original (original time / candidate time): "
+                   "a candidate below it on some launch is chosen only if every candidate is.")
+@common
+@migrating
+@click.pass_context
+def tune_command(ctx, paths, candidates, out, margin, floor, **options):
+    """Time each kernel's candidate migrations on this GPU; keep the fastest bit-identical one per kernel.
+    Each candidate is migrated as `migrate --write` would with the project's configuration, its form in place
+    of the configured target and kernel-targets."""
+    wanted = [c.strip() for c in candidates.split(",") if c.strip()]
+    if not wanted or any(c not in KERNEL_TARGETS for c in wanted):
+        raise click.UsageError(f"--candidates: choose from {', '.join(KERNEL_TARGETS)}")
+    command_line = user_command(ctx)
+    with session(options) as (device, config, work):
+        root = Path.cwd().resolve()
+        original = record(command_line, root, work / "original.tmv", config, work, options)
+        runs = {}
+        for candidate in wanted:
+            tree = make_migrated_copy(root, tree_paths(paths, root), work / f"tree-{candidate}", {},
+                                      Migration(options, candidate_policy(candidate)))
+            for line in policy_lines(tree.policy_groups()):
+                click.echo(f"{candidate}: {line}", err=True)
+            run = record(command_line, tree.root, work / f"{candidate}.tmv", config, work, options, original)
+            runs[candidate] = verdict_of([original, run], options).kernels
+        choices = choose(runs, margin, floor)
+        click.echo(table(choices, wanted))
+        Path(out).write_text(toml(choices, original[1]["environment"]))
+        click.echo(f"\nwrote {out}: copy its table into pyproject.toml, then `migrate --write`", err=True)
+        missing = [c.kernel for c in choices if c.best is None]
+        for kernel in missing:
+            click.echo(f"{kernel}: no candidate is bit-identical to the original; it keeps the default", err=True)
+        ctx.exit(1 if missing or not choices else 0)

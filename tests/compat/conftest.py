@@ -15,7 +15,7 @@ TRITON39 = REPO / ".triton39"
 TRITON36 = REPO / ".triton36"  # the release measured on the H100; its compiler is stricter than 3.8's
 
 
-def run_py(args, *, triton39=False, triton_dir=None, interpret=True, extra_env=None, timeout=120):
+def run_py(args, *, triton39=False, triton_dir=None, interpret=True, extra_env=None, timeout=600):
     """Run python with the venv's Triton 3.8, or the one installed in `triton_dir` (`triton39`: .triton39)."""
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
@@ -30,7 +30,7 @@ def run_py(args, *, triton39=False, triton_dir=None, interpret=True, extra_env=N
                             stderr=subprocess.PIPE, text=True)
 
 
-def finish(proc, timeout=150):
+def finish(proc, timeout=600):
     out, err = proc.communicate(timeout=timeout)
     assert proc.returncode == 0, f"subprocess failed ({proc.returncode}):\n{out[-3000:]}\n{err[-6000:]}"
     return out

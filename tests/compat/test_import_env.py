@@ -24,7 +24,7 @@ def test_selection_and_footprint():
     }
     out = {}
     for k, p in procs.items():
-        o, e = p.communicate(timeout=120)
+        o, e = p.communicate(timeout=600)
         out[k] = (p.returncode, o, e)
     r = {k: json.loads(v[1].strip().splitlines()[-1]) for k, v in out.items() if v[0] == 0}
     assert r["38"] == ["desc", ["desc", "bp", "emu"], "desc", []]

@@ -1,0 +1,73 @@
+"""Issue 29.2: no import cycles in triton_migrate. A cycle through imports inside functions counts too (the
+verify command line and `tune` imported each other that way): each module's every import statement is an
+edge, wherever it stands."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import pkgutil
+from pathlib import Path
+
+PACKAGE = "triton_migrate"
+
+
+def modules(package: str = PACKAGE) -> dict[str, Path]:
+    """Every module of the package, by dotted name, found without importing it."""
+    spec = importlib.util.find_spec(package)
+    found = {package: Path(spec.origin)}
+    for info in pkgutil.iter_modules(spec.submodule_search_locations):
+        name = f"{package}.{info.name}"
+        found.update(modules(name) if info.ispkg else {name: Path(importlib.util.find_spec(name).origin)})
+    return found
+
+
+def imported(name: str, path: Path, known: set[str]) -> set[str]:
+    """The package's modules that `name` imports. `from P import m` where P.m is a module imports P.m (the
+    package P's __init__ runs first, but that is Python importing a package, not a dependency on it)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.rsplit(".", node.level - 1)[0] if node.level else ""
+            source = ".".join(filter(None, [base, node.module]))
+            found.update(f"{source}.{a.name}" if f"{source}.{a.name}" in known else source for a in node.names)
+    return found & known - {name}
+
+
+def cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of the graph (its modules in order, the first repeated at the end), or None."""
+    state: dict[str, str] = {}  # "open" while on the current path, "done" once every edge below is explored
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = "open"
+        path.append(node)
+        for successor in sorted(graph[node]):
+            if state.get(successor) == "open":
+                return path[path.index(successor):] + [successor]
+            if successor not in state and (found := visit(successor)):
+                return found
+        path.pop()
+        state[node] = "done"
+        return None
+
+    return next(filter(None, (visit(node) for node in sorted(graph) if node not in state)), None)
+
+
+def test_every_module_imports_and_the_import_graph_has_no_cycle():
+    found = modules()
+    assert {"triton_migrate.verify.cli", "triton_migrate.verify.tune", "triton_migrate.frontend.cli"} <= set(found)
+    for name in found:
+        if not name.endswith(".__main__"):  # those run the command line when imported
+            importlib.import_module(name)
+    graph = {name: imported(name, path, set(found)) for name, path in found.items()}
+    assert cycle(graph) is None
+
+
+def test_the_cycle_finder_finds_one():
+    assert cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None

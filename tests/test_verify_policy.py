@@ -1,0 +1,110 @@
+"""Issue 27.6, verify what you ship: `migrate verify` (and each `migrate tune` candidate) migrates its copy of the
+tree exactly as `migrate --write` writes it, with the same configuration (the nearest pyproject.toml of each
+file, per-file-ignores, line length, the command line's options), and its verdict says which policy it used.
+
+The user's command here is `python -c pass`: nothing is launched, so the verdict is "nothing verified" (exit
+2), but the migrated copy (kept with --keep) and the verdict's policy are what these tests are about."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from triton_migrate.engine import migrate_source
+from triton_migrate.frontend.cli import main
+from triton_migrate.policy import Policy
+from triton_migrate.verify import command
+from triton_migrate.verify.tree import Migration, make_migrated_copy
+from triton_migrate.verify.tune import candidate_policy
+
+PROJECT = Path(__file__).resolve().parent / "verify_data" / "project"
+OPS = "kernels/ops.py"
+
+
+def project_with(tmp_path: Path, table: str, name: str = "project") -> Path:
+    root = tmp_path / name
+    shutil.copytree(PROJECT, root)
+    (root / "pyproject.toml").write_text(f"[tool.triton-migrate]\n{table}\n")
+    return root
+
+
+def verify_copy(root: Path, tmp_path: Path, monkeypatch, *options: str) -> tuple[Path, dict, str]:
+    """Run command mode with --keep; the migrated copy, the JSON verdict and the text output."""
+    monkeypatch.chdir(root)
+    keep, verdict = tmp_path / "keep", tmp_path / "verdict.json"
+    result = CliRunner().invoke(command, ["--device", "cpu", "--keep", str(keep), "--json", str(verdict), *options,
+                                          "--", "python", "-c", "pass"])
+    assert result.exit_code == 2 and "no Triton launch was recorded" in result.output, result.output
+    return keep / "tree", json.loads(verdict.read_text()), result.output
+
+
+def written(root: Path, tmp_path: Path, monkeypatch, *options: str) -> Path:
+    """What `migrate --write` leaves in a copy of the tree."""
+    copy = tmp_path / "written"
+    shutil.copytree(root, copy)
+    monkeypatch.chdir(copy)
+    result = CliRunner().invoke(main, ["--write", "--no-cache", *options, "."])
+    assert result.exit_code in (0, 1), result.output
+    return copy
+
+
+def python_files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.py"))
+            if "__pycache__" not in p.parts}
+
+
+def test_a_project_that_asks_for_pointers_gets_its_copy_migrated_to_pointers(tmp_path, monkeypatch):
+    root = project_with(tmp_path, 'target = "pointer"')
+    tree, verdict, output = verify_copy(root, tmp_path, monkeypatch)
+    migrated = (tree / OPS).read_text()
+    assert "tl.make_block_ptr" not in migrated and "make_tensor_descriptor" not in migrated
+    assert verdict["policy"] == [{"policy": {**verdict["policy"][0]["policy"], "target": "pointer"},
+                                  "non_default": {"target": "pointer"}, "configuration": "pyproject.toml",
+                                  "files": [OPS]}]
+    assert f"policy: target='pointer' (from pyproject.toml) for {OPS}" in output
+
+
+@pytest.mark.parametrize("table, options", [
+    ('target = "compat"', []),
+    ('strict = true\nline-length = 60', []),
+    ('kernel-targets = { scale_rows = "pointer", matmul = "descriptor" }', []),
+    ('per-file-ignores = { "kernels/ops.py" = ["TTD009"] }', []),  # --write then leaves the whole file alone
+    ('target = "pointer"', ["--target", "descriptor", "--min-triton-version", "3.6"]),
+    ('target = "pointer"', ["--isolated"]),
+])
+def test_the_copy_holds_what_write_writes(tmp_path, monkeypatch, table, options):
+    root = project_with(tmp_path, table)
+    tree, _, _ = verify_copy(root, tmp_path, monkeypatch, *options)
+    assert python_files(tree) == python_files(written(root, tmp_path, monkeypatch, *options))
+
+
+def test_each_file_takes_its_nearest_configuration_and_config_overrides_them_all(tmp_path, monkeypatch):
+    root = project_with(tmp_path, 'target = "pointer"')
+    (root / "kernels" / "pyproject.toml").write_text('[tool.triton-migrate]\ntarget = "descriptor"\n')
+    shutil.copy(root / OPS, root / "more_ops.py")
+    tree, verdict, _ = verify_copy(root, tmp_path, monkeypatch)
+    assert python_files(tree) == python_files(written(root, tmp_path / "a", monkeypatch))
+    assert "make_tensor_descriptor" in (tree / OPS).read_text()
+    assert "make_tensor_descriptor" not in (tree / "more_ops.py").read_text()
+    assert {(g["configuration"], g["non_default"]["target"], tuple(g["files"])) for g in verdict["policy"]} == {
+        ("kernels/pyproject.toml", "descriptor", (OPS,)), ("pyproject.toml", "pointer", ("more_ops.py",))}
+    (tmp_path / "other.toml").write_text('[tool.triton-migrate]\ntarget = "pointer"\n')
+    tree, verdict, _ = verify_copy(root, tmp_path / "b", monkeypatch, "--config", str(tmp_path / "other.toml"))
+    assert "make_tensor_descriptor" not in (tree / OPS).read_text()
+    assert [g["files"] for g in verdict["policy"]] == [[OPS, "more_ops.py"]]
+
+
+def test_each_tune_candidate_replaces_only_the_form_on_top_of_the_project_configuration(tmp_path, monkeypatch):
+    root = project_with(tmp_path, 'line-length = 60\nkernel-targets = { matmul = "pointer" }\nstrict = true')
+    monkeypatch.chdir(root)
+    source = (root / OPS).read_text()
+    for candidate, policy in (("pointer", Policy(target="pointer")), ("auto", Policy())):
+        tree = make_migrated_copy(root, [Path(".")], tmp_path / candidate, {},
+                                  Migration({}, candidate_policy(candidate)))
+        project = Policy(target=policy.target, strict=True, line_length=60)
+        assert (tree.root / OPS).read_text() == migrate_source(source, policy=project).new_source
+        assert tree.policies[OPS][0] == project  # matmul's own entry in kernel-targets is the candidate's too
