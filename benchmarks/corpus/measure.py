@@ -178,10 +178,12 @@ def table(survey_run: dict, run: dict, tree: Path, names: dict[str, str], findin
     """Per repository: the sites from the report (`survey_run`), the errors from the write (`run`), and
     per kind of finding in the written tree (`findings`: kind -> paths) how many. A site is a place in the
     code (file, line, column, code): the report can name one several times (a helper's use, once per
-    caller), which the `repeated` column counts."""
+    caller), which the `repeated` column counts. The sites of a file the write failed on are left, as
+    `error`."""
     rows = {slug: {"repo": name, "sites": 0, "migrated": 0, "left": collections.Counter(), "repeated": 0,
                    "internal": 0, "other_errors": 0, **{kind: 0 for kind in findings}}
             for slug, name in names.items()}
+    failed = {relative(e["path"], tree) for e in run["errors"]}
     seen = set()
     for site in survey_run["sites"]:
         row = rows[repository(site["filename"], tree)]
@@ -191,7 +193,9 @@ def table(survey_run: dict, run: dict, tree: Path, names: dict[str, str], findin
             continue
         seen.add(key)
         row["sites"] += 1
-        if site["migrated"]:
+        if site["filename"] in failed:
+            row["left"]["error"] += 1
+        elif site["migrated"]:
             row["migrated"] += 1
         else:
             row["left"][site["code"]] += 1
@@ -233,12 +237,17 @@ def render(rows: list[dict]) -> str:
     return head + "\n".join(lines) + "\n"
 
 
-def left_sites(survey_run: dict) -> str:
-    """Every site left, grouped by code: `path:line:col  message`, where the corpus as laid out has it."""
+def left_sites(survey_run: dict, run: dict, tree: Path) -> str:
+    """Every site left, grouped by code: `path:line:col  message`, where the corpus as laid out has it; the
+    sites of a file the write failed on under `error`, with the error."""
+    failed = {relative(e["path"], tree): e["message"] for e in run["errors"]}
     groups = collections.defaultdict(list)
     for s in survey_run["sites"]:
-        if not s["migrated"]:
-            groups[s["code"]].append(f"{s['filename']}:{s['row']}:{s['column']}  {s['message']}")
+        where = f"{s['filename']}:{s['row']}:{s['column']}"
+        if s["filename"] in failed:
+            groups["error"].append(f"{where}  {s['code']} {s['message']}; the write failed: {failed[s['filename']]}")
+        elif not s["migrated"]:
+            groups[s["code"]].append(f"{where}  {s['message']}")
     groups = {code: sorted(set(items)) for code, items in groups.items()}
     return "".join(f"## {code} ({len(items)})\n" + "".join(f"{i}\n" for i in items) + "\n"
                    for code, items in sorted(groups.items(), key=lambda kv: -len(kv[1])))
@@ -360,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         args.markdown.write_text(text)
     if args.left:
-        args.left.write_text(left_sites(survey_run))
+        args.left.write_text(left_sites(survey_run, run, run_tree))
     ok = not (changed or migrated_again or differ or not same_report or run["errors"] or silent_calls
               or unparsable or undefined or lost or new_findings or disagree)
     return 0 if ok else 1
