@@ -256,8 +256,8 @@ def left_sites(survey_run: dict, run: dict, tree: Path) -> str:
 def revision() -> str:
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=HERE, capture_output=True, text=True).stdout.strip()
-    return git("rev-parse", "--short=10", "HEAD") + (" (with uncommitted changes)" if git("status", "--porcelain",
-                                                                                            "--", "../..") else "")
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", "../..")  # not a link to a Triton
+    return git("rev-parse", "--short=10", "HEAD") + (" (with uncommitted changes)" if changed else "")
 
 
 def lost_comments(before: Path, after: Path) -> list[str]:
