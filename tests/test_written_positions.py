@@ -128,3 +128,11 @@ def test_a_refused_call_on_a_changed_line_keeps_its_place_in_it():
     assert moved.place(*where(old, "tl.load(p")) == where(new, "tl.load(p")
     assert moved.place(3, 1) == (4, 1)
     assert moved.replacement(2) == 2  # a migrated site on line 2: its new code starts on line 2
+
+
+def test_warnings_point_into_the_written_file(tree):
+    put(tree, "k.py", SOURCE.replace('LOADERS = {"plain": helper}', 'LOADERS = {"plain": helper}  # noqa: TTD105'))
+    result = invoke("--write", "--isolated", "--output-format", "concise", "k.py")
+    text = (tree / "k.py").read_text()
+    line, column = where(text, "# noqa: TTD105")
+    assert f"k.py:{line}:{column}: warning: unused suppression of TTD105" in result.stderr
