@@ -41,7 +41,7 @@ from triton_migrate.rules import (
     ttd108_unsupported_use,
 )
 
-from .outcome import Diagnostic, FileOutcome
+from .outcome import Diagnostic, FileOutcome, see_line
 from .policy import Policy
 
 # Device-side descriptors keep their tensormap in global scratch on NVIDIA sm_90+ (semantics brief §3).
@@ -391,7 +391,7 @@ def _diagnostics(analysis: FunctionAnalysis, positions: Positions, namer: Namer)
         refusal = analysis.refusal_for(creation_id)
         if refusal is not None:
             where, _ = positions.start(anchor if refusal.node is creation.call else refusal.node)
-            detail = "" if where == line else f" (line {where})"
+            detail = "" if where == line else see_line(where)
             found.append(Diagnostic(line, column + 1, refusal.code, refusal.message + detail, False, "untouched"))
         else:
             found.append(_migrated(analysis, creation, creation_id, (line, column), namer))

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+# A message that points at another line (the use that decided a refusal) ends with this note; the front
+# end finds it again to move the line when it reports a written file.
+SEE_LINE = re.compile(r" \(line (\d+)\)$")
+
+
+def see_line(line: int) -> str:
+    return f" (line {line})"
 
 
 @dataclass(frozen=True)

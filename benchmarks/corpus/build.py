@@ -7,8 +7,9 @@ passed to helpers in other modules are seen as they are in the repository.
 MIRRORS_DIR holds one git repository (bare or not) per corpus entry, found as `OWNER+NAME/repo`,
 `OWNER+NAME`, `OWNER__NAME.git` or `OWNER__NAME`. With --fetch, a missing one is cloned from GitHub
 (`git clone --bare --filter=blob:none`) into `OWNER__NAME.git`. Each repository lands in
-OUT_DIR/OWNER__NAME/ with its own paths; OUT_DIR/corpus.json records what was laid out. The pinned
-commit must be in the mirror: nothing here falls back to another commit.
+OUT_DIR/OWNER__NAME/ with its own paths (an entry's `dir` names another folder: a repository pinned twice,
+at two commits); OUT_DIR/corpus.json records what was laid out. The pinned commit must be in the mirror:
+nothing here falls back to another commit.
 
 Imports are resolved as Python would from the repository's own files: relative imports from the file's
 package, absolute ones from the file's directory and from the directory above its outermost package (an
@@ -165,7 +166,8 @@ def select(files: dict[str, bytes], exclude: list[str]) -> tuple[list[str], set[
 def build(entry: dict, mirror: Path, out: Path) -> dict:
     files = python_files(mirror, entry["commit"])
     seeds, chosen = select(files, entry.get("exclude", []))
-    target = out / slug(entry["name"])
+    folder = entry.get("dir", slug(entry["name"]))
+    target = out / folder
     if target.exists():
         shutil.rmtree(target)
     for path in sorted(chosen):
@@ -173,7 +175,7 @@ def build(entry: dict, mirror: Path, out: Path) -> dict:
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_bytes(files[path])
     calls = sum(len(_CALL.findall(files[p])) for p in seeds)
-    return {"name": entry["name"], "commit": entry["commit"], "dir": slug(entry["name"]),
+    return {"name": entry["name"], "commit": entry["commit"], "dir": folder,
             "block_pointer_files": len(seeds), "files": len(chosen), "make_block_ptr_calls": calls}
 
 

@@ -3,9 +3,13 @@ ones left by reason code and the errors; then check that the run is idempotent a
 
     python benchmarks/corpus/measure.py CORPUS_DIR [--work DIR] [--markdown FILE] [--left FILE] [-j N]
 
-CORPUS_DIR is what build.py laid out (it is only read). WORK (default: a temporary folder) receives
-`run/`, a copy of the corpus that one `migrate --write --report report.json` rewrites, and `again/`, a
-second fresh copy migrated by the same command:
+CORPUS_DIR is what build.py laid out (it is only read). The sites are counted from one `migrate report`
+over it (nothing written, so each site is where it is in the repository at its pinned commit). WORK
+(default: a temporary folder) receives `run/`, a copy of the corpus that one
+`migrate --write --report report.json` rewrites, and `again/`, a second fresh copy migrated by the same
+command:
+
+* check and write agree: the write decides every site as the report said it would;
 
 * idempotent: a second `migrate --write` over `run/` changes no byte and migrates no site;
 * deterministic: `run/` and `again/` end byte-identical, and so do their reports (paths made relative).
@@ -44,6 +48,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 MIGRATE = [sys.executable, "-m", "triton_migrate"]
 _ERROR = re.compile(r"^(?P<path>.+?): error: (?P<message>.*)$")
+_SITE = re.compile(r"^(?P<path>.+?):(?P<row>\d+):(?P<column>\d+): (?P<code>[A-Z]+\d{3}) (?P<fixed>\[\*\] )?"
+                   r"(?P<message>.*)$")
+_SEE_LINE = re.compile(r" \(line \d+\)$")  # a message's pointer to another line, which a write moves
 
 
 def copy_corpus(corpus: Path, target: Path) -> None:
@@ -67,6 +74,37 @@ def migrate(tree: Path, work: Path, label: str, jobs: int | None) -> dict:
     sites = json.loads(report.read_text()) if report.exists() else []
     return {"command": "migrate " + " ".join(command[3:]) + " .", "returncode": done.returncode,
             "seconds": seconds, "sites": sites, "errors": errors, "stderr": done.stderr}
+
+
+def survey(corpus: Path, work: Path, jobs: int | None) -> dict:
+    """One `migrate report` over the corpus as laid out: every site, migrated or left, where it is there."""
+    output = work / "survey.txt"
+    command = [*MIGRATE, "report", "--isolated", "--no-cache", "--output-format", "concise", "-o", str(output),
+               "--color", "never"]
+    if jobs:
+        command += ["-j", str(jobs)]
+    done = subprocess.run([*command, "."], cwd=corpus, capture_output=True, text=True)
+    sites = [{"filename": relative(m["path"], corpus), "row": int(m["row"]), "column": int(m["column"]), "code": m["code"],
+              "migrated": bool(m["fixed"]), "message": m["message"]}
+             for m in map(_SITE.match, output.read_text().splitlines() if output.exists() else []) if m]
+    errors = [{**m.groupdict(), "path": relative(m["path"], corpus)} for m in map(_ERROR.match, done.stderr.splitlines())
+              if m]
+    return {"command": "migrate " + " ".join(command[3:]) + " .", "sites": sites, "errors": errors}
+
+
+def agreement(survey_run: dict, run: dict, tree: Path) -> int:
+    """How many sites the write decided otherwise than the report said (files either run failed on aside):
+    per file, the codes, migrated or not, and messages (the lines they point at moved with the write)."""
+    failed = {relative(e["path"], tree) for e in run["errors"]} | {e["path"] for e in survey_run["errors"]}
+
+    def decided(path: str, site: dict, migrated: bool) -> tuple:
+        return path, site["code"], migrated, _SEE_LINE.sub("", site["message"])
+
+    said = collections.Counter(decided(s["filename"], s, s["migrated"]) for s in survey_run["sites"]
+                               if s["filename"] not in failed)
+    done = collections.Counter(decided(relative(s["filename"], tree), s, s["decision"] != "untouched")
+                               for s in run["sites"] if relative(s["filename"], tree) not in failed)
+    return sum(((said - done) + (done - said)).values())
 
 
 def repository(path: str, tree: Path) -> str:
@@ -136,29 +174,37 @@ def broken(before: Path, after: Path) -> tuple[list[str], list[str]]:
     return unparsable, undefined
 
 
-def table(run: dict, tree: Path, names: dict[str, str], silent_calls: list[str]) -> list[dict]:
-    """Per repository. A site is a place in the code (file, line, column, code): the report can name one
-    several times (a helper's use, once per caller), which the `repeated` column counts."""
+def table(survey_run: dict, run: dict, tree: Path, names: dict[str, str], findings: dict[str, list[str]]) -> list[dict]:
+    """Per repository: the sites from the report (`survey_run`), the errors from the write (`run`), and
+    per kind of finding in the written tree (`findings`: kind -> paths) how many. A site is a place in the
+    code (file, line, column, code): the report can name one several times (a helper's use, once per
+    caller), which the `repeated` column counts. The sites of a file the write failed on are left, as
+    `error`."""
     rows = {slug: {"repo": name, "sites": 0, "migrated": 0, "left": collections.Counter(), "repeated": 0,
-                   "internal": 0, "other_errors": 0, "silent": 0} for slug, name in names.items()}
+                   "internal": 0, "other_errors": 0, **{kind: 0 for kind in findings}}
+            for slug, name in names.items()}
+    failed = {relative(e["path"], tree) for e in run["errors"]}
     seen = set()
-    for site in run["sites"]:
+    for site in survey_run["sites"]:
         row = rows[repository(site["filename"], tree)]
-        key = (relative(site["filename"], tree), site["location"]["row"], site["location"]["column"], site["code"])
+        key = (site["filename"], site["row"], site["column"], site["code"])
         if key in seen:
             row["repeated"] += 1
             continue
         seen.add(key)
         row["sites"] += 1
-        if site["decision"] == "untouched":
-            row["left"][site["code"]] += 1
-        else:
+        if site["filename"] in failed:
+            row["left"]["error"] += 1
+        elif site["migrated"]:
             row["migrated"] += 1
+        else:
+            row["left"][site["code"]] += 1
     for error in run["errors"]:
         row = rows[repository(error["path"], tree)]
         row["internal" if "internal error" in error["message"] else "other_errors"] += 1
-    for call in silent_calls:
-        rows[repository(call, tree)]["silent"] += 1
+    for kind, paths in findings.items():
+        for path in paths:
+            rows[repository(path, tree)][kind] += 1
     return list(rows.values())
 
 
@@ -177,24 +223,30 @@ def percent(part: int, whole: int) -> str:
 
 def render(rows: list[dict]) -> str:
     head = ("| repository | sites | migrated | % | left, by code | internal errors | other errors | silent "
-            "| repeated reports |\n|---|---:|---:|---:|---|---:|---:|---:|---:|\n")
+            "| comments lost | new pyflakes findings | repeated reports |\n"
+            "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n")
     total = {k: sum(r[k] for r in rows) for k in ("sites", "migrated", "internal", "other_errors", "silent",
-                                                    "repeated")}
+                                                    "lost", "findings", "repeated")}
     total["left"] = sum((r["left"] for r in rows), collections.Counter())
     lines = []
     for r in [*rows, {"repo": "**all**", **total}]:
         left = ", ".join(f"{code} {n}" for code, n in sorted(r["left"].items())) or "-"
         lines.append(f"| {r['repo']} | {r['sites']} | {r['migrated']} | {percent(r['migrated'], r['sites'])} "
-                     f"| {left} | {r['internal']} | {r['other_errors']} | {r['silent']} | {r['repeated']} |")
+                     f"| {left} | {r['internal']} | {r['other_errors']} | {r['silent']} | {r['lost']} "
+                     f"| {r['findings']} | {r['repeated']} |")
     return head + "\n".join(lines) + "\n"
 
 
-def left_sites(run: dict, tree: Path) -> str:
-    """Every site left, grouped by code: `path:line:col  message`."""
+def left_sites(survey_run: dict, run: dict, tree: Path) -> str:
+    """Every site left, grouped by code: `path:line:col  message`, where the corpus as laid out has it; the
+    sites of a file the write failed on under `error`, with the error."""
+    failed = {relative(e["path"], tree): e["message"] for e in run["errors"]}
     groups = collections.defaultdict(list)
-    for s in run["sites"]:
-        if s["decision"] == "untouched":
-            where = f"{relative(s['filename'], tree)}:{s['location']['row']}:{s['location']['column']}"
+    for s in survey_run["sites"]:
+        where = f"{s['filename']}:{s['row']}:{s['column']}"
+        if s["filename"] in failed:
+            groups["error"].append(f"{where}  {s['code']} {s['message']}; the write failed: {failed[s['filename']]}")
+        elif not s["migrated"]:
             groups[s["code"]].append(f"{where}  {s['message']}")
     groups = {code: sorted(set(items)) for code, items in groups.items()}
     return "".join(f"## {code} ({len(items)})\n" + "".join(f"{i}\n" for i in items) + "\n"
@@ -204,8 +256,8 @@ def left_sites(run: dict, tree: Path) -> str:
 def revision() -> str:
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=HERE, capture_output=True, text=True).stdout.strip()
-    return git("rev-parse", "--short=10", "HEAD") + (" (with uncommitted changes)" if git("status", "--porcelain",
-                                                                                            "--", "../..") else "")
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", "../..")  # not a link to a Triton
+    return git("rev-parse", "--short=10", "HEAD") + (" (with uncommitted changes)" if changed else "")
 
 
 def lost_comments(before: Path, after: Path) -> list[str]:
@@ -262,13 +314,16 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     run_tree, again_tree = work / "run", work / "again"
 
+    survey_run = survey(corpus, work, args.jobs)
     copy_corpus(corpus, run_tree)
     run = migrate(run_tree, work, "run", args.jobs)
     written = digest(run_tree)
     silent_calls = silent(run_tree, run)
     unparsable, undefined = broken(corpus, run_tree)
     lost, new_findings = lost_comments(corpus, run_tree), new_pyflakes_findings(corpus, run_tree)
-    rows = table(run, run_tree, names, silent_calls)
+    rows = table(survey_run, run, run_tree, names,
+                 {"silent": silent_calls, "lost": lost, "findings": new_findings or []})
+    disagree = agreement(survey_run, run, run_tree)
 
     second = migrate(run_tree, work, "second", args.jobs)
     changed = sorted(p for p, h in digest(run_tree).items() if written.get(p) != h)
@@ -285,10 +340,12 @@ def main(argv: list[str] | None = None) -> int:
         f"date: {datetime.date.today().isoformat()}; triton-migrate revision {revision()}",
         f"corpus: {len(records)} repositories, {files} files ({sum(r['block_pointer_files'] for r in records)}"
         f" with block pointers), laid out by build.py from benchmarks/corpus/repos.toml",
+        f"sites counted by (in the corpus): {survey_run['command']}",
         f"command (in the corpus copy): {run['command']}",
         f"exit status {run['returncode']}, {run['seconds']:.0f} s",
         "",
         render(rows),
+        f"check and write agree: {'yes' if not disagree else 'NO'} ({disagree} sites decided otherwise by the write)",
         f"idempotent: {'yes' if not changed and not migrated_again else 'NO'} (a second --write changed "
         f"{len(changed)} files and migrated {len(migrated_again)} sites)",
         f"deterministic: {'yes' if not differ and same_report else 'NO'} (two runs on fresh copies: "
@@ -312,9 +369,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         args.markdown.write_text(text)
     if args.left:
-        args.left.write_text(left_sites(run, run_tree))
+        args.left.write_text(left_sites(survey_run, run, run_tree))
     ok = not (changed or migrated_again or differ or not same_report or run["errors"] or silent_calls
-              or unparsable or undefined or lost or new_findings)
+              or unparsable or undefined or lost or new_findings or disagree)
     return 0 if ok else 1
 
 

@@ -23,6 +23,7 @@ from triton_migrate.frontend.discover import discover
 from triton_migrate.frontend.fileio import FileError, atomic_write, check_parses, decode, encode, read_bytes
 from triton_migrate.frontend.output import FileResult
 from triton_migrate.frontend.workers import Workers
+from triton_migrate.frontend.written import as_written
 from triton_migrate.outcome import Diagnostic, FileOutcome
 from triton_migrate.policy import Policy
 from triton_migrate.rules import CODES
@@ -298,7 +299,7 @@ def _write(result: FileResult, original: bytes) -> FileResult:
         atomic_write(result.path, result.new_data, expected=original)
     except FileError as exc:
         return FileResult(result.path, error=str(exc))
-    return result
+    return as_written(result)
 
 
 def _add_noqa(result: FileResult, original: bytes) -> tuple[FileResult, int]:
@@ -564,8 +565,10 @@ def run_stdin(name: str, resolver: cfg.Resolver, options: Options) -> int:
     result = FileResult(name) if skipped else analyse(_job(name, data, config, options))
     if options.mode == "write":
         # On any error the input comes back unchanged, so an editor buffer piped through us is never lost.
-        sys.stdout.buffer.write(result.new_data if result.error is None and result.new_data else data)
+        written = result.error is None and result.new_data is not None
+        sys.stdout.buffer.write(result.new_data if written else data)
         sys.stdout.buffer.flush()
+        result = as_written(result) if written else result
     return emit([result], [], 1, options, diag_to_err=options.mode == "write")
 
 

@@ -33,6 +33,12 @@ class FileResult:
     warnings: tuple[tuple[int, int, str], ...] = ()  # (line, column, message): unused suppressions, notes
     suppressed: int = 0  # sites hidden by `# noqa` / `# migrate: ignore`
     error: str | None = None
+    written: bool = False  # new_text was written: the positions are in it (written.as_written moved them)
+
+    @property
+    def shown_text(self) -> str:
+        """The text the positions are in."""
+        return self.new_text if self.written else self.text
 
 
 # --- which sites a mode lists ------------------------------------------------------------------------------------
@@ -67,7 +73,7 @@ def _concise(result: FileResult, d: Diagnostic, color: bool) -> str:
 
 def _full(result: FileResult, d: Diagnostic, color: bool) -> str:
     """The concise line, the source line with a caret, then what was decided and what it relies on."""
-    source = _line(result.text, d.line).rstrip("\r\n").expandtabs(1)
+    source = _line(result.shown_text, d.line).rstrip("\r\n").expandtabs(1)
     gutter = " " * len(str(d.line))
     caret = click.style("^", fg="red", bold=True) if color else "^"
     frame = f"{gutter} |\n{d.line} | {source}\n{gutter} | {' ' * (d.column - 1)}{caret}\n"
@@ -103,7 +109,7 @@ def _escape(value: str, prop: bool = False) -> str:
 
 def unified_diff(path: str, old: str, new: str, color: bool) -> str:
     name = path.replace(os.sep, "/").lstrip("/")
-    lines = difflib.unified_diff(_lines(old), _lines(new), f"a/{name}", f"b/{name}")
+    lines = difflib.unified_diff(split_lines(old), split_lines(new), f"a/{name}", f"b/{name}")
     text = "".join(line if line.endswith(("\n", "\r")) else f"{line}\n\\ No newline at end of file\n" for line in lines)
     return _color_diff(text) if color else text
 
@@ -119,7 +125,7 @@ def _color_diff(text: str) -> str:
     return "".join(out)
 
 
-def _lines(text: str) -> list[str]:
+def split_lines(text: str) -> list[str]:
     # newline="" splits on \n, \r\n and \r only (not on form feeds) and keeps each ending as it is.
     return io.StringIO(text, newline="").readlines()
 
@@ -136,7 +142,7 @@ class Edit:
 
 def edits(old: str, new: str) -> list[Edit]:
     """Line-granular replacements that turn `old` into `new`, in order, non-overlapping."""
-    old_lines, new_lines = _lines(old), _lines(new)
+    old_lines, new_lines = split_lines(old), split_lines(new)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     return [
         Edit(_position(old_lines, i1), _position(old_lines, i2), "".join(new_lines[j1:j2]))
@@ -158,8 +164,9 @@ def _position(lines: list[str], index: int) -> tuple[int, int]:
 
 
 def _fix_owner(result: FileResult) -> Diagnostic | None:
-    """The migration of a file is one change; its edits hang on the file's first migrated site."""
-    if result.new_text is None:
+    """The migration of a file is one change; its edits hang on the file's first migrated site. A written
+    file's fix is applied: it has none left."""
+    if result.new_text is None or result.written:
         return None
     return next((d for d in result.diagnostics if d.fixed), None)
 
@@ -188,7 +195,7 @@ def _json_site(result: FileResult, d: Diagnostic) -> dict:
 
 
 def _end_of_line(result: FileResult, d: Diagnostic) -> dict:
-    return {"row": d.line, "column": len(_line(result.text, d.line).rstrip("\r\n")) + 1}
+    return {"row": d.line, "column": len(_line(result.shown_text, d.line).rstrip("\r\n")) + 1}
 
 
 def _json_fix(result: FileResult, d: Diagnostic) -> dict | None:
