@@ -43,6 +43,8 @@ import re
 
 import libcst as cst
 
+from ._syntax import appended
+
 CODE = "TTD009"
 NAME = "launch-guard"
 SUMMARY = "descriptor chosen at launch (`@triton.heuristics`), masked pointers otherwise"
@@ -100,22 +102,10 @@ def only_with(flag: str, statements: list) -> cst.If:
 
 def with_flag(parameters: cst.Parameters, flag: str, language: cst.BaseExpression) -> cst.Parameters:
     """The parameters and `FLAG: tl.constexpr = False` after them, laid out as they are (one a line with a
-    trailing comma, or running on)."""
+    trailing comma, or running on); each comment stays with the parameter it followed."""
     new = cst.Param(cst.Name(flag), cst.Annotation(cst.Attribute(language, cst.Name("constexpr"))),
                     default=cst.Name("False"), equal=cst.AssignEqual())
-    params = list(parameters.params)
-    if not params:
-        return parameters.with_changes(params=[new])
-    last = params[-1]
-    between = params[-2].comma if len(params) > 1 else cst.MaybeSentinel.DEFAULT
-    if not isinstance(between, cst.Comma):
-        between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    if isinstance(last.comma, cst.Comma):  # a trailing comma stays the last one
-        new = new.with_changes(comma=last.comma)
-    # what followed the last parameter (a line break before `)`) follows the flag now
-    new = new.with_changes(whitespace_after_param=last.whitespace_after_param)
-    last = last.with_changes(comma=between, whitespace_after_param=cst.SimpleWhitespace(""))
-    return parameters.with_changes(params=[*params[:-1], last, new])
+    return parameters.with_changes(params=appended(list(parameters.params), new))
 
 
 def decorator(triton: str, flag: str, check: str, checks: list) -> cst.Decorator:

@@ -10,7 +10,7 @@ import libcst as cst
 from triton_migrate.analysis.dataflow import FunctionAnalysis
 from triton_migrate.analysis.walk import children
 
-from .blocks import HOLDER, filled, lost_comments, paths_to, removed
+from .blocks import filled, lost_comments, paths_to, removed
 from .dead_code import drop_dead_code
 
 
@@ -108,7 +108,7 @@ class Rewriter(_Expressions):
         lost = lost_comments(list(original.body), prefix + smalls)
         if not prefix and not lost and not any(id(small) in self.edits.statements for small in original.body):
             return updated
-        return _lines(updated, prefix + smalls, lost)
+        return _lines(updated, prefix, smalls, lost)
 
     def _edited(self, statements: list) -> list:
         found = []
@@ -139,9 +139,11 @@ class Rewriter(_Expressions):
         return filled(updated)
 
 
-def _lines(original: cst.SimpleStatementLine, smalls: list, lost: list[str]):
-    """One line per statement; comments stay on the first and last lines. The `lost` ones, from inside a
-    statement the rewrite rebuilt (`q = tl.load(  # noqa: F821`), end the last line, before its own comment."""
+def _lines(original: cst.SimpleStatementLine, prefix: list, smalls: list, lost: list[str]):
+    """One line per statement; the original's leading comments stay on the first line, and the comment that
+    ended its line on the line of the first statement in its place (after the temporaries `prefix` puts
+    before it: a creation's descriptor, not the offsets after it). The `lost` ones, from inside a statement
+    the rewrite rebuilt (`q = tl.load(  # noqa: F821`), end that line too, before its own comment."""
     if not smalls:
         held = [*original.leading_lines, *(cst.EmptyLine(comment=cst.Comment(c)) for c in lost)]
         return removed(original.with_changes(leading_lines=held))
@@ -149,14 +151,21 @@ def _lines(original: cst.SimpleStatementLine, smalls: list, lost: list[str]):
     if lost:
         text = "  ".join([*lost, *([trailing.comment.value] if trailing.comment else [])])
         trailing = trailing.with_changes(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(text))
-    lines = [_line(s) for s in smalls]
+    lines = [_line(s) for s in prefix + smalls]
     lines[0] = lines[0].with_changes(leading_lines=original.leading_lines)
-    if isinstance(lines[-1], cst.SimpleStatementLine):
-        lines[-1] = lines[-1].with_changes(trailing_whitespace=trailing)
-    elif trailing.comment is not None:
-        # a compound statement (a guard's `if`) ends the lines: the comment is held for the next statement
-        lines.append(cst.SimpleStatementLine([HOLDER], trailing_whitespace=trailing))
+    lines[len(prefix)] = _ending(lines[len(prefix)], trailing)
     return cst.FlattenSentinel(lines)
+
+
+def _ending(line: cst.BaseStatement, trailing: cst.TrailingWhitespace) -> cst.BaseStatement:
+    """`line` ending with `trailing` (a comment, and the newline); a guard's `if` ends its last line so."""
+    if isinstance(line, cst.SimpleStatementLine):
+        return line.with_changes(trailing_whitespace=trailing)
+    if trailing.comment is None:
+        return line
+    body = list(line.body.body)
+    body[-1] = _ending(body[-1], trailing)
+    return line.with_changes(body=line.body.with_changes(body=body))
 
 
 def _line(statement) -> cst.BaseStatement:
