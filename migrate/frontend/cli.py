@@ -17,7 +17,7 @@ import click
 from triton_migrate import __version__
 from triton_migrate.analysis.prefilter import might_need_migration
 from triton_migrate.frontend import config as cfg
-from triton_migrate.frontend import output, suppressions
+from triton_migrate.frontend import launch, output, suppressions
 from triton_migrate.frontend.discover import discover
 from triton_migrate.frontend.fileio import FileError, atomic_write, check_parses, decode, encode, read_bytes
 from triton_migrate.frontend.output import FileResult
@@ -73,6 +73,7 @@ class Job:
     select: tuple[str, ...]
     ignore: tuple[str, ...]
     cache_dir: str | None = None  # where check results are kept between runs (cache.py); None: no cache
+    launch: str | None = None  # how the file imports its package's launch support (launch.py); None: pasted
 
 
 # --- one file ----------------------------------------------------------------------------------------------------
@@ -162,7 +163,8 @@ def _migrate_group(jobs: tuple[Job, ...], decoded: dict, errors: dict[str, str])
     first = jobs[0]
     sources = {path: d.text for path, d in decoded.items()}
     outcomes = engine.migrate_sources(sources, verify=first.verify, policy=first.policy, rewrite=first.verify,
-                                      locate=Locator(sources), frozen={p: errors[p] for p in sources if p in errors})
+                                      locate=Locator(sources), frozen={p: errors[p] for p in sources if p in errors},
+                                      launch={job.path: job.launch for job in jobs if job.launch})
     results = []
     for job in jobs:
         if job.path in errors:
@@ -182,7 +184,7 @@ def _outcome_of(job: Job, text: str) -> FileOutcome:
     if cached is not None:
         return cached[0]
     # The fixed-point check costs a second migration; only output that is shown or written needs it.
-    outcome = engine.migrate_source(text, verify=job.verify, policy=job.policy, rewrite=job.verify)
+    outcome = engine.migrate_source(text, verify=job.verify, policy=job.policy, rewrite=job.verify, launch=job.launch)
     _keep((job,), [outcome])
     return outcome
 
@@ -226,7 +228,8 @@ def _result(job: Job, decoded, outcome: FileOutcome) -> FileResult:
         return result
     new_data = encode(new_text, decoded.encoding)
     check_parses(job.path, job.data, new_data)
-    return replace(result, new_text=new_text, new_data=new_data)
+    needs = launch.location(job.path) if outcome.imports_launch_module else None
+    return replace(result, new_text=new_text, new_data=new_data, launch_module=needs)
 
 
 def _filter(outcome: FileOutcome, text: str, job: Job) -> tuple[list[Diagnostic], int, list, str | None]:
@@ -435,7 +438,8 @@ def _job(path: str, data: bytes, config: cfg.Config, options: Options) -> Job:
     policy = Policy(target=config.target, strict=config.strict, min_triton=config.min_triton,
                     compat_module=config.compat_module, kernel_targets=config.kernel_targets,
                     line_length=config.line_length)
-    return Job(path, data, verify, policy, config.select, config.ignored_for(path), options.cache_dir)
+    return Job(path, data, verify, policy, config.select, config.ignored_for(path), options.cache_dir,
+               launch.import_spec(path, data))
 
 
 def _skip_reason(path: str, config: cfg.Config, explicit: bool, options: Options,
@@ -493,7 +497,9 @@ def run_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore: boo
                 contents[path] = data  # it may define helpers that files with block pointers import
         tasks = _tasks(jobs, contents, resolver, options)
         originals = {job.path: job.data for task in tasks for job in task}
-        results = _apply(analyse_all(tasks, options, workers), originals, options)
+        results = launch.with_modules(analyse_all(tasks, options, workers))
+        originals.update((r.path, r.text.encode("utf-8")) for r in results if r.path not in originals)
+        results = _apply(results, originals, options)
     _verbose(options, f"analysed {_plural(len(jobs), 'file')} of {checked} in {time.monotonic() - started:.2f} s")
     if not checked and not options.quiet:  # as ruff: a warning, not an error (exit 0 unless a path is missing)
         click.echo(f"warning: No Python files found under {', '.join(paths)} (`-v` says which files were "
@@ -524,9 +530,19 @@ def _apply(results: list[FileResult], originals: dict[str, bytes], options: Opti
         if not options.quiet:
             click.echo(f"Added {_plural(sum(n for _, n in added), 'noqa directive')}.", err=True)
         return [result for result, _ in added]
-    if options.mode == "write":
-        return [_write(result, originals[result.path]) for result in results]
+    if options.mode == "write":  # launch-support modules first: the modules that import them wait for them
+        modules = {r.launch_module for r in results if r.launch_module}
+        written = {r.path: _write(r, originals[r.path]) for r in results if r.path in modules}
+        return [written.get(r.path) or _write(_waiting(r, written), originals[r.path]) for r in results]
     return results
+
+
+def _waiting(result: FileResult, written: dict[str, FileResult]) -> FileResult:
+    """The result, or an error if the launch-support module it imports could not be written."""
+    module = written.get(result.launch_module)
+    if module is None or module.error is None or result.new_data is None:
+        return result
+    return replace(result, new_text=None, new_data=None, error=f"needs {result.launch_module}: {module.error}")
 
 
 def run_stdin(name: str, resolver: cfg.Resolver, options: Options) -> int:
@@ -534,7 +550,8 @@ def run_stdin(name: str, resolver: cfg.Resolver, options: Options) -> int:
     data = sys.stdin.buffer.read()
     config = resolver.for_path(name)
     skipped = _skip_reason(name, config, True, options) is not None
-    result = FileResult(name) if skipped else analyse(_job(name, data, config, options))
+    # stdout holds the one migrated file: its launch support is pasted in, as for a module outside a package
+    result = FileResult(name) if skipped else analyse(replace(_job(name, data, config, options), launch=None))
     if options.mode == "write":
         # On any error the input comes back unchanged, so an editor buffer piped through us is never lost.
         sys.stdout.buffer.write(result.new_data if result.error is None and result.new_data else data)

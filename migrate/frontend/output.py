@@ -33,6 +33,7 @@ class FileResult:
     warnings: tuple[tuple[int, int, str], ...] = ()  # (line, column, message): unused suppressions, notes
     suppressed: int = 0  # sites hidden by `# noqa` / `# migrate: ignore`
     error: str | None = None
+    launch_module: str | None = None  # the launch-support module new_text imports, to write with it (launch.py)
 
 
 # --- which sites a mode lists ------------------------------------------------------------------------------------

@@ -202,10 +202,21 @@ def add_definitions(module: cst.Module, definitions: list) -> cst.Module:
 
 def add_import(module: cst.Module, dotted: str, alias: str) -> cst.Module:
     """Add `import <dotted> as <alias>` after the module's last top-level import."""
-    statement = cst.parse_statement(f"import {dotted}\n" if dotted == alias else f"import {dotted} as {alias}\n")
+    return _insert_import(module, cst.parse_statement(f"import {dotted}\n" if dotted == alias else
+                                                      f"import {dotted} as {alias}\n"))
+
+
+def _insert_import(module: cst.Module, statement: cst.SimpleStatementLine) -> cst.Module:
     body = list(module.body)
     imports = [i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
                and any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in s.body)]
     position = imports[-1] + 1 if imports else 0
     body.insert(position, statement)
     return module.with_changes(body=body)
+
+
+def add_from_import(module: cst.Module, dotted: str, names: list[tuple[str, str]]) -> cst.Module:
+    """Add `from <dotted> import name [as alias], ...` (`names`: (name, alias)) after the module's last
+    top-level import."""
+    spelled = ", ".join(name if name == alias else f"{name} as {alias}" for name, alias in names)
+    return _insert_import(module, cst.parse_statement(f"from {dotted} import {spelled}\n"))
