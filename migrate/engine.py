@@ -28,8 +28,10 @@ from triton_migrate.analysis.facts import AssignmentCollector, FunctionFacts
 from triton_migrate.analysis.naming import Namer
 from triton_migrate.analysis.packages import absolute_module
 from triton_migrate.analysis.positions import Positions
+from triton_migrate.analysis import guards, stated
 from triton_migrate.analysis.prefilter import SITE_KEYWORDS, SITE_MEMBERS
 from triton_migrate.analysis.program import Locate, Program
+from triton_migrate.analysis.stated import Inline
 from triton_migrate.analysis.triton_names import TritonNames
 from triton_migrate.analysis.values import canonical_code
 from triton_migrate.analysis.walk import walk
@@ -42,14 +44,12 @@ from triton_migrate.rules import (
     ttd007_compat,
     ttd008_helper_parts,
     ttd009_launch_guard,
+    ttd010_stated_facts,
     ttd108_unsupported_use,
 )
 
 from .outcome import Diagnostic, FileOutcome
 from .policy import Policy
-
-# Device-side descriptors keep their tensormap in global scratch on NVIDIA sm_90+ (semantics brief §3).
-ALLOCATOR = "NVIDIA sm_90+: a `triton.set_allocator` in every launching thread (compat.ensure_allocator())"
 
 
 class SourceError(Exception):
@@ -234,13 +234,15 @@ class _Unit:
     # it already binds (an earlier run's import or pasted definition): a later run reuses them.
     launch_names: dict[str, str] = field(default_factory=dict)
     launch_bound: frozenset[str] = frozenset()
+    stated: dict[int, dict[str, str]] = field(default_factory=dict)  # line -> `# migrate: assume[...]` facts
     facts: dict[int, FunctionFacts] = field(default_factory=dict)  # id(function) -> its facts
 
     def facts_of(self, function: cst.FunctionDef) -> FunctionFacts:
         if id(function) not in self.facts:
             launched = is_kernel(function) and function.name.value not in self.scan.called
+            inline = Inline.of(function, self.stated, lambda node: self.positions.start(node)[0])
             self.facts[id(function)] = FunctionFacts(function, self.names, self.scan.function_assignments[id(function)],
-                                                     launched)
+                                                     launched, inline)
         return self.facts[id(function)]
 
 
@@ -281,8 +283,12 @@ def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool,
     bound = _launch_support_bound(module) if wrapper is not None else {}  # (a report's tree prints nothing)
     launch_names = {name: bound.get(name) or namer.flag(name if name in launch_support.CALLED else f"_{name}")
                     for name in launch_support.FUNCTIONS}
+    try:
+        statements = stated.by_line(source)
+    except stated.BadStatement as error:
+        raise SourceError(str(error), error.line) from error
     return _Unit(module_name, source, module, names, scan, positions, namer, language, shim, launch_names,
-                 frozenset(bound))
+                 frozenset(bound), statements)
 
 
 def _launch_support_bound(module: cst.Module) -> dict[str, str]:
@@ -478,8 +484,8 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
     what = f"block-pointer parameter `{creation.target}` (its parts)" if isinstance(creation.anchor, cst.Param) \
         else f"block pointer `{creation.target}`" + (" (created inline)" if creation.inline else "") + \
         (f" (what `{canonical_code(creation.anchor.func)}` returns, inlined)" if creation.anchor is not None else "")
-    requirements = (*analysis.class_notes(creation_id, analysis.knowledge.requirements), ALLOCATOR) \
-        if "descriptor" in forms and not guarded else ()
+    relied = analysis.reliance(creation) if "descriptor" in forms and not guarded else []
+    requirements = tuple(_stated(*reliance) for reliance in relied)
     if forms == {"parts"}:
         message, code = f"{what} → passed to helpers as its parts{suffix}", ttd008_helper_parts.CODE
     elif forms - {"parts"} == {"compat"}:
@@ -489,6 +495,10 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
     elif guarded:
         message, code = (f"{what} → tensor descriptor `{stem}_desc` where the launch allows it, masked pointers "
                          f"elsewhere{suffix}", ttd009_launch_guard.CODE)
+    elif relied:
+        facts = ", ".join(f"`{tensor}` {fact}" for tensor, fact, _, _ in relied)
+        message, code = f"{what} → tensor descriptor `{stem}_desc` on stated facts ({facts}){suffix}", \
+            ttd010_stated_facts.CODE
     else:
         message, code = f"{what} → tensor descriptor `{stem}_desc`{suffix}", ttd001_descriptor.CODE
     decision = "+".join(sorted(forms, key=lambda f: (f != "descriptor", f == "parts")))
@@ -503,7 +513,17 @@ def _launch_check(check) -> str:
     facts += [f"`{m}` elements are a multiple of 16 bytes" for m in check.multiples]
     if check.unit_stride is not None:
         facts.append(f"`{check.unit_stride}` is 1")
-    return ", ".join(facts).replace('args["', "").replace('args.get("', "").replace('"]', "")
+    return guards.spelled(", ".join(facts))
+
+
+def _stated(tensor: str, fact: str, expressions: list[str], where: str) -> str:
+    """A fact a descriptor relies on (TTD010), in words: what it means for this block pointer, and where it
+    was stated."""
+    listed = ", ".join(f"`{e}`" for e in expressions)
+    meaning = {"aligned": f"its data{f', and {listed} × itemsize,' if listed else ''} multiples of 16 bytes",
+               "contiguous": f"{listed} is 1",
+               "aligned-rows": f"a row, {listed} × itemsize, a multiple of 16 bytes"}[fact]
+    return f"`{tensor}` stated `{fact}` ({where}): {meaning}"
 
 
 def _is_site(member: str | None, keywords: set) -> bool:

@@ -10,6 +10,28 @@ ADDRESSES = ("auto", "corner", "coords")
 # and `pointer` one spelling of their addresses everywhere (`+corner`, `+coords`; which one is faster
 # depends on the kernel).
 KERNEL_TARGETS = ("auto", "descriptor", "pointer", "auto+corner", "auto+coords", "pointer+corner", "pointer+coords")
+# What a user may state about a kernel's tensor arguments, which no source proves (rules/ttd010_stated_facts.py):
+# the innermost dimension has stride 1; the data, every other stride and every offset the kernel adds to the
+# pointer are multiples of 16 bytes; the innermost extent (a row) is a multiple of 16 bytes.
+FACTS = ("contiguous", "aligned", "aligned-rows")
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A fact stated about the tensor arguments of kernels: every kernel's (`kernel` None), one kernel's
+    (a function name), or one argument's of it; `where` says where it was stated, for the report."""
+
+    fact: str
+    where: str
+    kernel: str | None = None
+    argument: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.fact not in FACTS:
+            raise ValueError(f"unknown fact {self.fact!r}; choose from {', '.join(FACTS)}")
+
+    def covers(self, kernel: str, argument: str) -> bool:
+        return self.kernel in (None, kernel) and self.argument in (None, argument)
 
 
 @dataclass(frozen=True)
@@ -39,6 +61,10 @@ class Policy:
     # The columns the emitted code keeps within (the project's ruff, black or flake8 line length; see
     # config.LineLengths): a longer statement is laid out as black would (wrap.py).
     line_length: int = 88
+    # Facts the user states (`assume`, `per-file-assume`, `kernel-assume`; the source's own `# migrate:
+    # assume[...]` comments are read by the engine): descriptors may rely on them (TTD010). Not under
+    # `strict`, which relies on nothing it has not proven.
+    assume: tuple[Statement, ...] = ()
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
@@ -48,6 +74,15 @@ class Policy:
         for name, target in self.kernel_targets:
             if target not in KERNEL_TARGETS:
                 raise ValueError(f"kernel {name!r}: target must be one of {', '.join(KERNEL_TARGETS)}")
+
+    def stated(self, kernel: str, argument: str) -> dict[str, str]:
+        """The facts stated about one tensor argument of a kernel: fact -> where (the last statement, the most
+        specific of the configuration's: `kernel-assume` after `per-file-assume` after `assume`)."""
+        found: dict[str, str] = {}
+        for statement in reversed(self.assume):
+            if statement.covers(kernel, argument):
+                found.setdefault(statement.fact, statement.where)
+        return found
 
     def for_function(self, name: str, inherited: str | None = None) -> "Policy":
         """The policy for one function: its tuned target, if it has one, else the one it `inherited` from its

@@ -89,6 +89,8 @@ def {check_facts}(kernel, facts, args, kwargs):
     values = dict(launch.arguments)
     for name, fact, *expressions in facts:
         tensor = values[name]
+        if not hasattr(tensor, "data_ptr"):  # None, where the kernel takes one
+            continue
         size = tensor.element_size()
         wrong = []
         if fact == "aligned" and tensor.data_ptr() % 16:
@@ -102,8 +104,8 @@ def {check_facts}(kernel, facts, args, kwargs):
         if wrong:
             raise ValueError(
                 f"{{function.__name__}}: `{{name}}` is stated `{{fact}}` to "
-                f"triton-migrate, but {{'; '.join(wrong)}} (16-byte multiples "
-                "needed, and a unit stride)"
+                f"triton-migrate, but {{'; '.join(wrong)}}"
+                + ("" if fact == "contiguous" else ", not a multiple of 16")
             )
 ''',
     "ensure_allocator": '''

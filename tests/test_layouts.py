@@ -19,13 +19,14 @@ import pytest
 
 from differential import FIXTURES, compare_outputs, run_fixture
 from triton_migrate.engine import migrate_source
-from triton_migrate.policy import Policy
+from triton_migrate.policy import Policy, Statement
 from triton_migrate.rules import _launch_support as launch_support
 from triton_migrate.rules._syntax import movable
 
 LAYOUTS = Path(__file__).resolve().parent / "data" / "layouts"
 KERNELS = {"black": FIXTURES / "black_layout" / "before.py", "yapf": LAYOUTS / "yapf.py", "hand": LAYOUTS / "hand.py"}
-POLICIES = {"auto": Policy(), "pointer": Policy(target="pointer"), "descriptor": Policy(target="descriptor"),
+STATED = (Statement("aligned", "test"), Statement("aligned-rows", "test"))
+POLICIES = {"auto": Policy(), "pointer": Policy(target="pointer"), "descriptor": Policy(target="descriptor", assume=STATED),
             "compat": Policy(target="compat")}
 
 

@@ -16,6 +16,7 @@ import libcst as cst
 from triton_migrate.policy import Policy
 from triton_migrate.rules import (
     ttd009_launch_guard,
+    ttd010_stated_facts,
     ttd108_unsupported_use,
     ttd109_ambiguous_value,
     ttd201_crosses_function,
@@ -62,6 +63,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
         # the launch guard's names (TTD009): the kernel's flag, the module's check, how the module names triton
         self.guard_flag = namer.flag(ttd009_launch_guard.FLAG)
         self.guard_check = (launch_names or {}).get(ttd009_launch_guard.CHECK, ttd009_launch_guard.CHECK)
+        self.facts_hook = (launch_names or {}).get(ttd010_stated_facts.HOOK, ttd010_stated_facts.HOOK)
         self.triton_module = names.triton_prefix() or "triton"
         self.knowledge = Knowledge()
         self.parameter_calls: dict[str, cst.Call] = {}  # a parameter's block pointer, re-created (crossing.py)

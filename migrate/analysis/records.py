@@ -33,6 +33,8 @@ class Creation:
     loops: int = 0  # how many loops the creation is inside
     condition: Optional[cst.IfExp] = None  # `p = tl.make_block_ptr(...) if FLAG else None`: the whole value
     inline: bool = False  # the pointer of a load or store (`tl.load(tl.make_block_ptr(...))`), named by us
+    stated: dict = field(default_factory=dict)  # fact -> where, what the user stated of its tensor (TTD010)
+    stated_unit: bool = False  # its unit stride is the one stated `contiguous`, not one the source proves
 
     @property
     def permutation(self) -> list[int]:
@@ -59,7 +61,7 @@ class Knowledge:
     placeholder_used: set = field(default_factory=set)
     forms: dict = field(default_factory=dict)  # creation id -> {"descriptor", "pointer"} used by its accesses
     reasons: dict = field(default_factory=dict)  # creation id -> {code: message} for masked-pointer accesses
-    requirements: dict = field(default_factory=dict)  # creation id -> run-time conditions of its descriptors
+    relied: dict = field(default_factory=dict)  # creation id -> {fact: where}: what its descriptors rely on
     merged: dict = field(default_factory=dict)  # creation id -> {(kind, dim): its part}, for `p_base = ...`
     guarded: set = field(default_factory=set)  # creation ids whose descriptors are chosen at launch (TTD009)
     # creation id -> when the analysis first met it. Ids are addresses, whose order is the allocator's:

@@ -129,10 +129,32 @@ class Sites:
         creation.offsets, creation.block = parts["offsets"], parts["block_shape"]
         order = [int_value(o) for o in parts["order"]] if parts["order"] is not None else None
         creation.order = None if order is None or None in order else order
-        creation.unit, creation.blockers = planner.creation_obstacles(
+        creation.stated = self.stated_facts(creation)
+        creation.unit, creation.blockers, creation.stated_unit = planner.creation_obstacles(
             creation.shape, creation.strides, creation.offsets, creation.block,
-            None if order is None or None in order else order, self.facts, self.policy, frozenset(self.unit_strides))
+            None if order is None or None in order else order, self.facts, self.policy, frozenset(self.unit_strides),
+            "contiguous" in creation.stated)
         return None
+
+    def stated_facts(self, creation: Creation) -> dict[str, str]:
+        """What the user stated of the tensor a block pointer's base starts from (fact -> where; TTD010): on
+        its creation's line, its parameter's line, the kernel's `def` line, or in the configuration. Only a
+        launched kernel has a launch to hook (the allocator, the debug check); `--strict` states nothing."""
+        if self.policy.strict or self.policy.target not in ("auto", "descriptor") or not self.launched():
+            return {}
+        argument = guards.root_argument(creation.base, self.facts, self.arguments)
+        if argument is None:
+            return {}
+        inline = self.facts.inline
+        found = {}
+        for stated in (inline.at(creation.call), inline.arguments.get(argument, {}), inline.kernel,
+                       self.policy.stated(self.function.name.value, argument)):
+            found = {**stated, **found}
+        return found
+
+    def launched(self) -> bool:
+        """Whether the host launches this function (it has a launch to check or hook)."""
+        return self.facts.launched and not (self.context is not None and self.context.is_called())
 
     def proofs(self, creation: Creation, dim: int, expr: cst.BaseExpression) -> dict[str, bool]:
         """What is proven about an offset (or a delta) in dimension `dim`: the TMA constraints."""
@@ -333,7 +355,7 @@ class Sites:
     def unguardable(self, value: BlockPtr, fallback: bool = True) -> Optional[str]:
         """Why a descriptor for this block pointer cannot be chosen at launch (TTD009), or None. `fallback`:
         the other form is this tool's masked pointers (a compat tile falls back to the shim's emulation)."""
-        if not self.facts.launched or (self.context is not None and self.context.is_called()):
+        if not self.launched():
             return "this function is not launched from the host (it is called by other `@triton.jit` functions)"
         problem = self.pointer_problem(value) if fallback else None
         if problem is not None:
@@ -376,9 +398,22 @@ class Sites:
             c.base, c.strides, c.block, c.unit, self.facts)]
         row_width = all(planner.row_width_proven(c.shape, c.block, c.unit) for c in creations)
         found = [o for c in creations for o in c.blockers] + planner.merge_obstacles(creations)
-        return found + planner.access_obstacles(member, self.proven_offsets(value, deltas), in_bounds,
-                                                creation.unit, volatile, self.padding(bound), row_width,
-                                                requirements, self.policy)
+        found += planner.access_obstacles(member, self.proven_offsets(value, deltas), in_bounds, creation.unit,
+                                          volatile, self.padding(bound), row_width, requirements, self.policy)
+        return [self.covered(obstacle, creations) for obstacle in found]
+
+    def covered(self, obstacle: planner.Obstacle, creations: list[Creation]) -> planner.Obstacle:
+        """The obstacle, `stated` where the user's facts cover it for every creation merged here (TTD010), in a
+        form the launch can check under TRITON_MIGRATE_CHECK_FACTS: data alignment and every term of the
+        base with a witness (`aligned`), the row width computed from the arguments (`aligned-rows`)."""
+        fact = planner.COVERING_FACT.get(obstacle.code)
+        if obstacle.hard or fact is None or not all(fact in c.stated for c in creations):
+            return obstacle
+        if not all(isinstance(self.launch_check(c), guards.Check) for c in creations):
+            return obstacle
+        if fact == "aligned-rows" and any(self.arguments.host(c.shape[c.unit]) is None for c in creations):
+            return obstacle
+        return replace(obstacle, stated=creations[0].stated[fact])
 
     @staticmethod
     def static_offset(value: BlockPtr, deltas, d: int):
@@ -407,7 +442,11 @@ class Sites:
                 if emulated or (form == "pointer" and obstacle.code == ttd111_store_row_width.CODE):
                     self.knowledge.reasons.setdefault(creation, {})[obstacle.code] = obstacle.message
                 elif form == "descriptor" and not obstacle.hard:  # a guarded one has them checked at launch
-                    self.knowledge.requirements.setdefault(creation, {})[obstacle.message] = obstacle.message
+                    self.knowledge.relied.setdefault(creation, {})[planner.COVERING_FACT[obstacle.code]] = \
+                        obstacle.stated
+            if form == "descriptor" and self.creations_by_id(creation).stated_unit:
+                self.knowledge.relied.setdefault(creation, {})["contiguous"] = \
+                    self.creations_by_id(creation).stated["contiguous"]
 
     def descriptor_access(self, call, member, bound, value: BlockPtr, offsets) -> None:
         stored = bound["value"].value if "value" in bound else None

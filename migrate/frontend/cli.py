@@ -435,10 +435,7 @@ def _exit_status(ok: list[FileResult], errors: list, options: Options) -> int:
 
 def _job(path: str, data: bytes, config: cfg.Config, options: Options) -> Job:
     verify = options.show_diff or options.mode == "write" or options.fmt in output.DOCUMENTS
-    policy = Policy(target=config.target, strict=config.strict, min_triton=config.min_triton,
-                    compat_module=config.compat_module, kernel_targets=config.kernel_targets,
-                    line_length=config.line_length)
-    return Job(path, data, verify, policy, config.select, config.ignored_for(path), options.cache_dir,
+    return Job(path, data, verify, config.policy_for(path), config.select, config.ignored_for(path), options.cache_dir,
                launch.import_spec(path, data))
 
 
@@ -607,6 +604,9 @@ SHARED = [
     click.option("--strict/--no-strict", default=None,
                  help="Refuse descriptors whose safety depends on run-time values (strides, alignment)."),
     click.option("--min-triton-version", metavar="X.Y", help="The oldest Triton the migrated code must run on."),
+    click.option("--assume", multiple=True, callback=_csv, metavar="FACTS",
+                 help="Facts about every kernel's tensor arguments that descriptors may rely on (comma-separated: "
+                      "aligned, contiguous, aligned-rows; replaces the configuration's `assume`)."),
     click.option("--line-length", type=click.IntRange(min=1, max=320), metavar="N",
                  help="Keep emitted code within N columns [default: the project's ruff, black or flake8 "
                       "setting, else 88]."),
@@ -646,7 +646,7 @@ def _resolve(params: dict, fmt_option: str | None, default_fmt: str | None) -> t
         ("min-triton-version", params["min_triton_version"]), ("select", params["select"]),
         ("ignore", params["ignore"]), ("output-format", fmt_option),
         ("respect-gitignore", params["respect_gitignore"]), ("jobs", params["jobs"]),
-        ("line-length", params["line_length"]),
+        ("line-length", params["line_length"]), ("assume", params["assume"]),
     ) if value is not None}
     try:
         resolver = cfg.Resolver(overrides, params["config_file"], params["isolated"])

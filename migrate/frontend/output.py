@@ -325,8 +325,8 @@ def grouped_report(results: list[FileResult]) -> str:
         out.append(f"  {total:>5}  {code}  {name:<34} ({split})\n")
     required = sum(len(d.requirements) for _, d in sites)
     if required:
-        out.append(f"\n{required} run-time requirement{'s' if required != 1 else ''} listed above: the migrated "
-                   "code is correct only if callers meet them (`triton_migrate.compat` can check them at launch).\n")
+        out.append(f"\n{required} stated fact{'s' if required != 1 else ''} relied on above: the migrated code is "
+                   "correct only if every launch meets them (TRITON_MIGRATE_CHECK_FACTS=1 checks them at launch).\n")
     return "".join(out)
 
 
