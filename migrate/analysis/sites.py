@@ -28,7 +28,7 @@ from triton_migrate.rules._syntax import keyword
 
 from . import guards, planner
 from .calls import UnboundCall, bind, bool_value, int_value, string_value, tuple_elements
-from .records import Creation, Loop, Refusal
+from .records import Creation, Loop, Refusal, SiteForm
 from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, canonical_code
 
 HINTS = ("cache_modifier", "eviction_policy", "volatile")  # kept by the masked-pointer form
@@ -302,14 +302,14 @@ class Sites:
                                                   f"check, and none can be written: {unguardable}"))
             elif form == "guarded" and not self.pays_off(call, member, value):
                 form = "pointer"
-                self.note_pointers(value, ttd009_launch_guard.PAYS_OFF)
+                obstacles.append(planner.Obstacle(ttd009_launch_guard.CODE, ttd009_launch_guard.PAYS_OFF))
         if refusal is not None:
             self.refuse(value.creations, refusal)
             return
-        if form == "compat" and len(value.dims) <= COMPAT_EMULATED_RANK and \
-                self.unguardable(value, fallback=False) is None:
-            self.knowledge.guarded.update(value.creations)  # the shim's descriptors only where the launch allows
-        self.record_form(value, form, obstacles)
+        # the shim's descriptors only where the launch allows
+        guarded = form == "guarded" or (form == "compat" and len(value.dims) <= COMPAT_EMULATED_RANK and
+                                        self.unguardable(value, fallback=False) is None)
+        self.record_form(value, form, obstacles, id(call), guarded)
         offsets = self.offsets(value, deltas)
         if offsets is not None and form == "compat":
             self.handle_access(call, member, bound, value, offsets, self.compat_builder(member, value, offsets,
@@ -347,10 +347,6 @@ class Sites:
         if self.policy.addresses != "auto":
             return self.policy.addresses == "corner"
         return not self.created_in_this_loop(value)
-
-    def note_pointers(self, value: BlockPtr, why: str) -> None:
-        for creation in value.creations:
-            self.knowledge.reasons.setdefault(creation, {})[ttd009_launch_guard.CODE] = why
 
     def unguardable(self, value: BlockPtr, fallback: bool = True) -> Optional[str]:
         """Why a descriptor for this block pointer cannot be chosen at launch (TTD009), or None. `fallback`:
@@ -430,23 +426,24 @@ class Sites:
                            "nonnegative": dim.nonnegative and step["nonnegative"]})
         return proven
 
-    def record_form(self, value: BlockPtr, form: str, obstacles: list) -> None:
-        """Remember the form, and why masked pointers (the obstacles that decided it) or what a descriptor
-        relies on at run time (the soft obstacles it accepted)."""
-        for creation in value.creations:
-            if form == "guarded":
-                self.knowledge.guarded.add(creation)
-            self.knowledge.forms.setdefault(creation, set()).add("descriptor" if form == "guarded" else form)
-            for obstacle in obstacles:
-                emulated = form in ("pointer", "compat") and obstacle.blocks(self.policy)
-                if emulated or (form == "pointer" and obstacle.code == ttd111_store_row_width.CODE):
-                    self.knowledge.reasons.setdefault(creation, {})[obstacle.code] = obstacle.message
-                elif form == "descriptor" and not obstacle.hard:  # a guarded one has them checked at launch
-                    self.knowledge.relied.setdefault(creation, {})[planner.COVERING_FACT[obstacle.code]] = \
-                        obstacle.stated
-            if form == "descriptor" and self.creations_by_id(creation).stated_unit:
-                self.knowledge.relied.setdefault(creation, {})["contiguous"] = \
-                    self.creations_by_id(creation).stated["contiguous"]
+    def record_form(self, value: BlockPtr, form: str, obstacles: list, site: object = None,
+                    guarded: bool = False) -> None:
+        """Remember what the access `site` (by default: these block pointers' helper calls) became, and why
+        masked pointers (the obstacles that decided it) or what a plain descriptor relies on (the facts
+        stated that cover its soft obstacles; a guarded one has them checked at launch)."""
+        reasons, relied = {}, {}
+        for obstacle in obstacles:
+            emulated = form in ("pointer", "compat") and obstacle.blocks(self.policy)
+            if emulated or (form == "pointer" and obstacle.code == ttd111_store_row_width.CODE):
+                reasons[obstacle.code] = obstacle.message
+            elif form == "descriptor" and not obstacle.hard:
+                relied[planner.COVERING_FACT[obstacle.code]] = obstacle.stated
+        creations = [self.creations_by_id(c) for c in value.creations]
+        if form == "descriptor" and any(c.stated_unit for c in creations):
+            relied["contiguous"] = next(c.stated["contiguous"] for c in creations if c.stated_unit)
+        key = site if site is not None else (form, value.creations)
+        self.knowledge.sites[key] = SiteForm(frozenset(value.creations), "descriptor" if form == "guarded" else form,
+                                             guarded, reasons, relied)
 
     def descriptor_access(self, call, member, bound, value: BlockPtr, offsets) -> None:
         stored = bound["value"].value if "value" in bound else None
