@@ -36,14 +36,14 @@ class Statement:
 
 @dataclass(frozen=True)
 class Policy:
-    # auto: a descriptor where it is provably legal and safe, the masked-pointer form otherwise;
-    # descriptor: descriptors only (what cannot be one is left untouched and reported);
+    # auto: a descriptor where it is provably legal and safe (checked at launch, or on stated facts), the
+    # masked-pointer form otherwise; descriptor: descriptors only, where what they need is proven or stated
+    # (the rest is left untouched and reported);
     # pointer: the masked-pointer form everywhere (exact block-pointer semantics, no TMA);
     # compat: tiles of the triton_migrate.compat shim, which picks its implementation per Triton version.
     target: str = "auto"
     # strict: a site whose safety depends on run-time values (row stride / base alignment, row width
-    # of a TMA store) is not given a descriptor; permissive: it is, and the report lists what the
-    # caller must guarantee.
+    # of a TMA store) is not given a descriptor, neither guarded nor on stated facts.
     strict: bool = False
     # The oldest Triton the migrated code must run on: descriptors need 3.4, `padding_option` and
     # casting stores need 3.5.

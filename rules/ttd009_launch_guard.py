@@ -32,8 +32,9 @@ Launched without the heuristic (the bare `kernel.fn`), the flag's default keeps 
 When it does not apply: in helpers (`@triton.jit` functions called by other ones; they have no launch),
 where a term has no witness computed from the kernel's arguments (`pid * 3` added to the base), where
 the masked-pointer fallback cannot express the access: such accesses use masked pointers (TTD006), with
-the reason in the report. `--strict` never guards, `--target descriptor` never falls back (it lists the
-requirements instead).
+the reason in the report. `--strict` never guards, `--target descriptor` never falls back (it refuses
+what no one proved or stated); where the user stated the facts a descriptor needs, the kernel has no flag
+and no fallback (TTD010).
 
 Fixtures: launch_guard (and every fixture whose output has `USE_DESCRIPTORS`).
 """

@@ -599,10 +599,11 @@ SHARED = [
                  help="Use this pyproject.toml for every path instead of the nearest one."),
     click.option("--isolated", is_flag=True, help="Ignore every pyproject.toml."),
     click.option("--target", type=click.Choice(cfg.TARGETS),
-                 help="What to emit: descriptors where safe else masked pointers (auto), only descriptors, "
-                      "or only masked pointers."),
+                 help="What to emit: descriptors where safe else masked pointers (auto), only descriptors where "
+                      "proven or stated (the rest untouched), or only masked pointers."),
     click.option("--strict/--no-strict", default=None,
-                 help="Refuse descriptors whose safety depends on run-time values (strides, alignment)."),
+                 help="Refuse descriptors whose safety depends on run-time values (strides, alignment), checked "
+                      "at launch or stated."),
     click.option("--min-triton-version", metavar="X.Y", help="The oldest Triton the migrated code must run on."),
     click.option("--assume", multiple=True, callback=_csv, metavar="FACTS",
                  help="Facts about every kernel's tensor arguments that descriptors may rely on (comma-separated: "
@@ -731,7 +732,7 @@ def check(ctx, **params):
 @click.pass_context
 def report(ctx, **params):
     """Report every block-pointer site: file:line, what was done (descriptor, pointer, untouched), the reason
-    code, and the run-time requirements the migrated code relies on; then counts by reason. Writes nothing.
+    code, and the stated facts the migrated code relies on; then counts by reason. Writes nothing.
 
     Exit status: 0, or 2 on a usage, configuration or file error.
     """
