@@ -11,31 +11,14 @@ import threading
 
 import pytest
 import torch
+import test_config as config_tests
 from test_cli import invoke, put, snapshot, tree  # noqa: F401 (tree is a fixture)
 
 import differential as D
 from triton_migrate.engine import SourceError, migrate_source
 from triton_migrate.policy import Policy, Statement
 
-GEMM = '''import triton
-import triton.language as tl
-
-
-@triton.jit
-def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr,
-                  BK: tl.constexpr):
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    a = tl.make_block_ptr(a_ptr, (M, K), (stride_am, 1), (pid_m * BM, 0), (BM, BK), (1, 0))
-    b = tl.make_block_ptr(b_ptr, (K, N), (stride_bk, 1), (0, pid_n * BN), (BK, BN), (1, 0))
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BK)):
-        acc += tl.dot(tl.load(a, boundary_check=(0, 1)), tl.load(b, boundary_check=(0, 1)))
-        a = tl.advance(a, (0, BK))
-        b = tl.advance(b, (BK, 0))
-    c = tl.make_block_ptr(c_ptr, (M, N), (stride_cm, 1), (pid_m * BM, pid_n * BN), (BM, BN), (1, 0))
-    tl.store(c, acc.to(c_ptr.dtype.element_ty), boundary_check=(0, 1))
-'''
+GEMM = config_tests.GEMM  # matmul: a K loop feeding `tl.dot`, then a store
 
 
 def stating(*facts: str, **policy) -> Policy:
@@ -64,8 +47,8 @@ def test_a_gemm_with_its_facts_stated_gets_plain_descriptors_for_loads_and_store
     ("c_ptr", "aligned-rows", "N"),
 )
 @triton.jit
-def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr,
-                  BK: tl.constexpr):
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr,
+           BK: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
@@ -78,7 +61,7 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
         a_off1 += BK
         b_off0 += BK
     c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1], [BM, BN])
-    c_desc.store([pid_m * BM, pid_n * BN], acc.to(c_ptr.dtype.element_ty))
+    c_desc.store([pid_m * BM, pid_n * BN], acc)
 '''
 
 
@@ -118,11 +101,11 @@ def test_a_base_term_without_a_witness_keeps_masked_pointers():
 
 
 def test_a_helper_has_no_launch_to_hook_and_states_nothing():
-    helper = GEMM.replace("def matmul_kernel(", "def _matmul(") + '''
+    helper = GEMM.replace("def matmul(", "def _matmul(") + '''
 
 @triton.jit
-def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr,
-                  BK: tl.constexpr):
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr,
+           BK: tl.constexpr):
     _matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM, BN, BK)
 '''
     outcome = migrate_source(helper, policy=stating("aligned", "aligned-rows"))
@@ -142,30 +125,30 @@ def test_target_descriptor_refuses_what_no_one_stated_and_names_the_fact():
 # --- where facts are stated ------------------------------------------------------------------------------------
 
 def test_inline_statements_on_the_def_line_a_parameter_line_and_a_creation_line():
-    lines = GEMM.replace("def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr,"
-                         " BN: tl.constexpr,\n                  BK: tl.constexpr):",
-                         "def matmul_kernel(\n    a_ptr,  # migrate: assume[aligned]\n    b_ptr,\n    c_ptr,\n"
+    lines = GEMM.replace("def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr,"
+                         " BN: tl.constexpr,\n           BK: tl.constexpr):",
+                         "def matmul(\n    a_ptr,  # migrate: assume[aligned]\n    b_ptr,\n    c_ptr,\n"
                          "    M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,\n"
                          "):")
     by_parameter = migrate_source(lines, policy=Policy(line_length=120))
     assert codes(by_parameter) == ["TTD010", "TTD009", "TTD006"]  # a_ptr only
-    assert "`# migrate: assume` on line 7" in by_parameter.diagnostics[0].requirements[0]
+    assert "`# migrate: assume` on line 6" in by_parameter.diagnostics[0].requirements[0]
     on_c = GEMM.replace("(BM, BN), (1, 0))\n", "(BM, BN), (1, 0))  # migrate: assume[aligned, aligned-rows]\n")
     assert codes(migrate_source(on_c, policy=Policy(line_length=120))) == ["TTD009", "TTD009", "TTD010"]
-    on_def = GEMM.replace("                  BK: tl.constexpr):", "                  BK: tl.constexpr):  # migrate: assume[aligned]")
+    on_def = GEMM.replace("           BK: tl.constexpr):", "           BK: tl.constexpr):  # migrate: assume[aligned]")
     assert codes(migrate_source(on_def)) == ["TTD009", "TTD009", "TTD006"]  # not the def line: the last parameter's
-    on_def = GEMM.replace("def matmul_kernel(a_ptr,", "def matmul_kernel(a_ptr,  # migrate: assume[aligned]\n   ", 1)
+    on_def = GEMM.replace("def matmul(a_ptr,", "def matmul(a_ptr,  # migrate: assume[aligned]\n   ", 1)
     assert codes(migrate_source(on_def)) == ["TTD010", "TTD010", "TTD006"]
 
 
 def test_an_inline_statement_of_an_unknown_fact_is_an_error_naming_its_line(tree):
     source = GEMM.replace("(BM, BN), (1, 0))\n", "(BM, BN), (1, 0))  # migrate: assume[algned]\n")
-    with pytest.raises(SourceError, match=r"line 17: .*'algned'; the facts are contiguous, aligned, aligned-rows"):
+    with pytest.raises(SourceError, match=r"line 16: .*'algned'; the facts are contiguous, aligned, aligned-rows"):
         migrate_source(source)
     put(tree, "k.py", source)
     before = snapshot(tree)
     result = invoke("--write", "--isolated", ".")
-    assert result.exit_code == 2 and "k.py: error: line 17:" in result.stderr
+    assert result.exit_code == 2 and "k.py: error: line 16:" in result.stderr
     assert snapshot(tree) == before
 
 
@@ -204,11 +187,11 @@ def sites(result) -> dict[str, list[str]]:
 def test_project_path_kernel_and_argument_resolution(tree):
     pyproject(tree, 'per-file-assume = {"fast/**" = ["aligned"]}\n'
                     '[tool.triton-migrate.kernel-assume]\n'
-                    'matmul_kernel = {c_ptr = ["aligned", "aligned-rows"]}\n'
+                    'matmul = {c_ptr = ["aligned", "aligned-rows"]}\n'
                     '"other_kernel.a_ptr" = ["aligned"]\n')
     put(tree, "fast/k.py", GEMM)
     put(tree, "slow/k.py", GEMM)
-    put(tree, "slow/o.py", GEMM.replace("matmul_kernel", "other_kernel"))
+    put(tree, "slow/o.py", GEMM.replace("matmul", "other_kernel"))
     found = sites(invoke("--output-format", "concise", "-j1", "."))
     assert found == {"fast/k.py": ["TTD010", "TTD010", "TTD010"],  # the glob's `aligned`, the kernel's rows
                      "slow/k.py": ["TTD009", "TTD009", "TTD010"],  # the kernel's argument c_ptr only
@@ -226,14 +209,14 @@ def test_the_project_assume_and_its_override(tree):
 
 
 def test_the_report_lists_each_fact_relied_on_and_where_it_was_stated(tree):
-    pyproject(tree, 'assume = ["aligned"]\n[tool.triton-migrate.kernel-assume]\n"matmul_kernel.c_ptr" = ["aligned-rows"]\n')
+    pyproject(tree, 'assume = ["aligned"]\n[tool.triton-migrate.kernel-assume]\n"matmul.c_ptr" = ["aligned-rows"]\n')
     put(tree, "k.py", GEMM)
     report = invoke("report", "-j1", ".").stdout
-    assert re.search(r"^  k\.py:17:9 +TTD010  descriptor  block pointer `c` → tensor descriptor `c_desc` on stated facts "
+    assert re.search(r"^  k\.py:16:9 +TTD010  descriptor  block pointer `c` → tensor descriptor `c_desc` on stated facts "
                      r"\(`c_ptr` aligned, `c_ptr` aligned-rows\)$", report, re.M)
     assert "      requires: `c_ptr` stated `aligned` (pyproject.toml: assume): its data, and `stride_cm` × itemsize, " \
            "multiples of 16 bytes\n" in report
-    assert '      requires: `c_ptr` stated `aligned-rows` (pyproject.toml: kernel-assume "matmul_kernel.c_ptr"): a row, ' \
+    assert '      requires: `c_ptr` stated `aligned-rows` (pyproject.toml: kernel-assume "matmul.c_ptr"): a row, ' \
            "`N` × itemsize, a multiple of 16 bytes\n" in report
     assert "4 stated facts relied on above" in report and "TRITON_MIGRATE_CHECK_FACTS=1" in report
 
