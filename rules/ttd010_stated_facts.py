@@ -30,7 +30,8 @@ multiple of 16 bytes (TTD102), store offsets never negative (TTD110), int32 offs
 ranks 1 to 5; a base term without a witness (`bos` loaded in the kernel, added unscaled) keeps the launch
 guard's answer, since the debug check could not test it. Triton itself rejects, when it compiles, a
 `bool` tensor and an innermost block under 16 bytes. Only launched kernels (not helpers) rely on facts;
-`--strict` relies on none.
+`--strict` relies on none, and `--target pointer`, `--target compat` and a kernel tuned to `pointer`
+(`kernel-targets`) emit what they always do.
 
 The kernel gets one decorator, above `@triton.jit`, that lists what it relies on:
 
