@@ -98,17 +98,23 @@ def test_stdin_pastes_it(tree):
     assert not (tree / "fla_like/_triton_launch.py").exists()
 
 
-def test_the_migrated_package_runs_bit_for_bit(tree, monkeypatch):
-    """Imported as a package (the relative import resolves), in the interpreter, against the original."""
+@pytest.mark.parametrize("fixture, module, imported", [
+    ("launch_guard", "ops.gla.chunk", "from ..._triton_launch import descriptor_fits\n"),
+    ("stated_facts_gemm", "ops.gemm", "from launch_support_pkg._triton_launch import stated_facts\n"),
+])
+def test_the_migrated_package_runs_bit_for_bit(tree, monkeypatch, fixture, module, imported):
+    """Imported as a package (the import resolves), in the interpreter, against the original."""
     name = "launch_support_pkg"
     package(tree, name)
+    case = D.FIXTURES / fixture
+    put(tree, f"{name}/ops/gemm.py", (D.FIXTURES / "stated_facts_gemm" / "before.py").read_text())
     assert invoke("--write", "--isolated", name).exit_code == 0
+    assert imported in (tree / name / f"{module.replace('.', '/')}.py").read_text()
     monkeypatch.syspath_prepend(str(tree))
-    case = D.FIXTURES / "launch_guard"
     harness = D.load_harness(case)
     try:
-        module = importlib.import_module(f"{name}.ops.gla.chunk")
-        after = {case_name: {k: D._bit_copy(v) for k, v in harness.run(module, inputs).items()}
+        migrated = importlib.import_module(f"{name}.{module}")
+        after = {case_name: {k: D._bit_copy(v) for k, v in harness.run(migrated, inputs).items()}
                  for case_name, inputs in harness.cases()}
     finally:
         for loaded in [m for m in sys.modules if m.startswith(name)]:

@@ -141,6 +141,12 @@ def test_inline_statements_on_the_def_line_a_parameter_line_and_a_creation_line(
     assert codes(migrate_source(on_def)) == ["TTD010", "TTD010", "TTD006"]
 
 
+def test_a_check_reads_inline_statements_as_a_rewrite_does():
+    """A check that prints no code analyses the stdlib ast's tree rebuilt, with positions of its own."""
+    source = (D.FIXTURES / "stated_facts_gemm" / "before.py").read_text()
+    assert codes(migrate_source(source, verify=False, rewrite=False)) == codes(migrate_source(source)) == ["TTD010"] * 3
+
+
 def test_an_inline_statement_of_an_unknown_fact_is_an_error_naming_its_line(tree):
     source = GEMM.replace("(BM, BN), (1, 0))\n", "(BM, BN), (1, 0))  # migrate: assume[algned]\n")
     with pytest.raises(SourceError, match=r"line 16: .*'algned'; the facts are contiguous, aligned, aligned-rows"):
