@@ -92,6 +92,9 @@ def {check_facts}(kernel, facts, args, kwargs):
         if not hasattr(tensor, "data_ptr"):  # None, where the kernel takes one
             continue
         size = tensor.element_size()
+        if str(tensor.dtype) == "torch.bool":
+            raise ValueError(f"{{function.__name__}}: `{{name}}` holds bool data, "
+                             "which no tensor descriptor takes")
         wrong = []
         if fact == "aligned" and tensor.data_ptr() % 16:
             wrong.append(f"its data starts at {{tensor.data_ptr():#x}}")

@@ -44,8 +44,9 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
 
 On each launch it gives the launching thread the allocator that device-side descriptors need (per thread
 from Triton 3.5; autograd runs backward on threads of its own); with `TRITON_MIGRATE_CHECK_FACTS=1` it
-first checks each fact against the launch's arguments and raises `ValueError` naming the kernel, the
-argument and the fact (instead of a misaligned-address fault, or silently wrong data). `stated_facts` is
+first checks each fact against the launch's arguments (and that no such tensor holds `bool` data) and
+raises `ValueError` naming the kernel, the argument and the fact (instead of a misaligned-address fault,
+silently wrong data, or Triton's "0 bytes" compile error). `stated_facts` is
 written once per package (`_triton_launch.py`, rules/_launch_support.py). `migrate report` lists each
 such site with the facts it relies on and where they were stated.
 

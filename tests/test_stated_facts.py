@@ -266,6 +266,8 @@ def tensors(M=40, N=52, K=36):
      r"matmul_kernel: `b_ptr` is stated `contiguous` to triton-migrate, but `stride_bn` is 36, not 1$"),
     (lambda a, b, c: (a, b, torch.zeros(40, 56)[:, :50]),  # C's rows of 50 fp32 end mid-16 bytes
      r"matmul_kernel: `c_ptr` is stated `aligned-rows` to triton-migrate, but `N` is 200 bytes, not a multiple"),
+    (lambda a, b, c: (a.bool(), b, c),  # descriptors take no bool (Triton would fail to compile it)
+     r"matmul_kernel: `a_ptr` holds bool data, which no tensor descriptor takes"),
 ])
 def test_the_debug_switch_turns_a_false_fact_into_an_error_naming_kernel_argument_and_fact(
         monkeypatch, migrated, breaking, message):
