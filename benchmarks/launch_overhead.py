@@ -2,7 +2,7 @@
 
     python benchmarks/launch_overhead.py [--migrated migrated migrated_prev] [--launches 2000] [--json OUT]
 
-`@triton.heuristics` runs `_descriptor_fits` on every launch (a few attribute reads and a ContextVar look-up)
+`@triton.heuristics` runs `descriptor_fits` on every launch (a few attribute reads and a ContextVar look-up)
 before Triton's own launch path. The GEMM is 64x64x64, so the device finishes long before Python launches
 the next one: the time per launch is the host's. Modules interleave, best of 5 rounds of `--launches`.
 """

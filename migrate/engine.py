@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import re
 import warnings
+from collections.abc import Sequence
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper
 
 from triton_migrate.analysis import ast_tree
@@ -25,27 +28,28 @@ from triton_migrate.analysis.facts import AssignmentCollector, FunctionFacts
 from triton_migrate.analysis.naming import Namer
 from triton_migrate.analysis.packages import absolute_module
 from triton_migrate.analysis.positions import Positions
+from triton_migrate.analysis import guards, stated
 from triton_migrate.analysis.prefilter import SITE_KEYWORDS, SITE_MEMBERS
 from triton_migrate.analysis.program import Locate, Program
+from triton_migrate.analysis.stated import Inline
 from triton_migrate.analysis.triton_names import TritonNames
 from triton_migrate.analysis.values import canonical_code
 from triton_migrate.analysis.walk import walk
 from triton_migrate.rewrite import unbound, wrap
-from triton_migrate.rewrite.apply import Edits, Rewriter, add_definitions, add_import, uses_name
+from triton_migrate.rewrite.apply import Edits, Rewriter, add_definitions, add_from_import, add_import, uses_name
+from triton_migrate.rules import _launch_support as launch_support
 from triton_migrate.rules import (
     ttd001_descriptor,
     ttd006_masked_pointers,
     ttd007_compat,
     ttd008_helper_parts,
     ttd009_launch_guard,
+    ttd010_stated_facts,
     ttd108_unsupported_use,
 )
 
 from .outcome import Diagnostic, FileOutcome, see_line
 from .policy import Policy
-
-# Device-side descriptors keep their tensormap in global scratch on NVIDIA sm_90+ (semantics brief §3).
-ALLOCATOR = "NVIDIA sm_90+: a `triton.set_allocator` in every launching thread (compat.ensure_allocator())"
 
 
 class SourceError(Exception):
@@ -142,36 +146,39 @@ def _is_site_call(names: TritonNames, call: ast.Call) -> bool:
 
 
 def migrate_source(source: str, verify: bool = True, policy: Policy | None = None,
-                   rewrite: bool = True) -> FileOutcome:
+                   rewrite: bool = True, launch: str | None = None) -> FileOutcome:
     """Diagnostics for every site and the migrated source. With `verify` (whenever the new source is
     going to be shown or written) the output is re-parsed and re-migrated: it must be a fixed point.
     `rewrite=False` (a check that only reports) skips producing the new source: `new_source` is None."""
     try:
-        return migrate_sources({"": source}, verify, policy, rewrite)[""]
+        return migrate_sources({"": source}, verify, policy, rewrite, launch={"": launch} if launch else None)[""]
     except ModuleFailure as failure:
         raise failure.error
 
 
 def migrate_sources(sources: dict[str, str], verify: bool = True, policy: Policy | None = None,
                     rewrite: bool = True, locate: Locate = absolute_module,
-                    frozen: dict[str, str] | None = None) -> dict[str, FileOutcome]:
+                    frozen: dict[str, str] | None = None, launch: dict[str, str] | None = None
+                    ) -> dict[str, FileOutcome]:
     """The same for modules migrated together, so that block pointers passed to helpers in another module
     are migrated on both sides. Keys: module names; `locate(importer, level, module)` names the module an
     import in `importer` refers to (by default, keys are dotted names). `frozen` (name -> why): modules
     that cannot be migrated: left as they are, with no block pointer crossing into or out of them migrated.
+    `launch` (name -> `from X import`'s X): where a module imports the host code its kernels call at launch
+    (`_triton_launch`, rules/_launch_support.py); a module not named there gets it pasted in.
     A module that fails raises ModuleFailure naming it: run again with it frozen to migrate the others."""
-    policy, frozen = policy or Policy(), frozen or {}
+    policy, frozen, launch = policy or Policy(), frozen or {}, launch or {}
     try:
         try:
-            outcomes = _migrate(sources, policy, locate, frozen, rewrite, from_ast=not rewrite)
+            outcomes = _migrate(sources, policy, locate, frozen, launch, rewrite, from_ast=not rewrite)
         except ast_tree.Unsupported:  # syntax the rebuilt tree lacks: libcst's parse decides
-            outcomes = _migrate(sources, policy, locate, frozen, rewrite)
+            outcomes = _migrate(sources, policy, locate, frozen, launch, rewrite)
     except RecursionError as error:  # in the program's own bookkeeping, which no one module is to blame for
         raise SourceError("too deeply nested for the analysis", 0) from error
     changed = {name: o.new_source for name, o in outcomes.items() if o.new_source is not None}
     if verify and changed:
         trees: dict[str, ast.Module | None] = {}  # the output's ast, parsed once for both checks
-        _check_fixed_point({**sources, **changed}, policy, locate, frozen, trees)  # first: the output parses
+        _check_fixed_point({**sources, **changed}, policy, locate, frozen, launch, trees)  # first: it parses
         _check_names_bound(sources, changed, trees)
     return outcomes
 
@@ -188,10 +195,10 @@ def _check_names_bound(sources: dict[str, str], changed: dict[str, str], trees: 
 
 
 def _check_fixed_point(new_sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str],
-                       trees: dict[str, ast.Module | None]) -> None:
+                       launch: dict[str, str], trees: dict[str, ast.Module | None]) -> None:
     """`trees` gains the ast of each module it parses."""
     try:
-        again = _migrate(new_sources, policy, locate, frozen, trees=trees)
+        again = _migrate(new_sources, policy, locate, frozen, launch, trees=trees)
     except ModuleFailure as failure:
         if not isinstance(failure.error, SourceError):
             raise
@@ -223,13 +230,19 @@ class _Unit:
     namer: Namer
     language: str
     shim: str
+    # The launch-support functions (rules/_launch_support.py) -> the name the module calls each by, and those
+    # it already binds (an earlier run's import or pasted definition): a later run reuses them.
+    launch_names: dict[str, str] = field(default_factory=dict)
+    launch_bound: frozenset[str] = frozenset()
+    stated: dict[int, dict[str, str]] = field(default_factory=dict)  # line -> `# migrate: assume[...]` facts
     facts: dict[int, FunctionFacts] = field(default_factory=dict)  # id(function) -> its facts
 
     def facts_of(self, function: cst.FunctionDef) -> FunctionFacts:
         if id(function) not in self.facts:
             launched = is_kernel(function) and function.name.value not in self.scan.called
+            inline = Inline.of(function, self.stated, lambda node: self.positions.start(node)[0])
             self.facts[id(function)] = FunctionFacts(function, self.names, self.scan.function_assignments[id(function)],
-                                                     launched)
+                                                     launched, inline)
         return self.facts[id(function)]
 
 
@@ -266,11 +279,37 @@ def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool,
     taken = scan.identifiers
     language = names.language_prefix() or ("tl" if "tl" not in taken else "triton_language")
     shim = "compat" if "compat" not in taken else "triton_migrate_compat"
-    return _Unit(module_name, source, module, names, scan, positions, Namer(taken), language, shim)
+    namer = Namer(taken)
+    bound = _launch_support_bound(module) if wrapper is not None else {}  # (a report's tree prints nothing)
+    launch_names = {name: bound.get(name) or namer.flag(name if name in launch_support.CALLED else f"_{name}")
+                    for name in launch_support.FUNCTIONS}
+    try:
+        statements = stated.by_line(source)
+    except stated.BadStatement as error:
+        raise SourceError(str(error), error.line) from error
+    return _Unit(module_name, source, module, names, scan, positions, namer, language, shim, launch_names,
+                 frozenset(bound), statements)
 
 
-def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str], rewrite: bool = True,
-             from_ast: bool = False, trees: dict[str, ast.Module | None] | None = None) -> dict[str, FileOutcome]:
+def _launch_support_bound(module: cst.Module) -> dict[str, str]:
+    """The launch-support functions the module binds at its top level (function -> name): imported from a
+    `_triton_launch` module, or pasted by an earlier run (their docstrings say so)."""
+    bound = {}
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef) and launch_support.is_ours(statement):
+            name = statement.name.value
+            bound.update({f: name for f in launch_support.FUNCTIONS if re.fullmatch(rf"_?{f}(_\d+)?", name)})
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.ImportFrom) and isinstance(small.names, Sequence) and small.module is not None \
+                    and get_full_name_for_node(small.module).split(".")[-1] == launch_support.MODULE:
+                bound.update({a.name.value: (a.asname.name.value if a.asname else a.name.value)
+                              for a in small.names if a.name.value in launch_support.FUNCTIONS})
+    return bound
+
+
+def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str],
+             launch: dict[str, str], rewrite: bool = True, from_ast: bool = False,
+             trees: dict[str, ast.Module | None] | None = None) -> dict[str, FileOutcome]:
     """`trees` gains the ast of each module with a site or none (not frozen)."""
     units = [u for u in (_blamed_unit(name, text, True, from_ast, trees) for name, text in sources.items()
                          if name not in frozen) if u is not None]
@@ -288,7 +327,7 @@ def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: di
     for unit in units:
         own = [a for u, a in analyses if u is unit]
         with _blame(unit.module_name):
-            outcomes[unit.module_name] = _outcome(unit, own, policy, rewrite)
+            outcomes[unit.module_name] = _outcome(unit, own, policy, rewrite, launch.get(unit.module_name))
     return outcomes
 
 
@@ -340,7 +379,8 @@ def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], sett
             try:
                 with _blame(unit.module_name):
                     analyses.append((unit, FunctionAnalysis(function, unit.names, unit.namer, unit.language, own,
-                                                            unit.shim, unit.facts_of(function), context)))
+                                                            unit.shim, unit.facts_of(function), context,
+                                                            unit.launch_names)))
             except CrossesFunctions:
                 crosses = True
                 continue
@@ -349,7 +389,7 @@ def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], sett
     return None if crosses else analyses
 
 
-def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool) -> FileOutcome:
+def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool, launch: str | None) -> FileOutcome:
     diagnostics = [d for analysis in analyses for d in _diagnostics(analysis, unit.positions, unit.namer)]
     for call in unit.scan.stray_calls:
         line, column = unit.positions.start(call)
@@ -366,21 +406,29 @@ def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool) -> File
         new_module = add_import(new_module, "triton.language", unit.language)
     if policy.target == "compat" and uses_name(new_module, unit.shim):
         new_module = add_import(new_module, policy.compat_module, unit.shim)
-    new_module = wrap.fit(_with_launch_check(new_module, unit), unit.module, policy.line_length)
+    new_module = wrap.fit(_with_launch_support(new_module, unit, launch), unit.module, policy.line_length)
     new_source = new_module.code
-    return FileOutcome(tuple(diagnostics), new_source if new_source != unit.source else None)
+    imports = launch is not None and any(uses_name(new_module, unit.launch_names[f]) for f in launch_support.CALLED)
+    return FileOutcome(tuple(diagnostics), new_source if new_source != unit.source else None, imports)
 
 
-def _with_launch_check(module: cst.Module, unit: _Unit) -> cst.Module:
-    """The module-level check that the guards of TTD009 call, once per module, and `import triton` for it."""
-    check = unit.namer.flag(ttd009_launch_guard.CHECK)
-    if not uses_name(module, check):
+def _with_launch_support(module: cst.Module, unit: _Unit, launch: str | None) -> cst.Module:
+    """The launch-support functions the kernels call (rules/_launch_support.py) and the module does not bind
+    yet: imported from `launch` (`from ._triton_launch import descriptor_fits`), or else pasted in, with
+    `import triton` if the module has none."""
+    called = [f for f in launch_support.CALLED if f not in unit.launch_bound and
+              uses_name(module, unit.launch_names[f])]
+    if not called:
         return module
+    if launch is not None:
+        return add_from_import(module, launch, [(f, unit.launch_names[f]) for f in called])
+    pasted = [f for f in launch_support.needed(called) if f not in unit.launch_bound]
     triton = unit.names.triton_prefix()
-    if triton is None:
+    if triton is None and launch_support.ALLOCATOR in pasted:
         triton = "triton"
         module = add_import(module, "triton", "triton")
-    return add_definitions(module, ttd009_launch_guard.check_function(check, triton, module.default_indent))
+    definitions = launch_support.pasted(pasted, unit.launch_names, triton or "triton", module.default_indent)
+    return add_definitions(module, definitions)
 
 
 def _diagnostics(analysis: FunctionAnalysis, positions: Positions, namer: Namer) -> list[Diagnostic]:
@@ -436,8 +484,8 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
     what = f"block-pointer parameter `{creation.target}` (its parts)" if isinstance(creation.anchor, cst.Param) \
         else f"block pointer `{creation.target}`" + (" (created inline)" if creation.inline else "") + \
         (f" (what `{canonical_code(creation.anchor.func)}` returns, inlined)" if creation.anchor is not None else "")
-    requirements = (*analysis.class_notes(creation_id, analysis.knowledge.requirements), ALLOCATOR) \
-        if "descriptor" in forms and not guarded else ()
+    relied = analysis.reliance(creation) if "descriptor" in forms and not guarded else []
+    requirements = tuple(_stated(*reliance) for reliance in relied)
     if forms == {"parts"}:
         message, code = f"{what} → passed to helpers as its parts{suffix}", ttd008_helper_parts.CODE
     elif forms - {"parts"} == {"compat"}:
@@ -447,6 +495,10 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
     elif guarded:
         message, code = (f"{what} → tensor descriptor `{stem}_desc` where the launch allows it, masked pointers "
                          f"elsewhere{suffix}", ttd009_launch_guard.CODE)
+    elif relied:
+        facts = ", ".join(f"`{tensor}` {fact}" for tensor, fact, _, _ in relied)
+        message, code = f"{what} → tensor descriptor `{stem}_desc` on stated facts ({facts}){suffix}", \
+            ttd010_stated_facts.CODE
     else:
         message, code = f"{what} → tensor descriptor `{stem}_desc`{suffix}", ttd001_descriptor.CODE
     decision = "+".join(sorted(forms, key=lambda f: (f != "descriptor", f == "parts")))
@@ -461,7 +513,17 @@ def _launch_check(check) -> str:
     facts += [f"`{m}` elements are a multiple of 16 bytes" for m in check.multiples]
     if check.unit_stride is not None:
         facts.append(f"`{check.unit_stride}` is 1")
-    return ", ".join(facts).replace('args["', "").replace('args.get("', "").replace('"]', "")
+    return guards.spelled(", ".join(facts))
+
+
+def _stated(tensor: str, fact: str, expressions: list[str], where: str) -> str:
+    """A fact a descriptor relies on (TTD010), in words: what it means for this block pointer, and where it
+    was stated."""
+    listed = ", ".join(f"`{e}`" for e in expressions)
+    meaning = {"aligned": f"its data{f', and {listed} × itemsize,' if listed else ''} multiples of 16 bytes",
+               "contiguous": f"{listed} is 1",
+               "aligned-rows": f"a row, {listed} × itemsize, a multiple of 16 bytes"}[fact]
+    return f"`{tensor}` stated `{fact}` ({where}): {meaning}"
 
 
 def _is_site(member: str | None, keywords: set) -> bool:

@@ -6,18 +6,40 @@ from dataclasses import dataclass, replace
 
 TARGETS = ("auto", "descriptor", "pointer", "compat")
 KERNEL_TARGETS = ("auto", "descriptor", "pointer")  # what `migrate tune` chooses between, per kernel
+# What a user may state about a kernel's tensor arguments, which no source proves (rules/ttd010_stated_facts.py):
+# the innermost dimension has stride 1; the data, every other stride and every offset the kernel adds to the
+# pointer are multiples of 16 bytes; the innermost extent (a row) is a multiple of 16 bytes.
+FACTS = ("contiguous", "aligned", "aligned-rows")
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A fact stated about the tensor arguments of kernels: every kernel's (`kernel` None), one kernel's
+    (a function name), or one argument's of it; `where` says where it was stated, for the report."""
+
+    fact: str
+    where: str
+    kernel: str | None = None
+    argument: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.fact not in FACTS:
+            raise ValueError(f"unknown fact {self.fact!r}; choose from {', '.join(FACTS)}")
+
+    def covers(self, kernel: str, argument: str) -> bool:
+        return self.kernel in (None, kernel) and self.argument in (None, argument)
 
 
 @dataclass(frozen=True)
 class Policy:
-    # auto: a descriptor where it is provably legal and safe, the masked-pointer form otherwise;
-    # descriptor: descriptors only (what cannot be one is left untouched and reported);
+    # auto: a descriptor where it is provably legal and safe (checked at launch, or on stated facts), the
+    # masked-pointer form otherwise; descriptor: descriptors only, where what they need is proven or stated
+    # (the rest is left untouched and reported);
     # pointer: the masked-pointer form everywhere (exact block-pointer semantics, no TMA);
     # compat: tiles of the triton_migrate.compat shim, which picks its implementation per Triton version.
     target: str = "auto"
     # strict: a site whose safety depends on run-time values (row stride / base alignment, row width
-    # of a TMA store) is not given a descriptor; permissive: it is, and the report lists what the
-    # caller must guarantee.
+    # of a TMA store) is not given a descriptor, neither guarded nor on stated facts.
     strict: bool = False
     # The oldest Triton the migrated code must run on: descriptors need 3.4, `padding_option` and
     # casting stores need 3.5.
@@ -29,6 +51,10 @@ class Policy:
     # The columns the emitted code keeps within (the project's ruff, black or flake8 line length; see
     # config.LineLengths): a longer statement is laid out as black would (wrap.py).
     line_length: int = 88
+    # Facts the user states (`assume`, `per-file-assume`, `kernel-assume`; the source's own `# migrate:
+    # assume[...]` comments are read by the engine): descriptors may rely on them (TTD010). Not under
+    # `strict`, which relies on nothing it has not proven.
+    assume: tuple[Statement, ...] = ()
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
@@ -36,6 +62,15 @@ class Policy:
         for name, target in self.kernel_targets:
             if target not in KERNEL_TARGETS:
                 raise ValueError(f"kernel {name!r}: target must be one of {', '.join(KERNEL_TARGETS)}")
+
+    def stated(self, kernel: str, argument: str) -> dict[str, str]:
+        """The facts stated about one tensor argument of a kernel: fact -> where (the last statement, the most
+        specific of the configuration's: `kernel-assume` after `per-file-assume` after `assume`)."""
+        found: dict[str, str] = {}
+        for statement in reversed(self.assume):
+            if statement.covers(kernel, argument):
+                found.setdefault(statement.fact, statement.where)
+        return found
 
     def for_function(self, name: str, inherited: str | None = None) -> "Policy":
         """The policy for one function: its tuned target, if it has one, else the one it `inherited` from its

@@ -124,3 +124,51 @@ def _without_trailing_comma(items, keep_single: bool) -> list:
     else:
         items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     return items
+
+
+# --- parameters and arguments added to a list that may carry comments ------------------------------------------
+#
+# In libcst the comment that ends an item's line lives in the whitespace after the item's comma, or, for a last
+# item without one, in the item's own whitespace after it (`whitespace_after_param`, `whitespace_after_arg`).
+# Moving commas between items moves their comments: these keep each comment on the line of the item it follows.
+
+_SPACE = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
+def _after_field(item) -> str:
+    return "whitespace_after_param" if isinstance(item, cst.Param) else "whitespace_after_arg"
+
+
+def in_place_of(item, parts: list) -> list:
+    """`parts` on one line in the place of `item` (a Param or an Arg): the comment that followed `item`, and the
+    line break before the closing bracket if it was last, follow the last part."""
+    field = _after_field(item)
+    last = parts[-1].with_changes(comma=item.comma, **{field: getattr(item, field)})
+    return [part.with_changes(comma=_SPACE) for part in parts[:-1]] + [last]
+
+
+def appended(items: list, new) -> list:
+    """`items` and `new` after them, laid out as the items are: one a line (after a separator like the one
+    between the last two items, without its comments), or running on. The last item keeps the comment that
+    ended its line; what followed it (a trailing comma, comment lines and the line break before the closing
+    bracket) follows `new` now."""
+    if not items:
+        return [new]
+    field = _after_field(new)
+    last = items[-1]
+    trailing = last.comma if isinstance(last.comma, cst.Comma) else None
+    after = trailing.whitespace_after if trailing is not None else getattr(last, field)
+    separator = items[-2].comma.whitespace_after if len(items) > 1 and isinstance(items[-2].comma, cst.Comma) \
+        else cst.SimpleWhitespace(" ")
+    if isinstance(after, cst.ParenthesizedWhitespace) and isinstance(separator, cst.ParenthesizedWhitespace):
+        between = separator.with_changes(first_line=after.first_line, empty_lines=[])
+        closing = after.with_changes(first_line=cst.TrailingWhitespace())
+    else:  # running on: `new` joins the last item's line, before the comment that ends it
+        between, closing = cst.SimpleWhitespace(" "), after
+    comma = (trailing or cst.Comma()).with_changes(whitespace_after=between)
+    last = last.with_changes(comma=comma, **{field: cst.SimpleWhitespace("")})
+    if trailing is not None:
+        new = new.with_changes(comma=trailing.with_changes(whitespace_after=closing))
+    else:
+        new = new.with_changes(**{field: closing})
+    return [*items[:-1], last, new]

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ._syntax import keyword
+from ._syntax import in_place_of, keyword
 
 CODE = "TTD008"
 NAME = "block-pointer-as-parts"
@@ -55,10 +55,8 @@ def expand(original: cst.Call, updated: cst.Call, parts: dict) -> cst.Call:
         if passed is None:
             args.append(after)
             continue
-        new = [keyword(n, v) if before.keyword is not None else cst.Arg(v)
-               for n, v in zip(passed.names, passed.values)]
-        args.extend(a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in new[:-1])
-        args.append(new[-1].with_changes(comma=after.comma))
+        args.extend(in_place_of(after, [keyword(n, v) if before.keyword is not None else cst.Arg(v)
+                                        for n, v in zip(passed.names, passed.values)]))
     return updated.with_changes(args=args)
 
 
@@ -71,8 +69,7 @@ def parameters(params: cst.Parameters, replaced: dict[str, list[tuple[str, bool]
         if parts is None:
             new.append(param)
             continue
-        for index, (name, constexpr) in enumerate(parts):
-            annotation = cst.Annotation(cst.Attribute(language, cst.Name("constexpr"))) if constexpr else None
-            comma = param.comma if index == len(parts) - 1 else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-            new.append(cst.Param(cst.Name(name), annotation=annotation, comma=comma))
+        annotation = cst.Annotation(cst.Attribute(language, cst.Name("constexpr")))
+        new.extend(in_place_of(param, [cst.Param(cst.Name(name), annotation=annotation if constexpr else None)
+                                       for name, constexpr in parts]))
     return params.with_changes(params=new)

@@ -13,7 +13,7 @@ What it does: the kernel gets a constexpr parameter, `USE_DESCRIPTORS: tl.conste
 keeps both forms, chosen at compile time:
 
 ```python
-@triton.heuristics({"USE_DESCRIPTORS": lambda args: _descriptor_fits(args["q"], args["BK"], args["H"] * args["K"], args["K"])})
+@triton.heuristics({"USE_DESCRIPTORS": lambda args: descriptor_fits(args["q"], args["BK"], args["H"] * args["K"], args["K"])})
 @triton.jit
 def kernel(q, ..., USE_DESCRIPTORS: tl.constexpr = False):
     p_q_desc = tl.make_tensor_descriptor(q + (bos * H + i_h) * K, ...) if USE_DESCRIPTORS else None
@@ -22,8 +22,9 @@ def kernel(q, ..., USE_DESCRIPTORS: tl.constexpr = False):
 
 The check names a *witness* per term (`K` for `(bos * H + i_h) * K`: whatever `bos` is, the term is a
 multiple of `K`; migrate/guards.py). Triton compiles one variant per value of the flag and caches both,
-so a launch pays one host-side check and no device-side branch. The module gets `_descriptor_fits`
-once; it also installs a torch-backed allocator (`triton.set_allocator`) in the launching thread when
+so a launch pays one host-side check and no device-side branch. `descriptor_fits` is written once per
+package (`_triton_launch.py`, imported) or pasted into a module outside any package
+(rules/_launch_support.py); it also installs a torch-backed allocator (`triton.set_allocator`) in the launching thread when
 none is set there, which device-side descriptors need on sm_90+ from any thread (from Triton 3.5 the
 allocator is per thread, and autograd runs backward on threads of its own); a user's allocator is kept.
 Launched without the heuristic (the bare `kernel.fn`), the flag's default keeps the masked pointers.
@@ -31,17 +32,18 @@ Launched without the heuristic (the bare `kernel.fn`), the flag's default keeps 
 When it does not apply: in helpers (`@triton.jit` functions called by other ones; they have no launch),
 where a term has no witness computed from the kernel's arguments (`pid * 3` added to the base), where
 the masked-pointer fallback cannot express the access: such accesses use masked pointers (TTD006), with
-the reason in the report. `--strict` never guards, `--target descriptor` never falls back (it lists the
-requirements instead).
+the reason in the report. `--strict` never guards, `--target descriptor` never falls back (it refuses
+what no one proved or stated); where the user stated the facts a descriptor needs, the kernel has no flag
+and no fallback (TTD010).
 
 Fixtures: launch_guard (and every fixture whose output has `USE_DESCRIPTORS`).
 """
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
+
+from ._syntax import appended
 
 CODE = "TTD009"
 NAME = "launch-guard"
@@ -49,39 +51,7 @@ SUMMARY = "descriptor chosen at launch (`@triton.heuristics`), masked pointers o
 FLAG = "USE_DESCRIPTORS"
 PAYS_OFF = ("a descriptor pays off for loads in a loop that feed `tl.dot` through a block pointer created before "
             "the loop; elsewhere masked pointers are as fast (H100) and keep reductions bit-identical")
-CHECK = "_descriptor_fits"
-
-# The module-level helper the guards call; `{triton}` is how the module names triton. It fits 79 columns
-# (PEP 8's, the narrowest any project asks for), so that it fits any project's line length.
-_CHECK_SOURCE = '''
-def {check}(tensor, width, *multiples, unit_stride=1):
-    """Whether a tensor descriptor over `tensor` is legal at this launch.
-
-    Written by triton-migrate. Its data 16-byte aligned, `width` elements at
-    least 16 bytes, each of `multiples` (strides and offsets, in elements) a
-    multiple of 16 bytes, a unit last stride. If so, this thread also gets the
-    allocator that device-side descriptors need on NVIDIA sm_90+ (per thread
-    from Triton 3.5; autograd runs backward on threads of its own).
-    """
-    size = tensor.element_size() if hasattr(tensor, "data_ptr") else 0
-    aligned = tensor.data_ptr() % 16 == 0 if size else False
-    fits = aligned and str(tensor.dtype) != "torch.bool" and width * size >= 16
-    if not fits or unit_stride != 1 or any(m * size % 16 for m in multiples):
-        return False
-    from triton.runtime import _allocation
-
-    current = _allocation._allocator
-    held = current.get() if hasattr(current, "get") else current
-    if isinstance(held, _allocation.NullAllocator):
-        import torch
-
-        def allocate(size, alignment, stream):
-            return torch.empty(size, dtype=torch.int8, device="cuda")
-
-        {triton}.set_allocator(allocate)
-    return True
-'''
-
+CHECK = "descriptor_fits"  # rules/_launch_support.py
 
 def guarded(flag: str, descriptor: cst.BaseExpression, pointers: cst.BaseExpression,
             grouped: bool = True) -> cst.IfExp:
@@ -100,22 +70,10 @@ def only_with(flag: str, statements: list) -> cst.If:
 
 def with_flag(parameters: cst.Parameters, flag: str, language: cst.BaseExpression) -> cst.Parameters:
     """The parameters and `FLAG: tl.constexpr = False` after them, laid out as they are (one a line with a
-    trailing comma, or running on)."""
+    trailing comma, or running on); each comment stays with the parameter it followed."""
     new = cst.Param(cst.Name(flag), cst.Annotation(cst.Attribute(language, cst.Name("constexpr"))),
                     default=cst.Name("False"), equal=cst.AssignEqual())
-    params = list(parameters.params)
-    if not params:
-        return parameters.with_changes(params=[new])
-    last = params[-1]
-    between = params[-2].comma if len(params) > 1 else cst.MaybeSentinel.DEFAULT
-    if not isinstance(between, cst.Comma):
-        between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    if isinstance(last.comma, cst.Comma):  # a trailing comma stays the last one
-        new = new.with_changes(comma=last.comma)
-    # what followed the last parameter (a line break before `)`) follows the flag now
-    new = new.with_changes(whitespace_after_param=last.whitespace_after_param)
-    last = last.with_changes(comma=between, whitespace_after_param=cst.SimpleWhitespace(""))
-    return parameters.with_changes(params=[*params[:-1], last, new])
+    return parameters.with_changes(params=appended(list(parameters.params), new))
 
 
 def decorator(triton: str, flag: str, check: str, checks: list) -> cst.Decorator:
@@ -131,12 +89,3 @@ def _call(check: str, c) -> str:
     if c.unit_stride is not None:
         arguments.append(f"unit_stride={c.unit_stride}")
     return f"{check}({', '.join(arguments)})"
-
-
-def check_function(check: str, triton: str, indent: str) -> list[cst.BaseStatement]:
-    """The module's check, indented as the module is (`indent`: its default, four spaces or a tab)."""
-    source = re.sub(r"^(?:    )+", lambda m: indent * (len(m.group(0)) // 4), _CHECK_SOURCE, flags=re.M)
-    module = cst.parse_module(source.format(check=check, triton=triton))
-    first = module.body[0]
-    lines = [cst.EmptyLine(), cst.EmptyLine()]
-    return [first.with_changes(leading_lines=lines), *module.body[1:]]

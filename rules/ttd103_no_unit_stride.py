@@ -42,6 +42,13 @@ def unit_stride_dimension(strides: list[cst.BaseExpression], order: list[int] | 
     return order[0] if is_stride_parameter else None
 
 
+def stated_unit_dimension(strides: list[cst.BaseExpression], parameters: set[str]) -> int | None:
+    """The last dimension, where the user stated its tensor `contiguous` (TTD010) and its stride is a kernel
+    parameter (the JIT specialises one that is 1: a descriptor needs a compile-time unit stride)."""
+    last = strides[-1]
+    return len(strides) - 1 if isinstance(last, cst.Name) and last.value in parameters else None
+
+
 def permutation(rank: int, unit: int) -> list[int]:
     """Descriptor dimension order: the original order with the unit-stride dimension moved last."""
     return [d for d in range(rank) if d != unit] + [unit]

@@ -10,7 +10,9 @@ row ends.
 What happens: under `--target auto` the store uses masked pointers (TTD006), exactly what block-pointer
 stores compiled to on every Triton before 3.9, so neither data nor speed is lost; loads of the same block
 pointer still use the descriptor. A row width is proven when the innermost extent is the innermost block
-size itself (a power of two of at least 16 bytes) or a literal multiple of 16.
+size itself (a power of two of at least 16 bytes) or a literal multiple of 16. Where you know it is (rows
+of 64 halves), state `aligned-rows` for the tensor (TTD010) and the store becomes a descriptor store;
+under `--target descriptor` a store whose row width no one proved or stated is left untouched.
 
 Fixtures: gemm_loop_advance (C store), dtype_query.
 """

@@ -3,14 +3,16 @@
 Why: on NVIDIA sm_90+ every stride but the last must be a multiple of 16 bytes and the base address
 16-byte aligned. Nothing checks this in compiled code: a misaligned base faults ("misaligned address")
 and a misaligned run-time stride gives **silently wrong data** (semantics brief D5, D6). Strides that are
-multiples of the innermost block size, and base offsets built from them, are proven; anything else is a
-requirement on the caller, named in the report ("`stride_xm` × itemsize must be a multiple of 16 bytes").
+multiples of the innermost block size, and base offsets built from them, are proven; the data's alignment
+never is.
 
-What happens: by default (permissive) the descriptor is used and the requirement is listed on the
-diagnostic and in `migrate report`; guard launches with `triton_migrate.compat.guard` to check it at run
-time. With `--strict` the access uses masked pointers instead (TTD006).
+What happens: by default the launch checks it (TTD009: a descriptor where the launch's arguments allow
+it, masked pointers otherwise), or, where none can be written, the access uses masked pointers (TTD006).
+Where you state `aligned` for the tensor (TTD010), the descriptor relies on it and the report lists it.
+Under `--target descriptor` an access whose alignment no one stated is left untouched with this code,
+which names the fact to state; under `--strict`, masked pointers.
 
-Fixtures: the property test (strict and permissive runs).
+Fixtures: the property test (strict and default runs), stated_facts_gemm.
 """
 
 CODE = "TTD112"

@@ -326,7 +326,7 @@ def test_broken_symlink_and_missing_path(tree):
 def test_engine_crash_is_an_internal_error(tree, monkeypatch):
     real = engine.migrate_source
 
-    def crash_on_marker(source, verify=True, policy=None, rewrite=True):
+    def crash_on_marker(source, verify=True, policy=None, rewrite=True, **options):
         if "CRASH" in source:
             raise RecursionError("maximum recursion depth exceeded")
         return real(source)
@@ -342,7 +342,7 @@ def test_engine_crash_is_an_internal_error(tree, monkeypatch):
 
 
 def test_unparsable_engine_output_is_never_written(tree, monkeypatch):
-    def bad_rewrite(source, verify=True, policy=None, rewrite=True):
+    def bad_rewrite(source, verify=True, policy=None, rewrite=True, **options):
         return FileOutcome((Diagnostic(8, 9, "TTD001", "rewrite", True),), "def broken(:\n")
 
     monkeypatch.setattr(engine, "migrate_source", bad_rewrite)
@@ -358,8 +358,8 @@ def test_unparsable_engine_output_is_never_written(tree, monkeypatch):
 def test_prefilter_skips_decoding_and_engine(tree, monkeypatch):
     seen = []
     real = engine.migrate_source
-    monkeypatch.setattr(engine, "migrate_source", lambda source, verify=True, policy=None, rewrite=True:
-                        seen.append(source) or real(source, verify, policy, rewrite))
+    monkeypatch.setattr(engine, "migrate_source", lambda source, verify=True, policy=None, rewrite=True, **options:
+                        seen.append(source) or real(source, verify, policy, rewrite, **options))
     put(tree, "binary_junk.py", b"\xff\xfe\x00 no markers here\n")  # would fail to decode if it were decoded
     put(tree, "kernel.py", KERNEL)
     result = invoke("-j1")

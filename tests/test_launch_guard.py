@@ -133,7 +133,7 @@ def test_the_check_gives_the_launching_thread_an_allocator_and_keeps_a_users(gua
     def launch(name, allocator=None):
         if allocator is not None:
             _allocation.set_allocator(allocator)
-        seen[name] = (after._descriptor_fits(aligned, 64), _allocation._allocator.get())
+        seen[name] = (after.descriptor_fits(aligned, 64), _allocation._allocator.get())
 
     def users(size, alignment, stream):
         raise AssertionError("not called")
@@ -159,7 +159,7 @@ def test_a_misaligned_tensor_installs_nothing(guarded_fixture):
     result = {}
     storage = torch.zeros(65, dtype=torch.float16)
     thread = threading.Thread(target=lambda: result.update(
-        fits=after._descriptor_fits(storage[1:], 64), allocator=_allocation._allocator.get()))
+        fits=after.descriptor_fits(storage[1:], 64), allocator=_allocation._allocator.get()))
     thread.start()
     thread.join()
     assert result["fits"] is False and isinstance(result["allocator"], _allocation.NullAllocator)
@@ -207,7 +207,18 @@ def test_the_check_installs_the_allocator_on_triton_34_where_it_is_one_module_gl
     monkeypatch.setattr(_allocation, "_allocator", _allocation.NullAllocator())
     installed = []
     monkeypatch.setattr(after.triton, "set_allocator", installed.append)
-    assert after._descriptor_fits(torch.zeros(64, dtype=torch.float16), 64)
+    assert after.descriptor_fits(torch.zeros(64, dtype=torch.float16), 64)
     assert len(installed) == 1 and callable(installed[0])
     monkeypatch.setattr(_allocation, "_allocator", installed[0])  # a user's (or the check's) allocator stays
-    assert after._descriptor_fits(torch.zeros(64, dtype=torch.float16), 64) and len(installed) == 1
+    assert after.descriptor_fits(torch.zeros(64, dtype=torch.float16), 64) and len(installed) == 1
+
+
+def test_what_a_loop_first_pass_proved_leaves_no_descriptor_behind():
+    """The first pass over a loop sees the offset before any advance (0: aligned) and chose a guarded
+    descriptor; the fixed point (advanced by 1 each iteration) chose masked pointers. The block pointer was
+    reported `guarded+pointer` and kept an unused descriptor, created under the launch check."""
+    source = (FIXTURES / "launch_guard" / "before.py").read_text().replace("p_x = tl.advance(p_x, (0, BK))",
+                                                                          "p_x = tl.advance(p_x, (0, 1))")
+    outcome = engine.migrate_source(source)
+    assert [d.decision for d in outcome.diagnostics] == ["pointer", "guarded", "pointer"]
+    assert "p_x_desc" not in outcome.new_source and 'args["x"]' not in outcome.new_source

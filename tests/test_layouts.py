@@ -19,12 +19,14 @@ import pytest
 
 from differential import FIXTURES, compare_outputs, run_fixture
 from triton_migrate.engine import migrate_source
-from triton_migrate.policy import Policy
+from triton_migrate.policy import Policy, Statement
+from triton_migrate.rules import _launch_support as launch_support
 from triton_migrate.rules._syntax import movable
 
 LAYOUTS = Path(__file__).resolve().parent / "data" / "layouts"
 KERNELS = {"black": FIXTURES / "black_layout" / "before.py", "yapf": LAYOUTS / "yapf.py", "hand": LAYOUTS / "hand.py"}
-POLICIES = {"auto": Policy(), "pointer": Policy(target="pointer"), "descriptor": Policy(target="descriptor"),
+STATED = (Statement("aligned", "test"), Statement("aligned-rows", "test"))
+POLICIES = {"auto": Policy(), "pointer": Policy(target="pointer"), "descriptor": Policy(target="descriptor", assume=STATED),
             "compat": Policy(target="compat")}
 
 
@@ -34,10 +36,10 @@ def comments(source: str) -> list[str]:
 
 
 def without_check_function(source: str) -> str:
-    """The module less the `_descriptor_fits` function that a launch guard (TTD009) adds: its comments are
+    """The module less the launch-support functions that a launch guard (TTD009) adds: their comments are
     the tool's own, not the kernel's."""
     module = cst.parse_module(source)
-    kept = [s for s in module.body if not (isinstance(s, cst.FunctionDef) and s.name.value == "_descriptor_fits")]
+    kept = [s for s in module.body if not (isinstance(s, cst.FunctionDef) and launch_support.is_ours(s))]
     return module.with_changes(body=kept).code
 
 

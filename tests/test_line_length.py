@@ -20,7 +20,7 @@ from triton_migrate.engine import migrate_source
 from triton_migrate.frontend.config import Resolver
 from triton_migrate.policy import Policy
 from triton_migrate.rewrite.wrap import _LaidOut, layout
-from triton_migrate.rules import ttd009_launch_guard
+from triton_migrate.rules import _launch_support as launch_support
 
 # Two blocks deep in a kernel, FLA's style: a masked-pointer address, a guarded load and a store each come
 # out far longer than 88 columns on one line (in a loop that re-creates them they would be shorter: their
@@ -194,11 +194,11 @@ def test_black_leaves_the_layout_as_it_is(code, expected):  # black itself (the 
     assert result.stdout == source
 
 
-def test_launch_check_fits_79_columns():
-    import libcst as cst
-
-    code = cst.Module(ttd009_launch_guard.check_function("_descriptor_fits_1", "triton", "    ")).code
-    assert max(map(len, code.splitlines())) <= 79
+def test_the_launch_support_fits_79_columns():
+    names = {name: f"_{name}_10" for name in launch_support.FUNCTIONS}  # the longest names a module may need
+    pasted = cst.Module(launch_support.pasted(list(launch_support.FUNCTIONS), names, "triton", "    ")).code
+    for code in (pasted, launch_support.module_source()):
+        assert max(map(len, code.splitlines())) <= 79
 
 
 # --- where the limit comes from --------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from test_cli import KERNEL, REFUSED, codes, invoke, put, tree  # noqa: F401 (tr
 from test_config import GEMM
 
 from triton_migrate import engine
-from triton_migrate.policy import Policy
+from triton_migrate.policy import Policy, Statement
 from triton_migrate.rules import RULES
 
 SCHEMAS = pathlib.Path(__file__).parent / "data" / "output"
@@ -50,12 +50,15 @@ def kernels(tree):
     return tree
 
 
-# The default output checks at launch what it cannot prove (TTD009); `--target descriptor` lists it instead.
-DESCRIPTORS = Policy(target="descriptor")
+# The default output checks at launch what it cannot prove (TTD009); with facts stated, descriptors rely on
+# them and list them (TTD010).
+STATED = ("--target", "descriptor", "--assume", "aligned,aligned-rows")
+DESCRIPTORS = Policy(target="descriptor", assume=tuple(Statement(fact, "command line: assume")
+                                                       for fact in ("aligned", "aligned-rows")))
 
 
 def test_json_matches_the_schema_and_its_fix_is_what_write_writes(kernels):
-    result = invoke("--output-format", "json", "-j1", "--target", "descriptor")
+    result = invoke("--output-format", "json", "-j1", *STATED)
     assert result.exit_code == 1
     sites = json.loads(result.stdout)
     jsonschema.validate(sites, schema("json-output.schema.json"))
@@ -68,12 +71,12 @@ def test_json_matches_the_schema_and_its_fix_is_what_write_writes(kernels):
              for s in sites if s["fix"] for e in s["fix"]["edits"]]
     assert {s["fix"]["applicability"] for s in sites if s["fix"]} == {"unsafe"}  # it relies on requirements
     assert all(s["fix"] is None for s in sites if s["filename"].endswith("r.py"))
-    invoke("--write", "--target", "descriptor")
+    invoke("--write", *STATED)
     assert apply_edits(KERNEL, edits) == (kernels / "k.py").read_text()
 
 
 def test_sarif_matches_the_schema_and_carries_fixes(kernels):
-    result = invoke("--output-format", "sarif", "-j1", "--target", "descriptor")
+    result = invoke("--output-format", "sarif", "-j1", *STATED)
     document = json.loads(result.stdout)
     jsonschema.Draft4Validator(schema("sarif-schema-2.1.0.json")).validate(document)
     run = document["runs"][0]
@@ -87,7 +90,7 @@ def test_sarif_matches_the_schema_and_carries_fixes(kernels):
     edits = [((c["deletedRegion"]["startLine"], c["deletedRegion"]["startColumn"]),
               (c["deletedRegion"]["endLine"], c["deletedRegion"]["endColumn"]), c["insertedContent"]["text"])
              for c in fixes[0]["artifactChanges"][0]["replacements"]]
-    invoke("--write", "--target", "descriptor")
+    invoke("--write", *STATED)
     assert apply_edits(KERNEL, edits) == (kernels / "k.py").read_text()
 
 
@@ -101,14 +104,14 @@ def test_github_annotations_escape_properties(tree):
 
 
 def test_full_shows_the_line_decision_and_requirements_concise_one_line(kernels):
-    full = invoke("-j1", "--target", "descriptor").stdout
+    full = invoke("-j1", *STATED).stdout
     d = engine.migrate_source(KERNEL, policy=DESCRIPTORS).diagnostics[0]
     source_line = KERNEL.splitlines()[d.line - 1]
     assert f"{d.line} | {source_line}\n" in full
     gutter = " " * len(str(d.line))
     assert f"{gutter} = decision: {d.decision}\n" in full
     assert d.requirements and all(f"{gutter} = requires: {r}\n" in full for r in d.requirements)
-    concise = invoke("--output-format", "concise", "-j1", "--target", "descriptor").stdout
+    concise = invoke("--output-format", "concise", "-j1", *STATED).stdout
     assert len(concise.splitlines()) == len(codes(concise)) == len(codes(full))
 
 
@@ -151,8 +154,9 @@ def test_report_command_and_report_file(kernels):
                      re.M)
     assert re.search(r"^  k\.py:\d+:\d+ +TTD006  pointer .*TTD009 a descriptor pays off for loads in a loop", result.stdout,
                      re.M)
-    described = invoke("report", "-j1", "--target", "descriptor")
-    assert re.search(r"^      requires: `stride_m`", described.stdout, re.M)
+    described = invoke("report", "-j1", *STATED)
+    assert re.search(r"^      requires: `x_ptr` stated `aligned` \(command line: assume\): its data, and `stride_m`",
+                     described.stdout, re.M)
     main = invoke("--report", "report.json", "-j1")
     assert main.exit_code == 1
     document = json.loads((kernels / "report.json").read_text())

@@ -30,20 +30,30 @@ import triton
 import triton.language as tl
 
 
-def _descriptor_fits(tensor, width, *multiples, unit_stride=1):
+def descriptor_fits(tensor, width, *multiples, unit_stride=1):
     """Whether a tensor descriptor over `tensor` is legal at this launch.
 
-    Written by triton-migrate. Its data 16-byte aligned, `width` elements at
-    least 16 bytes, each of `multiples` (strides and offsets, in elements) a
-    multiple of 16 bytes, a unit last stride. If so, this thread also gets the
-    allocator that device-side descriptors need on NVIDIA sm_90+ (per thread
-    from Triton 3.5; autograd runs backward on threads of its own).
+    Written by triton-migrate (TTD009). Its data 16-byte aligned, `width`
+    elements at least 16 bytes, each of `multiples` (strides and offsets, in
+    elements) a multiple of 16 bytes, a unit last stride. If so, the
+    launching thread also gets an allocator for descriptors.
     """
     size = tensor.element_size() if hasattr(tensor, "data_ptr") else 0
     aligned = tensor.data_ptr() % 16 == 0 if size else False
     fits = aligned and str(tensor.dtype) != "torch.bool" and width * size >= 16
     if not fits or unit_stride != 1 or any(m * size % 16 for m in multiples):
         return False
+    _ensure_allocator()
+    return True
+
+
+def _ensure_allocator():
+    """Give this thread an allocator for device-side tensor descriptors.
+
+    Written by triton-migrate. NVIDIA sm_90+ needs one in every launching
+    thread (per thread from Triton 3.5; autograd runs backward on threads of
+    its own); a thread that has one, a user's, keeps it.
+    """
     from triton.runtime import _allocation
 
     current = _allocation._allocator
@@ -55,15 +65,14 @@ def _descriptor_fits(tensor, width, *multiples, unit_stride=1):
             return torch.empty(size, dtype=torch.int8, device="cuda")
 
         triton.set_allocator(allocate)
-    return True
 
 
 @triton.heuristics(
     {
-        "USE_DESCRIPTORS": lambda args: _descriptor_fits(
+        "USE_DESCRIPTORS": lambda args: descriptor_fits(
             args["a_ptr"], args["BK"], args["stride_am"]
         )
-        and _descriptor_fits(args["b_ptr"], args["BN"], args["stride_bk"]),
+        and descriptor_fits(args["b_ptr"], args["BN"], args["stride_bk"]),
     }
 )
 @triton.jit
@@ -183,13 +192,13 @@ def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: t
 
 @triton.heuristics(
     {
-        "USE_DESCRIPTORS": lambda args: _descriptor_fits(
+        "USE_DESCRIPTORS": lambda args: descriptor_fits(
             args["a_ptr"],
             args["BLOCK_SIZE_K"],
             args["stride_am"],
             unit_stride=args["stride_ak"],
         )
-        and _descriptor_fits(
+        and descriptor_fits(
             args["b_ptr"],
             args["BLOCK_SIZE_K"],
             args["stride_bn"],
@@ -381,7 +390,7 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
 
 @triton.heuristics(
     {
-        "USE_DESCRIPTORS": lambda args: _descriptor_fits(
+        "USE_DESCRIPTORS": lambda args: descriptor_fits(
             args["Q"],
             args["HEAD_DIM"],
             args["stride_tok"],
@@ -389,7 +398,7 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
             args["stride_z"],
             unit_stride=args["stride_d"],
         )
-        and _descriptor_fits(
+        and descriptor_fits(
             args["DO"],
             args["HEAD_DIM"],
             args["stride_tok"],
@@ -658,14 +667,14 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
 
 @triton.heuristics(
     {
-        "USE_DESCRIPTORS": lambda args: _descriptor_fits(
+        "USE_DESCRIPTORS": lambda args: descriptor_fits(
             args["a_ptr"],
             args["BLOCK_K"],
             args["stride_ab"],
             args["stride_am"],
             unit_stride=args["stride_ak"],
         )
-        and _descriptor_fits(
+        and descriptor_fits(
             args["b_ptr"],
             args["BLOCK_N"],
             args["stride_bb"],

@@ -16,6 +16,7 @@ import libcst as cst
 from triton_migrate.policy import Policy
 from triton_migrate.rules import (
     ttd009_launch_guard,
+    ttd010_stated_facts,
     ttd108_unsupported_use,
     ttd109_ambiguous_value,
     ttd201_crosses_function,
@@ -45,7 +46,8 @@ class FunctionAnalysis(Sites, Results, Crossing):
     """Runs the dataflow over one function until what it has learnt stops changing."""
 
     def __init__(self, function: cst.FunctionDef, names: TritonNames, namer: Namer, language: str,
-                 policy: Policy, shim: str, facts: FunctionFacts, context=None) -> None:
+                 policy: Policy, shim: str, facts: FunctionFacts, context=None,
+                 launch_names: Optional[dict[str, str]] = None) -> None:
         """`context` (program.py): the other functions, for block pointers that cross calls. Without one
         the function is analysed alone, and the first block pointer that crosses raises CrossesFunctions
         (what the analysis would have found after that point is of no use: the program's rounds redo it)."""
@@ -60,7 +62,8 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.arguments = guards.Arguments(function)
         # the launch guard's names (TTD009): the kernel's flag, the module's check, how the module names triton
         self.guard_flag = namer.flag(ttd009_launch_guard.FLAG)
-        self.guard_check = namer.flag(ttd009_launch_guard.CHECK)
+        self.guard_check = (launch_names or {}).get(ttd009_launch_guard.CHECK, ttd009_launch_guard.CHECK)
+        self.facts_hook = (launch_names or {}).get(ttd010_stated_facts.HOOK, ttd010_stated_facts.HOOK)
         self.triton_module = names.triton_prefix() or "triton"
         self.knowledge = Knowledge()
         self.parameter_calls: dict[str, cst.Call] = {}  # a parameter's block pointer, re-created (crossing.py)

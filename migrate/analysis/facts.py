@@ -15,6 +15,7 @@ import libcst as cst
 from triton_migrate.rules._syntax import movable, movable_elements
 
 from .calls import int_value
+from .stated import Inline
 from .triton_names import TritonNames
 from .values import canonical_code
 from .walk import children, walk
@@ -84,11 +85,14 @@ class FunctionFacts:
     its analyses (reruns, and the rounds of a program), which ask the same questions again and again."""
 
     def __init__(self, function: cst.FunctionDef, names: TritonNames,
-                 assignments: dict[str, list[cst.CSTNode]], launched: bool = False) -> None:
+                 assignments: dict[str, list[cst.CSTNode]], launched: bool = False, inline: Inline | None = None
+                 ) -> None:
         """`assignments`: the function's, as an AssignmentCollector gathered them (the module scan does).
-        `launched`: what the module says of it: a `@triton.jit` kernel no function of the module calls."""
+        `launched`: what the module says of it: a `@triton.jit` kernel no function of the module calls.
+        `inline`: the facts its comments state (`# migrate: assume[...]`)."""
         self.assignments = assignments
         self.launched = launched
+        self.inline = inline or Inline()
         self.params = {p.name.value for p in function.params.params + function.params.kwonly_params}
         self.names = names
         # id(node) -> (node, answer), per question: holding the node keeps its id from being reused

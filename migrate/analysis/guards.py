@@ -12,6 +12,7 @@ descriptor; the launch checks exactly that. A term without a witness makes the s
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Optional, Union
 
@@ -22,6 +23,13 @@ from .facts import FunctionFacts
 from .values import canonical_code
 
 _EXACT_OPERATORS = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.FloorDivide: "//"}
+_ARGUMENT = re.compile(r'args(?:\["(\w+)"\]|\.get\("(\w+)", [^()]*\))')
+
+
+def spelled(code: str) -> str:
+    """Host code over `args` as the kernel spells it, over its parameter names: `args["H"] * args["K"]` is
+    `H * K`, `args.get("BK", 64)` is `BK` (a launch binds the default)."""
+    return _ARGUMENT.sub(lambda match: match[1] or match[2], code)
 
 
 @dataclass(frozen=True)
@@ -93,6 +101,12 @@ def launch_check(base: cst.BaseExpression, strides: list, block: list, unit: int
             return needed
         multiples += [witness for witness in needed if witness not in multiples]
     return Check(tensor, width, tuple(multiples), unit_stride)
+
+
+def root_argument(base: cst.BaseExpression, facts: FunctionFacts, arguments: Arguments) -> Optional[str]:
+    """The pointer argument a block pointer's base starts from, if it can be told."""
+    root = _root_and_terms(base, facts, arguments, frozenset())
+    return None if isinstance(root, str) else root[0]
 
 
 def _requirements(term, block, facts: FunctionFacts, arguments: Arguments, seen: frozenset) -> Union[list, str]:

@@ -17,13 +17,13 @@ from .reachable import reachable_names
 
 
 @functools.lru_cache(maxsize=None)
-def _package_root(directory: str) -> str:
+def package_root(directory: str) -> str:
     """The directory above the outermost package that holds `directory` (itself if it is no package): the
     `sys.path` entry its absolute imports start from."""
     parent = os.path.dirname(directory)
     if parent == directory or not os.path.isfile(os.path.join(directory, "__init__.py")):
         return directory
-    return _package_root(parent)
+    return package_root(parent)
 
 
 def absolute_module(importer: str, level: int, module: str) -> str:
@@ -54,7 +54,7 @@ class Locator:
         here = os.path.abspath(directory)
         for _ in range(level - 1):
             here = os.path.dirname(here)
-        bases = [here] if level else list(dict.fromkeys((here, _package_root(here))))
+        bases = [here] if level else list(dict.fromkeys((here, package_root(here))))
         parts = module.split(".") if module else []
         for base in bases:
             stem = os.path.join(base, *parts)

@@ -2,13 +2,14 @@
 
 An *obstacle* is a reason a descriptor access would be illegal or unsafe. Hard obstacles are facts of the
 source (no unit stride, an unaligned innermost offset, ...). Soft ones depend on run-time values: the row
-width of a store (TMA overruns it) and the alignment of run-time strides and base offsets. The policy
-decides what soft obstacles cost; this module is the only place that looks at the policy.
+width of a store (TMA overruns it) and the alignment of the data, run-time strides and base offsets. A
+soft obstacle the user's stated facts cover (TTD010) is `stated`. The policy decides what soft obstacles
+cost; this module is the only place that looks at the policy.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import libcst as cst
@@ -41,42 +42,60 @@ PADDED_DESCRIPTORS = (3, 5)
 SHIM_UNSUPPORTED = (ttd104_volatile.CODE, ttd105_rank.CODE, ttd108_unsupported_use.CODE)
 
 
+# The fact that covers each soft obstacle, where the user states it (TTD010).
+COVERING_FACT = {ttd112_runtime_alignment.CODE: "aligned", ttd111_store_row_width.CODE: "aligned-rows"}
+
+
 @dataclass(frozen=True)
 class Obstacle:
     code: str
     message: str
     hard: bool = True
+    stated: Optional[str] = None  # a soft obstacle that a stated fact covers: where it was stated
 
     def blocks(self, policy: Policy) -> bool:
-        return self.hard or (policy.strict and self.code == ttd112_runtime_alignment.CODE)
+        """`--target descriptor` relies on nothing that is neither proven nor stated; `--strict` on nothing
+        that is not proven (and so states nothing)."""
+        return self.hard or (policy.strict and self.code == ttd112_runtime_alignment.CODE) or \
+            (policy.target == "descriptor" and self.stated is None)
 
 
 def choose(obstacles: list[Obstacle], policy: Policy, member: str) -> Optional[str]:
-    """"descriptor", "guarded" (a descriptor if the launch check passes, masked pointers otherwise: TTD009),
-    "pointer", "compat", or None (leave the access, and so its block pointer, untouched)."""
+    """"descriptor" (plain: what it needs is proven or stated, TTD010), "guarded" (a descriptor if the launch
+    check passes, masked pointers otherwise: TTD009), "pointer", "compat", or None (leave the access, and
+    so its block pointer, untouched)."""
     if policy.target == "pointer":
         return "pointer"
     if policy.target == "compat":  # the shim keeps block-pointer semantics itself, up to rank 5; no volatile
         return None if any(o.code in SHIM_UNSUPPORTED for o in obstacles) else "compat"
     blocking = [o for o in obstacles if o.blocks(policy)]
+    if policy.target == "descriptor":
+        return None if blocking else "descriptor"
+    if not blocking and all(o.stated for o in obstacles if not o.hard):
+        return "descriptor"
     overrun = member == "store" and any(o.code == ttd111_store_row_width.CODE for o in obstacles)
-    if policy.target == "auto":
-        return "pointer" if blocking or overrun else "guarded"
-    return None if blocking else "descriptor"
+    return "pointer" if blocking or overrun else "guarded"
 
 
 def deciding(obstacles: list[Obstacle], policy: Policy) -> Obstacle:
-    """The obstacle that makes `choose` leave an access untouched (the reason reported)."""
+    """The obstacle that makes `choose` leave an access untouched (the reason reported, with the fact that
+    would make it migratable where one would)."""
     if policy.target == "compat":
         return next(o for o in obstacles if o.code in SHIM_UNSUPPORTED)
-    return next(o for o in obstacles if o.blocks(policy))
+    first = next(o for o in obstacles if o.blocks(policy))
+    if first.hard or policy.strict:
+        return first
+    return replace(first, message=f"{first.message}; no one stated `{COVERING_FACT[first.code]}` for it, which "
+                                  "a launched kernel's descriptor may rely on (TTD010)")
 
 
 def creation_obstacles(shape, strides, offsets, block, order, facts: FunctionFacts, policy: Policy,
-                       stride_parameters: frozenset[str] = frozenset()) -> tuple[Optional[int], list[Obstacle]]:
-    """The unit-stride dimension (None if there is none) and what rules out any descriptor.
-    `stride_parameters`: names that count as kernel stride parameters besides the function's own
-    (a helper's parts that every caller fills with one)."""
+                       stride_parameters: frozenset[str] = frozenset(), contiguous: bool = False
+                       ) -> tuple[Optional[int], list[Obstacle], bool]:
+    """The unit-stride dimension (None if there is none), what rules out any descriptor, and whether the
+    unit stride is the one the user stated (`contiguous`), not one the source proves. `stride_parameters`:
+    names that count as kernel stride parameters besides the function's own (a helper's parts that every
+    caller fills with one)."""
     rank = len(block)
     found = []
     if policy.min_triton < DESCRIPTORS:
@@ -84,6 +103,10 @@ def creation_obstacles(shape, strides, offsets, block, order, facts: FunctionFac
     if rank > MAX_RANK:
         found.append(Obstacle(ttd105_rank.CODE, f"rank {rank}: tensor descriptors have ranks 1 to {MAX_RANK}"))
     unit = ttd103_no_unit_stride.unit_stride_dimension(strides, order, facts.params | stride_parameters)
+    # What the user states of the data beats `order`, a hint (fixture order_wrong_hint); a literal 1 is proof.
+    stated = ttd103_no_unit_stride.stated_unit_dimension(strides, facts.params) \
+        if contiguous and not any(int_value(s) == 1 for s in strides) else None
+    unit = unit if stated is None else stated
     if unit is None:
         found.append(Obstacle(ttd103_no_unit_stride.CODE, "no stride is a literal 1 or a kernel parameter that "
                               "`order` names as contiguous; a descriptor needs a unit last stride"))
@@ -95,7 +118,7 @@ def creation_obstacles(shape, strides, offsets, block, order, facts: FunctionFac
     if any(facts.mentions_int64(offset) for offset in offsets):
         found.append(Obstacle(ttd106_int64_offsets.CODE, "offsets are computed in int64; descriptor offsets are "
                               "int32"))
-    return unit, found
+    return unit, found, stated is not None
 
 
 def merge_obstacles(creations: list) -> list[Obstacle]:

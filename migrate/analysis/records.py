@@ -33,6 +33,8 @@ class Creation:
     loops: int = 0  # how many loops the creation is inside
     condition: Optional[cst.IfExp] = None  # `p = tl.make_block_ptr(...) if FLAG else None`: the whole value
     inline: bool = False  # the pointer of a load or store (`tl.load(tl.make_block_ptr(...))`), named by us
+    stated: dict = field(default_factory=dict)  # fact -> where, what the user stated of its tensor (TTD010)
+    stated_unit: bool = False  # its unit stride is the one stated `contiguous`, not one the source proves
 
     @property
     def permutation(self) -> list[int]:
@@ -48,8 +50,21 @@ class Refusal:
 
 
 @dataclass
+class SiteForm:
+    """What one access (or helper call) of some block pointers became, on the analysis' last pass over it: a
+    loop's first pass may see an offset that the fixed point no longer proves, so each pass replaces the
+    last, and what a block pointer became is what its sites became in the end."""
+
+    creations: frozenset
+    form: str  # "descriptor" (also a guarded one), "pointer", "compat" or "parts"
+    guarded: bool = False  # a descriptor (or compat tile) chosen at launch (TTD009)
+    reasons: dict = field(default_factory=dict)  # code -> message, why masked pointers
+    relied: dict = field(default_factory=dict)  # fact -> where it was stated, what a descriptor relies on (TTD010)
+
+
+@dataclass
 class Knowledge:
-    """What the analysis has learnt; it only grows, so reruns terminate."""
+    """What the analysis has learnt; it only grows (but for what each site became), so reruns terminate."""
 
     materialize: set = field(default_factory=set)  # (definition id, dimension)
     refused: dict = field(default_factory=dict)  # creation id -> Refusal
@@ -57,16 +72,44 @@ class Knowledge:
     paddings: dict = field(default_factory=dict)  # creation id -> {"zero", "nan"}
     placeholder_links: dict = field(default_factory=dict)  # statement id -> creation ids
     placeholder_used: set = field(default_factory=set)
-    forms: dict = field(default_factory=dict)  # creation id -> {"descriptor", "pointer"} used by its accesses
-    reasons: dict = field(default_factory=dict)  # creation id -> {code: message} for masked-pointer accesses
-    requirements: dict = field(default_factory=dict)  # creation id -> run-time conditions of its descriptors
+    sites: dict = field(default_factory=dict)  # an access's (or helper call's) key -> SiteForm
     merged: dict = field(default_factory=dict)  # creation id -> {(kind, dim): its part}, for `p_base = ...`
-    guarded: set = field(default_factory=set)  # creation ids whose descriptors are chosen at launch (TTD009)
     named: set = field(default_factory=set)  # creation ids whose name holds their pointers for some access
     creation_masks: dict = field(default_factory=dict)  # creation id -> the dimensions its own mask checks
     # creation id -> when the analysis first met it. Ids are addresses, whose order is the allocator's:
     # "the first of these creations" must mean the first in the source, whichever parser built the tree.
     order: dict = field(default_factory=dict)
+
+    @property
+    def forms(self) -> dict:
+        """Creation id -> {"descriptor", "pointer", ...}: what its sites became."""
+        found: dict = {}
+        for site in self.sites.values():
+            for creation in site.creations:
+                found.setdefault(creation, set()).add(site.form)
+        return found
+
+    @property
+    def guarded(self) -> set:
+        """Creation ids whose descriptors are chosen at launch (TTD009)."""
+        return {creation for site in self.sites.values() if site.guarded for creation in site.creations}
+
+    @property
+    def reasons(self) -> dict:
+        """Creation id -> {code: message}, why some of its sites are masked pointers."""
+        return self._merged("reasons")
+
+    @property
+    def relied(self) -> dict:
+        """Creation id -> {fact: where}, what its descriptors rely on (TTD010)."""
+        return self._merged("relied")
+
+    def _merged(self, attribute: str) -> dict:
+        found: dict = {}
+        for site in self.sites.values():
+            for creation in site.creations:
+                found.setdefault(creation, {}).update(getattr(site, attribute))
+        return {creation: notes for creation, notes in found.items() if notes}
 
     def met(self, creation: int) -> None:
         self.order.setdefault(creation, len(self.order))

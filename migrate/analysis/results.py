@@ -7,6 +7,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from triton_migrate.policy import FACTS
 from triton_migrate.rules import (
     ttd001_descriptor,
     ttd002_advance,
@@ -14,6 +15,7 @@ from triton_migrate.rules import (
     ttd007_compat,
     ttd008_helper_parts,
     ttd009_launch_guard,
+    ttd010_stated_facts,
 )
 
 from . import guards, planner
@@ -194,21 +196,48 @@ class Results:
         return owners, build
 
     def guard_edit(self) -> Optional[tuple[frozenset[int], Builder]]:
+        """A kernel with guarded descriptors gets its flag and launch check (TTD009); one whose descriptors
+        rely on stated facts, the hook that lists them (TTD010), right above `@triton.jit`."""
         guarded = [c for c in self.creations.values() if self.is_guarded({id(c.call)})]
-        if not guarded:
+        relying = [c for c in self.creations.values() if self.class_notes(id(c.call), self.knowledge.relied)]
+        if not guarded and not relying:
             return None
 
         def build(updated: cst.FunctionDef) -> cst.FunctionDef:
-            kept = [c for c in guarded if not self.is_refused({id(c.call)})]
-            checks = list(dict.fromkeys(self.launch_check(c) for c in kept))
-            if not checks:
-                return updated
-            decorator = ttd009_launch_guard.decorator(self.triton_module, self.guard_flag, self.guard_check, checks)
+            checks = list(dict.fromkeys(self.launch_check(c) for c in guarded if not self.is_refused({id(c.call)})))
+            relied = self.relied_facts([c for c in relying if not self.is_refused({id(c.call)})])
+            added, params = [], updated.params
+            if checks:
+                added.append(ttd009_launch_guard.decorator(self.triton_module, self.guard_flag, self.guard_check,
+                                                           checks))
+                params = ttd009_launch_guard.with_flag(params, self.guard_flag, self.language)
+            if relied:
+                added.append(ttd010_stated_facts.decorator(self.facts_hook, relied))
             jit = next(i for i, d in enumerate(updated.decorators) if is_jit(d))
-            params = ttd009_launch_guard.with_flag(updated.params, self.guard_flag, self.language)
-            return updated.with_changes(decorators=[*updated.decorators[:jit], decorator, *updated.decorators[jit:]],
+            return updated.with_changes(decorators=[*updated.decorators[:jit], *added, *updated.decorators[jit:]],
                                         params=params)
         return frozenset(), build
+
+    def relied_facts(self, creations: list[Creation]) -> list[tuple[str, ...]]:
+        """What these creations' descriptors rely on, as the launch can check it: (argument, fact, expressions
+        over the kernel's parameters) each, one per argument and fact (TTD010)."""
+        found: dict[tuple[str, str], list[str]] = {}
+        for creation in creations:
+            for tensor, fact, expressions, _ in self.reliance(creation):
+                listed = found.setdefault((tensor, fact), [])
+                listed += [code for code in expressions if code not in listed]
+        return [(tensor, fact, *expressions) for (tensor, fact), expressions in found.items()]
+
+    def reliance(self, creation: Creation) -> list[tuple[str, str, list[str], str]]:
+        """(argument, fact, expressions, where it was stated) for each fact a creation's descriptors rely on."""
+        check = self.launch_check(creation)
+        found = []
+        relied = self.class_notes(id(creation.call), self.knowledge.relied)
+        for fact, where in sorted(relied.items(), key=lambda item: FACTS.index(item[0])):
+            expressions = {"aligned": check.multiples, "contiguous": (check.unit_stride,),
+                           "aligned-rows": (self.arguments.host(creation.shape[creation.unit]),)}[fact]
+            found.append((check.tensor, fact, [guards.spelled(code) for code in expressions], where))
+        return found
 
     def placeholder_statements(self, statement: int) -> Optional[tuple[frozenset[int], Builder]]:
         """`p = None` on the paths that create no block pointer (`else: p = None` under a constexpr flag)

@@ -28,7 +28,7 @@ from triton_migrate.rules._syntax import keyword
 
 from . import guards, planner
 from .calls import UnboundCall, bind, bool_value, int_value, string_value, tuple_elements
-from .records import Creation, Loop, Refusal
+from .records import Creation, Loop, Refusal, SiteForm
 from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, canonical_code
 
 HINTS = ("cache_modifier", "eviction_policy", "volatile")  # kept by the masked-pointer form
@@ -130,10 +130,32 @@ class Sites:
         creation.offsets, creation.block = parts["offsets"], parts["block_shape"]
         order = [int_value(o) for o in parts["order"]] if parts["order"] is not None else None
         creation.order = None if order is None or None in order else order
-        creation.unit, creation.blockers = planner.creation_obstacles(
+        creation.stated = self.stated_facts(creation)
+        creation.unit, creation.blockers, creation.stated_unit = planner.creation_obstacles(
             creation.shape, creation.strides, creation.offsets, creation.block,
-            None if order is None or None in order else order, self.facts, self.policy, frozenset(self.unit_strides))
+            None if order is None or None in order else order, self.facts, self.policy, frozenset(self.unit_strides),
+            "contiguous" in creation.stated)
         return None
+
+    def stated_facts(self, creation: Creation) -> dict[str, str]:
+        """What the user stated of the tensor a block pointer's base starts from (fact -> where; TTD010): on
+        its creation's line, its parameter's line, the kernel's `def` line, or in the configuration. Only a
+        launched kernel has a launch to hook (the allocator, the debug check); `--strict` states nothing."""
+        if self.policy.strict or self.policy.target not in ("auto", "descriptor") or not self.launched():
+            return {}
+        argument = guards.root_argument(creation.base, self.facts, self.arguments)
+        if argument is None:
+            return {}
+        inline = self.facts.inline
+        found = {}
+        for stated in (inline.at(creation.call), inline.arguments.get(argument, {}), inline.kernel,
+                       self.policy.stated(self.function.name.value, argument)):
+            found = {**stated, **found}
+        return found
+
+    def launched(self) -> bool:
+        """Whether the host launches this function (it has a launch to check or hook)."""
+        return self.facts.launched and not (self.context is not None and self.context.is_called())
 
     def proofs(self, creation: Creation, dim: int, expr: cst.BaseExpression) -> dict[str, bool]:
         """What is proven about an offset (or a delta) in dimension `dim`: the TMA constraints."""
@@ -299,14 +321,14 @@ class Sites:
                                                   f"check, and none can be written: {unguardable}"))
             elif form == "guarded" and not self.pays_off(call, member, value):
                 form = "pointer"
-                self.note_pointers(value, ttd009_launch_guard.PAYS_OFF)
+                obstacles.append(planner.Obstacle(ttd009_launch_guard.CODE, ttd009_launch_guard.PAYS_OFF))
         if refusal is not None:
             self.refuse(value.creations, refusal)
             return
-        if form == "compat" and len(value.dims) <= COMPAT_EMULATED_RANK and \
-                self.unguardable(value, fallback=False) is None:
-            self.knowledge.guarded.update(value.creations)  # the shim's descriptors only where the launch allows
-        self.record_form(value, form, obstacles)
+        # the shim's descriptors only where the launch allows
+        guarded = form == "guarded" or (form == "compat" and len(value.dims) <= COMPAT_EMULATED_RANK and
+                                        self.unguardable(value, fallback=False) is None)
+        self.record_form(value, form, obstacles, id(call), guarded)
         if form == "pointer" and self.masks_at_creation(call, bound, value, deltas):
             self.expr_edits[id(call)] = (value.creations, self.creation_mask_builder(call, member, bound, value))
             return
@@ -337,14 +359,11 @@ class Sites:
         loops = sum(isinstance(o, Loop) for o in self.owners)
         return loops > 0 and any(self.creations_by_id(c).loops >= loops for c in value.creations)
 
-    def note_pointers(self, value: BlockPtr, why: str) -> None:
-        for creation in value.creations:
-            self.knowledge.reasons.setdefault(creation, {})[ttd009_launch_guard.CODE] = why
 
     def unguardable(self, value: BlockPtr, fallback: bool = True) -> Optional[str]:
         """Why a descriptor for this block pointer cannot be chosen at launch (TTD009), or None. `fallback`:
         the other form is this tool's masked pointers (a compat tile falls back to the shim's emulation)."""
-        if not self.facts.launched or (self.context is not None and self.context.is_called()):
+        if not self.launched():
             return "this function is not launched from the host (it is called by other `@triton.jit` functions)"
         problem = self.pointer_problem(value) if fallback else None
         if problem is not None:
@@ -387,9 +406,22 @@ class Sites:
             c.base, c.strides, c.block, c.unit, self.facts)]
         row_width = all(planner.row_width_proven(c.shape, c.block, c.unit) for c in creations)
         found = [o for c in creations for o in c.blockers] + planner.merge_obstacles(creations)
-        return found + planner.access_obstacles(member, self.proven_offsets(value, deltas), in_bounds,
-                                                creation.unit, volatile, self.padding(bound), row_width,
-                                                requirements, self.policy)
+        found += planner.access_obstacles(member, self.proven_offsets(value, deltas), in_bounds, creation.unit,
+                                          volatile, self.padding(bound), row_width, requirements, self.policy)
+        return [self.covered(obstacle, creations) for obstacle in found]
+
+    def covered(self, obstacle: planner.Obstacle, creations: list[Creation]) -> planner.Obstacle:
+        """The obstacle, `stated` where the user's facts cover it for every creation merged here (TTD010), in a
+        form the launch can check under TRITON_MIGRATE_CHECK_FACTS: data alignment and every term of the
+        base with a witness (`aligned`), the row width computed from the arguments (`aligned-rows`)."""
+        fact = planner.COVERING_FACT.get(obstacle.code)
+        if obstacle.hard or fact is None or not all(fact in c.stated for c in creations):
+            return obstacle
+        if not all(isinstance(self.launch_check(c), guards.Check) for c in creations):
+            return obstacle
+        if fact == "aligned-rows" and any(self.arguments.host(c.shape[c.unit]) is None for c in creations):
+            return obstacle
+        return replace(obstacle, stated=creations[0].stated[fact])
 
     @staticmethod
     def static_offset(value: BlockPtr, deltas, d: int):
@@ -406,19 +438,24 @@ class Sites:
                            "nonnegative": dim.nonnegative and step["nonnegative"]})
         return proven
 
-    def record_form(self, value: BlockPtr, form: str, obstacles: list) -> None:
-        """Remember the form, and why masked pointers (the obstacles that decided it) or what a descriptor
-        relies on at run time (the soft obstacles it accepted)."""
-        for creation in value.creations:
-            if form == "guarded":
-                self.knowledge.guarded.add(creation)
-            self.knowledge.forms.setdefault(creation, set()).add("descriptor" if form == "guarded" else form)
-            for obstacle in obstacles:
-                emulated = form in ("pointer", "compat") and obstacle.blocks(self.policy)
-                if emulated or (form == "pointer" and obstacle.code == ttd111_store_row_width.CODE):
-                    self.knowledge.reasons.setdefault(creation, {})[obstacle.code] = obstacle.message
-                elif form == "descriptor" and not obstacle.hard:  # a guarded one has them checked at launch
-                    self.knowledge.requirements.setdefault(creation, {})[obstacle.message] = obstacle.message
+    def record_form(self, value: BlockPtr, form: str, obstacles: list, site: object = None,
+                    guarded: bool = False) -> None:
+        """Remember what the access `site` (by default: these block pointers' helper calls) became, and why
+        masked pointers (the obstacles that decided it) or what a plain descriptor relies on (the facts
+        stated that cover its soft obstacles; a guarded one has them checked at launch)."""
+        reasons, relied = {}, {}
+        for obstacle in obstacles:
+            emulated = form in ("pointer", "compat") and obstacle.blocks(self.policy)
+            if emulated or (form == "pointer" and obstacle.code == ttd111_store_row_width.CODE):
+                reasons[obstacle.code] = obstacle.message
+            elif form == "descriptor" and not obstacle.hard:
+                relied[planner.COVERING_FACT[obstacle.code]] = obstacle.stated
+        creations = [self.creations_by_id(c) for c in value.creations]
+        if form == "descriptor" and any(c.stated_unit for c in creations):
+            relied["contiguous"] = next(c.stated["contiguous"] for c in creations if c.stated_unit)
+        key = site if site is not None else (form, value.creations)
+        self.knowledge.sites[key] = SiteForm(frozenset(value.creations), "descriptor" if form == "guarded" else form,
+                                             guarded, reasons, relied)
 
     def descriptor_access(self, call, member, bound, value: BlockPtr, offsets) -> None:
         stored = bound["value"].value if "value" in bound else None

@@ -18,7 +18,7 @@ import click
 from triton_migrate import __version__
 from triton_migrate.analysis.prefilter import might_need_migration
 from triton_migrate.frontend import config as cfg
-from triton_migrate.frontend import output, suppressions
+from triton_migrate.frontend import launch, output, suppressions
 from triton_migrate.frontend.discover import discover
 from triton_migrate.frontend.fileio import FileError, atomic_write, check_parses, decode, encode, read_bytes
 from triton_migrate.frontend.output import FileResult
@@ -77,6 +77,7 @@ class Job:
     select: tuple[str, ...]
     ignore: tuple[str, ...]
     cache_dir: str | None = None  # where check results are kept between runs (cache.py); None: no cache
+    launch: str | None = None  # how the file imports its package's launch support (launch.py); None: pasted
 
 
 # --- one file ----------------------------------------------------------------------------------------------------
@@ -166,7 +167,8 @@ def _migrate_group(jobs: tuple[Job, ...], decoded: dict, errors: dict[str, str])
     first = jobs[0]
     sources = {path: d.text for path, d in decoded.items()}
     outcomes = engine.migrate_sources(sources, verify=first.verify, policy=first.policy, rewrite=first.verify,
-                                      locate=Locator(sources), frozen={p: errors[p] for p in sources if p in errors})
+                                      locate=Locator(sources), frozen={p: errors[p] for p in sources if p in errors},
+                                      launch={job.path: job.launch for job in jobs if job.launch})
     results = []
     for job in jobs:
         if job.path in errors:
@@ -186,7 +188,7 @@ def _outcome_of(job: Job, text: str) -> FileOutcome:
     if cached is not None:
         return cached[0]
     # The fixed-point check costs a second migration; only output that is shown or written needs it.
-    outcome = engine.migrate_source(text, verify=job.verify, policy=job.policy, rewrite=job.verify)
+    outcome = engine.migrate_source(text, verify=job.verify, policy=job.policy, rewrite=job.verify, launch=job.launch)
     _keep((job,), [outcome])
     return outcome
 
@@ -230,7 +232,8 @@ def _result(job: Job, decoded, outcome: FileOutcome) -> FileResult:
         return result
     new_data = encode(new_text, decoded.encoding)
     check_parses(job.path, job.data, new_data)
-    return replace(result, new_text=new_text, new_data=new_data)
+    needs = launch.location(job.path) if outcome.imports_launch_module else None
+    return replace(result, new_text=new_text, new_data=new_data, launch_module=needs)
 
 
 def _filter(outcome: FileOutcome, text: str, job: Job) -> tuple[list[Diagnostic], int, list, str | None]:
@@ -436,12 +439,11 @@ def _exit_status(ok: list[FileResult], errors: list, options: Options) -> int:
 
 def _job(path: str, data: bytes, config: cfg.Config, options: Options) -> Job:
     verify = options.show_diff or options.mode == "write" or options.fmt in output.DOCUMENTS
-    policy = Policy(target=config.target, strict=config.strict, min_triton=config.min_triton,
-                    compat_module=config.compat_module, kernel_targets=config.kernel_targets,
-                    line_length=config.line_length)
+    policy = config.policy_for(path)
     if options.policy_override is not None:
         policy = options.policy_override(policy)
-    return Job(path, data, verify, policy, config.select, config.ignored_for(path), options.cache_dir)
+    return Job(path, data, verify, policy, config.select, config.ignored_for(path), options.cache_dir,
+               launch.import_spec(path, data))
 
 
 def _skip_reason(path: str, config: cfg.Config, explicit: bool, options: Options,
@@ -523,10 +525,11 @@ def analyse_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore:
             else:
                 contents[path] = data  # it may define helpers that files with block pointers import
         tasks = _tasks(jobs, contents, resolver, options)
-        results = analyse_all(tasks, options, workers)
+        results = launch.with_modules(analyse_all(tasks, options, workers))
     analysed = [job for task in tasks for job in task]
-    return Analysed(results, analysed, {job.path: job.data for job in analysed}, [*found.errors, *unreadable],
-                    checked)
+    originals = {job.path: job.data for job in analysed}
+    originals.update((r.path, r.text.encode("utf-8")) for r in results if r.path not in originals)
+    return Analysed(results, analysed, originals, [*found.errors, *unreadable], checked)
 
 
 def _tasks(jobs: list[Job], contents: dict[str, bytes], resolver: cfg.Resolver,
@@ -552,9 +555,19 @@ def _apply(results: list[FileResult], originals: dict[str, bytes], options: Opti
         if not options.quiet:
             click.echo(f"Added {_plural(sum(n for _, n in added), 'noqa directive')}.", err=True)
         return [result for result, _ in added]
-    if options.mode == "write":
-        return [_write(result, originals[result.path]) for result in results]
+    if options.mode == "write":  # launch-support modules first: the modules that import them wait for them
+        modules = {r.launch_module for r in results if r.launch_module}
+        written = {r.path: _write(r, originals[r.path]) for r in results if r.path in modules}
+        return [written.get(r.path) or _write(_waiting(r, written), originals[r.path]) for r in results]
     return results
+
+
+def _waiting(result: FileResult, written: dict[str, FileResult]) -> FileResult:
+    """The result, or an error if the launch-support module it imports could not be written."""
+    module = written.get(result.launch_module)
+    if module is None or module.error is None or result.new_data is None:
+        return result
+    return replace(result, new_text=None, new_data=None, error=f"needs {result.launch_module}: {module.error}")
 
 
 def run_stdin(name: str, resolver: cfg.Resolver, options: Options) -> int:
@@ -562,7 +575,8 @@ def run_stdin(name: str, resolver: cfg.Resolver, options: Options) -> int:
     data = sys.stdin.buffer.read()
     config = resolver.for_path(name)
     skipped = _skip_reason(name, config, True, options) is not None
-    result = FileResult(name) if skipped else analyse(_job(name, data, config, options))
+    # stdout holds the one migrated file: its launch support is pasted in, as for a module outside a package
+    result = FileResult(name) if skipped else analyse(replace(_job(name, data, config, options), launch=None))
     if options.mode == "write":
         # On any error the input comes back unchanged, so an editor buffer piped through us is never lost.
         written = result.error is None and result.new_data is not None
@@ -616,11 +630,15 @@ CONFIGURATION = [
                  help="Use this pyproject.toml for every path instead of the nearest one."),
     click.option("--isolated", is_flag=True, help="Ignore every pyproject.toml."),
     click.option("--target", type=click.Choice(cfg.TARGETS),
-                 help="What to emit: descriptors where safe else masked pointers (auto), only descriptors, "
-                      "or only masked pointers."),
+                 help="What to emit: descriptors where safe else masked pointers (auto), only descriptors where "
+                      "proven or stated (the rest untouched), or only masked pointers."),
     click.option("--strict/--no-strict", default=None,
-                 help="Refuse descriptors whose safety depends on run-time values (strides, alignment)."),
+                 help="Refuse descriptors whose safety depends on run-time values (strides, alignment), checked "
+                      "at launch or stated."),
     click.option("--min-triton-version", metavar="X.Y", help="The oldest Triton the migrated code must run on."),
+    click.option("--assume", multiple=True, callback=_csv, metavar="FACTS",
+                 help="Facts about every kernel's tensor arguments that descriptors may rely on (comma-separated: "
+                      "aligned, contiguous, aligned-rows; replaces the configuration's `assume`)."),
     click.option("--line-length", type=click.IntRange(min=1, max=320), metavar="N",
                  help="Keep emitted code within N columns [default: the project's ruff, black or flake8 "
                       "setting, else 88]."),
@@ -673,7 +691,7 @@ def resolve(params: dict, fmt_option: str | None = None) -> tuple[cfg.Resolver, 
         ("min-triton-version", params.get("min_triton_version")), ("select", params.get("select")),
         ("ignore", params.get("ignore")), ("output-format", fmt_option),
         ("respect-gitignore", params.get("respect_gitignore")), ("jobs", params.get("jobs")),
-        ("line-length", params.get("line_length")),
+        ("line-length", params.get("line_length")), ("assume", params.get("assume")),
     ) if value is not None}
     try:
         resolver = cfg.Resolver(overrides, params.get("config_file"), params.get("isolated", False))
@@ -757,7 +775,7 @@ def check(ctx, **params):
 @click.pass_context
 def report(ctx, **params):
     """Report every block-pointer site: file:line, what was done (descriptor, pointer, untouched), the reason
-    code, and the run-time requirements the migrated code relies on; then counts by reason. Writes nothing.
+    code, and the stated facts the migrated code relies on; then counts by reason. Writes nothing.
 
     Exit status: 0, or 2 on a usage, configuration or file error.
     """

@@ -1,7 +1,7 @@
 """`[tool.triton-migrate]` in pyproject.toml: the nearest file upward from each path wins, the CLI overrides it.
 
-File-level keys (target, strict, min-triton-version, kernel-targets, select, ignore, per-file-ignores, exclude,
-extend-exclude, line-length) come from each file's nearest configuration; run-level keys (output-format, jobs,
+File-level keys (target, strict, min-triton-version, kernel-targets, assume, per-file-assume, kernel-assume, select,
+ignore, per-file-ignores, exclude, extend-exclude, line-length) come from each file's nearest configuration; run-level keys (output-format, jobs,
 respect-gitignore) from the configuration nearest to the working directory, as in ruff.
 
 Without `line-length` here, emitted code keeps to the line length of the project the file belongs to
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 import pathspec
 
 from triton_migrate.frontend.output import FORMATS
-from triton_migrate.policy import KERNEL_TARGETS, TARGETS
+from triton_migrate.policy import FACTS, KERNEL_TARGETS, TARGETS, Policy, Statement
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -52,12 +52,28 @@ class Config:
     compat_module: str = "triton_migrate.compat"  # --target compat: where migrated code imports the shim
     kernel_targets: tuple[tuple[str, str], ...] = ()  # function name -> target, as `migrate tune` measured
     line_length: int = 0  # 0: not set here, the project's (LineLengths)
+    # Stated facts (policy.Statement): for every kernel, per glob of paths, per kernel or kernel argument.
+    assume: tuple[Statement, ...] = ()
+    per_file_assume: tuple[tuple[str, tuple[Statement, ...]], ...] = ()
+    kernel_assume: tuple[Statement, ...] = ()
     _specs: dict = field(default_factory=dict, compare=False, repr=False)  # compiled globs, by pattern
 
     def ignored_for(self, path: str) -> tuple[str, ...]:
         """`ignore` plus every `per-file-ignores` entry whose glob matches `path`."""
         matched = [codes for glob, codes in self.per_file_ignores if self._matches((glob,), path)]
         return self.ignore + tuple(code for codes in matched for code in codes)
+
+    def policy_for(self, path: str) -> Policy:
+        """What the engine may do to the file at `path`."""
+        return Policy(target=self.target, strict=self.strict, min_triton=self.min_triton,
+                      compat_module=self.compat_module, kernel_targets=self.kernel_targets,
+                      line_length=self.line_length, assume=self.statements_for(path))
+
+    def statements_for(self, path: str) -> tuple[Statement, ...]:
+        """The facts stated for the kernels of `path`: `assume`, the `per-file-assume` entries whose glob
+        matches it, and `kernel-assume`."""
+        matched = [s for glob, statements in self.per_file_assume if self._matches((glob,), path) for s in statements]
+        return (*self.assume, *matched, *self.kernel_assume)
 
     def excludes(self, path: str, is_dir: bool = False, root: str | None = None) -> bool:
         """`root`: match relative to this directory instead of the configuration's (see cli._excluded)."""
@@ -144,6 +160,41 @@ def _kernel_targets(value):
     return tuple(sorted(value.items()))
 
 
+def _facts(value) -> tuple[str, ...]:
+    facts = _strings(value)
+    for fact in facts:
+        if fact not in FACTS:
+            raise ValueError(f"{fact!r} is not a fact this tool knows (known: {', '.join(FACTS)})")
+    return facts
+
+
+def _assume(value, where: str):
+    return tuple(Statement(fact, where) for fact in _facts(value))
+
+
+def _per_file_assume(value, where: str):
+    if not isinstance(value, dict):
+        raise ValueError(f'must be a table of glob = ["FACT", ...], not {value!r}')
+    return tuple((glob, tuple(Statement(fact, f'{where} "{glob}"') for fact in _facts(facts)))
+                 for glob, facts in value.items())
+
+
+def _kernel_assume(value, where: str):
+    """`kernel = [facts]`, `"kernel.argument" = [facts]`, or `kernel = {argument = [facts]}`."""
+    if not isinstance(value, dict):
+        raise ValueError(f'must be a table of kernel (or "kernel.argument") = ["FACT", ...], not {value!r}')
+    found = []
+    for key, facts in value.items():
+        entries = {f"{key}.{argument}": listed for argument, listed in facts.items()} if isinstance(facts, dict) \
+            else {key: facts}
+        for selector, listed in entries.items():
+            kernel, _, argument = selector.partition(".")
+            if not all(part.isidentifier() for part in (kernel, *([argument] if argument else []))):
+                raise ValueError(f"{selector!r} is not a kernel name or `kernel.argument`")
+            found += [Statement(fact, f'{where} "{selector}"', kernel, argument or None) for fact in _facts(listed)]
+    return tuple(found)
+
+
 def _jobs(value):
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise ValueError(f"must be a whole number ≥ 1, not {value!r}")
@@ -171,7 +222,11 @@ KEYS = {  # TOML key -> (Config field, validator)
     "compat-module": ("compat_module", _module_path),
     "kernel-targets": ("kernel_targets", _kernel_targets),
     "line-length": ("line_length", _line_length),
+    "assume": ("assume", _assume),
+    "per-file-assume": ("per_file_assume", _per_file_assume),
+    "kernel-assume": ("kernel_assume", _kernel_assume),
 }
+STATED = ("assume", "per-file-assume", "kernel-assume")  # their validators also take where the key was set
 
 
 def apply(config: Config, table: dict, where: str) -> Config:
@@ -182,10 +237,16 @@ def apply(config: Config, table: dict, where: str) -> Config:
             raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(KEYS)})")
         name, check = KEYS[key]
         try:
-            changes[name] = check(value)
+            changes[name] = check(value, f"{_shown(where)}: {key}") if key in STATED else check(value)
         except ValueError as exc:
             raise ConfigError(f"{where}: {key}: {exc}") from None
     return replace(config, **changes)
+
+
+def _shown(where: str) -> str:
+    """A configuration file as the report names it: relative to the working directory where it is below it."""
+    relative = os.path.relpath(where) if os.path.isabs(where) else where
+    return where if relative.startswith("..") else relative
 
 
 def read_table(path: str) -> dict | None:

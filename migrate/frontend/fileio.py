@@ -118,7 +118,8 @@ def atomic_write(path: str, data: bytes, *, expected: bytes | None = None) -> No
 
     `expected`: the bytes the caller read. The file is re-read just before the rename and left alone with
     an error if it changed since (an editor, `git checkout`, another run); if it already holds `data`
-    (another run got there first) there is nothing to do. Runs of this tool lock the directory around the
+    (another run got there first) there is nothing to do. `expected=b""` for a file that did not exist
+    creates it (mode 0644), unless it appeared since with other bytes. Runs of this tool lock the directory around the
     check and the rename, so two of them never interleave there.
 
     A file the user may not write (per the OS, as with an editor's save) is refused, not replaced behind
@@ -128,10 +129,11 @@ def atomic_write(path: str, data: bytes, *, expected: bytes | None = None) -> No
     directory = os.path.dirname(target)
     try:
         with _locked_directory(directory) as locked:
-            original = _writable_stat(target)
+            created = expected == b"" and not os.path.exists(target)
+            original = None if created else _writable_stat(target)
             if locked:
                 _remove_stale_temporaries(directory, os.path.basename(target))
-            if expected is not None and _unchanged_or_done(target, expected, data):
+            if expected is not None and not created and _unchanged_or_done(target, expected, data):
                 return
             _replace(target, data, original)
     except OSError as exc:
@@ -162,7 +164,7 @@ def _unchanged_or_done(target: str, expected: bytes, data: bytes) -> bool:
     return False
 
 
-def _replace(target: str, data: bytes, original: os.stat_result) -> None:
+def _replace(target: str, data: bytes, original: os.stat_result | None) -> None:
     fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(os.path.basename(target)), suffix=".tmp",
                                dir=os.path.dirname(target))
     try:
@@ -171,8 +173,9 @@ def _replace(target: str, data: bytes, original: os.stat_result) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        _copy_ownership(tmp, original)
-        os.chmod(tmp, stat.S_IMODE(original.st_mode))
+        if original is not None:
+            _copy_ownership(tmp, original)
+        os.chmod(tmp, stat.S_IMODE(original.st_mode) if original is not None else 0o644)
         _pause("temporary-written")
         os.replace(tmp, target)
         _pause("replaced")

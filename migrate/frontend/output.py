@@ -34,6 +34,7 @@ class FileResult:
     suppressed: int = 0  # sites hidden by `# noqa` / `# migrate: ignore`
     error: str | None = None
     written: bool = False  # new_text was written: the positions are in it (written.as_written moved them)
+    launch_module: str | None = None  # the launch-support module new_text imports, to write with it (launch.py)
 
     @property
     def shown_text(self) -> str:
@@ -331,8 +332,8 @@ def grouped_report(results: list[FileResult]) -> str:
         out.append(f"  {total:>5}  {code}  {name:<34} ({split})\n")
     required = sum(len(d.requirements) for _, d in sites)
     if required:
-        out.append(f"\n{required} run-time requirement{'s' if required != 1 else ''} listed above: the migrated "
-                   "code is correct only if callers meet them (`triton_migrate.compat` can check them at launch).\n")
+        out.append(f"\n{required} stated fact{'s' if required != 1 else ''} relied on above: the migrated code is "
+                   "correct only if every launch meets them (TRITON_MIGRATE_CHECK_FACTS=1 checks them at launch).\n")
     return "".join(out)
 
 

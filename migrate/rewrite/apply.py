@@ -11,7 +11,7 @@ from triton_migrate.analysis.dataflow import FunctionAnalysis
 from triton_migrate.analysis.naming import Namer
 from triton_migrate.analysis.walk import children
 
-from .blocks import HOLDER, filled, lost_comments, paths_to, removed
+from .blocks import filled, lost_comments, paths_to, removed
 from .dead_code import drop_dead_code
 from .offsets import share
 
@@ -111,7 +111,7 @@ class Rewriter(_Expressions):
         lost = lost_comments(list(original.body), prefix + smalls)
         if not prefix and not lost and not any(id(small) in self.edits.statements for small in original.body):
             return updated
-        return _lines(updated, prefix + smalls, lost)
+        return _lines(updated, prefix, smalls, lost)
 
     def _edited(self, statements: list) -> list:
         found = []
@@ -145,9 +145,11 @@ class Rewriter(_Expressions):
         return filled(updated)
 
 
-def _lines(original: cst.SimpleStatementLine, smalls: list, lost: list[str]):
-    """One line per statement; comments stay on the first and last lines. The `lost` ones, from inside a
-    statement the rewrite rebuilt (`q = tl.load(  # noqa: F821`), end the last line, before its own comment."""
+def _lines(original: cst.SimpleStatementLine, prefix: list, smalls: list, lost: list[str]):
+    """One line per statement; the original's leading comments stay on the first line, and the comment that
+    ended its line on the line of the first statement in its place (after the temporaries `prefix` puts
+    before it: a creation's descriptor, not the offsets after it). The `lost` ones, from inside a statement
+    the rewrite rebuilt (`q = tl.load(  # noqa: F821`), end that line too, before its own comment."""
     if not smalls:
         held = [*original.leading_lines, *(cst.EmptyLine(comment=cst.Comment(c)) for c in lost)]
         return removed(original.with_changes(leading_lines=held))
@@ -155,14 +157,21 @@ def _lines(original: cst.SimpleStatementLine, smalls: list, lost: list[str]):
     if lost:
         text = "  ".join([*lost, *([trailing.comment.value] if trailing.comment else [])])
         trailing = trailing.with_changes(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(text))
-    lines = [_line(s) for s in smalls]
+    lines = [_line(s) for s in prefix + smalls]
     lines[0] = lines[0].with_changes(leading_lines=original.leading_lines)
-    if isinstance(lines[-1], cst.SimpleStatementLine):
-        lines[-1] = lines[-1].with_changes(trailing_whitespace=trailing)
-    elif trailing.comment is not None:
-        # a compound statement (a guard's `if`) ends the lines: the comment is held for the next statement
-        lines.append(cst.SimpleStatementLine([HOLDER], trailing_whitespace=trailing))
+    lines[len(prefix)] = _ending(lines[len(prefix)], trailing)
     return cst.FlattenSentinel(lines)
+
+
+def _ending(line: cst.BaseStatement, trailing: cst.TrailingWhitespace) -> cst.BaseStatement:
+    """`line` ending with `trailing` (a comment, and the newline); a guard's `if` ends its last line so."""
+    if isinstance(line, cst.SimpleStatementLine):
+        return line.with_changes(trailing_whitespace=trailing)
+    if trailing.comment is None:
+        return line
+    body = list(line.body.body)
+    body[-1] = _ending(body[-1], trailing)
+    return line.with_changes(body=line.body.with_changes(body=body))
 
 
 def _line(statement) -> cst.BaseStatement:
@@ -199,10 +208,21 @@ def add_definitions(module: cst.Module, definitions: list) -> cst.Module:
 
 def add_import(module: cst.Module, dotted: str, alias: str) -> cst.Module:
     """Add `import <dotted> as <alias>` after the module's last top-level import."""
-    statement = cst.parse_statement(f"import {dotted}\n" if dotted == alias else f"import {dotted} as {alias}\n")
+    return _insert_import(module, cst.parse_statement(f"import {dotted}\n" if dotted == alias else
+                                                      f"import {dotted} as {alias}\n"))
+
+
+def _insert_import(module: cst.Module, statement: cst.SimpleStatementLine) -> cst.Module:
     body = list(module.body)
     imports = [i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
                and any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in s.body)]
     position = imports[-1] + 1 if imports else 0
     body.insert(position, statement)
     return module.with_changes(body=body)
+
+
+def add_from_import(module: cst.Module, dotted: str, names: list[tuple[str, str]]) -> cst.Module:
+    """Add `from <dotted> import name [as alias], ...` (`names`: (name, alias)) after the module's last
+    top-level import."""
+    spelled = ", ".join(name if name == alias else f"{name} as {alias}" for name, alias in names)
+    return _insert_import(module, cst.parse_statement(f"from {dotted} import {spelled}\n"))

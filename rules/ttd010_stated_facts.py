@@ -1,0 +1,72 @@
+"""TTD010 stated-facts: a tensor descriptor that relies on facts the user stated, not checked at each launch.
+
+Why: a device-side descriptor is legal on NVIDIA sm_90+ only if the tensor's data is 16-byte aligned, every
+stride but the unit one and every offset added to the base is a multiple of 16 bytes, and the unit stride
+is a compile-time 1; a descriptor store also overwrites a row's end up to the next 16 bytes (semantics
+brief §1.4, D5, D6, D12). No source proves a tensor's data alignment, so by default every descriptor is
+chosen at launch (TTD009) and keeps its masked-pointer twin. A maintainer who knows their tensors (they
+allocate them contiguous, with rows of 64 halves) can say so, and get what they would write by hand: plain
+descriptors, for loads and stores, in loops or not, without `USE_DESCRIPTORS`.
+
+The facts, about a kernel's tensor arguments:
+
+* `aligned`: the data, every stride but the innermost and every offset the kernel adds to the pointer
+  (`q + (bos * H + i_h) * K`: each term's witness, TTD009) are multiples of 16 bytes;
+* `contiguous`: the innermost dimension has stride 1 (its stride argument is 1 at every launch, which the JIT
+  specialises: the descriptor needs a compile-time 1), where the source does not prove it with a literal 1
+  (`order`, a hint, may mark another dimension, or none);
+* `aligned-rows`: a row, the innermost extent × itemsize, is a multiple of 16 bytes, so a descriptor store
+  writes nothing past it (without it, stores keep masked pointers: TTD111).
+
+Where: in `[tool.triton-migrate]`, `assume = ["aligned"]` (every kernel the configuration covers),
+`[tool.triton-migrate.per-file-assume]` (gitignore-style glob = facts), `[tool.triton-migrate.kernel-assume]`
+(`matmul_kernel = [...]`, or one argument: `"matmul_kernel.c_ptr" = [...]`), or `--assume aligned,...`;
+in the source, `# migrate: assume[aligned, contiguous]` at the end of the kernel's `def` line (every
+argument), of a line of its parameters (those), or of the line where a `tl.make_block_ptr` call starts
+(that block pointer). Facts add up; nothing is assumed that no one stated.
+
+What is still proven or refused, facts or not: unchecked dimensions in bounds, an innermost offset that is a
+multiple of 16 bytes (TTD102), store offsets never negative (TTD110), int32 offsets (TTD106), no volatile,
+ranks 1 to 5; a base term without a witness (`bos` loaded in the kernel, added unscaled) keeps the launch
+guard's answer, since the debug check could not test it. Triton itself rejects, when it compiles, a
+`bool` tensor and an innermost block under 16 bytes. Only launched kernels (not helpers) rely on facts;
+`--strict` relies on none, and `--target pointer`, `--target compat` and a kernel tuned to `pointer`
+(`kernel-targets`) emit what they always do.
+
+The kernel gets one decorator, above `@triton.jit`, that lists what it relies on:
+
+```python
+@stated_facts(("a_ptr", "aligned", "stride_am"), ("c_ptr", "aligned", "stride_cm"), ("c_ptr", "aligned-rows", "N"))
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, ...):
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
+```
+
+On each launch it gives the launching thread the allocator that device-side descriptors need (per thread
+from Triton 3.5; autograd runs backward on threads of its own); with `TRITON_MIGRATE_CHECK_FACTS=1` it
+first checks each fact against the launch's arguments (and that no such tensor holds `bool` data) and
+raises `ValueError` naming the kernel, the argument and the fact (instead of a misaligned-address fault,
+silently wrong data, or Triton's "0 bytes" compile error). `stated_facts` is
+written once per package (`_triton_launch.py`, rules/_launch_support.py). `migrate report` lists each
+such site with the facts it relies on and where they were stated.
+
+`--target descriptor` is this, and nothing else: a descriptor where what it needs is proven or stated,
+every other site left untouched with the fact that would make it migratable.
+
+Fixtures: stated_facts_gemm.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+CODE = "TTD010"
+NAME = "stated-facts"
+HOOK = "stated_facts"  # rules/_launch_support.py
+SUMMARY = "tensor descriptor on facts the user stated (`assume`); checked at launch only under a debug switch"
+
+
+def decorator(hook: str, facts: list[tuple[str, ...]]) -> cst.Decorator:
+    """`@hook(("argument", "fact", "expression", ...), ...)`: what the kernel relies on, one tuple a fact."""
+    listed = ", ".join("(" + ", ".join(f'"{part}"' for part in fact) + ")" for fact in facts)
+    return cst.Decorator(cst.parse_expression(f"{hook}({listed})"))

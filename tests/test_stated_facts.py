@@ -1,0 +1,303 @@
+"""Facts the user states (TTD010): where they are stated (configuration, command line, the source), which
+kernels and arguments they cover, the plain descriptors they allow and what they never allow, the report,
+and the launch-time hook: the allocator per launching thread, and the debug switch that turns a false fact
+into a Python error naming the kernel, the argument and the fact before Triton ever sees the launch."""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+
+import pytest
+import torch
+import test_config as config_tests
+from test_cli import invoke, put, snapshot, tree  # noqa: F401 (tree is a fixture)
+
+import differential as D
+from triton_migrate.engine import SourceError, migrate_source
+from triton_migrate.policy import Policy, Statement
+
+GEMM = config_tests.GEMM  # matmul: a K loop feeding `tl.dot`, then a store
+
+
+def stating(*facts: str, **policy) -> Policy:
+    return Policy(assume=tuple(Statement(fact, "the test") for fact in facts), line_length=120, **policy)
+
+
+def kernel_of(source: str) -> str:
+    """The migrated kernel, from its first decorator on (the launch support pasted before it is its own)."""
+    return source[source.index("@", source.index("def _ensure_allocator") if "def _ensure" in source else 0):]
+
+
+def codes(outcome) -> list[str]:
+    return [d.code for d in outcome.diagnostics]
+
+
+# --- what the facts allow --------------------------------------------------------------------------------------
+
+def test_a_gemm_with_its_facts_stated_gets_plain_descriptors_for_loads_and_store():
+    """What the maintainers of Triton's GEMM tutorials wrote by hand: descriptors, no flag, no fallback."""
+    outcome = migrate_source(GEMM, policy=stating("aligned", "aligned-rows"))
+    assert codes(outcome) == ["TTD010"] * 3
+    assert kernel_of(outcome.new_source) == '''@stated_facts(
+    ("a_ptr", "aligned", "stride_am"),
+    ("b_ptr", "aligned", "stride_bk"),
+    ("c_ptr", "aligned", "stride_cm"),
+    ("c_ptr", "aligned-rows", "N"),
+)
+@triton.jit
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr,
+           BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
+    a_off1 = 0
+    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN])
+    b_off0 = 0
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc += tl.dot(a_desc.load([pid_m * BM, a_off1]), b_desc.load([b_off0, pid_n * BN]))
+        a_off1 += BK
+        b_off0 += BK
+    c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1], [BM, BN])
+    c_desc.store([pid_m * BM, pid_n * BN], acc)
+'''
+
+
+def test_nothing_is_assumed_that_no_one_stated():
+    default = migrate_source(GEMM, policy=Policy(line_length=120))
+    assert codes(default) == ["TTD009", "TTD009", "TTD006"] and "stated_facts" not in default.new_source
+    aligned_only = migrate_source(GEMM, policy=stating("aligned"))
+    # the store would overwrite the rows' padding without `aligned-rows`: masked pointers, the loads descriptors
+    assert codes(aligned_only) == ["TTD010", "TTD010", "TTD006"]
+    assert "TTD111" in aligned_only.diagnostics[2].message and "c_desc" not in aligned_only.new_source
+    assert "USE_DESCRIPTORS" not in aligned_only.new_source
+
+
+def test_strict_relies_on_no_stated_fact():
+    outcome = migrate_source(GEMM, policy=stating("aligned", "aligned-rows", strict=True))
+    assert set(codes(outcome)) == {"TTD006"}
+
+
+@pytest.mark.parametrize("old, new, site, code", [
+    ("(pid_m * BM, pid_n * BN), (BM, BN)", "(pid_m * BM - 1, pid_n * BN), (BM, BN)", 2, "TTD110"),  # a negative row
+    ("a = tl.advance(a, (0, BK))", "a = tl.advance(a, (0, 1))", 0, "TTD102"),  # an inner offset of 4 bytes
+    ("(pid_m * BM, 0), (BM, BK)", "(pid_m.to(tl.int64) * BM, 0), (BM, BK)", 0, "TTD106"),  # int64 offsets
+])
+def test_facts_do_not_cover_what_the_source_must_prove(old, new, site, code):
+    source = GEMM.replace(old, new)
+    descriptors = migrate_source(source, policy=stating("aligned", "aligned-rows", target="descriptor"))
+    assert (descriptors.diagnostics[site].code, descriptors.diagnostics[site].decision) == (code, "untouched")
+    default = migrate_source(source, policy=stating("aligned", "aligned-rows"))
+    assert default.diagnostics[site].decision == "pointer"
+
+
+def test_a_base_term_without_a_witness_keeps_masked_pointers():
+    # `bos` is loaded in the kernel: no launch can check it, so no stated fact covers it
+    source = GEMM.replace("    a = tl.make_block_ptr(a_ptr,", "    bos = tl.load(c_ptr)\n    a = tl.make_block_ptr(a_ptr + bos,")
+    outcome = migrate_source(source, policy=stating("aligned", "aligned-rows"))
+    assert codes(outcome)[0] == "TTD006"
+
+
+def test_a_helper_has_no_launch_to_hook_and_states_nothing():
+    helper = GEMM.replace("def matmul(", "def _matmul(") + '''
+
+@triton.jit
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr,
+           BK: tl.constexpr):
+    _matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM, BN, BK)
+'''
+    outcome = migrate_source(helper, policy=stating("aligned", "aligned-rows"))
+    assert "TTD010" not in codes(outcome) and "stated_facts" not in outcome.new_source
+
+
+def test_target_descriptor_refuses_what_no_one_stated_and_names_the_fact():
+    outcome = migrate_source(GEMM, policy=Policy(target="descriptor"))
+    assert codes(outcome) == ["TTD112", "TTD112", "TTD111"] and outcome.new_source is None
+    assert outcome.diagnostics[0].message.startswith("the data of `a_ptr` must be 16-byte aligned")
+    assert "no one stated `aligned` for it" in outcome.diagnostics[0].message
+    rows = migrate_source(GEMM, policy=stating("aligned", target="descriptor"))
+    assert codes(rows) == ["TTD010", "TTD010", "TTD111"]
+    assert "no one stated `aligned-rows`" in rows.diagnostics[2].message
+
+
+# --- where facts are stated ------------------------------------------------------------------------------------
+
+def test_inline_statements_on_the_def_line_a_parameter_line_and_a_creation_line():
+    lines = GEMM.replace("def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr,"
+                         " BN: tl.constexpr,\n           BK: tl.constexpr):",
+                         "def matmul(\n    a_ptr,  # migrate: assume[aligned]\n    b_ptr,\n    c_ptr,\n"
+                         "    M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,\n"
+                         "):")
+    by_parameter = migrate_source(lines, policy=Policy(line_length=120))
+    assert codes(by_parameter) == ["TTD010", "TTD009", "TTD006"]  # a_ptr only
+    assert "`# migrate: assume` on line 6" in by_parameter.diagnostics[0].requirements[0]
+    on_c = GEMM.replace("(BM, BN), (1, 0))\n", "(BM, BN), (1, 0))  # migrate: assume[aligned, aligned-rows]\n")
+    assert codes(migrate_source(on_c, policy=Policy(line_length=120))) == ["TTD009", "TTD009", "TTD010"]
+    on_def = GEMM.replace("           BK: tl.constexpr):", "           BK: tl.constexpr):  # migrate: assume[aligned]")
+    assert codes(migrate_source(on_def)) == ["TTD009", "TTD009", "TTD006"]  # not the def line: the last parameter's
+    on_def = GEMM.replace("def matmul(a_ptr,", "def matmul(a_ptr,  # migrate: assume[aligned]\n   ", 1)
+    assert codes(migrate_source(on_def)) == ["TTD010", "TTD010", "TTD006"]
+
+
+def test_a_check_reads_inline_statements_as_a_rewrite_does():
+    """A check that prints no code analyses the stdlib ast's tree rebuilt, with positions of its own."""
+    source = (D.FIXTURES / "stated_facts_gemm" / "before.py").read_text()
+    assert codes(migrate_source(source, verify=False, rewrite=False)) == codes(migrate_source(source)) == ["TTD010"] * 3
+
+
+def test_an_inline_statement_of_an_unknown_fact_is_an_error_naming_its_line(tree):
+    source = GEMM.replace("(BM, BN), (1, 0))\n", "(BM, BN), (1, 0))  # migrate: assume[algned]\n")
+    with pytest.raises(SourceError, match=r"line 16: .*'algned'; the facts are contiguous, aligned, aligned-rows"):
+        migrate_source(source)
+    put(tree, "k.py", source)
+    before = snapshot(tree)
+    result = invoke("--write", "--isolated", ".")
+    assert result.exit_code == 2 and "k.py: error: line 16:" in result.stderr
+    assert snapshot(tree) == before
+
+
+def test_a_statement_in_a_string_is_none():
+    source = GEMM.replace("    pid_n = tl.program_id(1)\n", '    pid_n = tl.program_id(1)\n    "# migrate: assume[x]"\n')
+    assert migrate_source(source).diagnostics  # no error: it is no comment
+
+
+def pyproject(root, text: str, where: str = "pyproject.toml") -> None:
+    put(root, where, "[tool.triton-migrate]\n" + text)
+
+
+@pytest.mark.parametrize("table, key", [
+    ('assume = ["algned"]\n', "assume: 'algned' is not a fact"),
+    ('assume = "aligned"\n', "assume: must be a list of strings"),
+    ('per-file-assume = ["aligned"]\n', "per-file-assume: must be a table"),
+    ('[tool.triton-migrate.kernel-assume]\n"k.a.b" = ["aligned"]\n', "kernel-assume: 'k.a.b' is not a kernel"),
+    ('[tool.triton-migrate.kernel-assume]\nk = ["rows"]\n', "kernel-assume: 'rows' is not a fact"),
+])
+def test_a_bad_key_or_value_names_the_file_and_the_key(tree, table, key):
+    pyproject(tree, table)
+    put(tree, "k.py", GEMM)
+    result = invoke(".")
+    assert result.exit_code == 2
+    assert f"pyproject.toml: {key}" in result.stderr, result.stderr
+
+
+def sites(result) -> dict[str, list[str]]:
+    """path -> the codes of its sites, from a concise listing."""
+    found: dict[str, list[str]] = {}
+    for path, code in re.findall(r"^(\S+?):\d+:\d+: (TTD\d+)", result.stdout, re.M):
+        found.setdefault(path, []).append(code)
+    return found
+
+
+def test_project_path_kernel_and_argument_resolution(tree):
+    pyproject(tree, 'per-file-assume = {"fast/**" = ["aligned"]}\n'
+                    '[tool.triton-migrate.kernel-assume]\n'
+                    'matmul = {c_ptr = ["aligned", "aligned-rows"]}\n'
+                    '"other_kernel.a_ptr" = ["aligned"]\n')
+    put(tree, "fast/k.py", GEMM)
+    put(tree, "slow/k.py", GEMM)
+    put(tree, "slow/o.py", GEMM.replace("matmul", "other_kernel"))
+    found = sites(invoke("--output-format", "concise", "-j1", "."))
+    assert found == {"fast/k.py": ["TTD010", "TTD010", "TTD010"],  # the glob's `aligned`, the kernel's rows
+                     "slow/k.py": ["TTD009", "TTD009", "TTD010"],  # the kernel's argument c_ptr only
+                     "slow/o.py": ["TTD010", "TTD009", "TTD006"]}  # the other kernel's a_ptr only
+    assert sites(invoke("--output-format", "concise", "-j1", "--assume", "aligned,aligned-rows", "slow/o.py")) == {
+        "slow/o.py": ["TTD010"] * 3}  # the command line adds to nothing it replaces here: o.py had no `assume`
+
+
+def test_the_project_assume_and_its_override(tree):
+    pyproject(tree, 'assume = ["aligned", "aligned-rows"]\n')
+    put(tree, "k.py", GEMM)
+    assert sites(invoke("--output-format", "concise", "-j1", ".")) == {"k.py": ["TTD010"] * 3}
+    assert sites(invoke("--output-format", "concise", "-j1", "--assume", "aligned", ".")) == {
+        "k.py": ["TTD010", "TTD010", "TTD006"]}  # `--assume` replaces the key
+
+
+def test_the_report_lists_each_fact_relied_on_and_where_it_was_stated(tree):
+    pyproject(tree, 'assume = ["aligned"]\n[tool.triton-migrate.kernel-assume]\n"matmul.c_ptr" = ["aligned-rows"]\n')
+    put(tree, "k.py", GEMM)
+    report = invoke("report", "-j1", ".").stdout
+    assert re.search(r"^  k\.py:16:9 +TTD010  descriptor  block pointer `c` → tensor descriptor `c_desc` on stated facts "
+                     r"\(`c_ptr` aligned, `c_ptr` aligned-rows\)$", report, re.M)
+    assert "      requires: `c_ptr` stated `aligned` (pyproject.toml: assume): its data, and `stride_cm` × itemsize, " \
+           "multiples of 16 bytes\n" in report
+    assert '      requires: `c_ptr` stated `aligned-rows` (pyproject.toml: kernel-assume "matmul.c_ptr"): a row, ' \
+           "`N` × itemsize, a multiple of 16 bytes\n" in report
+    assert "4 stated facts relied on above" in report and "TRITON_MIGRATE_CHECK_FACTS=1" in report
+
+
+# --- at launch: the fixture's migration, in the interpreter --------------------------------------------------------
+
+CASE = D.FIXTURES / "stated_facts_gemm"
+
+
+@pytest.fixture(scope="module")
+def migrated(tmp_path_factory):
+    path = tmp_path_factory.mktemp("stated") / "after.py"
+    path.write_text(migrate_source((CASE / "before.py").read_text()).new_source)
+    return D.import_path(path, "stated")
+
+
+def launch(module, a, b, c, M, N, K):
+    module.matmul_kernel[(3, 3)](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                                 c.stride(1), BLOCK_M=16, BLOCK_N=32, BLOCK_K=16)
+
+
+def test_the_migrated_kernel_runs_bit_for_bit_with_the_debug_switch_on(monkeypatch, migrated):
+    monkeypatch.setenv("TRITON_MIGRATE_CHECK_FACTS", "1")  # what was stated holds: no false alarm
+    harness = D.load_harness(CASE)
+    after = {name: {k: D._bit_copy(v) for k, v in harness.run(migrated, inputs).items()}
+             for name, inputs in harness.cases()}
+    assert not D.compare_runs(D.run_fixture(CASE, "before.py"), after, "stated facts")
+
+
+def tensors(M=40, N=52, K=36):
+    return torch.ones(M, K), torch.ones(K, N), torch.zeros(M, N)
+
+
+@pytest.mark.parametrize("breaking, message", [
+    (lambda a, b, c: (torch.ones(40 * 36 + 1)[1:].view(40, 36), b, c),  # a view one element into its storage
+     r"matmul_kernel: `a_ptr` is stated `aligned` to triton-migrate, but its data starts at 0x[0-9a-f]+, not a "
+     r"multiple of 16"),
+    (lambda a, b, c: (torch.ones(40, 37)[:, :36], b, c),  # rows of 37 fp32: 148 bytes apart
+     r"matmul_kernel: `a_ptr` is stated `aligned` to triton-migrate, but `stride_am` is 148 bytes, not a multiple"),
+    (lambda a, b, c: (a, torch.ones(52, 36).t(), c),  # B's columns are not contiguous
+     r"matmul_kernel: `b_ptr` is stated `contiguous` to triton-migrate, but `stride_bn` is 36, not 1$"),
+    (lambda a, b, c: (a, b, torch.zeros(40, 56)[:, :50]),  # C's rows of 50 fp32 end mid-16 bytes
+     r"matmul_kernel: `c_ptr` is stated `aligned-rows` to triton-migrate, but `N` is 200 bytes, not a multiple"),
+    (lambda a, b, c: (a.bool(), b, c),  # descriptors take no bool (Triton would fail to compile it)
+     r"matmul_kernel: `a_ptr` holds bool data, which no tensor descriptor takes"),
+])
+def test_the_debug_switch_turns_a_false_fact_into_an_error_naming_kernel_argument_and_fact(
+        monkeypatch, migrated, breaking, message):
+    a, b, c = breaking(*tensors())
+    M, N, K = a.shape[0], c.shape[1], a.shape[1]
+    monkeypatch.setenv("TRITON_MIGRATE_CHECK_FACTS", "1")
+    with pytest.raises(ValueError, match=message):
+        launch(migrated, a, b, c, M, N, K)
+
+
+def test_without_the_switch_the_interpreter_finds_the_false_fact_itself(monkeypatch, migrated):
+    """The error above comes first: here, not ours, the interpreter's own assertion (a GPU would fault)."""
+    monkeypatch.delenv("TRITON_MIGRATE_CHECK_FACTS", raising=False)
+    a, b, c = tensors()
+    with pytest.raises(Exception, match="16-byte aligned|16 bytes") as error:
+        launch(migrated, torch.ones(40 * 36 + 1)[1:].view(40, 36), b, c, 40, 52, 36)
+    assert "stated" not in str(error.value)
+
+
+def test_every_launching_thread_gets_an_allocator(migrated):
+    from triton.runtime import _allocation
+
+    seen = {}
+
+    def run():
+        launch(migrated, *tensors(), 40, 52, 36)
+        seen["allocator"] = _allocation._allocator.get()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert not isinstance(seen["allocator"], _allocation.NullAllocator)
+    assert os.environ.get("TRITON_MIGRATE_CHECK_FACTS") is None
