@@ -1,0 +1,87 @@
+"""What the cases of compare.py share. A cases file (cases/PAIR.py) is a `migrate verify cases` file:
+
+    from _hand import module, pin
+    from triton_migrate.verify.cases import case
+
+    MODULES = {"gemm": ("benchmarks/gemm_benchmark.py", "X_VALS = ")}   # key → path in the tree[, cut]
+
+    @case(module("gemm"))
+    def gemm_72x40x72(mod, device):
+        pin(mod.matmul_kernel, BLOCK_SIZE_M=32, BLOCK_SIZE_N=32)
+        ...
+        return (lambda: mod.matmul(a, b, c)), {"c": c}
+
+`MODULES` is read by compare.py without importing the file: each key names a kernel module by its path in the
+repository, and optionally the start of the first top-level line not to import (a benchmark's driver code that
+needs a GPU or runs for minutes); compare.py then imports a copy that ends before it, in both versions.
+`module(key)` is where that module is on this run. The original and the tool's migration are imported side by
+side and every case runs on both (same seed), their outputs compared bit for bit.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import sys
+import types
+
+
+# GEMM shapes: every row a multiple of 16 bytes in bf16 (the descriptor form, where the tool guards one, runs),
+# none of them (the fallback runs), and a batch; no dimension a multiple of the 32-wide blocks.
+GEMM_SHAPES = {"aligned": (72, 72, 40), "ragged": (50, 37, 45), "batched": (2, 40, 72, 56)}
+
+
+def module(key: str) -> str:
+    return json.loads(os.environ["HAND_MIGRATION_MODULES"])[key]
+
+
+def pin(kernel, **meta) -> None:
+    """Give every autotuner wrapped around `kernel` the one configuration `meta`: the interpreter then runs
+    it once instead of timing every configuration (and the original and the migration run the same one)."""
+    import triton
+    from triton.runtime.autotuner import Autotuner
+
+    while hasattr(kernel, "fn") and not inspect.isfunction(kernel):
+        if isinstance(kernel, Autotuner):
+            kernel.configs = [triton.Config(dict(meta), num_warps=4)]
+        kernel = kernel.fn
+
+
+class _Anything:
+    """A stand-in for a module the kernels do not use: every attribute and call gives another one, and it
+    leaves a function or class it decorates as it is."""
+
+    def __getattr__(self, name):
+        return _Anything()
+
+    def __call__(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and (inspect.isfunction(args[0]) or inspect.isclass(args[0])):
+            return args[0]
+        return _Anything()
+
+
+def stub_modules(*names: str) -> None:
+    """Let `import NAME` succeed for host-side helpers (benchmark suites, vendor kernels) that are not
+    installed here and that the cases never call."""
+    def attribute(name):
+        if name.startswith("__"):  # what inspect and importlib ask of a module: it has none of it
+            raise AttributeError(name)
+        return _Anything()
+
+    for name in names:
+        stub = types.ModuleType(name)
+        stub.__getattr__ = attribute
+        stub.__path__ = []
+        sys.modules.setdefault(name, stub)
+
+
+def gemm_operands(device: str, shape: tuple, dtype=None):
+    """A (…, M×K) and B (…, K×N) of small random values and a NaN-filled float32 C (…, M×N)."""
+    import torch
+
+    *batch, m, k, n = shape
+    dtype = dtype or torch.bfloat16
+    a = (torch.randn(*batch, m, k, device=device) / 4).to(dtype)
+    b = torch.randn(*batch, k, n, device=device).to(dtype)
+    return a, b, torch.full((*batch, m, n), float("nan"), device=device)
