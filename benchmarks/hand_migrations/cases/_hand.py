@@ -27,7 +27,7 @@ import sys
 import types
 
 
-# GEMM shapes: every row a multiple of 16 bytes in bf16 (the descriptor form, where the tool guards one, runs),
+# GEMM shapes: every row a multiple of 16 bytes in fp16 (the descriptor form, where the tool guards one, runs),
 # none of them (the fallback runs), and a batch; no dimension a multiple of the 32-wide blocks.
 GEMM_SHAPES = {"aligned": (72, 72, 40), "ragged": (50, 37, 45), "batched": (2, 40, 72, 56)}
 
@@ -46,6 +46,31 @@ def pin(kernel, **meta) -> None:
         if isinstance(kernel, Autotuner):
             kernel.configs = [triton.Config(dict(meta), num_warps=4)]
         kernel = kernel.fn
+
+
+def cpu_driver() -> None:
+    """Modules that ask Triton's driver for the device or target at import (`DEVICE =
+    triton.runtime.driver.active.get_active_torch_device()`) fail where no GPU driver is active, as on a
+    machine that only has the interpreter: give them one that answers the CPU. Where a driver is active,
+    nothing changes."""
+    import torch
+    import triton
+    from triton.backends.compiler import GPUTarget
+
+    try:
+        triton.runtime.driver.active.get_current_target()
+        return
+    except RuntimeError:
+        pass
+
+    class _Interpreter:
+        def get_active_torch_device(self):
+            return torch.device("cpu")
+
+        def get_current_target(self):
+            return GPUTarget("cpu", 0, 1)
+
+    triton.runtime.driver.set_active(_Interpreter())
 
 
 class _Anything:
@@ -77,11 +102,12 @@ def stub_modules(*names: str) -> None:
 
 
 def gemm_operands(device: str, shape: tuple, dtype=None):
-    """A (…, M×K) and B (…, K×N) of small random values and a NaN-filled float32 C (…, M×N)."""
+    """A (…, M×K) and B (…, K×N) of small random values and a NaN-filled float32 C (…, M×N). float16 by
+    default: the interpreter's bfloat16 dot returns garbage (|C| ~ 1e10 for inputs of order 1)."""
     import torch
 
     *batch, m, k, n = shape
-    dtype = dtype or torch.bfloat16
+    dtype = dtype or torch.float16
     a = (torch.randn(*batch, m, k, device=device) / 4).to(dtype)
     b = torch.randn(*batch, k, n, device=device).to(dtype)
     return a, b, torch.full((*batch, m, n), float("nan"), device=device)

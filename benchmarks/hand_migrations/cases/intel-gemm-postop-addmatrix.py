@@ -1,5 +1,5 @@
 """Intel's GEMM + add-matrix benchmark kernels (plain and batched; D is loaded after the K loop) through the
-module's own `matmul`, in bf16 and int8 (the benchmark's two dtypes)."""
+module's own `matmul`, in fp16 and int8 (the benchmark runs bf16 and int8: see _hand.gemm_operands)."""
 
 import torch
 from _hand import GEMM_SHAPES, gemm_operands, module, pin, stub_modules
@@ -9,7 +9,7 @@ stub_modules("triton_kernels_benchmark", "psutil")
 MODULES = {"gemm": ("benchmarks/triton_kernels_benchmark/gemm_postop_addmatrix_benchmark.py", "X_VALS = ")}
 
 
-def _gemm(mod, device, shape, dtype=torch.bfloat16):
+def _gemm(mod, device, shape, dtype=torch.float16):
     for kernel in (mod.matmul_kernel_with_block_pointers, mod.matmul_kernel_with_block_pointers_batched):
         pin(kernel, BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32, GROUP_SIZE_M=2)
     if dtype == torch.int8:
