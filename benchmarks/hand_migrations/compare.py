@@ -37,14 +37,15 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import tomllib
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-sys.path.insert(0, str(HERE.parent / "corpus"))
-from build import fetch, find_mirror, git, python_files  # noqa: E402  (the corpus's mirror handling)
+sys.path.insert(0, str(HERE.parent / "corpus"))  # the corpus's mirrors: found, cloned, a commit's files read
+from build import fetch, find_mirror, git, python_files
 
 MIGRATE = [sys.executable, "-m", "triton_migrate"]
 VERIFY = [sys.executable, "-m", "triton_migrate.verify"]
@@ -69,7 +70,7 @@ class Pair:
     pr: str = ""
 
     @classmethod
-    def from_entry(cls, entry: dict) -> "Pair":
+    def from_entry(cls, entry: dict) -> Pair:
         files = [tuple(part.strip() for part in f.split("->")) if "->" in f else (f, f)
                  for f in entry.get("files", [])]
         return cls(entry["name"], entry["repo"], entry["before"], entry["after"], files, entry.get("under"),
@@ -84,7 +85,7 @@ def load_pairs(path: Path = HERE / "pairs.toml") -> list[Pair]:
 # ----------------------------------------------------------------------------------------------- the trees
 def show(mirror: Path, commit: str, path: str) -> bytes | None:
     done = subprocess.run(["git", f"--git-dir={_git_dir(mirror)}", "show", f"{commit}:{path}"],
-                          capture_output=True)
+                          check=False, capture_output=True)
     return done.stdout if done.returncode == 0 else None
 
 
@@ -125,7 +126,7 @@ def add_tool_config(root: Path, config: Path) -> None:
 
 def run_tool(tree: Path, paths: list[str], options: list[str]) -> dict:
     command = [*MIGRATE, "--write", "--no-cache", *options, *paths]
-    done = subprocess.run(command, cwd=tree, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=tree, check=False, capture_output=True, text=True)
     summary = [line for line in done.stderr.splitlines() if line.strip()]
     return {"returncode": done.returncode, "command": command[1:], "summary": summary[-1] if summary else "",
             "errors": [line for line in done.stdout.splitlines() + done.stderr.splitlines()
@@ -141,14 +142,14 @@ def inserted(before: Path, after: Path) -> dict:
     """Lines inserted and deleted from `before` to `after` (two folders), as `git diff --numstat` counts them,
     and the inserted lines that are neither blank nor only a comment."""
     done = subprocess.run(["git", "-c", "core.quotepath=off", "diff", "--no-index", "--no-color", "--no-ext-diff",
-                           "--numstat", str(before), str(after)], capture_output=True, text=True)
+                           "--numstat", str(before), str(after)], check=False, capture_output=True, text=True)
     plus = minus = 0
     for line in done.stdout.splitlines():
         added, removed, _ = line.split("\t", 2)
         plus += int(added) if added != "-" else 0
         minus += int(removed) if removed != "-" else 0
     patch = subprocess.run(["git", "diff", "--no-index", "--no-color", "--no-ext-diff", "-U0", str(before),
-                            str(after)], capture_output=True, text=True).stdout
+                            str(after)], check=False, capture_output=True, text=True).stdout
     code = sum(1 for line in patch.splitlines() if line.startswith("+") and not line.startswith("+++")
                and line[1:].strip() and not line[1:].strip().startswith("#"))
     return {"inserted": plus, "deleted": minus, "code_inserted": code}
@@ -222,27 +223,38 @@ def measure(pair: Pair, mirror: Path, work: Path, tool_config: Path | None, tool
     result = {"name": pair.name, "repo": pair.repo, "before": pair.before, "after": pair.after, "to": pair.to,
               "pr": pair.pr, "files": compared, "tool_run": tool,
               "not_in_hand_list": sorted(tool_changed - set(by_hand))}
-    for side in sides:
+    for side, contents in sides.items():
         counts = {}
-        for data in sides[side].values():
+        for data in contents.values():
             counts = add_counts(counts, constructs(data))
         result[side] = counts
     for side in ("hand", "tool"):
         result[side].update(inserted(base / "diff" / "before", base / "diff" / side))
-    result["ratio"] = ratio(result["tool"]["inserted"], result["hand"]["inserted"])
-    result["code_ratio"] = ratio(result["tool"]["code_inserted"], result["hand"]["code_inserted"])
+    # A pair the tool migrated none of has no ratio: nothing of its own to compare with the humans' diff.
+    result["migrated"] = bool(tool_changed)
+    result["ratio"] = ratio(result["tool"]["inserted"], result["hand"]["inserted"]) if tool_changed else None
+    result["code_ratio"] = (ratio(result["tool"]["code_inserted"], result["hand"]["code_inserted"])
+                            if tool_changed else None)
     cases = HERE / "cases" / f"{pair.name}.py"
     result["verify"] = check_outputs(cases, base) if verify and cases.exists() else None
     return result
 
 
 # ----------------------------------------------------------------------------------------------- outputs
-def case_modules(cases: Path) -> dict:
-    """The cases file's MODULES: key → "path in the tree" or ("path in the tree", "first line not imported")."""
+def case_literal(cases: Path, name: str, default=None):
+    """A module-level literal of the cases file (MODULES, NEEDS), read without importing it."""
     for node in ast.parse(cases.read_text()).body:
-        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["MODULES"]:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [name]:
             return ast.literal_eval(node.value)
-    sys.exit(f"{cases}: no MODULES = {{...}} literal")
+    if default is None:
+        sys.exit(f"{cases}: no {name} = ... literal")
+    return default
+
+
+def case_modules(cases: Path) -> dict[str, tuple[str, str | None]]:
+    """MODULES: key → (path in the tree, start of the first line not imported, or None)."""
+    return {key: (spec, None) if isinstance(spec, str) else tuple(spec)
+            for key, spec in case_literal(cases, "MODULES").items()}
 
 
 def importable_copy(path: Path, stop_at: str | None) -> Path:
@@ -260,21 +272,23 @@ def importable_copy(path: Path, stop_at: str | None) -> Path:
     return copy
 
 
-def check_outputs(cases: Path, base: Path) -> dict:
-    """Run the cases on the original and on the tool's migration in the interpreter; bit for bit."""
+def check_outputs(cases: Path, base: Path, device: str = "cpu") -> dict:
+    """Run the cases on the original and on the tool's migration (cpu: in the interpreter); bit for bit."""
     located, replacements = {}, []
-    for key, spec in case_modules(cases).items():
-        path, stop_at = (spec, None) if isinstance(spec, str) else spec
+    for key, (path, stop_at) in case_modules(cases).items():
         original = importable_copy(base / "original" / path, stop_at)
         migrated = importable_copy(base / "tool" / path, stop_at)
         located[key] = str(original)
         # Always named: a file the tool left as it was must not be migrated again by verify's own policy.
         replacements += ["--migrated", f"{original.relative_to(base / 'original')}={migrated}"]
-    verdict_path = base / "verdict.json"
-    env = {**os.environ, "HAND_MIGRATION_MODULES": json.dumps(located), "TRITON_INTERPRET": "1"}
-    done = subprocess.run([*VERIFY, "cases", str(cases.resolve()), "--device", "cpu", "--repeat", "0", "--json",
+    verdict_path = base / f"verdict-{device}.json"
+    verdict_path.unlink(missing_ok=True)
+    env = {**os.environ, "HAND_MIGRATION_MODULES": json.dumps(located)}
+    if device == "cpu":
+        env["TRITON_INTERPRET"] = "1"
+    done = subprocess.run([*VERIFY, "cases", str(cases.resolve()), "--device", device, "--repeat", "0", "--json",
                            str(verdict_path), *replacements], cwd=base / "original", env=env,
-                          capture_output=True, text=True)
+                          check=False, capture_output=True, text=True)
     if not verdict_path.exists():
         tail = (done.stdout + done.stderr).strip().splitlines()[-12:]
         return {"status": "error", "kernels": 0, "identical": 0, "detail": tail}
@@ -285,6 +299,32 @@ def check_outputs(cases: Path, base: Path) -> dict:
     return {"status": status, "kernels": len(kernels), "identical": identical,
             "detail": verdict["errors"] + [f"{k['kernel']}: {k.get('status')}" for k in kernels
                                            if k.get("status") != "identical"]}
+
+
+def bundle(names: list[str], work: Path, target: Path) -> None:
+    """What the cases of these pairs need, both versions, for another machine (`--verify-bundle`): each
+    module of MODULES and each path of the cases' NEEDS (what the modules import from their repository)."""
+    for name in names:
+        cases = HERE / "cases" / f"{name}.py"
+        if not cases.exists():
+            continue
+        paths = [path for path, _ in case_modules(cases).values()] + case_literal(cases, "NEEDS", [])
+        for side in ("original", "tool"):
+            for path in paths:
+                source, dest = work / name / side / path, target / name / side / path
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                copy = shutil.copytree if source.is_dir() else shutil.copy2
+                copy(source, dest, **({"dirs_exist_ok": True} if source.is_dir() else {}))
+
+
+def verify_bundle(target: Path, device: str) -> int:
+    failed = 0
+    for base in sorted(p for p in target.iterdir() if (HERE / "cases" / f"{p.name}.py").exists()):
+        check = check_outputs(HERE / "cases" / f"{base.name}.py", base, device)
+        failed += check["status"] != "identical"
+        print(f"{base.name:34} {check['identical']}/{check['kernels']} identical ({check['status']}) "
+              f"{'; '.join(check['detail'][-3:])}", flush=True)
+    return 1 if failed else 0
 
 
 # ----------------------------------------------------------------------------------------------- report
@@ -300,8 +340,10 @@ def _sides(result: dict, key: str) -> str:
 
 def _verified(result: dict) -> str:
     check = result["verify"]
+    if not result["migrated"]:
+        return "not migrated"
     if check is None:
-        return "not run"
+        return "no cases"
     return f"{check['identical']}/{check['kernels']} identical" if check["status"] != "error" else "error"
 
 
@@ -335,15 +377,21 @@ def summary(results: list[dict]) -> str:
                      f"constructed before {descriptors['before']}, hand {descriptors['hand']}, tool "
                      f"{descriptors['tool']}")
     checked = [r for r in results if r["verify"] is not None]
-    same = [r for r in checked if r["verify"]["status"] == "identical"]
-    lines.append(f"outputs: {len(same)} of {len(checked)} pairs with interpreter cases bit-identical "
-                 f"({len(results) - len(checked)} pairs without cases)")
+    same = [r["name"] for r in checked if r["verify"]["status"] == "identical"]
+    lines.append(f"outputs: {len(same)} of {len(checked)} pairs with cases bit-identical in the interpreter; "
+                 f"not identical: {', '.join(r['name'] for r in checked if r['name'] not in same) or 'none'}; "
+                 f"no cases: {', '.join(r['name'] for r in results if r['migrated'] and r['verify'] is None) or 'none'}; "
+                 f"not migrated by the tool: {', '.join(r['name'] for r in results if not r['migrated']) or 'none'}")
+    for r in results:
+        if r["not_in_hand_list"]:
+            lines.append(f"{r['name']}: the tool also changed {len(r['not_in_hand_list'])} files the humans left "
+                         f"(counted on both sides)")
     return "\n".join(lines)
 
 
 def revision() -> str:
     def git_here(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True).stdout.strip()
+        return subprocess.run(["git", *args], cwd=REPO, check=False, capture_output=True, text=True).stdout.strip()
     dirty = "+uncommitted" if git_here("status", "--porcelain", "--untracked-files=no") else ""
     return git_here("rev-parse", "--short", "HEAD") + dirty
 
@@ -364,9 +412,15 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--tool-option", action="append", default=[], metavar="ARG",
                         help="pass ARG to migrate --write (repeatable)")
     parser.add_argument("--no-verify", action="store_true", help="skip the interpreter runs of cases/")
+    parser.add_argument("--bundle", type=Path, help="also copy what the cases need here, for --verify-bundle")
+    parser.add_argument("--verify-bundle", type=Path, metavar="DIR",
+                        help="only run the cases of a --bundle (e.g. on a GPU machine, with --device cuda)")
+    parser.add_argument("--device", default="cpu", help="with --verify-bundle: cpu (the interpreter) or cuda")
     parser.add_argument("--markdown", type=Path, help="also write the table and summary here")
     parser.add_argument("--json", type=Path, help="also write every figure here")
     args = parser.parse_args(argv)
+    if args.verify_bundle:
+        return args
     if (args.git_dir is None) == (args.mirrors is None):
         parser.error("give MIRRORS_DIR (the list) or --git-dir with --before, --after and FILES (one pair)")
     if args.git_dir and not (args.before and args.after and args.files):
@@ -394,6 +448,8 @@ def chosen_pairs(args: argparse.Namespace) -> list[tuple[Pair, Path]]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
+    if args.verify_bundle:
+        return verify_bundle(args.verify_bundle, args.device)
     args.work.mkdir(parents=True, exist_ok=True)
     results = []
     for pair, mirror in chosen_pairs(args):
@@ -409,6 +465,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{'default' if not (args.tool_config or args.tool_option) else json.dumps(policy)}\n\n"
               f"{table(results)}\n\n{summary(results)}\n")
     print("\n" + report)
+    if args.bundle:
+        bundle([r["name"] for r in results], args.work, args.bundle)
     if args.markdown:
         args.markdown.write_text(report)
     if args.json:

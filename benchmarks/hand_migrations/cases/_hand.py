@@ -26,7 +26,6 @@ import os
 import sys
 import types
 
-
 # GEMM shapes: every row a multiple of 16 bytes in fp16 (the descriptor form, where the tool guards one, runs),
 # none of them (the fallback runs), and a batch; no dimension a multiple of the 32-wide blocks.
 GEMM_SHAPES = {"aligned": (72, 72, 40), "ragged": (50, 37, 45), "batched": (2, 40, 72, 56)}

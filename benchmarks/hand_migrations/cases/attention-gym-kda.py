@@ -18,7 +18,8 @@ from triton_migrate.verify.cases import case
 
 MODULES = {"output": "attn_gym/linear/kda/fwd/triton/chunk_gla_fwd_o.py",
            "state": "attn_gym/linear/kda/fwd/triton/chunk_delta_h.py"}
-sys.path.insert(0, module("output").removesuffix(MODULES["output"]))  # `from attn_gym.linear.kda.utils import`
+NEEDS = ["attn_gym"]  # the modules import `attn_gym.linear.kda.utils` from their repository
+sys.path.insert(0, module("output").removesuffix(MODULES["output"]))
 B, T, H, K, V, CHUNK = 1, 128, 2, 64, 80, 64
 
 
