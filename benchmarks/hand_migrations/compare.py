@@ -230,8 +230,10 @@ def measure(pair: Pair, mirror: Path, work: Path, tool_config: Path | None, tool
         result[side] = counts
     for side in ("hand", "tool"):
         result[side].update(inserted(base / "diff" / "before", base / "diff" / side))
-    # A pair the tool migrated none of has no ratio: nothing of its own to compare with the humans' diff.
+    # A pair the tool migrated none of has no ratio: nothing of its own to compare with the humans' diff. One
+    # it left more block pointers in than the humans did is partial: its ratio is shown, not in the medians.
     result["migrated"] = bool(tool_changed)
+    result["complete"] = bool(tool_changed) and result["tool"]["block_pointers"] <= result["hand"]["block_pointers"]
     result["ratio"] = ratio(result["tool"]["inserted"], result["hand"]["inserted"]) if tool_changed else None
     result["code_ratio"] = (ratio(result["tool"]["code_inserted"], result["hand"]["code_inserted"])
                             if tool_changed else None)
@@ -353,8 +355,9 @@ def table(results: list[dict]) -> str:
             "outputs (interpreter) |")
     rows = [head, "|" + "---|" * 12]
     for r in results:
+        partial = " (partial)" if r["migrated"] and not r["complete"] else ""
         rows.append(f"| {r['name']} | {r['to']} | {_fmt(r['hand']['inserted'])} | {_fmt(r['tool']['inserted'])} | "
-                    f"{_fmt(r['ratio'])} | {_fmt(r['hand']['code_inserted'])} | {_fmt(r['tool']['code_inserted'])} "
+                    f"{_fmt(r['ratio'])}{partial} | {_fmt(r['hand']['code_inserted'])} | {_fmt(r['tool']['code_inserted'])} "
                     f"| {_fmt(r['code_ratio'])} | {_sides(r, 'descriptors')} | {_sides(r, 'masked')} | "
                     f"{_fmt(r['tool']['block_pointers'])} | {_verified(r)} |")
     return "\n".join(rows)
@@ -368,10 +371,12 @@ def summary(results: list[dict]) -> str:
             continue
         hand = sum(r["hand"]["inserted"] for r in chosen)
         tool = sum(r["tool"]["inserted"] for r in chosen)
-        ratios = [r["ratio"] for r in chosen if r["ratio"] is not None]
-        code_ratios = [r["code_ratio"] for r in chosen if r["code_ratio"] is not None]
+        complete = [r for r in chosen if r["complete"]]
+        ratios = [r["ratio"] for r in complete]
+        code_ratios = [r["code_ratio"] for r in complete if r["code_ratio"] is not None]
         descriptors = {side: sum(r[side]["descriptors"] or 0 for r in chosen) for side in ("before", "hand", "tool")}
-        lines.append(f"to {group} ({len(chosen)} pairs): inserted hand {hand:,}, tool {tool:,}; median tool/hand "
+        lines.append(f"to {group} ({len(chosen)} pairs, {len(complete)} migrated completely): inserted hand "
+                     f"{hand:,}, tool {tool:,}; median tool/hand over the complete ones "
                      f"{_fmt(statistics.median(ratios)) if ratios else '-'} (code lines "
                      f"{_fmt(statistics.median(code_ratios)) if code_ratios else '-'}); tensor descriptors "
                      f"constructed before {descriptors['before']}, hand {descriptors['hand']}, tool "
@@ -416,6 +421,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--verify-bundle", type=Path, metavar="DIR",
                         help="only run the cases of a --bundle (e.g. on a GPU machine, with --device cuda)")
     parser.add_argument("--device", default="cpu", help="with --verify-bundle: cpu (the interpreter) or cuda")
+    parser.add_argument("--aligned-cases-only", action="store_true",
+                        help="skip the cases whose inputs break stated facts (cases/_hand.py: unaligned)")
     parser.add_argument("--markdown", type=Path, help="also write the table and summary here")
     parser.add_argument("--json", type=Path, help="also write every figure here")
     args = parser.parse_args(argv)
@@ -448,6 +455,8 @@ def chosen_pairs(args: argparse.Namespace) -> list[tuple[Pair, Path]]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
+    if args.aligned_cases_only:
+        os.environ["HAND_MIGRATION_ALIGNED_ONLY"] = "1"  # read by cases/_hand.py in the verify processes
     if args.verify_bundle:
         return verify_bundle(args.verify_bundle, args.device)
     args.work.mkdir(parents=True, exist_ok=True)
@@ -460,9 +469,10 @@ def main(argv: list[str] | None = None) -> int:
               f"{result['tool']['descriptors']}  outputs {_verified(result)}  ({result['tool_run']['summary']})",
               flush=True)
     policy = {"tool_config": args.tool_config.read_text() if args.tool_config else None,
-              "tool_options": args.tool_option}
+              "tool_options": args.tool_option, "aligned_cases_only": args.aligned_cases_only}
     report = (f"{datetime.date.today()}, triton-migrate {revision()}, policy: "
-              f"{'default' if not (args.tool_config or args.tool_option) else json.dumps(policy)}\n\n"
+              f"{'default' if not (args.tool_config or args.tool_option) else json.dumps(policy)}"
+              f"{', aligned cases only' if args.aligned_cases_only else ''}\n\n"
               f"{table(results)}\n\n{summary(results)}\n")
     print("\n" + report)
     if args.bundle:

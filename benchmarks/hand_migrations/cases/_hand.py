@@ -35,6 +35,18 @@ def module(key: str) -> str:
     return json.loads(os.environ["HAND_MIGRATION_MODULES"])[key]
 
 
+def unaligned(module_path: str):
+    """`@case(module_path)` for a case whose inputs break what a user states when vouching for descriptors
+    (16-byte aligned bases and strides, a contiguous last dimension): skipped under compare.py
+    --aligned-cases-only, where the tool may rely on such facts (a descriptor over a row of 74 bytes faults
+    on the GPU, and the interpreter refuses it)."""
+    from triton_migrate.verify.cases import case
+
+    if os.environ.get("HAND_MIGRATION_ALIGNED_ONLY"):
+        return lambda build: build
+    return case(module_path)
+
+
 def pin(kernel, **meta) -> None:
     """Give every autotuner wrapped around `kernel` the one configuration `meta`: the interpreter then runs
     it once instead of timing every configuration (and the original and the migration run the same one)."""

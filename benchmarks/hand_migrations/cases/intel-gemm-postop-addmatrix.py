@@ -2,7 +2,7 @@
 module's own `matmul`, in fp16 and int8 (the benchmark runs bf16 and int8: see _hand.gemm_operands)."""
 
 import torch
-from _hand import GEMM_SHAPES, gemm_operands, module, pin, stub_modules
+from _hand import GEMM_SHAPES, gemm_operands, module, pin, stub_modules, unaligned
 from triton_migrate.verify.cases import case
 
 stub_modules("triton_kernels_benchmark", "psutil")
@@ -29,7 +29,7 @@ def aligned(mod, device):
     return _gemm(mod, device, GEMM_SHAPES["aligned"])
 
 
-@case(module("gemm"))
+@unaligned(module("gemm"))
 def ragged(mod, device):
     return _gemm(mod, device, GEMM_SHAPES["ragged"])
 

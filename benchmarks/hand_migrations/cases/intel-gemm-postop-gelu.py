@@ -6,7 +6,7 @@ both versions get the same value as a plain float, which the interpreter can.
 
 import math
 
-from _hand import GEMM_SHAPES, gemm_operands, module, pin, stub_modules
+from _hand import GEMM_SHAPES, gemm_operands, module, pin, stub_modules, unaligned
 from triton_migrate.verify.cases import case
 
 stub_modules("triton_kernels_benchmark")
@@ -26,7 +26,7 @@ def aligned(mod, device):
     return _gemm(mod, device, GEMM_SHAPES["aligned"])
 
 
-@case(module("gemm"))
+@unaligned(module("gemm"))
 def ragged(mod, device):
     return _gemm(mod, device, GEMM_SHAPES["ragged"])
 

@@ -6,7 +6,7 @@ loads, so the comparison still holds both versions to the same loads.
 """
 
 import torch
-from _hand import GEMM_SHAPES, gemm_operands, module, pin, stub_modules
+from _hand import GEMM_SHAPES, gemm_operands, module, pin, stub_modules, unaligned
 from triton_migrate.verify.cases import case
 
 stub_modules("triton_kernels_benchmark")
@@ -25,7 +25,7 @@ def aligned(mod, device):
     return _gemm(mod, device, GEMM_SHAPES["aligned"])
 
 
-@case(module("gemm"))
+@unaligned(module("gemm"))
 def ragged(mod, device):
     return _gemm(mod, device, GEMM_SHAPES["ragged"])
 

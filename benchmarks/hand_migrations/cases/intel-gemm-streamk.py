@@ -6,7 +6,7 @@ BLOCK_SIZE_K the original reads past the end of each row (the next row, or past 
 """
 
 import triton
-from _hand import gemm_operands, module, pin, stub_modules
+from _hand import gemm_operands, module, pin, stub_modules, unaligned
 from triton_migrate.verify.cases import case
 
 stub_modules("triton_kernels_benchmark")
@@ -40,6 +40,6 @@ def aligned(mod, device):
     return _gemm(mod, device, (96, 96, 40))
 
 
-@case(module("gemm"))
+@unaligned(module("gemm"))
 def ragged(mod, device):
     return _gemm(mod, device, (90, 64, 50))

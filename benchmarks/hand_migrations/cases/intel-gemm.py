@@ -1,7 +1,7 @@
 """Intel's main GEMM benchmark kernels (plain and batched) through the module's own `matmul`, with A and B
 given as stored or transposed (a transposed operand reaches the kernel as strides, its last one not 1)."""
 
-from _hand import GEMM_SHAPES, gemm_operands, module, pin, stub_modules
+from _hand import GEMM_SHAPES, gemm_operands, module, pin, stub_modules, unaligned
 from triton_migrate.verify.cases import case
 
 stub_modules("triton_kernels_benchmark")
@@ -23,7 +23,7 @@ def aligned(mod, device):
     return _gemm(mod, device, GEMM_SHAPES["aligned"])
 
 
-@case(module("gemm"))
+@unaligned(module("gemm"))
 def ragged(mod, device):
     return _gemm(mod, device, GEMM_SHAPES["ragged"])
 
@@ -33,11 +33,11 @@ def batched(mod, device):
     return _gemm(mod, device, GEMM_SHAPES["batched"])
 
 
-@case(module("gemm"))
+@unaligned(module("gemm"))
 def a_transposed(mod, device):
     return _gemm(mod, device, GEMM_SHAPES["aligned"], transpose_a=True)
 
 
-@case(module("gemm"))
+@unaligned(module("gemm"))
 def batched_b_transposed(mod, device):
     return _gemm(mod, device, GEMM_SHAPES["batched"], transpose_b=True)

@@ -2,7 +2,7 @@
 result: the case copies it into a NaN-filled buffer."""
 
 import torch
-from _hand import GEMM_SHAPES, gemm_operands, module, pin
+from _hand import GEMM_SHAPES, gemm_operands, module, pin, unaligned
 from triton_migrate.verify.cases import case
 
 MODULES = {"matmul": ("python/tutorials/10-experimental-block-pointer.py", "FP16_TYPES = ")}
@@ -27,7 +27,7 @@ def fp16_aligned(mod, device):
     return _matmul(mod, device, GEMM_SHAPES["aligned"], torch.float16, torch.float32, torch.float16)
 
 
-@case(module("matmul"))
+@unaligned(module("matmul"))
 def fp16_ragged(mod, device):
     return _matmul(mod, device, GEMM_SHAPES["ragged"], torch.float16, torch.float32, torch.float16)
 
@@ -37,6 +37,6 @@ def fp32_batched(mod, device):
     return _matmul(mod, device, GEMM_SHAPES["batched"], torch.float32, torch.float32, torch.float32)
 
 
-@case(module("matmul"))
+@unaligned(module("matmul"))
 def int8_ragged(mod, device):
     return _matmul(mod, device, GEMM_SHAPES["ragged"], torch.int8, torch.int32, torch.int32)
