@@ -238,7 +238,7 @@ def measure(pair: Pair, mirror: Path, work: Path, tool_config: Path | None, tool
     result["code_ratio"] = (ratio(result["tool"]["code_inserted"], result["hand"]["code_inserted"])
                             if tool_changed else None)
     cases = HERE / "cases" / f"{pair.name}.py"
-    result["verify"] = check_outputs(cases, base) if verify and cases.exists() else None
+    result["verify"] = check_outputs(cases, base) if verify and cases.exists() and tool_changed else None
     return result
 
 

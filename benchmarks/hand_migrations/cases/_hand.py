@@ -35,7 +35,7 @@ def module(key: str) -> str:
     return json.loads(os.environ["HAND_MIGRATION_MODULES"])[key]
 
 
-def unaligned(module_path: str):
+def unaligned(module_path: str, name: str | None = None):
     """`@case(module_path)` for a case whose inputs break what a user states when vouching for descriptors
     (16-byte aligned bases and strides, a contiguous last dimension): skipped under compare.py
     --aligned-cases-only, where the tool may rely on such facts (a descriptor over a row of 74 bytes faults
@@ -44,7 +44,7 @@ def unaligned(module_path: str):
 
     if os.environ.get("HAND_MIGRATION_ALIGNED_ONLY"):
         return lambda build: build
-    return case(module_path)
+    return case(module_path, name)
 
 
 def pin(kernel, **meta) -> None:
@@ -112,13 +112,47 @@ def stub_modules(*names: str) -> None:
         sys.modules.setdefault(name, stub)
 
 
+def pin_gemm(*kernels) -> None:
+    """Pin the GEMM kernels to 32-wide blocks (the shapes of GEMM_SHAPES are not multiples of them)."""
+    for kernel in kernels:
+        pin(kernel, BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32, GROUP_SIZE_M=2)
+
+
 def gemm_operands(device: str, shape: tuple, dtype=None):
-    """A (…, M×K) and B (…, K×N) of small random values and a NaN-filled float32 C (…, M×N). float16 by
-    default: the interpreter's bfloat16 dot returns garbage (|C| ~ 1e10 for inputs of order 1)."""
+    """A (…, M×K) and B (…, K×N) of small random values (integers in int8) and C (…, M×N) filled with a
+    sentinel: NaN in float32, -7 in int32. float16 by default: Triton 3.8's interpreter multiplies bfloat16
+    values as their raw bit patterns (|C| ~ 1e10 for inputs of order 1)."""
     import torch
 
     *batch, m, k, n = shape
     dtype = dtype or torch.float16
+    if dtype == torch.int8:
+        a = torch.randint(-127, 128, (*batch, m, k), device=device, dtype=dtype)
+        b = torch.randint(-127, 128, (*batch, k, n), device=device, dtype=dtype)
+        return a, b, torch.full((*batch, m, n), -7, device=device, dtype=torch.int32)
     a = (torch.randn(*batch, m, k, device=device) / 4).to(dtype)
     b = torch.randn(*batch, k, n, device=device).to(dtype)
     return a, b, torch.full((*batch, m, n), float("nan"), device=device)
+
+
+def gemm_cases(module_path: str, build) -> None:
+    """Declare a case per shape of GEMM_SHAPES, `build(mod, device, shape)` giving its launch and outputs;
+    the ragged one is @unaligned. The cases belong to the file that defines `build`."""
+    from triton_migrate.verify.cases import case
+
+    for name, shape in GEMM_SHAPES.items():
+        def launch(mod, device, shape=shape):
+            return build(mod, device, shape)
+
+        launch.__module__ = build.__module__
+        (unaligned if name == "ragged" else case)(module_path, name)(launch)
+
+
+def attention_tensors(device: str, z: int, h: int, n_ctx: int, head_dim: int = 64, v_dtype=None):
+    """Q, K, V (Z×H×N_CTX×HEAD_DIM, float16; V in `v_dtype` if given), O like V and M (Z×H×N_CTX, float32),
+    the outputs filled with NaN."""
+    import torch
+
+    q, k, v = (torch.randn(z, h, n_ctx, head_dim, device=device).to(torch.float16) for _ in range(3))
+    v = v.to(v_dtype or v.dtype)
+    return q, k, v, torch.full_like(v, float("nan")), torch.full((z, h, n_ctx), float("nan"), device=device)

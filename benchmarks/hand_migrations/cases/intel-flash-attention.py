@@ -2,9 +2,8 @@
 advanced in `_attn_fwd_inner`), launched as the benchmark's `forward` launches it, with both of its program
 layouts (N_CTX up to 512 and above). Its loads have no boundary check: N_CTX is a multiple of the blocks."""
 
-import torch
 import triton
-from _hand import module, stub_modules
+from _hand import attention_tensors, module, stub_modules
 from triton_migrate.verify.cases import case
 
 stub_modules("triton_kernels_benchmark")
@@ -13,9 +12,7 @@ BLOCK = 32
 
 
 def _forward(mod, device, z, h, n_ctx, causal, head_dim=64):
-    q, k, v = (torch.randn(z, h, n_ctx, head_dim, device=device).to(torch.float16) for _ in range(3))
-    o = torch.full_like(q, float("nan"))
-    m = torch.full((z, h, n_ctx), float("nan"), device=device)
+    q, k, v, o, m = attention_tensors(device, z, h, n_ctx, head_dim)
     blocks = triton.cdiv(n_ctx, BLOCK)
     grid = (blocks, 1, z * h) if n_ctx <= 512 else (z, h, blocks)
 

@@ -2,7 +2,7 @@
 module's own `matmul`, in fp16 and int8 (the benchmark runs bf16 and int8: see _hand.gemm_operands)."""
 
 import torch
-from _hand import GEMM_SHAPES, gemm_operands, module, pin, stub_modules, unaligned
+from _hand import gemm_cases, gemm_operands, module, pin_gemm, stub_modules
 from triton_migrate.verify.cases import case
 
 stub_modules("triton_kernels_benchmark", "psutil")
@@ -10,33 +10,13 @@ MODULES = {"gemm": ("benchmarks/triton_kernels_benchmark/gemm_postop_addmatrix_b
 
 
 def _gemm(mod, device, shape, dtype=torch.float16):
-    for kernel in (mod.matmul_kernel_with_block_pointers, mod.matmul_kernel_with_block_pointers_batched):
-        pin(kernel, BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32, GROUP_SIZE_M=2)
-    if dtype == torch.int8:
-        *batch, m, k, n = shape
-        a = torch.randint(-127, 128, (*batch, m, k), device=device, dtype=dtype)
-        b = torch.randint(-127, 128, (*batch, k, n), device=device, dtype=dtype)
-        d = torch.randint(-1000, 1000, (*batch, m, n), device=device, dtype=torch.int32)
-        c = torch.full_like(d, -7)
-    else:
-        a, b, c = gemm_operands(device, shape, dtype)
-        d = torch.randn_like(c)
+    pin_gemm(mod.matmul_kernel_with_block_pointers, mod.matmul_kernel_with_block_pointers_batched)
+    a, b, c = gemm_operands(device, shape, dtype)
+    d = torch.randint_like(c, -1000, 1000) if dtype == torch.int8 else torch.randn_like(c)
     return (lambda: mod.matmul(a, b, d, c)), {"c": c}
 
 
-@case(module("gemm"))
-def aligned(mod, device):
-    return _gemm(mod, device, GEMM_SHAPES["aligned"])
-
-
-@unaligned(module("gemm"))
-def ragged(mod, device):
-    return _gemm(mod, device, GEMM_SHAPES["ragged"])
-
-
-@case(module("gemm"))
-def batched(mod, device):
-    return _gemm(mod, device, GEMM_SHAPES["batched"])
+gemm_cases(module("gemm"), _gemm)
 
 
 @case(module("gemm"))

@@ -6,8 +6,7 @@ both versions get the same value as a plain float, which the interpreter can.
 
 import math
 
-from _hand import GEMM_SHAPES, gemm_operands, module, pin, stub_modules, unaligned
-from triton_migrate.verify.cases import case
+from _hand import gemm_cases, gemm_operands, module, pin_gemm, stub_modules
 
 stub_modules("triton_kernels_benchmark")
 MODULES = {"gemm": ("benchmarks/triton_kernels_benchmark/gemm_postop_gelu_benchmark.py", "X_VALS = ")}
@@ -15,22 +14,9 @@ MODULES = {"gemm": ("benchmarks/triton_kernels_benchmark/gemm_postop_gelu_benchm
 
 def _gemm(mod, device, shape):
     mod.kAlpha = math.sqrt(2.0 / math.pi)
-    for kernel in (mod.matmul_kernel_with_block_pointers, mod.matmul_kernel_with_block_pointers_batched):
-        pin(kernel, BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32, GROUP_SIZE_M=2)
+    pin_gemm(mod.matmul_kernel_with_block_pointers, mod.matmul_kernel_with_block_pointers_batched)
     a, b, c = gemm_operands(device, shape)
     return (lambda: mod.matmul(a, b, c)), {"c": c}
 
 
-@case(module("gemm"))
-def aligned(mod, device):
-    return _gemm(mod, device, GEMM_SHAPES["aligned"])
-
-
-@unaligned(module("gemm"))
-def ragged(mod, device):
-    return _gemm(mod, device, GEMM_SHAPES["ragged"])
-
-
-@case(module("gemm"))
-def batched(mod, device):
-    return _gemm(mod, device, GEMM_SHAPES["batched"])
+gemm_cases(module("gemm"), _gemm)

@@ -1,35 +1,22 @@
 """The block-pointer matmul tutorial's kernels (plain and batched) through its own `matmul`, which allocates the
-result: the case copies it into a NaN-filled buffer."""
+result: the case copies it into a buffer filled with a sentinel. fp16 on the GEMM_SHAPES (the ragged one
+@unaligned), fp32 and int8 (its rows of 37 bytes @unaligned too)."""
 
 import torch
-from _hand import GEMM_SHAPES, gemm_operands, module, pin, unaligned
+from _hand import GEMM_SHAPES, gemm_cases, gemm_operands, module, pin_gemm, unaligned
 from triton_migrate.verify.cases import case
 
 MODULES = {"matmul": ("python/tutorials/10-experimental-block-pointer.py", "FP16_TYPES = ")}
 
 
-def _matmul(mod, device, shape, dtype, accum_dtype, res_dtype):
-    for kernel in (mod.matmul_kernel_with_block_pointers, mod.matmul_kernel_with_block_pointers_batched):
-        pin(kernel, BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32, GROUP_SIZE_M=2)
-    if dtype == torch.int8:
-        *batch, m, k, n = shape
-        a = torch.randint(-127, 128, (*batch, m, k), device=device, dtype=dtype)
-        b = torch.randint(-127, 128, (*batch, k, n), device=device, dtype=dtype)
-    else:
-        a, b, _ = gemm_operands(device, shape, dtype)
-    *batch, m, _, n = shape
-    out = torch.full((*batch, m, n), -7, device=device, dtype=res_dtype)
+def _matmul(mod, device, shape, dtype=torch.float16, accum_dtype=torch.float32, res_dtype=torch.float16):
+    pin_gemm(mod.matmul_kernel_with_block_pointers, mod.matmul_kernel_with_block_pointers_batched)
+    a, b, c = gemm_operands(device, shape, dtype)
+    out = c.to(res_dtype)
     return (lambda: out.copy_(mod.matmul(a, b, accum_dtype, res_dtype))), {"c": out}
 
 
-@case(module("matmul"))
-def fp16_aligned(mod, device):
-    return _matmul(mod, device, GEMM_SHAPES["aligned"], torch.float16, torch.float32, torch.float16)
-
-
-@unaligned(module("matmul"))
-def fp16_ragged(mod, device):
-    return _matmul(mod, device, GEMM_SHAPES["ragged"], torch.float16, torch.float32, torch.float16)
+gemm_cases(module("matmul"), _matmul)
 
 
 @case(module("matmul"))

@@ -2,20 +2,17 @@
 backward kernels had no block pointers), launched as the tutorial's `forward` launches it when there is no
 TMA. Its loads have no boundary check: the tutorial requires N_CTX to be a multiple of the blocks."""
 
-import torch
 import triton
-from _hand import cpu_driver, module, pin
+from _hand import attention_tensors, cpu_driver, module, pin
 from triton_migrate.verify.cases import case
 
 cpu_driver()
 MODULES = {"attention": "python/tutorials/06-fused-attention.py"}
 
 
-def _forward(mod, device, z, h, n_ctx, causal, dtype=torch.float16, head_dim=64):
+def _forward(mod, device, z, h, n_ctx, causal, head_dim=64):
     pin(mod._attn_fwd, BLOCK_M=32, BLOCK_N=32)
-    q, k, v = (torch.randn(z, h, n_ctx, head_dim, device=device).to(dtype) for _ in range(3))
-    o = torch.full_like(q, float("nan"))
-    m = torch.full((z, h, n_ctx), float("nan"), device=device)
+    q, k, v, o, m = attention_tensors(device, z, h, n_ctx, head_dim)
     grid = (triton.cdiv(n_ctx, 32), z * h, 1)
 
     def launch():

@@ -6,7 +6,7 @@ O is then meaningless as attention but still a function of every bit each versio
 
 import torch
 import triton
-from _hand import module, pin
+from _hand import attention_tensors, module, pin
 from triton_migrate.verify.cases import case
 
 MODULES = {"attention": "tritonbench/kernels/triton_fused_attention.py"}
@@ -15,10 +15,7 @@ BLOCK = 32
 
 def _forward(mod, device, z, h, n_ctx, causal, head_dim=64):
     pin(mod._attn_fwd, BLOCK_M=BLOCK, BLOCK_N=BLOCK, ENABLE_TMA=False, LOOP_SCHEDULE="default")
-    q, k = (torch.randn(z, h, n_ctx, head_dim, device=device).to(torch.float16) for _ in range(2))
-    v = torch.randn(z, h, n_ctx, head_dim, device=device).to(torch.bfloat16)
-    o = torch.full_like(v, float("nan"))
-    m = torch.full((z, h, n_ctx), float("nan"), device=device)
+    q, k, v, o, m = attention_tensors(device, z, h, n_ctx, head_dim, v_dtype=torch.bfloat16)
     grid = (triton.cdiv(n_ctx, BLOCK), z * h, 1)
 
     def launch():
