@@ -59,3 +59,19 @@ def test_a_site_met_again_on_a_loops_next_pass_is_reported_once():
                      "        p = tl.advance(p, (BN,))\n    return tl.load(p)\n")
     outcome = migrate_source(source)
     assert [(d.line, d.code) for d in outcome.diagnostics] == [(7, "TTD201")]
+
+
+@pytest.mark.parametrize("callers, reason", [
+    (KERNEL.format("    y = walk(x, N, 4)") + "@triton.jit\ndef raw(x_ptr):\n    y = walk(x_ptr, 1, 4)\n",
+     "the block-pointer parameter `p`, which its callers cannot pass as parts: it receives a block pointer at some "
+     "call sites and another value at others"),
+    ("", "the parameter `p` of a helper that no migrated code calls (its rank and parts are unknown)"),
+    ("@triton.jit\ndef raw(x_ptr):\n    y = walk(x_ptr, 1, 4)\n", "the parameter `p`, to which no call site passes a "
+     "block pointer"),
+])
+def test_a_helpers_own_use_of_a_parameter_it_cannot_take_as_parts_says_why(callers, reason):
+    source = HEAD + ("@triton.jit\ndef walk(p, N, BN: tl.constexpr):\n    p = tl.advance(p, (BN,))\n"
+                     "    return tl.load(p, boundary_check=(0,))\n\n") + callers
+    outcome = migrate_source(source)
+    helper = [d.message for d in outcome.diagnostics if d.line in (6, 7)]
+    assert helper == [f"`tl.advance` on {reason}", f"`tl.load` with `boundary_check`/`padding_option` on {reason}"]

@@ -152,6 +152,19 @@ class Crossing:
         self.stmt_edits[id(node)] = (creations, lambda: [new])
         return True
 
+    def untracked_origin(self, name: str) -> str:
+        """`name`, used as a block pointer this function does not track, and where it comes from: a parameter
+        its callers cannot pass as parts (and why), or a value from elsewhere."""
+        helper = self.context.helper if self.context is not None else None
+        if helper is None or name not in self.facts.params:
+            return f"`{name}`, which is not a block pointer created in this function (a parameter or a call result)"
+        if not self.context.is_called():
+            return f"the parameter `{name}` of a helper that no migrated code calls (its rank and parts are unknown)"
+        why = self.context.refusal(helper, name)
+        if why is None:
+            return f"the parameter `{name}`, to which no call site passes a block pointer"
+        return f"the block-pointer parameter `{name}`, which its callers cannot pass as parts: {why}"
+
     def parameter_of(self, value: BlockPtr) -> Optional[str]:
         creation = self.creation_of(value)
         anchored = len(value.creations) == 1 and isinstance(creation.anchor, cst.Param)

@@ -223,8 +223,7 @@ class Sites:
             if isinstance(value, Opaque):
                 self.refuse_ambiguous(value, base)
             elif isinstance(base, cst.Name):
-                self.orphan(call, f"`tl.advance` on `{base.value}`, which is not a block pointer created in "
-                            "this function (a parameter or a call result)")
+                self.orphan(call, f"`tl.advance` on {self.untracked_origin(base.value)}")
             else:
                 self.visit(base, state)
             return None
@@ -570,8 +569,8 @@ class Sites:
         self.visit(pointer, state)
         if isinstance(pointer, cst.Name) and ("boundary_check" in bound or "padding_option" in bound):
             if not isinstance(state.get(pointer.value), (Opaque, BlockPtr)):
-                self.orphan(call, f"`tl.{member}` with `boundary_check`/`padding_option` on `{pointer.value}`, a "
-                            "block pointer that was not created in this function")
+                self.orphan(call, f"`tl.{member}` with `boundary_check`/`padding_option` on "
+                            f"{self.untracked_origin(pointer.value)}")
 
     def pointer(self, pointer: cst.BaseExpression, state: State):
         if isinstance(pointer, cst.Name):
