@@ -32,7 +32,7 @@ caller's block pointer is then left untouched, so no call site is ever broken.
 Fixtures: helper_same_module, helper_noinline, helper_returns_pointer, helper_chain, helper_mixed_callers,
 helper_staticmethod (an autotuned kernel that is a static method), helper_order_name,
 helper_order_name_none_first, helper_refused_keeps_caller, helper_merged_creations,
-helper_none_parts;
+helper_none_parts, helper_copy_prefetch;
 tests/data/helper_package (helpers in another module, tests/test_helpers_package.py).
 """
 

@@ -1,7 +1,7 @@
 """TTD108 unsupported-use: block pointer used in a way the rewrite does not model.
 
-Why: everything the codemod rewrites it must model exactly. A block pointer compared, aliased
-(`q = p`), stored in a tuple, used with `mask=`/`other=`, created outside a plain `name = tl.make_block_ptr(...)`
+Why: everything the codemod rewrites it must model exactly. A block pointer compared,
+stored in a tuple, used with `mask=`/`other=`, created outside a plain `name = tl.make_block_ptr(...)`
 (or `name = tl.make_block_ptr(...) if FLAG else None`, which migrates as `if FLAG:` statements would), or given a `boundary_check` that is not a literal, or a `padding_option` that is neither a literal nor a name,
 is left untouched and reported. A `padding_option` that is a name (a constexpr) keeps the access off
 descriptors (TTD006 says why).

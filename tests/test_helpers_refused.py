@@ -29,7 +29,7 @@ CASES = {
                        + KERNEL.format("    x, n = mv(x, N, BN)\n    tl.load(x, boundary_check=(0,))"),
                        "return statements hand back block pointers differently"),
     "result not unpacked": (HEAD + MOVE + KERNEL.format("    r = (mv(x, BN),)"), "not unpacked into names"),
-    "caller cannot be migrated": (HEAD + HELPER + KERNEL.format("    y = load(x)\n    w = x"),
+    "caller cannot be migrated": (HEAD + HELPER + KERNEL.format("    y = load(x)\n    w = (x,)"),
                                   "callers' block pointers cannot be migrated"),
     "helper cannot migrate its use": (HEAD + "@triton.jit\ndef load(p):\n    return tl.load(p, boundary_check=(0,), "
                                       "mask=None)\n\n" + KERNEL.format("    y = load(x)"), "in the helper, `tl.load` with"),

@@ -152,10 +152,13 @@ class Crossing:
         self.stmt_edits[id(node)] = (creations, lambda: [new])
         return True
 
-    def untracked_origin(self, name: str) -> str:
-        """`name`, used as a block pointer this function does not track, and where it comes from: a parameter
+    def untracked_origin(self, pointer: cst.BaseExpression) -> str:
+        """`pointer`, used as a block pointer this function does not track, and where it comes from: a parameter
         its callers cannot pass as parts (and why), or a value from elsewhere."""
-        helper = self.context.helper if self.context is not None else None
+        if not isinstance(pointer, cst.Name):
+            return f"`{canonical_code(pointer)}`, which is not a block pointer the migration follows (one kept in a " \
+                   "tuple, or a call's result)"
+        helper, name = self.context.helper if self.context is not None else None, pointer.value
         if helper is None or name not in self.facts.params:
             return f"`{name}`, which is not a block pointer created in this function (a parameter or a call result)"
         if not self.context.is_called():

@@ -211,10 +211,10 @@ class FunctionAnalysis(Sites, Results, Crossing):
         elif isinstance(value, cst.Name) and value.value == "None":
             self.placeholders[id(node)] = node
             self.bind(name, Placeholder(frozenset({id(node)})), state)
-        elif isinstance(value, cst.Name) and isinstance(state.get(value.value), (BlockPtr, Opaque)):
-            self.visit(value, state, ttd108_unsupported_use.CODE, f"aliased as `{name}` (a copy of a block "
-                       "pointer is not modelled)")
-            self.bind(name, Opaque(creations_of(state[value.value])), state)
+        elif isinstance(value, cst.Name) and isinstance(state.get(value.value), BlockPtr):
+            self.bind(name, self.copy(node, name, state[value.value], state), state)
+        elif isinstance(value, cst.Name) and isinstance(state.get(value.value), Opaque):
+            self.bind(name, state[value.value], state)  # refused where it is read
         else:
             self.visit(value, state)
             self.bind(name, OTHER, state)

@@ -174,7 +174,16 @@ class Sites:
         if resolved is None:
             return self.untracked_advance(call, state)
         source, deltas = resolved
-        base_name = call.args[0].value.value
+        return self.moved(node, name, call.args[0].value.value, source, deltas, state)
+
+    def copy(self, node, name: str, source: BlockPtr, state: State) -> Value:
+        """`k_next = k_ptr`: the same block pointer under another name, whose offsets then move on their own. A
+        copy is an advance by nothing: the new name's offsets are the source's, in variables of its own where
+        it is moved or the source is."""
+        return self.moved(node, name, None, self.settle(source), [cst.Integer("0")] * len(source.dims), state)
+
+    def moved(self, node, name: str, base_name: Optional[str], source: BlockPtr, deltas, state: State) -> Value:
+        """`name = tl.advance(base_name, deltas)` (`base_name` None: a copy of `source` under `name`)."""
         dims, statements = [], []
         for d, (dim, delta) in enumerate(zip(source.dims, deltas)):
             new, statement = self.advance_dim(id(node), name, base_name, d, dim, delta, source, state)
@@ -223,9 +232,11 @@ class Sites:
             if isinstance(value, Opaque):
                 self.refuse_ambiguous(value, base)
             elif isinstance(base, cst.Name):
-                self.orphan(call, f"`tl.advance` on {self.untracked_origin(base.value)}")
+                self.orphan(call, f"`tl.advance` on {self.untracked_origin(base)}")
             else:
                 self.visit(base, state)
+                if not self.is_site_call(base):  # a creation or an advance there is reported where it is
+                    self.orphan(call, f"`tl.advance` on {self.untracked_origin(base)}")
             return None
         value = self.settle(value)
         deltas = self.facts.movable_elements(offsets.value) if offsets is not None else None
@@ -567,10 +578,15 @@ class Sites:
     def untracked_access(self, call, member, bound, state) -> None:
         pointer = bound["pointer"].value
         self.visit(pointer, state)
-        if isinstance(pointer, cst.Name) and ("boundary_check" in bound or "padding_option" in bound):
-            if not isinstance(state.get(pointer.value), (Opaque, BlockPtr)):
-                self.orphan(call, f"`tl.{member}` with `boundary_check`/`padding_option` on "
-                            f"{self.untracked_origin(pointer.value)}")
+        if "boundary_check" not in bound and "padding_option" not in bound or self.is_site_call(pointer):
+            return
+        if not isinstance(pointer, cst.Name) or not isinstance(state.get(pointer.value), (Opaque, BlockPtr)):
+            self.orphan(call, f"`tl.{member}` with `boundary_check`/`padding_option` on "
+                        f"{self.untracked_origin(pointer)}")
+
+    def is_site_call(self, node: cst.BaseExpression) -> bool:
+        """`tl.make_block_ptr(...)` or `tl.advance(...)`."""
+        return type(node) is cst.Call and self.names.member(node.func) in ("make_block_ptr", "advance")
 
     def pointer(self, pointer: cst.BaseExpression, state: State):
         if isinstance(pointer, cst.Name):
