@@ -19,9 +19,11 @@ never need it, and the helper finds the unit stride as the caller did, from a li
 pointer merged from several creations (`if SEQUENCE_PARALLEL:` / `else:` creating with two shapes) is
 passed too: a part the creations spell differently is assigned on each path (`p_shape0 = ...`), as for
 masked pointers, and passed; where another path sets the name to `None` (`else: p = None` under a
-constexpr flag), that path sets each part variable the call reads to `None` instead, so the helper
-receives `None` where it did. A block size the helper spells with one of its own parameters must be a
-`tl.constexpr` one.
+constexpr flag; `p = 0` alike), that path sets each part variable the call reads to `None` instead, its
+base included, so the helper receives `None` where it did. A call that passes `None` itself (or a name
+that is `None` on every path) passes it in every part. The helper's `p is None` / `p is not None` then
+asks its base, which is `None` exactly where `p` was. A block size the helper spells with one of its own
+parameters must be a `tl.constexpr` one.
 
 Refusals (TTD201, with the helper's reason): a helper called somewhere with another value in that
 parameter, with block pointers of different ranks or orders, passed as a value (a function pointer or
@@ -32,7 +34,7 @@ caller's block pointer is then left untouched, so no call site is ever broken.
 Fixtures: helper_same_module, helper_noinline, helper_returns_pointer, helper_chain, helper_mixed_callers,
 helper_staticmethod (an autotuned kernel that is a static method), helper_order_name,
 helper_order_name_none_first, helper_refused_keeps_caller, helper_merged_creations,
-helper_none_parts, helper_copy_prefetch;
+helper_none_parts, helper_copy_prefetch, helper_none_arguments;
 tests/data/helper_package (helpers in another module, tests/test_helpers_package.py).
 """
 

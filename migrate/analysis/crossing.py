@@ -22,7 +22,7 @@ from triton_migrate.rules import ttd008_helper_parts, ttd108_unsupported_use, tt
 from . import inlining
 from .calls import int_value, tuple_elements
 from .records import Refusal
-from .values import OTHER, BlockPtr, Dim, State, canonical_code, code_of, parsed
+from .values import OTHER, BlockPtr, Dim, Placeholder, State, canonical_code, code_of, is_placeholder, parsed
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,10 @@ class SiteFacts:
         """The parts every call site passes, in order."""
         kept = self.kept()
         return [part for part in part_kinds(self.rank) if part not in kept]
+
+
+# What a call site that passes `None` (or `0`) where others pass a block pointer records instead of SiteFacts.
+ABSENT = "absent"
 
 
 def merge(facts: list[SiteFacts]) -> SiteFacts | str:
@@ -203,12 +207,13 @@ class Crossing:
             return False
         pointers = {p: self.pointer(a.value, state) for p, a in bound.items() if self.passes_pointer(a.value, state)}
         pointers = {p: resolved for p, resolved in pointers.items() if resolved is not None}
+        absent = {p: a.value for p, a in bound.items() if p not in pointers and self.passes_placeholder(a.value, state)}
         for param in bound:
             facts = self.site_facts(*pointers[param], bound, self.context.constexprs(helper)) \
-                if param in pointers else None
+                if param in pointers else ABSENT if param in absent else None
             self.context.record(helper, param, node, facts, pointers[param][0].creations if param in pointers
                                 else frozenset())
-        if not pointers:
+        if not pointers and not any(self.context.interface(helper, p) for p in absent):
             return False
         if any(self.context.returns(helper) or ()) and id(node) != self.unpacking:
             callee = canonical_code(node.func)
@@ -235,11 +240,22 @@ class Crossing:
             if parts is not None:
                 passed[param] = parts
                 self.record_form(value, "parts", [])
+        for param, placeholder in absent.items():
+            interface = self.context.interface(helper, param)
+            if interface is not None:  # `None` in every part: the helper receives `None` where it did
+                kinds = interface.passed()
+                passed[param] = Passed(self.context.part_names(helper, param, kinds), [placeholder] * len(kinds))
         if passed:
-            owners = frozenset().union(*(pointers[p][0].creations for p in passed))
+            owners = frozenset().union(*(pointers[p][0].creations for p in passed if p in pointers))
             self.expr_edits[id(node)] = (owners, lambda updated: ttd008_helper_parts.expand(
                 node, updated, {id(bound[p]): parts for p, parts in passed.items()}))
         return True
+
+    @staticmethod
+    def passes_placeholder(argument: cst.BaseExpression, state: State) -> bool:
+        """`None` (or `0`) where other call sites pass a block pointer: a literal, or a name that holds one."""
+        return is_placeholder(argument) or isinstance(argument, cst.Name) and \
+            isinstance(state.get(argument.value), Placeholder)
 
     def passes_pointer(self, argument: cst.BaseExpression, state: State) -> bool:
         """`p` or `tl.advance(p, ...)` for a tracked block pointer `p`."""
@@ -259,6 +275,7 @@ class Crossing:
         # Block pointers merged from several creations (an `if`/`else` creating from two shapes) pass the
         # variables each creation assigns where their parts differ (`p_shape0`), as masked pointers read them.
         base, shape, strides, blocks, ranged = self.merged_parts(value)
+        base = self.nullable_base(value, base)
         if ranged:
             self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "the block pointers merged here "
                                                  "have different block shapes, which a helper receives as "
@@ -270,6 +287,32 @@ class Crossing:
                            ("start", d): offsets[d], ("block", d): blocks[d]})
         kinds = interface.passed()
         return Passed(self.context.part_names(helper, param, kinds), [source[k] for k in kinds])
+
+    def nullable_base(self, value: BlockPtr, base: cst.BaseExpression) -> cst.BaseExpression:
+        """The base to pass for a block pointer that is `None` on some paths (`else: p = None`): a variable each
+        creation assigns and the `None` paths set to `None` (results.placeholder_statements), so the helper's
+        `p is None` can ask its base (`none_test`)."""
+        linked = set().union(*self.knowledge.placeholder_links.values())
+        if not value.creations & linked:
+            return base
+        for creation in value.creations:
+            self.knowledge.merged.setdefault(creation, {})[("base", 0)] = self.creations_by_id(creation).base
+        return cst.Name(self.namer.part(self.creation_of(value).target, "base", 0))
+
+    def none_test(self, node: cst.Comparison, state: State) -> bool:
+        """`p is None` / `p is not None` on a parameter's block pointer, which asks whether the call passed
+        `None` (a test Triton decides at compile time): its base is `None` exactly then."""
+        target = node.comparisons[0] if len(node.comparisons) == 1 else None
+        if target is None or not isinstance(target.operator, (cst.Is, cst.IsNot)) or \
+                not isinstance(node.left, cst.Name) or not is_placeholder(target.comparator):
+            return False
+        value = state.get(node.left.value)
+        owner = self.parameter_of(value) if isinstance(value, BlockPtr) else None
+        if owner is None:
+            return False
+        base = cst.Name(self.namer.part(owner, "base", 0))
+        self.expr_edits[id(node)] = (value.creations, lambda updated: updated.with_changes(left=base))
+        return True
 
     def site_facts(self, value: BlockPtr, deltas, bound: dict, constexprs: set[str]) -> SiteFacts:
         """What this call passes; for block pointers merged from several creations, what they agree on (a part

@@ -29,7 +29,19 @@ from .records import Creation, Knowledge, Loop, Refusal
 from .results import Results
 from .sites import Sites
 from .triton_names import TritonNames
-from .values import OTHER, BlockPtr, Opaque, Placeholder, State, Value, creations_of, join_dims, parsed, same_state
+from .values import (
+    OTHER,
+    BlockPtr,
+    Opaque,
+    Placeholder,
+    State,
+    Value,
+    creations_of,
+    is_placeholder,
+    join_dims,
+    parsed,
+    same_state,
+)
 from .walk import children
 
 MAX_RERUNS = 64
@@ -208,7 +220,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
             self.bind(name, self.create_inlined(node, name, value, inlined, state), state)
         elif self.conditional_creation(value):
             self.bind(name, self.create_conditional(node, name, value, state), state)
-        elif isinstance(value, cst.Name) and value.value == "None":
+        elif is_placeholder(value):
             self.placeholders[id(node)] = node
             self.bind(name, Placeholder(frozenset({id(node)})), state)
         elif isinstance(value, cst.Name) and isinstance(state.get(value.value), BlockPtr):
@@ -253,6 +265,8 @@ class FunctionAnalysis(Sites, Results, Crossing):
             self.call(node, state)
         elif kind is cst.Arg:
             self.visit(node.value, state, code, how)
+        elif kind is cst.Comparison and self.none_test(node, state):
+            return
         elif kind is cst.NamedExpr:
             self.visit(node.value, state)
             self.assign_target(node.target, state)

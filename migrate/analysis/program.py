@@ -274,7 +274,7 @@ class Program:
         for (key, param), sites in self.sites.items():
             if (key, param) in self.blocked:
                 continue
-            facts = [f for _, f, _ in sites if f is not None]
+            facts = [f for _, f, _ in sites if isinstance(f, SiteFacts)]
             if not facts:
                 continue
             reason = self._site_problem(key, param, sites, refused) if self.validating else None

@@ -189,7 +189,7 @@ class Results:
         """`p = None` on the paths that create no block pointer (`else: p = None` under a constexpr flag)
         becomes `None` for what the other paths assign instead: the descriptor names, and, where `p` is passed
         to a helper as parts, the part and offset variables the call reads (the helper then receives `None`
-        in each, as it received `None` for `p`)."""
+        in each, as it received `None` for `p`). `p = 0` gives `0` in each the same way."""
         creations = frozenset(self.knowledge.placeholder_links.get(statement, ()))
         if not creations or statement in self.knowledge.placeholder_used:
             return None
@@ -203,7 +203,8 @@ class Results:
             names += self.part_variables(creations)
         if not names:
             return None
-        return creations, lambda: [ttd002_advance.assign(name, cst.Name("None")) for name in dict.fromkeys(names)]
+        value = self.placeholders[statement].value
+        return creations, lambda: [ttd002_advance.assign(name, value) for name in dict.fromkeys(names)]
 
     def part_variables(self, creations) -> list[str]:
         """The variables these creations assign for their parts: those that differ between them (`p_base`),

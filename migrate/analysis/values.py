@@ -91,7 +91,7 @@ class BlockPtr:
 
 @dataclass(frozen=True)
 class Placeholder:
-    """`p = None` on a path where other paths make `p` a block pointer."""
+    """`p = None` (or `p = 0`: `is_placeholder`) on a path where other paths make `p` a block pointer."""
 
     statements: frozenset[int]
 
@@ -109,6 +109,12 @@ class Opaque:
 
     def key(self) -> tuple:
         return ("mixed", self.creations, self.why)
+
+
+def is_placeholder(node: cst.BaseExpression) -> bool:
+    """`None`, or an integer literal (AMD's attention kernels: `encoded_softmax_block_ptr = 0`): what a name holds
+    on the paths where no block pointer is made (`Placeholder`), and what a call passes for one."""
+    return type(node) is cst.Integer or type(node) is cst.Name and node.value == "None"
 
 
 class _Other:
