@@ -275,7 +275,8 @@ class Crossing:
         # Block pointers merged from several creations (an `if`/`else` creating from two shapes) pass the
         # variables each creation assigns where their parts differ (`p_shape0`), as masked pointers read them.
         base, shape, strides, blocks, ranged = self.merged_parts(value)
-        base = self.nullable_base(value, base)
+        if value.creations & set().union(*self.knowledge.placeholder_links.values()):
+            base = self.base_variable(value)  # `None` on the paths that make no block pointer
         if ranged:
             self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "the block pointers merged here "
                                                  "have different block shapes, which a helper receives as "
@@ -288,29 +289,26 @@ class Crossing:
         kinds = interface.passed()
         return Passed(self.context.part_names(helper, param, kinds), [source[k] for k in kinds])
 
-    def nullable_base(self, value: BlockPtr, base: cst.BaseExpression) -> cst.BaseExpression:
-        """The base to pass for a block pointer that is `None` on some paths (`else: p = None`): a variable each
-        creation assigns and the `None` paths set to `None` (results.placeholder_statements), so the helper's
-        `p is None` can ask its base (`none_test`)."""
-        linked = set().union(*self.knowledge.placeholder_links.values())
-        if not value.creations & linked:
-            return base
+    def base_variable(self, value: BlockPtr) -> cst.Name:
+        """`p_base`, a variable each creation of the block pointer assigns and the paths that make none (`else:
+        p = None`) set to what they set `p` to (results.placeholder_statements): `None` exactly where `p` is."""
         for creation in value.creations:
             self.knowledge.merged.setdefault(creation, {})[("base", 0)] = self.creations_by_id(creation).base
         return cst.Name(self.namer.part(self.creation_of(value).target, "base", 0))
 
     def none_test(self, node: cst.Comparison, state: State) -> bool:
-        """`p is None` / `p is not None` on a parameter's block pointer, which asks whether the call passed
-        `None` (a test Triton decides at compile time): its base is `None` exactly then."""
+        """`p is None` / `p is not None` on a block pointer (applied-ai's `if bias_ptr is not None:`), a test
+        Triton decides at compile time: its base is `None` exactly where `p` is (a parameter's, as its caller
+        passed it; another's, `base_variable`)."""
         target = node.comparisons[0] if len(node.comparisons) == 1 else None
         if target is None or not isinstance(target.operator, (cst.Is, cst.IsNot)) or \
                 not isinstance(node.left, cst.Name) or not is_placeholder(target.comparator):
             return False
         value = state.get(node.left.value)
-        owner = self.parameter_of(value) if isinstance(value, BlockPtr) else None
-        if owner is None:
+        if not isinstance(value, BlockPtr):
             return False
-        base = cst.Name(self.namer.part(owner, "base", 0))
+        owner = self.parameter_of(value)
+        base = cst.Name(self.namer.part(owner, "base", 0)) if owner is not None else self.base_variable(value)
         self.expr_edits[id(node)] = (value.creations, lambda updated: updated.with_changes(left=base))
         return True
 

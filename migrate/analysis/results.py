@@ -199,8 +199,8 @@ class Results:
             stem, paddings = self.namer.stem(creation.target), self.paddings(creations)
             names += [self.namer.descriptor(stem, p, paddings, self.handle_kind)
                       for p in sorted(paddings, key=lambda p: p != "zero")]
-        if "parts" in self.forms(creations):
-            names += self.part_variables(creations)
+        if "parts" in self.forms(creations) or any(("base", 0) in self.knowledge.merged.get(c, {}) for c in creations):
+            names += self.part_variables(creations)  # what a helper receives, or a `p is None` asks
         if not names:
             return None
         value = self.placeholders[statement].value
