@@ -23,7 +23,7 @@ CASES = {
     "ranks differ": (HEAD + HELPER + KERNEL.format("    y = load(x)")
                      + "@triton.jit\ndef k2(x_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):\n"
                        "    x2 = tl.make_block_ptr(x_ptr, (M, N), (N, 1), (0, 0), (BM, BN), (1, 0))\n    y = load(x2)\n",
-                     "different ranks or orders"),
+                     "different ranks at different call sites"),
     "returns differ": (HEAD + "@triton.jit\ndef mv(p, a, BN: tl.constexpr):\n    q = tl.advance(p, (BN,))\n"
                               "    if a > 0:\n        return q, a\n    return a, q\n\n"
                        + KERNEL.format("    x, n = mv(x, N, BN)\n    tl.load(x, boundary_check=(0,))"),

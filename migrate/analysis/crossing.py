@@ -52,11 +52,14 @@ ABSENT = "absent"
 
 
 def merge(facts: list[SiteFacts]) -> SiteFacts | str:
-    """The interface every call site agrees on, or why there is none."""
+    """The interface every call site agrees on, or why there is none. Orders that differ between call sites
+    (`load_fn(Q_block_ptr, ...)` with `(1, 0)`, `load_fn(K_block_ptr, ...)` with `(0, 1)`) leave the order
+    unknown: it carries no semantics (masked pointers never read it), and a unit stride they disagree on is
+    none (the helper's accesses get masked pointers)."""
     first = facts[0]
-    if any((f.rank, f.order) != (first.rank, first.order) for f in facts):
-        return "receives block pointers of different ranks or orders at different call sites"
-    return SiteFacts(first.rank, first.order,
+    if any(f.rank != first.rank for f in facts):
+        return "receives block pointers of different ranks at different call sites"
+    return SiteFacts(first.rank, first.order if all(f.order == first.order for f in facts) else None,
                      tuple(v if all(f.fixed[i] == v for f in facts) else None for i, v in enumerate(first.fixed)),
                      tuple(all(f.aligned[d] for f in facts) for d in range(first.rank)),
                      tuple(all(f.nonnegative[d] for f in facts) for d in range(first.rank)),
