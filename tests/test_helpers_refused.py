@@ -32,7 +32,7 @@ CASES = {
     "caller cannot be migrated": (HEAD + HELPER + KERNEL.format("    y = load(x)\n    w = (x,)"),
                                   "callers' block pointers cannot be migrated"),
     "helper cannot migrate its use": (HEAD + "@triton.jit\ndef load(p):\n    return tl.load(p, boundary_check=(0,), "
-                                      "mask=None)\n\n" + KERNEL.format("    y = load(x)"), "in the helper, `tl.load` with"),
+                                      "mask=tl.arange(0, 4) < 2)\n\n" + KERNEL.format("    y = load(x)"), "in the helper, `tl.load` with"),
 }
 
 

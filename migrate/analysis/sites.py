@@ -36,6 +36,10 @@ COMPAT_EMULATED_RANK = 3  # the shim's emulation, a guarded tile's fallback, has
 Builder = Callable[..., object]
 
 
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
 class Sites:
     # -- creation ------------------------------------------------------------------------------
 
@@ -366,9 +370,12 @@ class Sites:
         if value.desc_stale:
             return Refusal(ttd109_ambiguous_value.CODE, "its descriptor name is re-created while this block "
                            "pointer is still in use", call)
-        if "mask" in bound or "other" in bound:
-            return Refusal(ttd108_unsupported_use.CODE, f"`tl.{member}` with `mask=`/`other=` on a block pointer",
-                           call)
+        # `mask=None` / `other=None` are no mask (Triton 3.7 and earlier took them so; 3.8 refuses them too)
+        given = [k for k in ("mask", "other") if k in bound and not _is_none(bound[k].value)]
+        if given:
+            return Refusal(ttd108_unsupported_use.CODE, f"`tl.{member}` with `{given[0]}=` on a block pointer, which "
+                           "Triton rejects at compile time (every version): this access never compiled, so there is "
+                           "nothing to migrate it to", call)
         if self.checked_dims(bound, len(value.dims)) is None or self.padding(bound) is None:
             return Refusal(ttd108_unsupported_use.CODE, "`boundary_check` must be a literal, `padding_option` a "
                            "literal or a name", call)
