@@ -267,7 +267,7 @@ class Crossing:
         return isinstance(argument, cst.Name) and isinstance(state.get(argument.value), BlockPtr)
 
     def passed_parts(self, helper, param: str, value: BlockPtr, deltas, call: cst.Call) -> Optional[Passed]:
-        if value.args_stale:
+        if self.pointer_problem(value) is not None:
             self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "passing a block pointer as parts needs "
                                                  "its base, shape and strides unchanged at the call", call))
             return None

@@ -248,6 +248,9 @@ class FunctionAnalysis(Sites, Results, Crossing):
         for other, value in state.items():
             if type(value) is BlockPtr:  # not isinstance: this runs for every name of every assignment
                 state[other] = value.invalidate(name)
+                if name in value.args_free:  # what capture_parts captures, if an access needs it
+                    for creation in value.creations:
+                        self.knowledge.stale_names.setdefault(creation, set()).add(name)
 
     # -- reads ---------------------------------------------------------------------------------
 

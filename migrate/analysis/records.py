@@ -33,6 +33,7 @@ class Creation:
     loops: int = 0  # how many loops the creation is inside
     condition: Optional[cst.IfExp] = None  # `p = tl.make_block_ptr(...) if FLAG else None`: the whole value
     inline: bool = False  # the pointer of a load or store (`tl.load(tl.make_block_ptr(...))`), named by us
+    captured: bool = False  # its parts that read names assigned before an access are captured (capture_parts)
 
     @property
     def permutation(self) -> list[int]:
@@ -62,6 +63,8 @@ class Knowledge:
     requirements: dict = field(default_factory=dict)  # creation id -> run-time conditions of its descriptors
     merged: dict = field(default_factory=dict)  # creation id -> {(kind, dim): its part}, for `p_base = ...`
     guarded: set = field(default_factory=set)  # creation ids whose descriptors are chosen at launch (TTD009)
+    stale_names: dict = field(default_factory=dict)  # creation id -> names in its base, shape, strides assigned since
+    captured: set = field(default_factory=set)  # creation ids whose stale parts are captured at the creation
     # creation id -> when the analysis first met it. Ids are addresses, whose order is the allocator's:
     # "the first of these creations" must mean the first in the source, whichever parser built the tree.
     order: dict = field(default_factory=dict)

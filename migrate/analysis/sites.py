@@ -133,10 +133,30 @@ class Sites:
         creation.offsets, creation.block = parts["offsets"], parts["block_shape"]
         order = [int_value(o) for o in parts["order"]] if parts["order"] is not None else None
         creation.order = None if order is None or None in order else order
+        if id(call) in self.knowledge.captured:
+            self.capture_parts(creation)
         creation.unit, creation.blockers = planner.creation_obstacles(
             creation.shape, creation.strides, creation.offsets, creation.block,
             None if order is None or None in order else order, self.facts, self.policy, frozenset(self.unit_strides))
         return None
+
+    def capture_parts(self, creation: Creation) -> None:
+        """A base, shape or stride that reads a name assigned again before an access (`DQ += ...` after
+        `make_block_ptr(base=DQ, ...)`, a loop variable `k` shadowing the `k` of the shape) is read at the access
+        by masked pointers: it is captured in a variable at the creation (`dq_tile_base = DQ`), as the block
+        pointer captured its value there."""
+        stale = self.knowledge.stale_names.get(id(creation.call), set())
+        creation.captured = True
+
+        def captured(kind: str, d: int, expr: cst.BaseExpression) -> cst.BaseExpression:
+            if not self.facts.free_names(expr) & stale:
+                return expr
+            self.knowledge.merged.setdefault(id(creation.call), {})[(kind, d)] = expr
+            return cst.Name(self.namer.part(creation.target, kind, d))
+
+        creation.base = captured("base", 0, creation.base)
+        creation.shape = [captured("shape", d, e) for d, e in enumerate(creation.shape)]
+        creation.strides = [captured("stride", d, e) for d, e in enumerate(creation.strides)]
 
     def proofs(self, creation: Creation, dim: int, expr: cst.BaseExpression) -> dict[str, bool]:
         """What is proven about an offset (or a delta) in dimension `dim`: the TMA constraints."""
@@ -493,12 +513,18 @@ class Sites:
         self.expr_edits[id(call)] = (value.creations, self.pointer_builder(call, member, bound, value, offsets,
                                                                            deltas))
 
-    @staticmethod
-    def pointer_problem(value: BlockPtr) -> Optional[str]:
-        """Why the masked-pointer form cannot follow this block pointer to the access, or None."""
-        if value.args_stale:
-            return "the masked-pointer form needs the base, shape and strides unchanged at the access"
-        return None
+    def pointer_problem(self, value: BlockPtr) -> Optional[str]:
+        """Why the masked-pointer form cannot follow this block pointer to the access, or None. Its base, shape
+        or strides reading a name assigned since the creation are captured there (`capture_parts`) on the next
+        run; a block pointer they were captured for and that still reads one cannot be followed."""
+        if not value.args_stale:
+            return None
+        uncaptured = {c for c in value.creations if not self.creations_by_id(c).captured}
+        if uncaptured:  # this run's code is thrown away
+            self.knowledge.captured |= uncaptured
+            self.dirty = True
+            return None
+        return "the masked-pointer form needs the base, shape and strides unchanged at the access"
 
     def merged_parts(self, value: BlockPtr, checked: Optional[set[int]] = None) -> tuple:
         """(base, shape, strides, blocks, ranged dimensions) at an access: a part that differs between the
