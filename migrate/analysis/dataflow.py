@@ -391,7 +391,12 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.cross_check(self.orphans[-1])
 
     def cross_check(self, refusal: Refusal) -> None:
-        if self.context is None and refusal.code == ttd201_crosses_function.CODE:
+        if refusal.code == ttd201_crosses_function.CODE:
+            self.needs_program()
+
+    def needs_program(self) -> None:
+        """What becomes of a block pointer here depends on another function: without the program, stop."""
+        if self.context is None:
             raise CrossesFunctions
 
     def creations_by_id(self, creation: int) -> Creation:

@@ -67,6 +67,24 @@ def inlined_creation(helper: cst.FunctionDef, arguments: dict[str, cst.Arg], mem
     return cst.Call(cst.Attribute(language, cst.Name("make_block_ptr")), args)
 
 
+def returned_tuple(helper: cst.FunctionDef, arguments: dict[str, cst.Arg]) -> Optional[list]:
+    """The elements of the tuple a call of `helper` with `arguments` returns, if the helper only returns a tuple
+    of expressions of its parameters (`return (M, N)`), each argument they read holding no call (it is then
+    evaluated where the block pointer is made, perhaps more than once); None otherwise."""
+    body = _body(helper)
+    statement = body[0].body[0] if len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) else None
+    value = statement.value if isinstance(statement, cst.Return) else None
+    elements = tuple_elements(value) if value is not None else None
+    if elements is None:
+        return None
+    used = set().union(*(free_names(e) for e in elements))
+    params = {p.name.value for p in helper.params.params}
+    if not used <= params or not used <= set(arguments) or any(_has_call(arguments[n].value) for n in used):
+        return None
+    substitute = _Substitute({name: _grouped(arguments[name].value) for name in used})
+    return [element.visit(substitute) for element in elements]
+
+
 def _body(helper: cst.FunctionDef) -> list:
     """The helper's statements, less a docstring."""
     body = list(helper.body.body)

@@ -34,6 +34,7 @@ class Creation:
     condition: Optional[cst.IfExp] = None  # `p = tl.make_block_ptr(...) if FLAG else None`: the whole value
     inline: bool = False  # the pointer of a load or store (`tl.load(tl.make_block_ptr(...))`), named by us
     captured: bool = False  # its parts that read names assigned before an access are captured (capture_parts)
+    spelt: dict = field(default_factory=dict)  # argument -> its elements, where the call has no literal tuple
 
     @property
     def permutation(self) -> list[int]:

@@ -100,13 +100,27 @@ class Results:
                                                        cst.SimpleString('"emu"'), grouped=False)
                 elif impl == "auto" and len(creation.block) <= 3:  # no launch check: the emulation, always legal
                     impl = "emu"
-                call = ttd007_compat.make_tile(self.shim, bind(creation.call, "make_block_ptr"), padding, impl)
+                call = ttd007_compat.make_tile(self.shim, bind(self.spelt_call(creation), "make_block_ptr"), padding,
+                                               impl)
             else:
                 shift = len(f"{target} = {code_of(func)}") - len(f"{creation.target} = "
                                                                  f"{code_of(creation.call.func)}")
-                call = ttd001_descriptor.descriptor_call(creation.call, func, creation.permutation, padding, shift)
+                call = ttd001_descriptor.descriptor_call(self.spelt_call(creation), func, creation.permutation, padding,
+                                                         shift)
             statements.append(ttd002_advance.assign(target, call))
         return statements
+
+    @staticmethod
+    def spelt_call(creation: Creation) -> cst.Call:
+        """The creation's call with the tuples it takes from elsewhere (a name assigned one, a helper's result)
+        spelt out."""
+        if not creation.spelt:
+            return creation.call
+        bound = bind(creation.call, "make_block_ptr")
+        spelt = {id(bound[key]): cst.Tuple([cst.Element(e) for e in elements])
+                 for key, elements in creation.spelt.items()}
+        return creation.call.with_changes(args=[arg.with_changes(value=spelt[id(arg)]) if id(arg) in spelt else arg
+                                                for arg in creation.call.args])
 
     def compat_impl(self, creation: Creation) -> str:
         """The shim's emulation where a descriptor is provably wrong for this block pointer (an unaligned

@@ -26,7 +26,7 @@ from triton_migrate.rules import (
 )
 from triton_migrate.rules._syntax import keyword
 
-from . import guards, planner
+from . import guards, inlining, planner
 from .calls import UnboundCall, bind, bool_value, int_value, string_value, tuple_elements
 from .records import Creation, Loop, Refusal
 from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, canonical_code
@@ -34,6 +34,17 @@ from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, can
 HINTS = ("cache_modifier", "eviction_policy", "volatile")  # kept by the masked-pointer form
 COMPAT_EMULATED_RANK = 3  # the shim's emulation, a guarded tile's fallback, has ranks 1 to 3
 Builder = Callable[..., object]
+
+
+def _is_arithmetic(node: cst.BaseExpression) -> bool:
+    """An integer, or arithmetic on names, integers and calls: a scalar (only a tuple literal makes a tuple of
+    arithmetic, `(1,) * 2`)."""
+    if isinstance(node, cst.BinaryOperation):
+        return all(_is_arithmetic(side) or isinstance(side, (cst.Name, cst.Call, cst.Attribute))
+                   for side in (node.left, node.right))
+    if isinstance(node, cst.UnaryOperation):
+        return _is_arithmetic(node.expression) or isinstance(node.expression, cst.Name)
+    return isinstance(node, cst.Integer)
 
 
 def _is_none(node: cst.BaseExpression) -> bool:
@@ -121,13 +132,16 @@ class Sites:
             return Refusal(ttd108_unsupported_use.CODE, "block pointer created outside a plain "
                            "`name = tl.make_block_ptr(...)` (or `... if FLAG else None`) assignment or the "
                            "pointer of a load or store on a line of its own", call)
-        parts = {key: self.facts.movable_elements(bound[key].value) if key in bound else None
+        parts = {key: self.tuple_part(bound[key].value) if key in bound else None
                  for key in ("shape", "strides", "offsets", "block_shape", "order")}
         ranks = {len(v) for k, v in parts.items() if v is not None}
         if any(parts[k] is None for k in ("shape", "strides", "offsets", "block_shape")) or len(ranks) != 1 \
                 or "base" not in bound:
-            return Refusal(ttd105_rank.CODE, "shape, strides, offsets and block_shape must be literal tuples "
-                           "of one length", call)
+            return Refusal(ttd105_rank.CODE, "shape, strides, offsets and block_shape must be tuples of one "
+                           "length, spelt out, in a name assigned once, or returned by a helper that only "
+                           "returns one", call)
+        creation.spelt = {key: parts[key] for key in parts if key in bound and parts[key] is not None
+                          and tuple_elements(bound[key].value) is None}
         creation.base = self.facts.movable(bound["base"].value)
         creation.shape, creation.strides = parts["shape"], parts["strides"]
         creation.offsets, creation.block = parts["offsets"], parts["block_shape"]
@@ -139,6 +153,39 @@ class Sites:
             creation.shape, creation.strides, creation.offsets, creation.block,
             None if order is None or None in order else order, self.facts, self.policy, frozenset(self.unit_strides))
         return None
+
+    def tuple_part(self, node: cst.BaseExpression) -> Optional[list]:
+        """The elements of a creation's shape, strides, offsets, block shape or order: a literal tuple, a name
+        assigned one once (`shape = (M, N)`), what a helper that only returns a tuple returns, or one scalar
+        (Triton reads `offsets=(i_k * BK)`, no tuple, as one offset)."""
+        elements = tuple_elements(node)
+        if elements is None and isinstance(node, cst.Name):
+            elements = self.assigned_tuple(node.value)
+        if elements is None and isinstance(node, cst.Call) and self.names.member(node.func) is None:
+            self.needs_program()
+            elements = self.returned_tuple(node)
+        if elements is None and _is_arithmetic(node):
+            elements = [node]
+        return None if elements is None else [self.facts.movable(e) for e in elements]
+
+    def assigned_tuple(self, name: str) -> Optional[list]:
+        """The elements of the one tuple `name` is assigned, if each name they read holds one value all along
+        (a parameter never assigned, or a name assigned once): they mean at the creation what they meant there."""
+        assignments = self.facts.assignments
+        values = assignments.get(name, [])
+        elements = tuple_elements(values[0]) if len(values) == 1 and name not in self.facts.params else None
+        if elements is None:
+            return None
+        read = set().union(*(self.facts.free_names(e) for e in elements))
+        steady = all(len(assignments.get(n, [])) == (0 if n in self.facts.params else 1) for n in read)
+        return elements if steady else None
+
+    def returned_tuple(self, call: cst.Call) -> Optional[list]:
+        """`helper(M, N)` where the helper only returns a tuple of its parameters: that tuple, for the call's
+        arguments (inlining.py)."""
+        key = self.context.resolve(call.func)
+        bound = self.context.bind(key, call) if key is not None else None
+        return inlining.returned_tuple(self.context.program.helpers[key].node, bound) if bound is not None else None
 
     def capture_parts(self, creation: Creation) -> None:
         """A base, shape or stride that reads a name assigned again before an access (`DQ += ...` after
