@@ -347,6 +347,11 @@ class Sites:
             self.untracked_access(call, member, bound, state)
             return
         value, deltas = resolved
+        impossible = self.impossible_check(bound, len(value.dims))
+        if impossible is not None:  # never compiles (an untaken constexpr branch): it still does not
+            self.expr_edits[id(call)] = (value.creations, lambda updated: ttd003_access.compile_error(
+                self.language, impossible))
+            return
         refusal = self.unsupported_access(call, member, bound, value)
         if refusal is None:
             obstacles = self.obstacles(member, bound, value, deltas)
@@ -715,6 +720,22 @@ class Sites:
         if None in values or any(not 0 <= v < rank for v in values):
             return None
         return set(values)
+
+    @staticmethod
+    def impossible_check(bound, rank: int) -> Optional[str]:
+        """Why Triton rejects this access's `boundary_check` at compile time (a dimension the block pointer does
+        not have, or one named twice), or None."""
+        node = bound["boundary_check"].value if "boundary_check" in bound else None
+        elements = tuple_elements(node) if node is not None else None
+        values = [int_value(e) for e in elements] if elements is not None else [int_value(node)] if node else []
+        if None in values:
+            return None
+        outside = [v for v in values if not 0 <= v < rank]
+        if outside:
+            return f"`boundary_check` names dimension {outside[0]} of a rank-{rank} block pointer"
+        if len(set(values)) != len(values):
+            return "`boundary_check` names a dimension twice"
+        return None
 
     @staticmethod
     def padding(bound) -> str | cst.Name | None:
