@@ -47,6 +47,16 @@ def _is_arithmetic(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Integer)
 
 
+def _elementwise(node: cst.IfExp) -> Optional[list]:
+    """`(a, 0) if REVERSE else (b, 0)` as `(a if REVERSE else b, 0)`: tuples of one length, element by element."""
+    sides = [tuple_elements(node.body), tuple_elements(node.orelse)]
+    if None in sides or len(sides[0]) != len(sides[1]):
+        return None
+    return [a if canonical_code(a) == canonical_code(b) else
+            node.with_changes(body=a, orelse=b, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            for a, b in zip(*sides)]
+
+
 def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
@@ -135,6 +145,9 @@ class Sites:
         parts = {key: self.tuple_part(bound[key].value) if key in bound else None
                  for key in ("shape", "strides", "offsets", "block_shape", "order")}
         ranks = {len(v) for k, v in parts.items() if v is not None}
+        if ranks == {1}:  # a name where a 1-tuple is meant (`shape=N, block_shape=BN`): Triton reads one element
+            parts = {key: [bound[key].value] if v is None and isinstance(bound[key].value, cst.Name) else v
+                     for key, v in parts.items()}
         if any(parts[k] is None for k in ("shape", "strides", "offsets", "block_shape")) or len(ranks) != 1 \
                 or "base" not in bound:
             return Refusal(ttd105_rank.CODE, "shape, strides, offsets and block_shape must be tuples of one "
@@ -164,6 +177,8 @@ class Sites:
         if elements is None and isinstance(node, cst.Call) and self.names.member(node.func) is None:
             self.needs_program()
             elements = self.returned_tuple(node)
+        if elements is None and isinstance(node, cst.IfExp):
+            elements = _elementwise(node)
         if elements is None and _is_arithmetic(node):
             elements = [node]
         return None if elements is None else [self.facts.movable(e) for e in elements]
@@ -715,8 +730,13 @@ class Sites:
 
     @staticmethod
     def literal_dims(node: cst.BaseExpression, rank: int) -> Optional[set[int]]:
+        """The dimensions a `boundary_check` checks. Triton compiles only distinct dimensions below the rank,
+        so `rank` entries of any spelling (FlagGems' generated `boundary_check=(in0_stride_order0,)` on a
+        rank-1 pointer) check every dimension wherever the access compiles."""
         elements = tuple_elements(node)
         values = [int_value(e) for e in elements] if elements is not None else [int_value(node)]
+        if None in values and elements is not None and len(elements) == rank:
+            return set(range(rank))
         if None in values or any(not 0 <= v < rank for v in values):
             return None
         return set(values)
