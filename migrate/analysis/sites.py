@@ -797,6 +797,9 @@ class Sites:
         return True
 
     def element_type(self, value: BlockPtr) -> cst.BaseExpression:
-        if "descriptor" in self.forms(value.creations) and not self.is_guarded(value.creations):
+        """The descriptor's dtype where there is one (a block pointer never loaded nor stored has none: the base's
+        element type)."""
+        if "descriptor" in self.forms(value.creations) and self.uses_descriptors(value.creations) and \
+                not self.is_guarded(value.creations):
             return ttd004_dtype_query.dtype_of(self.descriptor_name(value, "zero"))
         return ttd006_masked_pointers.element_type(self.creation_of(value).base)
