@@ -175,6 +175,22 @@ class Crossing:
             return f"the parameter `{name}`, to which no call site passes a block pointer"
         return f"the block-pointer parameter `{name}`, which its callers cannot pass as parts: {why}"
 
+    def none_pointer(self, pointer: cst.BaseExpression, state: State) -> Optional[str]:
+        """How `pointer`, used as a block pointer, is `None` (or `0`) wherever this runs: a name that is so here,
+        or a parameter every call fills so, which the function only ever advances in place; else None."""
+        if not isinstance(pointer, cst.Name):
+            return None
+        name = pointer.value
+        if isinstance(state.get(name), Placeholder):
+            return f"`{name}` is `None` here"
+        advanced_only = all(isinstance(v, cst.Call) and self.names.member(v.func) == "advance" and v.args and
+                            isinstance(v.args[0].value, cst.Name) and v.args[0].value.value == name
+                            for v in self.facts.assignments.get(name, []))
+        if self.context is not None and name in self.facts.params and advanced_only and \
+                self.context.always_none(name):
+            return f"every call passes `{name}` as `None`"
+        return None
+
     def parameter_of(self, value: BlockPtr) -> Optional[str]:
         creation = self.creation_of(value)
         anchored = len(value.creations) == 1 and isinstance(creation.anchor, cst.Param)

@@ -94,6 +94,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.stmt_edits: dict[int, tuple[frozenset[int], Builder]] = {}
         self.placeholders: dict[int, cst.CSTNode] = {}
         self.orphans: list[Refusal] = []
+        self.dead_uses: list[Refusal] = []  # uses of `None` as a block pointer, which never compile (never_compiles)
         self.line: Optional[cst.SimpleStatementLine] = None  # the line being analysed, if a single statement
         # statements to put before a line: line id -> stem (an access's temporaries) or (stem, "creation") (an
         # inline creation's statements) -> (call id, owners, builder)

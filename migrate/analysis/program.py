@@ -17,7 +17,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from .calls import UnboundCall, bind, is_jit
-from .crossing import SiteFacts, merge
+from .crossing import ABSENT, SiteFacts, merge
 from .packages import absolute_module
 from .triton_names import dotted_name
 from .walk import walk
@@ -123,6 +123,7 @@ class Program:
         self.interfaces: dict[tuple[Key, str], SiteFacts] = {}
         self.returns: dict[Key, tuple] = {}
         self.removable: set[Key] = set()  # helpers every call of which was inlined (inlining.py)
+        self.absent: set[tuple[Key, str]] = set()  # parameters every call site fills with `None` (or `0`)
         self.calls_of: dict[Key, list[cst.Call]] = defaultdict(list)
         self.callers_of: dict[Key, set[int]] = defaultdict(set)  # ids of the functions the calls are in
         for unit in units:
@@ -262,15 +263,17 @@ class Program:
 
     def functions_to_analyse(self) -> set[int]:
         """Helpers with parts parameters, and every caller of one, are analysed even without a block-pointer
-        site of their own."""
+        site of their own; so is every caller of a helper with sites of its own, whose calls say what its
+        parameters receive (`None`, perhaps, at every call: `always_none`)."""
         keys = {key for key, _ in self.interfaces}
+        keys |= {key for key, helper in self.helpers.items() if id(helper.node) in helper.unit.scan.with_sites}
         return {id(self.helpers[key].node) for key in keys}.union(*(self.callers_of[key] for key in keys))
 
     def _update(self, result) -> bool:
         """Settle interfaces from this round's call sites; True if anything changed."""
         analyses = [analysis for _, analysis in result]
         refused = {c for analysis in analyses for c in analysis.knowledge.refused}
-        before = (dict(self.interfaces), dict(self.blocked), dict(self.returns), set(self.removable))
+        before = (dict(self.interfaces), dict(self.blocked), dict(self.returns), set(self.removable), set(self.absent))
         for (key, param), sites in self.sites.items():
             if (key, param) in self.blocked:
                 continue
@@ -299,7 +302,9 @@ class Program:
             elif shapes:
                 self.returns[helper] = shapes.pop()
         self.removable = self._inlined_everywhere(analyses)
-        return (self.interfaces, self.blocked, self.returns, self.removable) != before
+        self.absent = {site for site, found in self.sites.items() if all(f == ABSENT for _, f, _ in found)
+                       and {id(call) for call, _, _ in found} == {id(call) for call in self.calls_of[site[0]]}}
+        return (self.interfaces, self.blocked, self.returns, self.removable, self.absent) != before
 
     def _inlined_everywhere(self, analyses) -> set[Key]:
         """Helpers returning a block pointer that no call needs any more: every call was read as the creation
@@ -387,6 +392,10 @@ class Context:
     def part_names(self, key: Key, param: str, kinds) -> list[str]:
         namer = self.program.helpers[key].unit.namer
         return [namer.part(param, *kind) for kind in kinds]
+
+    def always_none(self, param: str) -> bool:
+        """Whether every call of this function passes `None` (or `0`) in `param`, none a block pointer."""
+        return (self.helper, param) in self.program.absent
 
     def removed(self) -> bool:
         """Whether this function is a helper that every call inlined: it goes."""

@@ -257,6 +257,9 @@ class Sites:
 
     def advance(self, node, name: str, call: cst.Call, state: State) -> Value:
         resolved = self.advanced_pointer(call, state)
+        if resolved is None and any(use.node is call for use in self.dead_uses):  # the whole line asserts
+            _, error = self.expr_edits.pop(id(call))
+            self.stmt_edits[id(node)] = (frozenset(), lambda: [cst.Expr(error(call))])
         if resolved is None:
             return self.untracked_advance(call, state)
         source, deltas = resolved
@@ -317,6 +320,8 @@ class Sites:
         if not isinstance(value, BlockPtr):
             if isinstance(value, Opaque):
                 self.refuse_ambiguous(value, base)
+            elif (why := self.none_pointer(base, state)) is not None:
+                self.never_compiles(call, ttd002_advance.CODE, "`tl.advance`", why)
             elif isinstance(base, cst.Name):
                 self.orphan(call, f"`tl.advance` on {self.untracked_origin(base)}")
             else:
@@ -680,9 +685,22 @@ class Sites:
         self.visit(pointer, state)
         if "boundary_check" not in bound and "padding_option" not in bound or self.is_site_call(pointer):
             return
-        if not isinstance(pointer, cst.Name) or not isinstance(state.get(pointer.value), (Opaque, BlockPtr)):
+        if (why := self.none_pointer(pointer, state)) is not None:
+            self.never_compiles(call, ttd003_access.CODE, f"`tl.{member}` with `boundary_check`/`padding_option`",
+                                why)
+        elif not isinstance(pointer, cst.Name) or not isinstance(state.get(pointer.value), (Opaque, BlockPtr)):
             self.orphan(call, f"`tl.{member}` with `boundary_check`/`padding_option` on "
                         f"{self.untracked_origin(pointer)}")
+
+    def never_compiles(self, call: cst.Call, code: str, what: str, why: str) -> None:
+        """A block-pointer use of `None`, which Triton rejects at compile time wherever it is reached (tritonbench
+        keeps a block-pointer path behind `if not ENABLE_TMA:` whose callers all pass `None`): it becomes
+        `tl.static_assert(False, "<why>")`, rejected there just the same, and the block-pointer API goes."""
+        if not any(use.node is call for use in self.dead_uses):
+            self.dead_uses.append(Refusal(code, f"{what} where {why}: Triton rejects it at compile time wherever "
+                                          "it is reached, and so does the `tl.static_assert` it becomes", call))
+        self.expr_edits[id(call)] = (frozenset(), lambda updated: ttd003_access.compile_error(
+            self.language, f"{why}: no block pointer"))
 
     def is_site_call(self, node: cst.BaseExpression) -> bool:
         """`tl.make_block_ptr(...)` or `tl.advance(...)`."""
