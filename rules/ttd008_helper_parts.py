@@ -25,8 +25,9 @@ that is `None` on every path) passes it in every part. The helper's `p is None` 
 asks its base, which is `None` exactly where `p` was. Call sites may pass block pointers of different
 `order`s (applied-ai's `load_fn` loads a row-major Q and a transposed K): `order` carries no semantics, so
 the helper takes them with none, and where they disagree on the unit-stride dimension its accesses are
-masked pointers. A block size the helper spells with one of its own parameters must be a `tl.constexpr`
-one.
+masked pointers. A `boundary_check` or `padding_option` that arrives as a parameter every call fills
+with the same literal (`load_block(x_block, boundary_check=(0, 1), ...)`) is read in the helper as that
+literal. A block size the helper spells with one of its own parameters must be a `tl.constexpr` one.
 
 Refusals (TTD201, with the helper's reason): a helper called somewhere with another value in that
 parameter, with block pointers of different ranks, passed as a value (a function pointer or
@@ -37,7 +38,8 @@ caller's block pointer is then left untouched, so no call site is ever broken.
 Fixtures: helper_same_module, helper_noinline, helper_returns_pointer, helper_chain, helper_mixed_callers,
 helper_staticmethod (an autotuned kernel that is a static method), helper_order_name,
 helper_order_name_none_first, helper_refused_keeps_caller, helper_merged_creations,
-helper_none_parts, helper_copy_prefetch, helper_none_arguments, helper_orders_differ;
+helper_none_parts, helper_copy_prefetch, helper_none_arguments, helper_orders_differ,
+helper_check_parameter;
 tests/data/helper_package (helpers in another module, tests/test_helpers_package.py).
 """
 

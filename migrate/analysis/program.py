@@ -16,10 +16,11 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from .calls import UnboundCall, bind, is_jit
+from .calls import UnboundCall, bind, int_value, is_jit, tuple_elements
 from .crossing import ABSENT, SiteFacts, merge
 from .packages import absolute_module
 from .triton_names import dotted_name
+from .values import canonical_code
 from .walk import walk
 
 MAX_ROUNDS = 16
@@ -340,6 +341,15 @@ def _head(expression: cst.BaseExpression) -> Optional[str]:
     return expression.value if type(expression) is cst.Name else None
 
 
+def _is_literal(node: cst.BaseExpression) -> bool:
+    """An integer, a string, `None`, or a tuple of integers."""
+    elements = tuple_elements(node)
+    if elements is not None:
+        return all(int_value(e) is not None for e in elements)
+    return int_value(node) is not None or isinstance(node, cst.SimpleString) or \
+        isinstance(node, cst.Name) and node.value == "None"
+
+
 def _from_imports(unit) -> dict[str, tuple[int, str, str]]:
     """`from .mod import f` / `from pkg.mod import f as g`: local -> (level, module, attribute)."""
     found = {}
@@ -392,6 +402,19 @@ class Context:
     def part_names(self, key: Key, param: str, kinds) -> list[str]:
         namer = self.program.helpers[key].unit.namer
         return [namer.part(param, *kind) for kind in kinds]
+
+    def same_literal(self, param: str) -> Optional[cst.BaseExpression]:
+        """The literal (`(0, 1)`, `None`, `"zero"`) every call of this function passes in `param`, the same at
+        each; None if there is no such literal or no call."""
+        calls = self.program.calls_of.get(self.helper, []) if self.helper is not None else []
+        found = {}
+        for call in calls:
+            bound = self.bind(self.helper, call)
+            value = bound[param].value if bound is not None and param in bound else None
+            if value is None or not _is_literal(value):
+                return None
+            found[canonical_code(value)] = value
+        return next(iter(found.values())) if len(found) == 1 else None
 
     def always_none(self, param: str) -> bool:
         """Whether every call of this function passes `None` (or `0`) in `param`, none a block pointer."""

@@ -349,7 +349,7 @@ class Sites:
 
     def access(self, call: cst.Call, member: str, state: State) -> None:
         try:
-            bound = bind(call, member)
+            bound = self.specialised(bind(call, member))
         except UnboundCall:
             self.visit_children(call, state)
             return
@@ -404,6 +404,17 @@ class Sites:
             self.guarded_access(call, member, bound, value, offsets, deltas)
         elif offsets is not None:
             self.pointer_access(call, member, bound, value, offsets, deltas)
+
+    def specialised(self, bound: dict) -> dict:
+        """A `boundary_check` or `padding_option` that is a parameter of this helper every call fills with the
+        same literal (`load_block(x_block, boundary_check=(0, 1), ...)`) reads as that literal."""
+        for key in ("boundary_check", "padding_option"):
+            node = bound[key].value if key in bound else None
+            if isinstance(node, cst.Name) and node.value in self.facts.params and self.context is not None and \
+                    not self.facts.assignments.get(node.value) and \
+                    (literal := self.context.same_literal(node.value)) is not None:
+                bound = {**bound, key: bound[key].with_changes(value=literal)}
+        return bound
 
     def pays_off(self, call: cst.Call, member: str, value: BlockPtr) -> bool:
         """Whether a descriptor is worth it here (TTD009): a load in a loop, through a block pointer created
