@@ -20,9 +20,11 @@ pointer merged from several creations (`if SEQUENCE_PARALLEL:` / `else:` creatin
 passed too: a part the creations spell differently is assigned on each path (`p_shape0 = ...`), as for
 masked pointers, and passed; where another path sets the name to `None` (`else: p = None` under a
 constexpr flag; `p = 0` alike), that path sets each part variable the call reads to `None` instead, its
-base included, so the helper receives `None` where it did. A call that passes `None` itself (or a name
-that is `None` on every path) passes it in every part. The helper's `p is None` / `p is not None` then
-asks its base, which is `None` exactly where `p` was. Call sites may pass block pointers of different
+base included, so the helper receives no block pointer where it did. A call that passes `None` (or `0`)
+itself, or a name that is `None` on every path, passes `None` in every part. The helper's `p is None` /
+`p is not None` then asks its base, which is `None` exactly where `p` was (refused where `p` may be `0`:
+its base is `None` there), and a helper that makes a descriptor or compat tile makes it only where its base
+is not `None`. Call sites may pass block pointers of different
 `order`s (applied-ai's `load_fn` loads a row-major Q and a transposed K): `order` carries no semantics, so
 the helper takes them with none, and where they disagree on the unit-stride dimension its accesses are
 masked pointers. A `boundary_check` or `padding_option` that arrives as a parameter every call fills

@@ -75,3 +75,14 @@ def test_a_helpers_own_use_of_a_parameter_it_cannot_take_as_parts_says_why(calle
     outcome = migrate_source(source)
     helper = [d.message for d in outcome.diagnostics if d.line in (6, 7)]
     assert helper == [f"`tl.advance` on {reason}", f"`tl.load` with `boundary_check`/`padding_option` on {reason}"]
+
+
+def test_a_none_test_on_a_name_that_may_be_zero_is_refused():
+    """`p = 0` on the paths without a block pointer gives `None` parts (no handle, no part is made there), so a
+    `p is None` there cannot ask the base: `0 is None` is False, `None is None` is not."""
+    source = HEAD + HELPER + ("@triton.jit\ndef k(x_ptr, N, FLAG: tl.constexpr, BN: tl.constexpr):\n    if FLAG:\n"
+                              "        x = tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (BN,), (0,))\n    else:\n"
+                              "        x = 0\n    if x is not None:\n        y = load(x)\n")
+    outcome = migrate_source(source)
+    creation = next(d for d in outcome.diagnostics if d.line == 11)
+    assert outcome.new_source is None and creation.code == "TTD108" and "`x` used where" in creation.message

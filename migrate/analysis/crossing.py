@@ -22,7 +22,18 @@ from triton_migrate.rules import ttd008_helper_parts, ttd108_unsupported_use, tt
 from . import inlining
 from .calls import int_value, tuple_elements
 from .records import Refusal
-from .values import OTHER, BlockPtr, Dim, Placeholder, State, canonical_code, code_of, is_placeholder, parsed
+from .values import (
+    OTHER,
+    BlockPtr,
+    Dim,
+    Placeholder,
+    State,
+    canonical_code,
+    code_of,
+    is_none,
+    is_placeholder,
+    parsed,
+)
 
 
 @dataclass(frozen=True)
@@ -35,6 +46,8 @@ class SiteFacts:
     aligned: tuple[bool, ...]
     nonnegative: tuple[bool, ...]
     unit: Optional[int] = None  # the dimension the caller's block pointer has a unit stride in (TTD103)
+    nullable: bool = False  # `None` (or `0`) at some call, or on some path to it: the parts then are `None`
+    zero: bool = False  # one of those is a `0`, which a `p is None` tells apart from `None` (none_test refuses)
 
     def kept(self) -> dict[tuple[str, int], str]:
         """The parts the helper spells itself (a literal, or one of its own parameters) instead of receiving."""
@@ -48,14 +61,15 @@ class SiteFacts:
 
 
 # What a call site that passes `None` (or `0`) where others pass a block pointer records instead of SiteFacts.
-ABSENT = "absent"
+ABSENT, ABSENT_ZERO = "absent", "absent (0)"
 
 
-def merge(facts: list[SiteFacts]) -> SiteFacts | str:
-    """The interface every call site agrees on, or why there is none. Orders that differ between call sites
-    (`load_fn(Q_block_ptr, ...)` with `(1, 0)`, `load_fn(K_block_ptr, ...)` with `(0, 1)`) leave the order
-    unknown: it carries no semantics (masked pointers never read it), and a unit stride they disagree on is
-    none (the helper's accesses get masked pointers)."""
+def merge(found: list) -> SiteFacts | str:
+    """The interface every call site agrees on (`found`: their SiteFacts, and ABSENT where a call passes `None`),
+    or why there is none. Orders that differ between call sites (`load_fn(Q_block_ptr, ...)` with `(1, 0)`,
+    `load_fn(K_block_ptr, ...)` with `(0, 1)`) leave the order unknown: it carries no semantics (masked pointers
+    never read it), and a unit stride they disagree on is none (the helper's accesses get masked pointers)."""
+    facts = [f for f in found if f not in (ABSENT, ABSENT_ZERO)]
     first = facts[0]
     if any(f.rank != first.rank for f in facts):
         return "receives block pointers of different ranks at different call sites"
@@ -63,7 +77,9 @@ def merge(facts: list[SiteFacts]) -> SiteFacts | str:
                      tuple(v if all(f.fixed[i] == v for f in facts) else None for i, v in enumerate(first.fixed)),
                      tuple(all(f.aligned[d] for f in facts) for d in range(first.rank)),
                      tuple(all(f.nonnegative[d] for f in facts) for d in range(first.rank)),
-                     first.unit if all(f.unit == first.unit for f in facts) else None)
+                     first.unit if all(f.unit == first.unit for f in facts) else None,
+                     len(facts) < len(found) or any(f.nullable for f in facts),
+                     ABSENT_ZERO in found or any(f.zero for f in facts))
 
 
 def part_kinds(rank: int) -> list[tuple[str, int]]:
@@ -229,7 +245,8 @@ class Crossing:
         absent = {p: a.value for p, a in bound.items() if p not in pointers and self.passes_placeholder(a.value, state)}
         for param in bound:
             facts = self.site_facts(*pointers[param], bound, self.context.constexprs(helper)) \
-                if param in pointers else ABSENT if param in absent else None
+                if param in pointers else (ABSENT_ZERO if self.zero_placeholder(absent[param], state) else ABSENT) \
+                if param in absent else None
             self.context.record(helper, param, node, facts, pointers[param][0].creations if param in pointers
                                 else frozenset())
         if not pointers and not any(self.context.interface(helper, p) for p in absent):
@@ -259,11 +276,11 @@ class Crossing:
             if parts is not None:
                 passed[param] = parts
                 self.record_form(value, "parts", [])
-        for param, placeholder in absent.items():
+        for param in absent:
             interface = self.context.interface(helper, param)
-            if interface is not None:  # `None` in every part: the helper receives `None` where it did
+            if interface is not None:  # `None` in every part: the helper receives no block pointer where it did
                 kinds = interface.passed()
-                passed[param] = Passed(self.context.part_names(helper, param, kinds), [placeholder] * len(kinds))
+                passed[param] = Passed(self.context.part_names(helper, param, kinds), [cst.Name("None")] * len(kinds))
         if passed:
             owners = frozenset().union(*(pointers[p][0].creations for p in passed if p in pointers))
             self.expr_edits[id(node)] = (owners, lambda updated: ttd008_helper_parts.expand(
@@ -275,6 +292,13 @@ class Crossing:
         """`None` (or `0`) where other call sites pass a block pointer: a literal, or a name that holds one."""
         return is_placeholder(argument) or isinstance(argument, cst.Name) and \
             isinstance(state.get(argument.value), Placeholder)
+
+    def zero_placeholder(self, node: cst.BaseExpression, state: State) -> bool:
+        """Whether this `None`-like argument is (or holds, on some path) a `0`."""
+        if isinstance(node, cst.Name) and isinstance(state.get(node.value), Placeholder):
+            return any(not is_none(self.placeholders[s].value) for s in state[node.value].statements
+                       if s in self.placeholders)
+        return not is_none(node)
 
     def passes_pointer(self, argument: cst.BaseExpression, state: State) -> bool:
         """`p` or `tl.advance(p, ...)` for a tracked block pointer `p`."""
@@ -294,7 +318,7 @@ class Crossing:
         # Block pointers merged from several creations (an `if`/`else` creating from two shapes) pass the
         # variables each creation assigns where their parts differ (`p_shape0`), as masked pointers read them.
         base, shape, strides, blocks, ranged = self.merged_parts(value)
-        if value.creations & set().union(*self.knowledge.placeholder_links.values()):
+        if self.nullable(value):
             base = self.base_variable(value)  # `None` on the paths that make no block pointer
         if ranged:
             self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "the block pointers merged here "
@@ -307,6 +331,23 @@ class Crossing:
                            ("start", d): offsets[d], ("block", d): blocks[d]})
         kinds = interface.passed()
         return Passed(self.context.part_names(helper, param, kinds), [source[k] for k in kinds])
+
+    def nullable(self, value: BlockPtr) -> bool:
+        """Whether some path makes this name `None` (or `0`) instead of a block pointer (`else: p = None`), or
+        it is a parameter some call fills so."""
+        owner = self.parameter_of(value)
+        if owner is not None and self.context.entry[owner].nullable:
+            return True
+        return bool(value.creations & set().union(*self.knowledge.placeholder_links.values()))
+
+    def maybe_zero(self, value: BlockPtr) -> bool:
+        """Whether some path makes this name `0` instead of a block pointer, or it is a parameter some call fills
+        so: a `p is None` cannot ask its base (which is `None` there) what it asked of `p`."""
+        owner = self.parameter_of(value)
+        if owner is not None and self.context.entry[owner].zero:
+            return True
+        return any(not is_none(self.placeholders[s].value) for s, linked in self.knowledge.placeholder_links.items()
+                   if linked & value.creations and s in self.placeholders)
 
     def base_variable(self, value: BlockPtr) -> cst.Name:
         """`p_base`, a variable each creation of the block pointer assigns and the paths that make none (`else:
@@ -324,7 +365,7 @@ class Crossing:
                 not isinstance(node.left, cst.Name) or not is_placeholder(target.comparator):
             return False
         value = state.get(node.left.value)
-        if not isinstance(value, BlockPtr):
+        if not isinstance(value, BlockPtr) or self.maybe_zero(value):
             return False
         owner = self.parameter_of(value)
         base = cst.Name(self.namer.part(owner, "base", 0)) if owner is not None else self.base_variable(value)
@@ -346,7 +387,7 @@ class Crossing:
         units = {c.unit for c in creations}
         return SiteFacts(rank, orders.pop() if len(orders) == 1 else None, fixed,
                          tuple(p["aligned"] for p in proven), tuple(p["nonnegative"] for p in proven),
-                         units.pop() if len(units) == 1 else None)
+                         units.pop() if len(units) == 1 else None, self.nullable(value), self.maybe_zero(value))
 
     @staticmethod
     def fixed_part(node: cst.BaseExpression, bound: dict) -> Optional[str]:

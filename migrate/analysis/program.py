@@ -17,7 +17,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from .calls import UnboundCall, bind, int_value, is_jit, tuple_elements
-from .crossing import ABSENT, SiteFacts, merge
+from .crossing import ABSENT, ABSENT_ZERO, SiteFacts, merge
 from .packages import absolute_module
 from .triton_names import dotted_name
 from .values import canonical_code
@@ -278,8 +278,8 @@ class Program:
         for (key, param), sites in self.sites.items():
             if (key, param) in self.blocked:
                 continue
-            facts = [f for _, f, _ in sites if isinstance(f, SiteFacts)]
-            if not facts:
+            facts = [f for _, f, _ in sites if f is not None]
+            if not any(isinstance(f, SiteFacts) for f in facts):
                 continue
             reason = self._site_problem(key, param, sites, refused) if self.validating else None
             merged = merge(facts) if reason is None else reason
@@ -303,7 +303,8 @@ class Program:
             elif shapes:
                 self.returns[helper] = shapes.pop()
         self.removable = self._inlined_everywhere(analyses)
-        self.absent = {site for site, found in self.sites.items() if all(f == ABSENT for _, f, _ in found)
+        self.absent = {site for site, found in self.sites.items()
+                       if all(f in (ABSENT, ABSENT_ZERO) for _, f, _ in found)
                        and {id(call) for call, _, _ in found} == {id(call) for call in self.calls_of[site[0]]}}
         return (self.interfaces, self.blocked, self.returns, self.removable, self.absent) != before
 

@@ -147,6 +147,10 @@ class Results:
     def creation_statements(self, node, creation: Creation) -> list:
         in_place = self.uses_descriptors({id(creation.call)}) and not self.is_hoisted(creation)
         statements = self.descriptor_statements(creation) if in_place else []
+        if isinstance(creation.anchor, cst.Param) and self.context.entry[creation.target].nullable:
+            # some call passes `None` in every part: the handle exists only where the block pointer does
+            base = cst.Name(self.namer.part(creation.target, "base", 0))
+            statements = [_present_only(s, base) for s in statements]
         if creation.condition is not None:
             statements = [_conditional(s, creation.condition, creation.call) for s in statements]
         statements = self.guarded_statements(creation, statements)
@@ -203,7 +207,8 @@ class Results:
         """`p = None` on the paths that create no block pointer (`else: p = None` under a constexpr flag)
         becomes `None` for what the other paths assign instead: the descriptor names, and, where `p` is passed
         to a helper as parts, the part and offset variables the call reads (the helper then receives `None`
-        in each, as it received `None` for `p`). `p = 0` gives `0` in each the same way."""
+        in each, as it received `None` for `p`). `p = 0` gives `None` the same way: what is no block pointer there
+        is no handle and no part either."""
         creations = frozenset(self.knowledge.placeholder_links.get(statement, ()))
         if not creations or statement in self.knowledge.placeholder_used:
             return None
@@ -217,8 +222,7 @@ class Results:
             names += self.part_variables(creations)  # what a helper receives, or a `p is None` asks
         if not names:
             return None
-        value = self.placeholders[statement].value
-        return creations, lambda: [ttd002_advance.assign(name, value) for name in dict.fromkeys(names)]
+        return creations, lambda: [ttd002_advance.assign(name, cst.Name("None")) for name in dict.fromkeys(names)]
 
     def part_variables(self, creations) -> list[str]:
         """The variables these creations assign for their parts: those that differ between them (`p_base`),
@@ -240,6 +244,12 @@ class Results:
                     (frozenset({id(creation.call)}),
                      lambda c=creation: self.guarded_statements(c, self.descriptor_statements(c))))
         return before
+
+
+def _present_only(statement: cst.Assign, base: cst.Name) -> cst.Assign:
+    """`p_desc = ... if p_base is not None else None` (a test Triton decides at compile time)."""
+    test = cst.Comparison(base, [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))])
+    return statement.with_changes(value=cst.IfExp(test, statement.value, cst.Name("None")))
 
 
 def _conditional(statement: cst.Assign, condition: cst.IfExp, call: cst.Call) -> cst.Assign:

@@ -29,7 +29,7 @@ from triton_migrate.rules._syntax import keyword
 from . import guards, inlining, planner
 from .calls import UnboundCall, bind, bool_value, int_value, string_value, tuple_elements
 from .records import Creation, Loop, Refusal
-from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, canonical_code
+from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, canonical_code, is_none
 
 HINTS = ("cache_modifier", "eviction_policy", "volatile")  # kept by the masked-pointer form
 COMPAT_EMULATED_RANK = 3  # the shim's emulation, a guarded tile's fallback, has ranks 1 to 3
@@ -55,10 +55,6 @@ def _elementwise(node: cst.IfExp) -> Optional[list]:
     return [a if canonical_code(a) == canonical_code(b) else
             node.with_changes(body=a, orelse=b, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
             for a, b in zip(*sides)]
-
-
-def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
 
 
 class Sites:
@@ -474,7 +470,7 @@ class Sites:
             return Refusal(ttd109_ambiguous_value.CODE, "its descriptor name is re-created while this block "
                            "pointer is still in use", call)
         # `mask=None` / `other=None` are no mask (Triton 3.7 and earlier took them so; 3.8 refuses them too)
-        given = [k for k in ("mask", "other") if k in bound and not _is_none(bound[k].value)]
+        given = [k for k in ("mask", "other") if k in bound and not is_none(bound[k].value)]
         if given:
             return Refusal(ttd108_unsupported_use.CODE, f"`tl.{member}` with `{given[0]}=` on a block pointer, which "
                            "Triton rejects at compile time (every version): this access never compiled, so there is "

@@ -111,10 +111,14 @@ class Opaque:
         return ("mixed", self.creations, self.why)
 
 
+def is_none(node: cst.BaseExpression) -> bool:
+    return type(node) is cst.Name and node.value == "None"
+
+
 def is_placeholder(node: cst.BaseExpression) -> bool:
     """`None`, or an integer literal (AMD's attention kernels: `encoded_softmax_block_ptr = 0`): what a name holds
     on the paths where no block pointer is made (`Placeholder`), and what a call passes for one."""
-    return type(node) is cst.Integer or type(node) is cst.Name and node.value == "None"
+    return type(node) is cst.Integer or is_none(node)
 
 
 class _Other:
