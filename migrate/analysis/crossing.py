@@ -365,8 +365,13 @@ class Crossing:
                 not isinstance(node.left, cst.Name) or not is_placeholder(target.comparator):
             return False
         value = state.get(node.left.value)
-        if not isinstance(value, BlockPtr) or self.maybe_zero(value):
+        if not isinstance(value, BlockPtr):
             return False
+        if self.maybe_zero(value):
+            self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, f"`{node.left.value}` is `0` instead of "
+                                                 "a block pointer on some path, where its migrated parts are `None`: "
+                                                 "this test would tell them apart", node))
+            return True
         owner = self.parameter_of(value)
         base = cst.Name(self.namer.part(owner, "base", 0)) if owner is not None else self.base_variable(value)
         self.expr_edits[id(node)] = (value.creations, lambda updated: updated.with_changes(left=base))
