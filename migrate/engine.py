@@ -443,6 +443,9 @@ def _diagnostics(analysis: FunctionAnalysis, positions: Positions, namer: Namer)
             found.append(Diagnostic(line, column + 1, refusal.code, refusal.message + detail, False, "untouched"))
         else:
             found.append(_migrated(analysis, creation, creation_id, (line, column), namer))
+    for use in analysis.dead_uses:
+        line, column = positions.start(use.node)
+        found.append(Diagnostic(line, column + 1, use.code, use.message, True, "compile-error"))
     frozen = _frozen_reason(analysis)
     for orphan in analysis.orphans:
         line, column = positions.start(orphan.node)

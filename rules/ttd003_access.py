@@ -10,10 +10,13 @@ hints are dropped: descriptors accept none and they are performance hints only (
 (TTD104). A transposed view loads `tl.trans(...)` (`tl.permute` for rank ≥ 3) and stores the transposed
 value. A scalar stored through a block pointer is broadcast; a descriptor needs a full tile, so literals
 become `tl.full(block_shape, value, p_desc.dtype)` and values not provably blocks are wrapped in
-`tl.broadcast_to(value, block_shape)`, a no-op on a block of that shape (D12).
+`tl.broadcast_to(value, block_shape)`, a no-op on a block of that shape (D12). An access whose
+`boundary_check` Triton rejects at compile time (a dimension the block pointer lacks, or one named twice:
+Intel's `store_if` names dimension 1 in the constexpr branches a rank-1 block pointer never takes) becomes
+`tl.static_assert(False, "<why>")`, which Triton rejects there just the same.
 
 Fixtures: gemm_loop_advance, cache_hints, padding_nan, two_paddings, transposed_view, kt_view_attention,
-store_scalar.
+store_scalar, helper_checks_by_flags.
 """
 
 from __future__ import annotations
@@ -70,3 +73,10 @@ def is_scalar_literal(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         return is_scalar_literal(node.expression)
     return isinstance(node, (cst.Integer, cst.Float)) or (isinstance(node, cst.Name) and node.value in ("True", "False"))
+
+
+def compile_error(language: cst.BaseExpression, message: str) -> cst.Call:
+    """`tl.static_assert(False, "...")`: an access Triton rejects at compile time (a `boundary_check` naming a
+    dimension the block pointer lacks, in a constexpr branch its callers never take) stays one, with the reason."""
+    return cst.Call(cst.Attribute(language, cst.Name("static_assert")),
+                    [cst.Arg(cst.Name("False")), cst.Arg(cst.SimpleString(repr(message).replace("'", '"')))])

@@ -1,11 +1,12 @@
 """TTD004 dtype-query: `p.dtype.element_ty` on a block pointer becomes `p_desc.dtype`.
 
 What it matches: `p.dtype.element_ty` and `p.dtype.element_ty.element_ty` where `p` is a block pointer
-(typically `tl.store(p, acc.to(p.dtype.element_ty))`). On a block pointer the first is the block type and
-the second its element type; `.to()` casts to the element type in both cases, which is what a
-descriptor's `dtype` is.
+(typically `tl.store(p, acc.to(p.dtype.element_ty))`), and the same spelt with `type` (AMD's attention
+kernels: `p.to(V_block_ptr.type.element_ty)`): a block pointer's type is its dtype. On a block pointer the
+first is the block type and the second its element type; `.to()` casts to the element type in both cases,
+which is what a descriptor's `dtype` is.
 
-Fixtures: dtype_query.
+Fixtures: dtype_query, helper_attention_inner.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ def queried_pointer(node: cst.Attribute) -> cst.Name | None:
     while isinstance(current, cst.Attribute):
         chain.append(current.attr.value)
         current = current.value
-    if isinstance(current, cst.Name) and chain in (["element_ty", "dtype"], ["element_ty", "element_ty", "dtype"]):
+    if isinstance(current, cst.Name) and chain[-1:] in (["dtype"], ["type"]) and chain[:-1] in (
+            ["element_ty"], ["element_ty", "element_ty"]):
         return current
     return None
 

@@ -19,12 +19,20 @@ never need it, and the helper finds the unit stride as the caller did, from a li
 pointer merged from several creations (`if SEQUENCE_PARALLEL:` / `else:` creating with two shapes) is
 passed too: a part the creations spell differently is assigned on each path (`p_shape0 = ...`), as for
 masked pointers, and passed; where another path sets the name to `None` (`else: p = None` under a
-constexpr flag), that path sets each part variable the call reads to `None` instead, so the helper
-receives `None` where it did. A block size the helper spells with one of its own parameters must be a
-`tl.constexpr` one.
+constexpr flag; `p = 0` alike), that path sets each part variable the call reads to `None` instead, its
+base included, so the helper receives no block pointer where it did. A call that passes `None` (or `0`)
+itself, or a name that is `None` on every path, passes `None` in every part. The helper's `p is None` /
+`p is not None` then asks its base, which is `None` exactly where `p` was (refused where `p` may be `0`:
+its base is `None` there), and a helper that makes a descriptor or compat tile makes it only where its base
+is not `None`. Call sites may pass block pointers of different
+`order`s (applied-ai's `load_fn` loads a row-major Q and a transposed K): `order` carries no semantics, so
+the helper takes them with none, and where they disagree on the unit-stride dimension its accesses are
+masked pointers. A `boundary_check` or `padding_option` that arrives as a parameter every call fills
+with the same literal (`load_block(x_block, boundary_check=(0, 1), ...)`) is read in the helper as that
+literal. A block size the helper spells with one of its own parameters must be a `tl.constexpr` one.
 
 Refusals (TTD201, with the helper's reason): a helper called somewhere with another value in that
-parameter, with block pointers of different ranks or orders, passed as a value (a function pointer or
+parameter, with block pointers of different ranks, passed as a value (a function pointer or
 `constexpr` callable), listed in `__all__` (public API: callers outside the migrated files would
 break), called with `*args`/`**kwargs`, or whose own use of the block pointer cannot be migrated. Every
 caller's block pointer is then left untouched, so no call site is ever broken.
@@ -32,7 +40,8 @@ caller's block pointer is then left untouched, so no call site is ever broken.
 Fixtures: helper_same_module, helper_noinline, helper_returns_pointer, helper_chain, helper_mixed_callers,
 helper_staticmethod (an autotuned kernel that is a static method), helper_order_name,
 helper_order_name_none_first, helper_refused_keeps_caller, helper_merged_creations,
-helper_none_parts;
+helper_none_parts, helper_copy_prefetch, helper_none_arguments, helper_orders_differ,
+helper_check_parameter;
 tests/data/helper_package (helpers in another module, tests/test_helpers_package.py).
 """
 

@@ -1,11 +1,16 @@
-"""TTD105 rank: rank not between 1 and 5, or not a literal tuple.
+"""TTD105 rank: rank not between 1 and 5, or tuples whose elements cannot be told.
 
-Why: descriptors have ranks 1–5 (D18). A block pointer whose shape, strides, offsets or block shape are
-not literal tuples of one length has a rank the codemod cannot see.
+Why: descriptors have ranks 1–5 (D18). A block pointer whose shape, strides, offsets or block shape have no
+elements the codemod can see has a rank it cannot see either. They can be spelt out, held by a name assigned
+one tuple once (`shape = (M, N)`, whose names hold one value all along), returned by a `@triton.jit` helper
+that only returns a tuple of its parameters, chosen by a conditional expression between tuples of one length
+(`(a, 0) if REVERSE else (b, 0)`, read element by element), or, for rank 1, a scalar (`offsets=(i * BK)`, or a
+name once another part pins the rank: `shape=N, block_shape=BN, order=(0,)`), which Triton reads as one
+element; anything else (a tuple built in a loop, a name assigned on several paths) is reported.
 
-Fixtures: rank6_refused.
+Fixtures: rank6_refused; tuple_parts_resolved, scalar_and_conditional_parts (accepted).
 """
 
 CODE = "TTD105"
 NAME = "rank"
-SUMMARY = "rank not between 1 and 5, or not a literal tuple"
+SUMMARY = "rank not between 1 and 5, or tuples whose elements cannot be told"

@@ -1,12 +1,19 @@
 """TTD108 unsupported-use: block pointer used in a way the rewrite does not model.
 
-Why: everything the codemod rewrites it must model exactly. A block pointer compared, aliased
-(`q = p`), stored in a tuple, used with `mask=`/`other=`, created outside a plain `name = tl.make_block_ptr(...)`
-(or `name = tl.make_block_ptr(...) if FLAG else None`, which migrates as `if FLAG:` statements would), or given a `boundary_check` that is not a literal, or a `padding_option` that is neither a literal nor a name,
-is left untouched and reported. A `padding_option` that is a name (a constexpr) keeps the access off
-descriptors (TTD006 says why).
+Why: everything the codemod rewrites it must model exactly. A block pointer compared, stored in a tuple,
+created outside a plain `name = tl.make_block_ptr(...)` (or `name = tl.make_block_ptr(...) if FLAG else
+None`, which migrates as `if FLAG:` statements would), or given a `boundary_check` that is not a literal (a
+tuple with as many entries as the block pointer has dimensions is read as checking all of them, whatever their
+spelling: Triton compiles nothing else), or a `padding_option` that is neither a literal nor a name, is left
+untouched and reported. A `padding_option` that
+is a name (a constexpr) keeps the access off descriptors (TTD006 says why).
 
-Fixtures: property test.
+A load or store with a real `mask=` or `other=` on a block pointer is reported too, for another reason: Triton
+rejects it at compile time in every version, so the access never compiled and there is nothing to migrate it
+to (it stays as it is, and fails as it did). `mask=None` and `other=None` are no mask (Triton 3.7 and earlier
+took them so) and migrate as if absent.
+
+Fixtures: mask_none, scalar_and_conditional_parts (accepted); property test.
 """
 
 CODE = "TTD108"

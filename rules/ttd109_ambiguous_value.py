@@ -7,10 +7,13 @@ loop, of rank 1 in the next) is migrated per live range. Block pointers of one r
 are migrated: with different bases, shapes, strides or block shapes (an `if HEAD_FIRST:` choosing
 `(BT, BK)` or `(BK, BT)`), each branch assigns its parts; with different `order`s, to masked pointers, since
 one descriptor has one contiguous dimension (under `--target descriptor` they are left untouched with this
-code). What to do: give each rank its own name, or keep the raw pointer in another name.
+code). A name that is `None` or `0` on the paths that make no block pointer (`else: p = None` under a
+constexpr flag) is no ambiguity: those paths never use it as one (Triton would refuse to compile them), so it
+is migrated and passed on as `None` (TTD008). What to do: give each rank its own name, or keep the raw pointer
+in another name.
 
-Fixtures: ambiguous_value_refused; name_reuse, name_reuse_rank, order_per_branch, constexpr_branch_shapes
-(accepted).
+Fixtures: ambiguous_value_refused; name_reuse, name_reuse_rank, order_per_branch, constexpr_branch_shapes,
+helper_none_arguments (accepted).
 """
 
 CODE = "TTD109"

@@ -23,16 +23,16 @@ CASES = {
     "ranks differ": (HEAD + HELPER + KERNEL.format("    y = load(x)")
                      + "@triton.jit\ndef k2(x_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):\n"
                        "    x2 = tl.make_block_ptr(x_ptr, (M, N), (N, 1), (0, 0), (BM, BN), (1, 0))\n    y = load(x2)\n",
-                     "different ranks or orders"),
+                     "different ranks at different call sites"),
     "returns differ": (HEAD + "@triton.jit\ndef mv(p, a, BN: tl.constexpr):\n    q = tl.advance(p, (BN,))\n"
                               "    if a > 0:\n        return q, a\n    return a, q\n\n"
                        + KERNEL.format("    x, n = mv(x, N, BN)\n    tl.load(x, boundary_check=(0,))"),
                        "return statements hand back block pointers differently"),
     "result not unpacked": (HEAD + MOVE + KERNEL.format("    r = (mv(x, BN),)"), "not unpacked into names"),
-    "caller cannot be migrated": (HEAD + HELPER + KERNEL.format("    y = load(x)\n    w = x"),
+    "caller cannot be migrated": (HEAD + HELPER + KERNEL.format("    y = load(x)\n    w = (x,)"),
                                   "callers' block pointers cannot be migrated"),
     "helper cannot migrate its use": (HEAD + "@triton.jit\ndef load(p):\n    return tl.load(p, boundary_check=(0,), "
-                                      "mask=None)\n\n" + KERNEL.format("    y = load(x)"), "in the helper, `tl.load` with"),
+                                      "mask=tl.arange(0, 4) < 2)\n\n" + KERNEL.format("    y = load(x)"), "in the helper, `tl.load` with"),
 }
 
 
@@ -59,3 +59,30 @@ def test_a_site_met_again_on_a_loops_next_pass_is_reported_once():
                      "        p = tl.advance(p, (BN,))\n    return tl.load(p)\n")
     outcome = migrate_source(source)
     assert [(d.line, d.code) for d in outcome.diagnostics] == [(7, "TTD201")]
+
+
+@pytest.mark.parametrize("callers, reason", [
+    (KERNEL.format("    y = walk(x, N, 4)") + "@triton.jit\ndef raw(x_ptr):\n    y = walk(x_ptr, 1, 4)\n",
+     "the block-pointer parameter `p`, which its callers cannot pass as parts: it receives a block pointer at some "
+     "call sites and another value at others"),
+    ("", "the parameter `p` of a helper that no migrated code calls (its rank and parts are unknown)"),
+    ("@triton.jit\ndef raw(x_ptr):\n    y = walk(x_ptr, 1, 4)\n", "the parameter `p`, to which no call site passes a "
+     "block pointer"),
+])
+def test_a_helpers_own_use_of_a_parameter_it_cannot_take_as_parts_says_why(callers, reason):
+    source = HEAD + ("@triton.jit\ndef walk(p, N, BN: tl.constexpr):\n    p = tl.advance(p, (BN,))\n"
+                     "    return tl.load(p, boundary_check=(0,))\n\n") + callers
+    outcome = migrate_source(source)
+    helper = [d.message for d in outcome.diagnostics if d.line in (6, 7)]
+    assert helper == [f"`tl.advance` on {reason}", f"`tl.load` with `boundary_check`/`padding_option` on {reason}"]
+
+
+def test_a_none_test_on_a_name_that_may_be_zero_is_refused():
+    """`p = 0` on the paths without a block pointer gives `None` parts (no handle, no part is made there), so a
+    `p is None` there cannot ask the base: `0 is None` is False, `None is None` is not."""
+    source = HEAD + HELPER + ("@triton.jit\ndef k(x_ptr, N, FLAG: tl.constexpr, BN: tl.constexpr):\n    if FLAG:\n"
+                              "        x = tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (BN,), (0,))\n    else:\n"
+                              "        x = 0\n    if x is not None:\n        y = load(x)\n")
+    outcome = migrate_source(source)
+    creation = next(d for d in outcome.diagnostics if d.line == 11)
+    assert outcome.new_source is None and creation.code == "TTD108" and "`x` is `0` instead of" in creation.message

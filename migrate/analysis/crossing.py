@@ -22,7 +22,18 @@ from triton_migrate.rules import ttd008_helper_parts, ttd108_unsupported_use, tt
 from . import inlining
 from .calls import int_value, tuple_elements
 from .records import Refusal
-from .values import OTHER, BlockPtr, Dim, State, canonical_code, code_of, parsed
+from .values import (
+    OTHER,
+    BlockPtr,
+    Dim,
+    Placeholder,
+    State,
+    canonical_code,
+    code_of,
+    is_none,
+    is_placeholder,
+    parsed,
+)
 
 
 @dataclass(frozen=True)
@@ -35,6 +46,8 @@ class SiteFacts:
     aligned: tuple[bool, ...]
     nonnegative: tuple[bool, ...]
     unit: Optional[int] = None  # the dimension the caller's block pointer has a unit stride in (TTD103)
+    nullable: bool = False  # `None` (or `0`) at some call, or on some path to it: the parts then are `None`
+    zero: bool = False  # one of those is a `0`, which a `p is None` tells apart from `None` (none_test refuses)
 
     def kept(self) -> dict[tuple[str, int], str]:
         """The parts the helper spells itself (a literal, or one of its own parameters) instead of receiving."""
@@ -47,16 +60,26 @@ class SiteFacts:
         return [part for part in part_kinds(self.rank) if part not in kept]
 
 
-def merge(facts: list[SiteFacts]) -> SiteFacts | str:
-    """The interface every call site agrees on, or why there is none."""
+# What a call site that passes `None` (or `0`) where others pass a block pointer records instead of SiteFacts.
+ABSENT, ABSENT_ZERO = "absent", "absent (0)"
+
+
+def merge(found: list) -> SiteFacts | str:
+    """The interface every call site agrees on (`found`: their SiteFacts, and ABSENT where a call passes `None`),
+    or why there is none. Orders that differ between call sites (`load_fn(Q_block_ptr, ...)` with `(1, 0)`,
+    `load_fn(K_block_ptr, ...)` with `(0, 1)`) leave the order unknown: it carries no semantics (masked pointers
+    never read it), and a unit stride they disagree on is none (the helper's accesses get masked pointers)."""
+    facts = [f for f in found if f not in (ABSENT, ABSENT_ZERO)]
     first = facts[0]
-    if any((f.rank, f.order) != (first.rank, first.order) for f in facts):
-        return "receives block pointers of different ranks or orders at different call sites"
-    return SiteFacts(first.rank, first.order,
+    if any(f.rank != first.rank for f in facts):
+        return "receives block pointers of different ranks at different call sites"
+    return SiteFacts(first.rank, first.order if all(f.order == first.order for f in facts) else None,
                      tuple(v if all(f.fixed[i] == v for f in facts) else None for i, v in enumerate(first.fixed)),
                      tuple(all(f.aligned[d] for f in facts) for d in range(first.rank)),
                      tuple(all(f.nonnegative[d] for f in facts) for d in range(first.rank)),
-                     first.unit if all(f.unit == first.unit for f in facts) else None)
+                     first.unit if all(f.unit == first.unit for f in facts) else None,
+                     len(facts) < len(found) or any(f.nullable for f in facts),
+                     ABSENT_ZERO in found or any(f.zero for f in facts))
 
 
 def part_kinds(rank: int) -> list[tuple[str, int]]:
@@ -155,6 +178,38 @@ class Crossing:
         self.stmt_edits[id(node)] = (creations, lambda: [new])
         return True
 
+    def untracked_origin(self, pointer: cst.BaseExpression) -> str:
+        """`pointer`, used as a block pointer this function does not track, and where it comes from: a parameter
+        its callers cannot pass as parts (and why), or a value from elsewhere."""
+        if not isinstance(pointer, cst.Name):
+            return f"`{canonical_code(pointer)}`, which is not a block pointer the migration follows (one kept in a " \
+                   "tuple, or a call's result)"
+        helper, name = self.context.helper if self.context is not None else None, pointer.value
+        if helper is None or name not in self.facts.params:
+            return f"`{name}`, which is not a block pointer created in this function (a parameter or a call result)"
+        if not self.context.is_called():
+            return f"the parameter `{name}` of a helper that no migrated code calls (its rank and parts are unknown)"
+        why = self.context.refusal(helper, name)
+        if why is None:
+            return f"the parameter `{name}`, to which no call site passes a block pointer"
+        return f"the block-pointer parameter `{name}`, which its callers cannot pass as parts: {why}"
+
+    def none_pointer(self, pointer: cst.BaseExpression, state: State) -> Optional[str]:
+        """How `pointer`, used as a block pointer, is `None` (or `0`) wherever this runs: a name that is so here,
+        or a parameter every call fills so, which the function only ever advances in place; else None."""
+        if not isinstance(pointer, cst.Name):
+            return None
+        name = pointer.value
+        if isinstance(state.get(name), Placeholder):
+            return f"`{name}` is `None` here"
+        advanced_only = all(isinstance(v, cst.Call) and self.names.member(v.func) == "advance" and v.args and
+                            isinstance(v.args[0].value, cst.Name) and v.args[0].value.value == name
+                            for v in self.facts.assignments.get(name, []))
+        if self.context is not None and name in self.facts.params and advanced_only and \
+                self.context.always_none(name):
+            return f"every call passes `{name}` as `None`"
+        return None
+
     def parameter_of(self, value: BlockPtr) -> Optional[str]:
         creation = self.creation_of(value)
         anchored = len(value.creations) == 1 and isinstance(creation.anchor, cst.Param)
@@ -190,12 +245,14 @@ class Crossing:
             return False
         pointers = {p: self.pointer(a.value, state) for p, a in bound.items() if self.passes_pointer(a.value, state)}
         pointers = {p: resolved for p, resolved in pointers.items() if resolved is not None}
+        absent = {p: a.value for p, a in bound.items() if p not in pointers and self.passes_placeholder(a.value, state)}
         for param in bound:
             facts = self.site_facts(*pointers[param], bound, self.context.constexprs(helper)) \
-                if param in pointers else None
+                if param in pointers else (ABSENT_ZERO if self.zero_placeholder(absent[param], state) else ABSENT) \
+                if param in absent else None
             self.context.record(helper, param, node, facts, pointers[param][0].creations if param in pointers
                                 else frozenset())
-        if not pointers:
+        if not pointers and not any(self.context.interface(helper, p) for p in absent):
             return False
         if any(self.context.returns(helper) or ()) and id(node) != self.unpacking:
             callee = canonical_code(node.func)
@@ -222,11 +279,29 @@ class Crossing:
             if parts is not None:
                 passed[param] = parts
                 self.record_form(value, "parts", [])
+        for param in absent:
+            interface = self.context.interface(helper, param)
+            if interface is not None:  # `None` in every part: the helper receives no block pointer where it did
+                kinds = interface.passed()
+                passed[param] = Passed(self.context.part_names(helper, param, kinds), [cst.Name("None")] * len(kinds))
         if passed:
-            owners = frozenset().union(*(pointers[p][0].creations for p in passed))
+            owners = frozenset().union(*(pointers[p][0].creations for p in passed if p in pointers))
             self.expr_edits[id(node)] = (owners, lambda updated: ttd008_helper_parts.expand(
                 node, updated, {id(bound[p]): parts for p, parts in passed.items()}))
         return True
+
+    @staticmethod
+    def passes_placeholder(argument: cst.BaseExpression, state: State) -> bool:
+        """`None` (or `0`) where other call sites pass a block pointer: a literal, or a name that holds one."""
+        return is_placeholder(argument) or isinstance(argument, cst.Name) and \
+            isinstance(state.get(argument.value), Placeholder)
+
+    def zero_placeholder(self, node: cst.BaseExpression, state: State) -> bool:
+        """Whether this `None`-like argument is (or holds, on some path) a `0`."""
+        if isinstance(node, cst.Name) and isinstance(state.get(node.value), Placeholder):
+            return any(not is_none(self.placeholders[s].value) for s in state[node.value].statements
+                       if s in self.placeholders)
+        return not is_none(node)
 
     def passes_pointer(self, argument: cst.BaseExpression, state: State) -> bool:
         """`p` or `tl.advance(p, ...)` for a tracked block pointer `p`."""
@@ -235,7 +310,8 @@ class Crossing:
         return isinstance(argument, cst.Name) and isinstance(state.get(argument.value), BlockPtr)
 
     def passed_parts(self, helper, param: str, value: BlockPtr, deltas, call: cst.Call) -> Optional[Passed]:
-        if value.args_stale:
+        self.knowledge.rebuilt.update(value.creations)  # the helper reads the base too
+        if self.pointer_problem(value) is not None:
             self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "passing a block pointer as parts needs "
                                                  "its base, shape and strides unchanged at the call", call))
             return None
@@ -246,6 +322,8 @@ class Crossing:
         # Block pointers merged from several creations (an `if`/`else` creating from two shapes) pass the
         # variables each creation assigns where their parts differ (`p_shape0`), as masked pointers read them.
         base, shape, strides, blocks, ranged = self.merged_parts(value)
+        if self.nullable(value):
+            base = self.base_variable(value)  # `None` on the paths that make no block pointer
         if ranged:
             self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "the block pointers merged here "
                                                  "have different block shapes, which a helper receives as "
@@ -257,6 +335,51 @@ class Crossing:
                            ("start", d): offsets[d], ("block", d): blocks[d]})
         kinds = interface.passed()
         return Passed(self.context.part_names(helper, param, kinds), [source[k] for k in kinds])
+
+    def nullable(self, value: BlockPtr) -> bool:
+        """Whether some path makes this name `None` (or `0`) instead of a block pointer (`else: p = None`), or
+        it is a parameter some call fills so."""
+        owner = self.parameter_of(value)
+        if owner is not None and self.context.entry[owner].nullable:
+            return True
+        return bool(value.creations & set().union(*self.knowledge.placeholder_links.values()))
+
+    def maybe_zero(self, value: BlockPtr) -> bool:
+        """Whether some path makes this name `0` instead of a block pointer, or it is a parameter some call fills
+        so: a `p is None` cannot ask its base (which is `None` there) what it asked of `p`."""
+        owner = self.parameter_of(value)
+        if owner is not None and self.context.entry[owner].zero:
+            return True
+        return any(not is_none(self.placeholders[s].value) for s, linked in self.knowledge.placeholder_links.items()
+                   if linked & value.creations and s in self.placeholders)
+
+    def base_variable(self, value: BlockPtr) -> cst.Name:
+        """`p_base`, a variable each creation of the block pointer assigns and the paths that make none (`else:
+        p = None`) set to what they set `p` to (results.placeholder_statements): `None` exactly where `p` is."""
+        for creation in value.creations:
+            self.knowledge.merged.setdefault(creation, {})[("base", 0)] = self.creations_by_id(creation).base
+        return cst.Name(self.namer.part(self.creation_of(value).target, "base", 0))
+
+    def none_test(self, node: cst.Comparison, state: State) -> bool:
+        """`p is None` / `p is not None` on a block pointer (applied-ai's `if bias_ptr is not None:`), a test
+        Triton decides at compile time: its base is `None` exactly where `p` is (a parameter's, as its caller
+        passed it; another's, `base_variable`)."""
+        target = node.comparisons[0] if len(node.comparisons) == 1 else None
+        if target is None or not isinstance(target.operator, (cst.Is, cst.IsNot)) or \
+                not isinstance(node.left, cst.Name) or not is_placeholder(target.comparator):
+            return False
+        value = state.get(node.left.value)
+        if not isinstance(value, BlockPtr):
+            return False
+        if self.maybe_zero(value):
+            self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, f"`{node.left.value}` is `0` instead of "
+                                                 "a block pointer on some path, where its migrated parts are `None`: "
+                                                 "this test would tell them apart", node))
+            return True
+        owner = self.parameter_of(value)
+        base = cst.Name(self.namer.part(owner, "base", 0)) if owner is not None else self.base_variable(value)
+        self.expr_edits[id(node)] = (value.creations, lambda updated: updated.with_changes(left=base))
+        return True
 
     def site_facts(self, value: BlockPtr, deltas, bound: dict, constexprs: set[str]) -> SiteFacts:
         """What this call passes; for block pointers merged from several creations, what they agree on (a part
@@ -273,7 +396,7 @@ class Crossing:
         units = {c.unit for c in creations}
         return SiteFacts(rank, orders.pop() if len(orders) == 1 else None, fixed,
                          tuple(p["aligned"] for p in proven), tuple(p["nonnegative"] for p in proven),
-                         units.pop() if len(units) == 1 else None)
+                         units.pop() if len(units) == 1 else None, self.nullable(value), self.maybe_zero(value))
 
     @staticmethod
     def fixed_part(node: cst.BaseExpression, bound: dict) -> Optional[str]:

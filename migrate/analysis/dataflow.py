@@ -30,7 +30,19 @@ from .records import Creation, Knowledge, Loop, Refusal
 from .results import Results
 from .sites import Sites
 from .triton_names import TritonNames
-from .values import OTHER, BlockPtr, Opaque, Placeholder, State, Value, creations_of, join_dims, parsed, same_state
+from .values import (
+    OTHER,
+    BlockPtr,
+    Opaque,
+    Placeholder,
+    State,
+    Value,
+    creations_of,
+    is_placeholder,
+    join_dims,
+    parsed,
+    same_state,
+)
 from .walk import children
 
 MAX_RERUNS = 64
@@ -85,6 +97,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.stmt_edits: dict[int, tuple[frozenset[int], Builder]] = {}
         self.placeholders: dict[int, cst.CSTNode] = {}
         self.orphans: list[Refusal] = []
+        self.dead_uses: list[Refusal] = []  # uses of `None` as a block pointer, which never compile (never_compiles)
         self.line: Optional[cst.SimpleStatementLine] = None  # the line being analysed, if a single statement
         # statements to put before a line: line id -> stem (an access's temporaries) or (stem, "creation") (an
         # inline creation's statements) -> (call id, owners, builder)
@@ -211,13 +224,13 @@ class FunctionAnalysis(Sites, Results, Crossing):
             self.bind(name, self.create_inlined(node, name, value, inlined, state), state)
         elif self.conditional_creation(value):
             self.bind(name, self.create_conditional(node, name, value, state), state)
-        elif isinstance(value, cst.Name) and value.value == "None":
+        elif is_placeholder(value):
             self.placeholders[id(node)] = node
             self.bind(name, Placeholder(frozenset({id(node)})), state)
-        elif isinstance(value, cst.Name) and isinstance(state.get(value.value), (BlockPtr, Opaque)):
-            self.visit(value, state, ttd108_unsupported_use.CODE, f"aliased as `{name}` (a copy of a block "
-                       "pointer is not modelled)")
-            self.bind(name, Opaque(creations_of(state[value.value])), state)
+        elif isinstance(value, cst.Name) and isinstance(state.get(value.value), BlockPtr):
+            self.bind(name, self.copy(node, name, state[value.value], state), state)
+        elif isinstance(value, cst.Name) and isinstance(state.get(value.value), Opaque):
+            self.bind(name, state[value.value], state)  # refused where it is read
         else:
             self.visit(value, state)
             self.bind(name, OTHER, state)
@@ -239,6 +252,9 @@ class FunctionAnalysis(Sites, Results, Crossing):
         for other, value in state.items():
             if type(value) is BlockPtr:  # not isinstance: this runs for every name of every assignment
                 state[other] = value.invalidate(name)
+                if name in value.args_free or name in value.base_free:  # capture_parts captures, if needed
+                    for creation in value.creations:
+                        self.knowledge.stale_names.setdefault(creation, set()).add(name)
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -256,6 +272,8 @@ class FunctionAnalysis(Sites, Results, Crossing):
             self.call(node, state)
         elif kind is cst.Arg:
             self.visit(node.value, state, code, how)
+        elif kind is cst.Comparison and self.none_test(node, state):
+            return
         elif kind is cst.NamedExpr:
             self.visit(node.value, state)
             self.assign_target(node.target, state)
@@ -341,7 +359,8 @@ class FunctionAnalysis(Sites, Results, Crossing):
         # loop's head and created again before every use (fla's `p_dA`, in two loops) needs no variable.
         dims = tuple(join_dims(x, y) for x, y in zip(a.dims, b.dims))
         return BlockPtr(creations, a.stem, dims, a.desc_stale or b.desc_stale, a.args_free | b.args_free,
-                        a.args_stale or b.args_stale, a.pointers and b.pointers)
+                        a.args_stale or b.args_stale, a.base_free | b.base_free, a.base_stale or b.base_stale,
+                        a.pointers and b.pointers)
 
     def join_placeholder(self, name: str, pointer: BlockPtr, placeholder: Placeholder) -> Value:
         if pointer.stem != self.namer.stem(name):
@@ -376,7 +395,12 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.cross_check(self.orphans[-1])
 
     def cross_check(self, refusal: Refusal) -> None:
-        if self.context is None and refusal.code == ttd201_crosses_function.CODE:
+        if refusal.code == ttd201_crosses_function.CODE:
+            self.needs_program()
+
+    def needs_program(self) -> None:
+        """What becomes of a block pointer here depends on another function: without the program, stop."""
+        if self.context is None:
             raise CrossesFunctions
 
     def creations_by_id(self, creation: int) -> Creation:

@@ -10,10 +10,13 @@ the call site is read as the creation itself, the helper's parameters replaced b
 A part that differs between the branches becomes a conditional expression on the branch's condition,
 `tl.make_block_ptr(g_base if G_T_CONTIG else g, (T,), (1 if G_T_CONTIG else HV,), (i_t,), (BC,), (0,))`,
 which Triton resolves at compile time since the condition is a constexpr: the code the original ran, with no
-call. Exact only for a helper that does nothing else: its body is `if`/`else` and `return` statements, its
-conditions read only constexpr parameters, every part reads only parameters, the block shape and the order
-are the same in every branch (a block size must stay a compile-time constant), and the arguments the parts
-read hold no call (they are evaluated where the block pointer is used, maybe more than once).
+call. Exact only for a helper that does nothing else: its body is `name = expression` lines (`offset = row *
+stride0`, read as their expressions), then `if`/`else` and `return` statements, its conditions read only
+constexpr parameters, every part reads only parameters (their literal defaults where the call passes none) and
+those lines, the block shape and the order are the same in every branch (a block size must stay a
+compile-time constant), and neither the arguments nor the lines the parts read hold a call (they are evaluated
+where the block pointer is used, maybe more than once). A condition the call decides with a literal (or a
+default) keeps only its branch.
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ def inlined_creation(helper: cst.FunctionDef, arguments: dict[str, cst.Arg], mem
     params = {p.name.value: p for p in helper.params.params}
     constexprs = {name for name, p in params.items() if p.annotation is not None
                   and canonical_code(p.annotation.annotation).split(".")[-1] == "constexpr"}
-    tree = _returned(_body(helper), member)
+    statements, values = _values(helper, arguments)
+    tree = _returned(statements, member)
     if tree is None or not _conditions(tree) <= constexprs:
         return None
     leaves = [_parts(call) for call in _leaves(tree)]
@@ -52,10 +56,9 @@ def inlined_creation(helper: cst.FunctionDef, arguments: dict[str, cst.Arg], mem
             return None
     used = set().union(*(free_names(e) for leaf in leaves for part in leaf.values() for e in part),
                        *(free_names(c) for c in _condition_nodes(tree)))
-    if not used <= set(params) or not used <= set(arguments) or \
-            any(_has_call(arguments[name].value) for name in used):
+    if not used <= set(values):
         return None
-    substitute = _Substitute({name: _grouped(arguments[name].value) for name in used})
+    substitute = _Substitute({name: values[name] for name in used})
 
     def merged(key: str, index: int) -> cst.BaseExpression:
         return _merge(tree, lambda call: _parts(call)[key][index], substitute)
@@ -65,6 +68,63 @@ def inlined_creation(helper: cst.FunctionDef, arguments: dict[str, cst.Arg], mem
     for key in _TUPLES:
         args.append(cst.Arg(cst.Tuple([cst.Element(merged(key, d)) for d in range(rank)])))
     return cst.Call(cst.Attribute(language, cst.Name("make_block_ptr")), args)
+
+
+def returned_tuple(helper: cst.FunctionDef, arguments: dict[str, cst.Arg]) -> Optional[list]:
+    """The elements of the tuple a call of `helper` with `arguments` returns, if the helper only returns a tuple
+    of expressions of its parameters (`return (M, N)`), each argument they read holding no call (it is then
+    evaluated where the block pointer is made, perhaps more than once); None otherwise."""
+    body, values = _values(helper, arguments)
+    statement = body[0].body[0] if len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) else None
+    value = statement.value if isinstance(statement, cst.Return) else None
+    elements = tuple_elements(value) if value is not None else None
+    if elements is None:
+        return None
+    used = set().union(*(free_names(e) for e in elements))
+    if not used <= set(values):
+        return None
+    substitute = _Substitute({name: values[name] for name in used})
+    return [element.visit(substitute) for element in elements]
+
+
+def _values(helper: cst.FunctionDef, arguments: dict[str, cst.Arg]) -> tuple[list, dict]:
+    """The helper's statements after its leading `name = expression` lines, and what each name the rest may read
+    stands for at this call: a parameter its argument (or its literal default, `REVERSE: tl.constexpr =
+    False`), a local of those lines its expression in them (`offset = row * stride0`). An argument or a local
+    that holds a call stands for nothing: it would be evaluated where the block pointer is used, perhaps more
+    than once."""
+    values = {}
+    for param in helper.params.params:
+        name = param.name.value
+        if name in arguments and not _has_call(arguments[name].value):
+            values[name] = _grouped(arguments[name].value)
+        elif name not in arguments and param.default is not None and _literal(param.default) is not None:
+            values[name] = _literal(param.default)
+    statements = _body(helper)
+    while statements and (local := _local(statements[0])) is not None:
+        name, value = local
+        values.pop(name, None)
+        if free_names(value) <= set(values) and not _has_call(value):
+            values[name] = _grouped(value.visit(_Substitute(values)))
+        statements = statements[1:]
+    return statements, values
+
+
+def _local(statement) -> Optional[tuple[str, cst.BaseExpression]]:
+    """`name = expression` on a line of its own."""
+    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        return small.targets[0].target.value, small.value
+    return None
+
+
+def _literal(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """A literal default (`False`, `1`), also wrapped in `tl.constexpr(...)`."""
+    if isinstance(node, cst.Call) and len(node.args) == 1 and canonical_code(node.func).split(".")[-1] == "constexpr":
+        node = node.args[0].value
+    literal = isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)) or \
+        isinstance(node, cst.Name) and node.value in ("True", "False", "None")
+    return node if literal else None
 
 
 def _body(helper: cst.FunctionDef) -> list:
@@ -129,10 +189,13 @@ def _merge(tree: Tree, part, substitute: "_Substitute") -> cst.BaseExpression:
     if isinstance(tree, cst.Call):
         return part(tree).visit(substitute)
     condition, taken, other = tree
+    test = condition.visit(substitute)
+    if isinstance(test, cst.Name) and test.value in ("True", "False"):  # a default, or a literal argument
+        return _merge(taken if test.value == "True" else other, part, substitute)
     a, b = _merge(taken, part, substitute), _merge(other, part, substitute)
     if canonical_code(a) == canonical_code(b):
         return a
-    return cst.IfExp(condition.visit(substitute), a, b, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.IfExp(test, a, b, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
 class _Substitute(cst.CSTTransformer):

@@ -16,10 +16,11 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from .calls import UnboundCall, bind, is_jit
-from .crossing import SiteFacts, merge
+from .calls import UnboundCall, bind, int_value, is_jit, tuple_elements
+from .crossing import ABSENT, ABSENT_ZERO, SiteFacts, merge
 from .packages import absolute_module
 from .triton_names import dotted_name
+from .values import canonical_code
 from .walk import walk
 
 MAX_ROUNDS = 16
@@ -123,6 +124,7 @@ class Program:
         self.interfaces: dict[tuple[Key, str], SiteFacts] = {}
         self.returns: dict[Key, tuple] = {}
         self.removable: set[Key] = set()  # helpers every call of which was inlined (inlining.py)
+        self.absent: set[tuple[Key, str]] = set()  # parameters every call site fills with `None` (or `0`)
         self.calls_of: dict[Key, list[cst.Call]] = defaultdict(list)
         self.callers_of: dict[Key, set[int]] = defaultdict(set)  # ids of the functions the calls are in
         for unit in units:
@@ -262,20 +264,22 @@ class Program:
 
     def functions_to_analyse(self) -> set[int]:
         """Helpers with parts parameters, and every caller of one, are analysed even without a block-pointer
-        site of their own."""
+        site of their own; so is every caller of a helper with sites of its own, whose calls say what its
+        parameters receive (`None`, perhaps, at every call: `always_none`)."""
         keys = {key for key, _ in self.interfaces}
+        keys |= {key for key, helper in self.helpers.items() if id(helper.node) in helper.unit.scan.with_sites}
         return {id(self.helpers[key].node) for key in keys}.union(*(self.callers_of[key] for key in keys))
 
     def _update(self, result) -> bool:
         """Settle interfaces from this round's call sites; True if anything changed."""
         analyses = [analysis for _, analysis in result]
         refused = {c for analysis in analyses for c in analysis.knowledge.refused}
-        before = (dict(self.interfaces), dict(self.blocked), dict(self.returns), set(self.removable))
+        before = (dict(self.interfaces), dict(self.blocked), dict(self.returns), set(self.removable), set(self.absent))
         for (key, param), sites in self.sites.items():
             if (key, param) in self.blocked:
                 continue
             facts = [f for _, f, _ in sites if f is not None]
-            if not facts:
+            if not any(isinstance(f, SiteFacts) for f in facts):
                 continue
             reason = self._site_problem(key, param, sites, refused) if self.validating else None
             merged = merge(facts) if reason is None else reason
@@ -299,7 +303,10 @@ class Program:
             elif shapes:
                 self.returns[helper] = shapes.pop()
         self.removable = self._inlined_everywhere(analyses)
-        return (self.interfaces, self.blocked, self.returns, self.removable) != before
+        self.absent = {site for site, found in self.sites.items()
+                       if all(f in (ABSENT, ABSENT_ZERO) for _, f, _ in found)
+                       and {id(call) for call, _, _ in found} == {id(call) for call in self.calls_of[site[0]]}}
+        return (self.interfaces, self.blocked, self.returns, self.removable, self.absent) != before
 
     def _inlined_everywhere(self, analyses) -> set[Key]:
         """Helpers returning a block pointer that no call needs any more: every call was read as the creation
@@ -333,6 +340,15 @@ def _head(expression: cst.BaseExpression) -> Optional[str]:
     while type(expression) is cst.Attribute:
         expression = expression.value
     return expression.value if type(expression) is cst.Name else None
+
+
+def _is_literal(node: cst.BaseExpression) -> bool:
+    """An integer, a string, `None`, or a tuple of integers."""
+    elements = tuple_elements(node)
+    if elements is not None:
+        return all(int_value(e) is not None for e in elements)
+    return int_value(node) is not None or isinstance(node, cst.SimpleString) or \
+        isinstance(node, cst.Name) and node.value == "None"
 
 
 def _from_imports(unit) -> dict[str, tuple[int, str, str]]:
@@ -387,6 +403,23 @@ class Context:
     def part_names(self, key: Key, param: str, kinds) -> list[str]:
         namer = self.program.helpers[key].unit.namer
         return [namer.part(param, *kind) for kind in kinds]
+
+    def same_literal(self, param: str) -> Optional[cst.BaseExpression]:
+        """The literal (`(0, 1)`, `None`, `"zero"`) every call of this function passes in `param`, the same at
+        each; None if there is no such literal or no call."""
+        calls = self.program.calls_of.get(self.helper, []) if self.helper is not None else []
+        found = {}
+        for call in calls:
+            bound = self.bind(self.helper, call)
+            value = bound[param].value if bound is not None and param in bound else None
+            if value is None or not _is_literal(value):
+                return None
+            found[canonical_code(value)] = value
+        return next(iter(found.values())) if len(found) == 1 else None
+
+    def always_none(self, param: str) -> bool:
+        """Whether every call of this function passes `None` (or `0`) in `param`, none a block pointer."""
+        return (self.helper, param) in self.program.absent
 
     def removed(self) -> bool:
         """Whether this function is a helper that every call inlined: it goes."""

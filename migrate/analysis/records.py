@@ -35,6 +35,8 @@ class Creation:
     inline: bool = False  # the pointer of a load or store (`tl.load(tl.make_block_ptr(...))`), named by us
     stated: dict = field(default_factory=dict)  # fact -> where, what the user stated of its tensor (TTD010)
     stated_unit: bool = False  # its unit stride is the one stated `contiguous`, not one the source proves
+    captured: bool = False  # its parts that read names assigned before an access are captured (capture_parts)
+    spelt: dict = field(default_factory=dict)  # argument -> its elements, where the call has no literal tuple
 
     @property
     def permutation(self) -> list[int]:
@@ -75,7 +77,10 @@ class Knowledge:
     sites: dict = field(default_factory=dict)  # an access's (or helper call's) key -> SiteForm
     merged: dict = field(default_factory=dict)  # creation id -> {(kind, dim): its part}, for `p_base = ...`
     named: set = field(default_factory=set)  # creation ids whose name holds their pointers for some access
+    rebuilt: set = field(default_factory=set)  # creation ids some access computes the pointers of from parts
     creation_masks: dict = field(default_factory=dict)  # creation id -> the dimensions its own mask checks
+    stale_names: dict = field(default_factory=dict)  # creation id -> names in its base, shape, strides assigned since
+    captured: set = field(default_factory=set)  # creation ids whose stale parts are captured at the creation
     # creation id -> when the analysis first met it. Ids are addresses, whose order is the allocator's:
     # "the first of these creations" must mean the first in the source, whichever parser built the tree.
     order: dict = field(default_factory=dict)

@@ -122,13 +122,27 @@ class Results:
                                                        cst.SimpleString('"emu"'), grouped=False)
                 elif impl == "auto" and len(creation.block) <= 3:  # no launch check: the emulation, always legal
                     impl = "emu"
-                call = ttd007_compat.make_tile(self.shim, bind(creation.call, "make_block_ptr"), padding, impl)
+                call = ttd007_compat.make_tile(self.shim, bind(self.spelt_call(creation), "make_block_ptr"), padding,
+                                               impl)
             else:
                 shift = len(f"{target} = {code_of(func)}") - len(f"{creation.target} = "
                                                                  f"{code_of(creation.call.func)}")
-                call = ttd001_descriptor.descriptor_call(creation.call, func, creation.permutation, padding, shift)
+                call = ttd001_descriptor.descriptor_call(self.spelt_call(creation), func, creation.permutation, padding,
+                                                         shift)
             statements.append(ttd002_advance.assign(target, call))
         return statements
+
+    @staticmethod
+    def spelt_call(creation: Creation) -> cst.Call:
+        """The creation's call with the tuples it takes from elsewhere (a name assigned one, a helper's result)
+        spelt out."""
+        if not creation.spelt:
+            return creation.call
+        bound = bind(creation.call, "make_block_ptr")
+        spelt = {id(bound[key]): cst.Tuple([cst.Element(e) for e in elements])
+                 for key, elements in creation.spelt.items()}
+        return creation.call.with_changes(args=[arg.with_changes(value=spelt[id(arg)]) if id(arg) in spelt else arg
+                                                for arg in creation.call.args])
 
     def compat_impl(self, creation: Creation) -> str:
         """The shim's emulation where a descriptor is provably wrong for this block pointer (an unaligned
@@ -155,6 +169,10 @@ class Results:
     def creation_statements(self, node, creation: Creation) -> list:
         in_place = self.uses_descriptors({id(creation.call)}) and not self.is_hoisted(creation)
         statements = self.descriptor_statements(creation) if in_place else []
+        if isinstance(creation.anchor, cst.Param) and self.context.entry[creation.target].nullable:
+            # some call passes `None` in every part: the handle exists only where the block pointer does
+            base = cst.Name(self.namer.part(creation.target, "base", 0))
+            statements = [_present_only(s, base) for s in statements]
         if creation.condition is not None:
             statements = [_conditional(s, creation.condition, creation.call) for s in statements]
         statements = self.guarded_statements(creation, statements)
@@ -243,7 +261,8 @@ class Results:
         """`p = None` on the paths that create no block pointer (`else: p = None` under a constexpr flag)
         becomes `None` for what the other paths assign instead: the descriptor names, and, where `p` is passed
         to a helper as parts, the part and offset variables the call reads (the helper then receives `None`
-        in each, as it received `None` for `p`)."""
+        in each, as it received `None` for `p`). `p = 0` gives `None` the same way: what is no block pointer there
+        is no handle and no part either."""
         creations = frozenset(self.knowledge.placeholder_links.get(statement, ()))
         if not creations or statement in self.knowledge.placeholder_used:
             return None
@@ -253,8 +272,8 @@ class Results:
             stem, paddings = self.namer.stem(creation.target), self.paddings(creations)
             names += [self.namer.descriptor(stem, p, paddings, self.handle_kind)
                       for p in sorted(paddings, key=lambda p: p != "zero")]
-        if "parts" in self.forms(creations):
-            names += self.part_variables(creations)
+        if "parts" in self.forms(creations) or any(("base", 0) in self.knowledge.merged.get(c, {}) for c in creations):
+            names += self.part_variables(creations)  # what a helper receives, or a `p is None` asks
         if not names:
             return None
         return creations, lambda: [ttd002_advance.assign(name, cst.Name("None")) for name in dict.fromkeys(names)]
@@ -279,6 +298,12 @@ class Results:
                     (frozenset({id(creation.call)}),
                      lambda c=creation: self.guarded_statements(c, self.descriptor_statements(c))))
         return before
+
+
+def _present_only(statement: cst.Assign, base: cst.Name) -> cst.Assign:
+    """`p_desc = ... if p_base is not None else None` (a test Triton decides at compile time)."""
+    test = cst.Comparison(base, [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))])
+    return statement.with_changes(value=cst.IfExp(test, statement.value, cst.Name("None")))
 
 
 def _conditional(statement: cst.Assign, condition: cst.IfExp, call: cst.Call) -> cst.Assign:

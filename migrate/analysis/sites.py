@@ -26,14 +26,35 @@ from triton_migrate.rules import (
 )
 from triton_migrate.rules._syntax import keyword
 
-from . import guards, planner
+from . import guards, inlining, planner
 from .calls import UnboundCall, bind, bool_value, int_value, string_value, tuple_elements
 from .records import Creation, Loop, Refusal, SiteForm
-from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, canonical_code
+from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, canonical_code, is_none
 
 HINTS = ("cache_modifier", "eviction_policy", "volatile")  # kept by the masked-pointer form
 COMPAT_EMULATED_RANK = 3  # the shim's emulation, a guarded tile's fallback, has ranks 1 to 3
 Builder = Callable[..., object]
+
+
+def _is_arithmetic(node: cst.BaseExpression) -> bool:
+    """An integer, or arithmetic on names, integers and calls: a scalar (only a tuple literal makes a tuple of
+    arithmetic, `(1,) * 2`)."""
+    if isinstance(node, cst.BinaryOperation):
+        return all(_is_arithmetic(side) or isinstance(side, (cst.Name, cst.Call, cst.Attribute))
+                   for side in (node.left, node.right))
+    if isinstance(node, cst.UnaryOperation):
+        return _is_arithmetic(node.expression) or isinstance(node.expression, cst.Name)
+    return isinstance(node, cst.Integer)
+
+
+def _elementwise(node: cst.IfExp) -> Optional[list]:
+    """`(a, 0) if REVERSE else (b, 0)` as `(a if REVERSE else b, 0)`: tuples of one length, element by element."""
+    sides = [tuple_elements(node.body), tuple_elements(node.orelse)]
+    if None in sides or len(sides[0]) != len(sides[1]):
+        return None
+    return [a if canonical_code(a) == canonical_code(b) else
+            node.with_changes(body=a, orelse=b, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            for a, b in zip(*sides)]
 
 
 class Sites:
@@ -57,8 +78,9 @@ class Sites:
         dims = tuple(self.define_dim(id(call), name, d, expr, self.proofs(creation, d, expr), state)
                      for d, expr in enumerate(creation.offsets))
         self.stmt_edits[id(node)] = (frozenset({id(call)}), lambda: self.creation_statements(node, creation))
-        args_free = frozenset().union(*map(self.facts.free_names, [creation.base] + creation.shape + creation.strides))
-        return BlockPtr(frozenset({id(call)}), stem, dims, args_free=args_free, pointers=True)
+        args_free = frozenset().union(*map(self.facts.free_names, creation.shape + creation.strides))
+        return BlockPtr(frozenset({id(call)}), stem, dims, args_free=args_free,
+                        base_free=self.facts.free_names(creation.base), pointers=True)
 
     def create_conditional(self, node, name: str, value: cst.IfExp, state: State) -> Value:
         """`p = tl.make_block_ptr(...) if FLAG else None` (`conditional_creation`): a creation on one path and
@@ -118,19 +140,27 @@ class Sites:
             return Refusal(ttd108_unsupported_use.CODE, "block pointer created outside a plain "
                            "`name = tl.make_block_ptr(...)` (or `... if FLAG else None`) assignment or the "
                            "pointer of a load or store on a line of its own", call)
-        parts = {key: self.facts.movable_elements(bound[key].value) if key in bound else None
+        parts = {key: self.tuple_part(bound[key].value) if key in bound else None
                  for key in ("shape", "strides", "offsets", "block_shape", "order")}
         ranks = {len(v) for k, v in parts.items() if v is not None}
+        if ranks == {1}:  # a name where a 1-tuple is meant (`shape=N, block_shape=BN`): Triton reads one element
+            parts = {key: [bound[key].value] if v is None and isinstance(bound[key].value, cst.Name) else v
+                     for key, v in parts.items()}
         if any(parts[k] is None for k in ("shape", "strides", "offsets", "block_shape")) or len(ranks) != 1 \
                 or "base" not in bound:
-            return Refusal(ttd105_rank.CODE, "shape, strides, offsets and block_shape must be literal tuples "
-                           "of one length", call)
+            return Refusal(ttd105_rank.CODE, "shape, strides, offsets and block_shape must be tuples of one "
+                           "length, spelt out, in a name assigned once, or returned by a helper that only "
+                           "returns one", call)
+        creation.spelt = {key: parts[key] for key in parts if key in bound and parts[key] is not None
+                          and tuple_elements(bound[key].value) is None}
         creation.base = self.facts.movable(bound["base"].value)
         creation.shape, creation.strides = parts["shape"], parts["strides"]
         creation.offsets, creation.block = parts["offsets"], parts["block_shape"]
         order = [int_value(o) for o in parts["order"]] if parts["order"] is not None else None
         creation.order = None if order is None or None in order else order
         creation.stated = self.stated_facts(creation)
+        if id(call) in self.knowledge.captured:
+            self.capture_parts(creation)
         creation.unit, creation.blockers, creation.stated_unit = planner.creation_obstacles(
             creation.shape, creation.strides, creation.offsets, creation.block,
             None if order is None or None in order else order, self.facts, self.policy, frozenset(self.unit_strides),
@@ -156,6 +186,62 @@ class Sites:
     def launched(self) -> bool:
         """Whether the host launches this function (it has a launch to check or hook)."""
         return self.facts.launched and not (self.context is not None and self.context.is_called())
+
+    def tuple_part(self, node: cst.BaseExpression) -> Optional[list]:
+        """The elements of a creation's shape, strides, offsets, block shape or order: a literal tuple, a name
+        assigned one once (`shape = (M, N)`), what a helper that only returns a tuple returns, or one scalar
+        (Triton reads `offsets=(i_k * BK)`, no tuple, as one offset)."""
+        elements = tuple_elements(node)
+        if elements is None and isinstance(node, cst.Name):
+            elements = self.assigned_tuple(node.value)
+        if elements is None and isinstance(node, cst.Call) and self.names.member(node.func) is None:
+            self.needs_program()
+            elements = self.returned_tuple(node)
+        if elements is None and isinstance(node, cst.IfExp):
+            elements = _elementwise(node)
+        if elements is None and _is_arithmetic(node):
+            elements = [node]
+        return None if elements is None else [self.facts.movable(e) for e in elements]
+
+    def assigned_tuple(self, name: str) -> Optional[list]:
+        """The elements of the one tuple `name` is assigned, if each name they read holds one value all along
+        (a parameter never assigned, or a name assigned once): they mean at the creation what they meant there."""
+        assignments = self.facts.assignments
+        values = assignments.get(name, [])
+        elements = tuple_elements(values[0]) if len(values) == 1 and name not in self.facts.params else None
+        if elements is None:
+            return None
+        read = set().union(*(self.facts.free_names(e) for e in elements))
+        steady = all(len(assignments.get(n, [])) == (0 if n in self.facts.params else 1) for n in read)
+        return elements if steady else None
+
+    def returned_tuple(self, call: cst.Call) -> Optional[list]:
+        """`helper(M, N)` where the helper only returns a tuple of its parameters: that tuple, for the call's
+        arguments (inlining.py)."""
+        key = self.context.resolve(call.func)
+        bound = self.context.bind(key, call) if key is not None else None
+        return inlining.returned_tuple(self.context.program.helpers[key].node, bound) if bound is not None else None
+
+    def capture_parts(self, creation: Creation) -> None:
+        """A base, shape or stride that reads a name assigned again before an access (`DQ += ...` after
+        `make_block_ptr(base=DQ, ...)`, a loop variable `k` shadowing the `k` of the shape) is read at the access
+        by masked pointers: it is captured in a variable at the creation (`dq_tile_base = DQ`), as the block
+        pointer captured its value there."""
+        stale = self.knowledge.stale_names.get(id(creation.call), set())
+        creation.captured = True
+
+        def captured(kind: str, d: int, expr: cst.BaseExpression) -> cst.BaseExpression:
+            if not self.facts.free_names(expr) & stale:
+                return expr
+            self.knowledge.merged.setdefault(id(creation.call), {})[(kind, d)] = expr
+            return cst.Name(self.namer.part(creation.target, kind, d))
+
+        # The pointers a name holds read the base only where they are created; an access that rebuilds them
+        # from the parts reads it there (the shape a mask reads, a stride an advance moves them by: always).
+        if id(creation.call) in self.knowledge.rebuilt:
+            creation.base = captured("base", 0, creation.base)
+        creation.shape = [captured("shape", d, e) for d, e in enumerate(creation.shape)]
+        creation.strides = [captured("stride", d, e) for d, e in enumerate(creation.strides)]
 
     def proofs(self, creation: Creation, dim: int, expr: cst.BaseExpression) -> dict[str, bool]:
         """What is proven about an offset (or a delta) in dimension `dim`: the TMA constraints."""
@@ -194,10 +280,23 @@ class Sites:
 
     def advance(self, node, name: str, call: cst.Call, state: State) -> Value:
         resolved = self.advanced_pointer(call, state)
+        if resolved is None and any(use.node is call for use in self.dead_uses):  # the whole line asserts
+            _, error = self.expr_edits.pop(id(call))
+            self.stmt_edits[id(node)] = (frozenset(), lambda: [cst.Expr(error(call))])
         if resolved is None:
             return self.untracked_advance(call, state)
         source, deltas = resolved
-        base_name = call.args[0].value.value
+        return self.moved(node, name, call.args[0].value.value, source, deltas, state)
+
+    def copy(self, node, name: str, source: BlockPtr, state: State) -> Value:
+        """`k_next = k_ptr`: the same block pointer under another name, whose offsets then move on their own. A
+        copy is an advance by nothing: the new name's offsets are the source's, in variables of its own where
+        it is moved or the source is."""
+        return self.moved(node, name, node.value.value, self.settle(source), [cst.Integer("0")] * len(source.dims),
+                          state)
+
+    def moved(self, node, name: str, base_name: str, source: BlockPtr, deltas, state: State) -> Value:
+        """`name = tl.advance(base_name, deltas)`, or `name = base_name` (a copy: deltas of 0)."""
         dims, statements = [], []
         for d, (dim, delta) in enumerate(zip(source.dims, deltas)):
             new, statement = self.advance_dim(id(node), name, base_name, d, dim, delta, source, state)
@@ -263,11 +362,14 @@ class Sites:
         if not isinstance(value, BlockPtr):
             if isinstance(value, Opaque):
                 self.refuse_ambiguous(value, base)
+            elif (why := self.none_pointer(base, state)) is not None:
+                self.never_compiles(call, ttd002_advance.CODE, "`tl.advance`", why)
             elif isinstance(base, cst.Name):
-                self.orphan(call, f"`tl.advance` on `{base.value}`, which is not a block pointer created in "
-                            "this function (a parameter or a call result)")
+                self.orphan(call, f"`tl.advance` on {self.untracked_origin(base)}")
             else:
                 self.visit(base, state)
+                if not self.is_site_call(base):  # a creation or an advance there is reported where it is
+                    self.orphan(call, f"`tl.advance` on {self.untracked_origin(base)}")
             return None
         value = self.settle(value)
         deltas = self.facts.movable_elements(offsets.value) if offsets is not None else None
@@ -289,7 +391,7 @@ class Sites:
 
     def access(self, call: cst.Call, member: str, state: State) -> None:
         try:
-            bound = bind(call, member)
+            bound = self.specialised(bind(call, member))
         except UnboundCall:
             self.visit_children(call, state)
             return
@@ -307,6 +409,11 @@ class Sites:
             self.untracked_access(call, member, bound, state)
             return
         value, deltas = resolved
+        impossible = self.impossible_check(bound, len(value.dims))
+        if impossible is not None:  # never compiles (an untaken constexpr branch): it still does not
+            self.expr_edits[id(call)] = (value.creations, lambda updated: ttd003_access.compile_error(
+                self.language, impossible))
+            return
         refusal = self.unsupported_access(call, member, bound, value)
         if refusal is None:
             obstacles = self.obstacles(member, bound, value, deltas)
@@ -342,6 +449,17 @@ class Sites:
             self.guarded_access(call, member, bound, value, offsets, deltas)
         elif offsets is not None:
             self.pointer_access(call, member, bound, value, offsets, deltas)
+
+    def specialised(self, bound: dict) -> dict:
+        """A `boundary_check` or `padding_option` that is a parameter of this helper every call fills with the
+        same literal (`load_block(x_block, boundary_check=(0, 1), ...)`) reads as that literal."""
+        for key in ("boundary_check", "padding_option"):
+            node = bound[key].value if key in bound else None
+            if isinstance(node, cst.Name) and node.value in self.facts.params and self.context is not None and \
+                    not self.facts.assignments.get(node.value) and \
+                    (literal := self.context.same_literal(node.value)) is not None:
+                bound = {**bound, key: bound[key].with_changes(value=literal)}
+        return bound
 
     def pays_off(self, call: cst.Call, member: str, value: BlockPtr) -> bool:
         """Whether a descriptor is worth it here (TTD009): a load in a loop, through a block pointer created
@@ -386,9 +504,12 @@ class Sites:
         if value.desc_stale:
             return Refusal(ttd109_ambiguous_value.CODE, "its descriptor name is re-created while this block "
                            "pointer is still in use", call)
-        if "mask" in bound or "other" in bound:
-            return Refusal(ttd108_unsupported_use.CODE, f"`tl.{member}` with `mask=`/`other=` on a block pointer",
-                           call)
+        # `mask=None` / `other=None` are no mask (Triton 3.7 and earlier took them so; 3.8 refuses them too)
+        given = [k for k in ("mask", "other") if k in bound and not is_none(bound[k].value)]
+        if given:
+            return Refusal(ttd108_unsupported_use.CODE, f"`tl.{member}` with `{given[0]}=` on a block pointer, which "
+                           "Triton rejects at compile time (every version): this access never compiled, so there is "
+                           "nothing to migrate it to", call)
         if self.checked_dims(bound, len(value.dims)) is None or self.padding(bound) is None:
             return Refusal(ttd108_unsupported_use.CODE, "`boundary_check` must be a literal, `padding_option` a "
                            "literal or a name", call)
@@ -517,12 +638,19 @@ class Sites:
             self.guard_flag, descriptor(updated), pointers(updated)))
 
     def pointer_access(self, call, member, bound, value: BlockPtr, offsets, deltas) -> None:
-        problem = self.pointer_problem(value)
+        problem = self.pointer_problem(value, self.holds_pointers(bound, value, deltas))
         if problem is not None:
             self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, problem, call))
             return
         self.expr_edits[id(call)] = (value.creations, self.pointer_builder(call, member, bound, value, offsets,
                                                                            deltas))
+
+    @staticmethod
+    def holds_pointers(bound, value: BlockPtr, deltas) -> bool:
+        """Whether the access can read the pointers the block pointer's name holds (`p`, `tl.advance(p, d)`)."""
+        pointer = bound["pointer"].value
+        held = pointer.args[0].value if deltas is not None else pointer
+        return value.pointers and isinstance(held, cst.Name)
 
     def masks_at_creation(self, call, bound, value: BlockPtr, deltas) -> bool:
         """Whether block pointers merged from creations that differ in what the mask reads (fla's `if
@@ -560,12 +688,19 @@ class Sites:
             return ttd006_masked_pointers.store(self.language, pointer, name, again["value"].value, kept)
         return build
 
-    @staticmethod
-    def pointer_problem(value: BlockPtr) -> Optional[str]:
-        """Why the masked-pointer form cannot follow this block pointer to the access, or None."""
-        if value.args_stale:
-            return "the masked-pointer form needs the base, shape and strides unchanged at the access"
-        return None
+    def pointer_problem(self, value: BlockPtr, named: bool = False) -> Optional[str]:
+        """Why the masked-pointer form cannot follow this block pointer to the access, or None. Its base, shape
+        or strides reading a name assigned since the creation are captured there (`capture_parts`) on the next
+        run; a block pointer they were captured for and that still reads one cannot be followed. The base
+        matters only where the access rebuilds the pointers (not `named`: they are read from the name)."""
+        if not value.args_stale and not (value.base_stale and not named):
+            return None
+        uncaptured = {c for c in value.creations if not self.creations_by_id(c).captured}
+        if uncaptured:  # this run's code is thrown away
+            self.knowledge.captured |= uncaptured
+            self.dirty = True
+            return None
+        return "the masked-pointer form needs the base, shape and strides unchanged at the access"
 
     def merged_parts(self, value: BlockPtr, checked: Optional[set[int]] = None,
                      kinds: tuple[str, ...] = ("base", "shape", "stride", "range")) -> tuple:
@@ -606,13 +741,12 @@ class Sites:
         too), each with its own mask."""
         variants = self.check_variants(bound, len(offsets))
         checked_by_any = set().union(*(dims for _, dims in variants))
+        named = self.holds_pointers(bound, value, deltas)
         pointer = bound["pointer"].value
         held = pointer.args[0].value if deltas is not None else pointer  # `tl.advance(p, ...)` moves `p`'s
-        named = value.pointers and isinstance(held, cst.Name)
         kinds = ("shape", "range", "stride") if named else ("base", "shape", "stride", "range")
         base, shape, strides, blocks, ranged = self.merged_parts(value, checked_by_any, kinds)
-        if named:
-            self.knowledge.named.update(value.creations)
+        (self.knowledge.named if named else self.knowledge.rebuilt).update(value.creations)
         axes = [ttd006_masked_pointers.Axis(self.language, offset, block, d in ranged, shape[d])
                 for d, (offset, block) in enumerate(zip(offsets, blocks))]
         lower = [not p["nonnegative"] for p in self.proven_offsets(value, deltas)]
@@ -645,10 +779,28 @@ class Sites:
     def untracked_access(self, call, member, bound, state) -> None:
         pointer = bound["pointer"].value
         self.visit(pointer, state)
-        if isinstance(pointer, cst.Name) and ("boundary_check" in bound or "padding_option" in bound):
-            if not isinstance(state.get(pointer.value), (Opaque, BlockPtr)):
-                self.orphan(call, f"`tl.{member}` with `boundary_check`/`padding_option` on `{pointer.value}`, a "
-                            "block pointer that was not created in this function")
+        if "boundary_check" not in bound and "padding_option" not in bound or self.is_site_call(pointer):
+            return
+        if (why := self.none_pointer(pointer, state)) is not None:
+            self.never_compiles(call, ttd003_access.CODE, f"`tl.{member}` with `boundary_check`/`padding_option`",
+                                why)
+        elif not isinstance(pointer, cst.Name) or not isinstance(state.get(pointer.value), (Opaque, BlockPtr)):
+            self.orphan(call, f"`tl.{member}` with `boundary_check`/`padding_option` on "
+                        f"{self.untracked_origin(pointer)}")
+
+    def never_compiles(self, call: cst.Call, code: str, what: str, why: str) -> None:
+        """A block-pointer use of `None`, which Triton rejects at compile time wherever it is reached (tritonbench
+        keeps a block-pointer path behind `if not ENABLE_TMA:` whose callers all pass `None`): it becomes
+        `tl.static_assert(False, "<why>")`, rejected there just the same, and the block-pointer API goes."""
+        if not any(use.node is call for use in self.dead_uses):
+            self.dead_uses.append(Refusal(code, f"{what} where {why}: Triton rejects it at compile time wherever "
+                                          "it is reached, and so does the `tl.static_assert` it becomes", call))
+        self.expr_edits[id(call)] = (frozenset(), lambda updated: ttd003_access.compile_error(
+            self.language, f"{why}: no block pointer"))
+
+    def is_site_call(self, node: cst.BaseExpression) -> bool:
+        """`tl.make_block_ptr(...)` or `tl.advance(...)`."""
+        return type(node) is cst.Call and self.names.member(node.func) in ("make_block_ptr", "advance")
 
     def pointer(self, pointer: cst.BaseExpression, state: State):
         if isinstance(pointer, cst.Name):
@@ -692,11 +844,32 @@ class Sites:
 
     @staticmethod
     def literal_dims(node: cst.BaseExpression, rank: int) -> Optional[set[int]]:
+        """The dimensions a `boundary_check` checks. Triton compiles only distinct dimensions below the rank,
+        so `rank` entries of any spelling (FlagGems' generated `boundary_check=(in0_stride_order0,)` on a
+        rank-1 pointer) check every dimension wherever the access compiles."""
         elements = tuple_elements(node)
         values = [int_value(e) for e in elements] if elements is not None else [int_value(node)]
+        if None in values and elements is not None and len(elements) == rank:
+            return set(range(rank))
         if None in values or any(not 0 <= v < rank for v in values):
             return None
         return set(values)
+
+    @staticmethod
+    def impossible_check(bound, rank: int) -> Optional[str]:
+        """Why Triton rejects this access's `boundary_check` at compile time (a dimension the block pointer does
+        not have, or one named twice), or None."""
+        node = bound["boundary_check"].value if "boundary_check" in bound else None
+        elements = tuple_elements(node) if node is not None else None
+        values = [int_value(e) for e in elements] if elements is not None else [int_value(node)] if node else []
+        if None in values:
+            return None
+        outside = [v for v in values if not 0 <= v < rank]
+        if outside:
+            return f"`boundary_check` names dimension {outside[0]} of a rank-{rank} block pointer"
+        if len(set(values)) != len(values):
+            return "`boundary_check` names a dimension twice"
+        return None
 
     @staticmethod
     def padding(bound) -> str | cst.Name | None:
@@ -739,9 +912,11 @@ class Sites:
 
     def element_type(self, value: BlockPtr, query: cst.BaseExpression) -> cst.BaseExpression:
         """`p.dtype.element_ty` as it is where `p` holds its pointers (it means the same of them), else the
-        descriptor's dtype or the base's element type."""
+        descriptor's dtype where there is one (a block pointer never loaded nor stored has none: the base's
+        element type)."""
         if value.pointers and self.reads_pointers(value.creations):
             return query
-        if "descriptor" in self.forms(value.creations) and not self.is_guarded(value.creations):
+        if "descriptor" in self.forms(value.creations) and self.uses_descriptors(value.creations) and \
+                not self.is_guarded(value.creations):
             return ttd004_dtype_query.dtype_of(self.descriptor_name(value, "zero"))
         return ttd006_masked_pointers.element_type(self.creation_of(value).base)

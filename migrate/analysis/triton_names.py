@@ -34,6 +34,18 @@ def _ast_dotted_name(node: ast.expr) -> str | None:
     return None
 
 
+def _module_level(body, try_kind, kind) -> list:
+    """The module's statements of `kind`, those of a `try:` body included (Megatron-LM imports triton in `try:`
+    and binds `tl` to a mock in `except ImportError:`, where no kernel runs)."""
+    found = []
+    for statement in body:
+        if isinstance(statement, try_kind):
+            found += _module_level(statement.body.body if try_kind is cst.Try else statement.body, try_kind, kind)
+        elif isinstance(statement, kind):
+            found.append(statement)
+    return found
+
+
 class TritonNames:
     """Import-level facts about one module: which local names mean `triton.language` or its members."""
 
@@ -44,8 +56,8 @@ class TritonNames:
     @classmethod
     def of_cst(cls, module: cst.Module) -> "TritonNames":
         names = cls()
-        for statement in module.body:
-            for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+        for statement in _module_level(module.body, cst.Try, cst.SimpleStatementLine):
+            for small in statement.body:
                 if isinstance(small, cst.Import):
                     for alias in small.names:
                         names.imported(dotted_name(alias.name), alias.asname and alias.asname.name.value)
@@ -59,7 +71,7 @@ class TritonNames:
     @classmethod
     def of_ast(cls, module: ast.Module) -> "TritonNames":
         names = cls()
-        for statement in module.body:
+        for statement in _module_level(module.body, ast.Try, ast.stmt):
             if isinstance(statement, ast.Import):
                 for alias in statement.names:
                     names.imported(alias.name, alias.asname)

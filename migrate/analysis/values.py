@@ -72,29 +72,32 @@ class BlockPtr:
     stem: str  # the descriptor is `<stem>_desc`
     dims: tuple[Dim, ...]
     desc_stale: bool = False  # its descriptor name was re-created while this value was live
-    args_free: frozenset[str] = frozenset()  # names read by base, shape and strides (masked-pointer form)
+    args_free: frozenset[str] = frozenset()  # names read by shape and strides (masked-pointer form)
     args_stale: bool = False  # one of them was reassigned since the creation
+    base_free: frozenset[str] = frozenset()  # names read by the base: by accesses that rebuild the pointers
+    base_stale: bool = False
     # The name that holds this value also holds its masked-pointer form's pointers: every definition that
     # reaches here (a creation, an advance of such a value) assigns them to it.
     pointers: bool = False
 
     def key(self) -> tuple:
         return ("bp", self.creations, self.stem, tuple(d.key() for d in self.dims), self.desc_stale,
-                self.args_stale, self.pointers)
+                self.args_stale, self.base_stale, self.pointers)
 
     def invalidate(self, name: str) -> "BlockPtr":
-        if name not in self.args_free and all(name not in d.free for d in self.dims):
+        if name not in self.args_free and name not in self.base_free and all(name not in d.free for d in self.dims):
             return self  # most assignments: every statement of a kernel assigns something
         dims = tuple(replace(d, stale=True) if name in d.free else d for d in self.dims)
         args_stale = self.args_stale or name in self.args_free
-        if dims == self.dims and args_stale == self.args_stale:
+        base_stale = self.base_stale or name in self.base_free
+        if dims == self.dims and args_stale == self.args_stale and base_stale == self.base_stale:
             return self
-        return replace(self, dims=dims, args_stale=args_stale)
+        return replace(self, dims=dims, args_stale=args_stale, base_stale=base_stale)
 
 
 @dataclass(frozen=True)
 class Placeholder:
-    """`p = None` on a path where other paths make `p` a block pointer."""
+    """`p = None` (or `p = 0`: `is_placeholder`) on a path where other paths make `p` a block pointer."""
 
     statements: frozenset[int]
 
@@ -112,6 +115,16 @@ class Opaque:
 
     def key(self) -> tuple:
         return ("mixed", self.creations, self.why)
+
+
+def is_none(node: cst.BaseExpression) -> bool:
+    return type(node) is cst.Name and node.value == "None"
+
+
+def is_placeholder(node: cst.BaseExpression) -> bool:
+    """`None`, or an integer literal (AMD's attention kernels: `encoded_softmax_block_ptr = 0`): what a name holds
+    on the paths where no block pointer is made (`Placeholder`), and what a call passes for one."""
+    return type(node) is cst.Integer or is_none(node)
 
 
 class _Other:

@@ -65,6 +65,7 @@ class _Expressions(cst.CSTTransformer):
 
     leave_Call = _apply
     leave_Attribute = _apply
+    leave_Comparison = _apply  # `p is None` on a parameter's block pointer asks its base
 
     def _whole_value(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
         """A rewritten call that became a grouped conditional (TTD009) needs no parentheses as the whole value
