@@ -23,8 +23,7 @@ class Relocation:
 
     def __init__(self, old: str, new: str) -> None:
         self._old, self._new = split_lines(old), split_lines(new)
-        matcher = difflib.SequenceMatcher(None, self._old, self._new, autojunk=False)
-        self._blocks = [op for op in matcher.get_opcodes() if op[1] < op[2]]  # each old line is in one
+        self._blocks = [op for op in _line_opcodes(self._old, self._new) if op[1] < op[2]]  # each old line in one
         self._matches: dict[tuple, list[difflib.Match]] = {}  # per changed block, its characters matched
 
     def place(self, line: int, column: int) -> tuple[int, int]:
@@ -63,6 +62,18 @@ class Relocation:
                 return new + offset - old
             replaced_from = new + size
         return replaced_from
+
+
+def _line_opcodes(old: list[str], new: list[str]) -> list[tuple]:
+    """difflib's opcodes for the lines, matched only between the first and the last line that changed: the
+    matcher is quadratic in the lines it compares, and a file of 50,000 like lines (a long string) whose
+    kernel changed at the top kept a write busy for minutes."""
+    limit = min(len(old), len(new))
+    head = next((i for i in range(limit) if old[i] != new[i]), limit)
+    tail = next((i for i in range(limit - head) if old[-1 - i] != new[-1 - i]), limit - head)
+    matcher = difflib.SequenceMatcher(None, old[head:len(old) - tail], new[head:len(new) - tail], autojunk=False)
+    middle = [(tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
+    return [("equal", 0, head, 0, head), *middle, ("equal", len(old) - tail, len(old), len(new) - tail, len(new))]
 
 
 def _line_and_column(lines: list[str], offset: int, first: int) -> tuple[int, int]:
