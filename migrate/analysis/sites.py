@@ -911,11 +911,13 @@ class Sites:
         return True
 
     def element_type(self, value: BlockPtr, query: cst.BaseExpression) -> cst.BaseExpression:
-        """`p.dtype.element_ty` as it is where `p` holds its pointers (it means the same of them), else the
+        """`p.dtype.element_ty` as it is where `p` holds its pointers (it means the same of them; a block
+        pointer's `p.type.element_ty`, a block type there, would be a pointer type of theirs), else the
         descriptor's dtype where there is one (a block pointer never loaded nor stored has none: the base's
         element type)."""
         if value.pointers and self.reads_pointers(value.creations):
-            return query
+            pointer = ttd004_dtype_query.queried_pointer(query)
+            return query if query.value.attr.value == "dtype" else ttd006_masked_pointers.element_type(pointer)
         if "descriptor" in self.forms(value.creations) and self.uses_descriptors(value.creations) and \
                 not self.is_guarded(value.creations):
             return ttd004_dtype_query.dtype_of(self.descriptor_name(value, "zero"))
