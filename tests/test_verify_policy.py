@@ -84,7 +84,8 @@ def test_the_copy_holds_what_write_writes(tmp_path, monkeypatch, table, options)
 
 def test_each_file_takes_its_nearest_configuration_and_config_overrides_them_all(tmp_path, monkeypatch):
     root = project_with(tmp_path, 'target = "pointer"')
-    (root / "kernels" / "pyproject.toml").write_text('[tool.triton-migrate]\ntarget = "descriptor"\n')
+    (root / "kernels" / "pyproject.toml").write_text('[tool.triton-migrate]\ntarget = "descriptor"\n'
+                                                    'assume = ["aligned", "contiguous", "aligned-rows"]\n')
     shutil.copy(root / OPS, root / "more_ops.py")
     tree, verdict, _ = verify_copy(root, tmp_path, monkeypatch)
     assert python_files(tree) == python_files(written(root, tmp_path / "a", monkeypatch))

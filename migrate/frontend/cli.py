@@ -64,6 +64,9 @@ class Options:
     cache_dir: str | None = None
     # Applied to the policy each file's configuration gives (`migrate tune`: the candidate form it measures).
     policy_override: Callable[[Policy], Policy] | None = None
+    # Each module is imported on its own, by its path (`migrate verify cases`): no package module to import
+    # the launch support from, so it is written into the module.
+    standalone: bool = False
 
 
 @dataclass(frozen=True)
@@ -443,7 +446,7 @@ def _job(path: str, data: bytes, config: cfg.Config, options: Options) -> Job:
     if options.policy_override is not None:
         policy = options.policy_override(policy)
     return Job(path, data, verify, policy, config.select, config.ignored_for(path), options.cache_dir,
-               launch.import_spec(path, data))
+               None if options.standalone else launch.import_spec(path, data))
 
 
 def _skip_reason(path: str, config: cfg.Config, explicit: bool, options: Options,

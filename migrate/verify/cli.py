@@ -166,7 +166,7 @@ def cases_command(cases_file, replacements, **options):
         for entry in entries:
             if entry.module not in modules:
                 modules[entry.module] = _case_modules(entry.module, work / f"m{len(modules)}", chosen, verdict,
-                                                      Migration(options))
+                                                      Migration(options, standalone=True))
             verdict.kernels.append(compare_case(entry, *modules[entry.module], device, config["warmup"],
                                                 config["repeat"]))
         if not entries:

@@ -24,6 +24,7 @@ class Migration:
 
     options: dict = field(default_factory=dict)
     override: Callable[[Policy], Policy] | None = None
+    standalone: bool = False  # the module is imported by its path alone (cli.Options.standalone)
 
     def analyse(self, paths: list[Path]):
         """cli.Analysed for `paths`, as `--write` analyses them before it writes; and the resolver used."""
@@ -34,7 +35,7 @@ class Migration:
 
         resolver, run = cli.resolve(self.options)
         options = cli.Options(mode="write", quiet=True, jobs=run.jobs or os.cpu_count() or 1,
-                              policy_override=self.override)
+                              policy_override=self.override, standalone=self.standalone)
         try:
             return cli.analyse_paths([str(p) for p in paths], (), run.respect_gitignore, resolver, options), resolver
         except ConfigError as error:  # a nested pyproject.toml is only read when a file under it is reached
@@ -107,9 +108,11 @@ def migrate_into(tree: MigratedTree, root: Path, paths: list[Path], migration: M
     for result in analysed.results:
         rel = _relative(result.path, root)
         target = tree.root / rel
-        if rel in skip or not _in_copy(target, tree.root):  # replaced by hand, or not part of the copy
+        made = result.path not in policies  # a file --write adds (a package's launch support module)
+        if rel in skip or not _in_copy(target, tree.root, made):  # replaced by hand, or not part of the copy
             continue
-        tree.policies[rel] = (policies[result.path], _shown(resolver.for_path(result.path).source, root))
+        if not made:
+            tree.policies[rel] = (policies[result.path], _shown(resolver.for_path(result.path).source, root))
         if result.error:
             tree.errors[rel] = result.error
             continue
@@ -121,9 +124,11 @@ def migrate_into(tree: MigratedTree, root: Path, paths: list[Path], migration: M
             tree.migrated.append(rel)
 
 
-def _in_copy(target: Path, copy: Path) -> bool:
-    """The copy has this file, in a directory of its own (not one a copied symbolic link leads out of)."""
-    return os.path.lexists(target) and target.parent.resolve().is_relative_to(copy.resolve())
+def _in_copy(target: Path, copy: Path, made: bool = False) -> bool:
+    """The copy has this file (its directory, for a file `made` by the migration), in a directory of its own
+    (not one a copied symbolic link leads out of)."""
+    present = target.parent.is_dir() if made else os.path.lexists(target)
+    return present and target.parent.resolve().is_relative_to(copy.resolve())
 
 
 def _shown(source: str | None, root: Path) -> str | None:
