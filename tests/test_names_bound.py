@@ -116,3 +116,30 @@ def test_the_output_tree_the_fixed_point_check_parsed_gives_the_same_answer():
     """migrate_sources hands over the output's ast from the fixed-point check: parsed once, not twice."""
     before, after = "def f(a):\n    p = g(a)\n    return h(p)\n", "def f(a):\n    return h(p)\n"
     assert newly_unbound(before, after, ast.parse(after)) == newly_unbound(before, after) == {"f": {"p"}}
+
+
+DEAD_AFTER_RETURN = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile(p):
+    return tl.load(p, boundary_check=(0, 1), padding_option="zero")
+    return tl.load(p, boundary_check=(0, 1), padding_option="zero")
+
+
+@triton.jit
+def kernel(x_ptr, y_ptr, M, N, stride_m, BM: tl.constexpr, BN: tl.constexpr):
+    src = tl.make_block_ptr(x_ptr, (M, N), (stride_m, 1), (0, 0), (BM, BN), (1, 0))
+    tl.store(y_ptr + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :], _load_tile(src))
+"""
+
+
+def test_unreachable_code_reading_a_parameter_the_rewrite_replaces_is_rewritten_too():
+    """What hypothesis found (test_fuzz): a helper's dead second `return` still read its block-pointer
+    parameter, which became parts, and the file failed with an internal error."""
+    outcome = engine.migrate_source(DEAD_AFTER_RETURN)
+    assert all(d.fixed for d in outcome.diagnostics)
+    helper = outcome.new_source.split("def kernel")[0]
+    assert helper.count("tl.load(") == 2 and "boundary_check" not in helper

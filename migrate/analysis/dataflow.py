@@ -109,9 +109,13 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.block(self.function.body.body, state)
 
     def block(self, statements, state: Optional[State]) -> Optional[State]:
-        for statement in statements:
+        for index, statement in enumerate(statements):
             if state is None:
-                break  # unreachable code after return/break/continue
+                # Unreachable code after return/break/continue never runs, but it is rewritten like the rest
+                # (a helper's parameter it reads is gone): it is read as if it ran on from before that exit.
+                self.block(statements[index:], dict(last))
+                return None
+            last = state
             state = self.statement(statement, state)
         return state
 
