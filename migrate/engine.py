@@ -35,7 +35,7 @@ from triton_migrate.analysis.stated import Inline
 from triton_migrate.analysis.triton_names import TritonNames
 from triton_migrate.analysis.values import canonical_code
 from triton_migrate.analysis.walk import walk
-from triton_migrate.rewrite import unbound, wrap
+from triton_migrate.rewrite import branches, unbound, wrap
 from triton_migrate.rewrite.apply import Edits, Rewriter, add_definitions, add_from_import, add_import, uses_name
 from triton_migrate.rules import _launch_support as launch_support
 from triton_migrate.rules import (
@@ -406,6 +406,9 @@ def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool, launch:
         new_module = add_import(new_module, "triton.language", unit.language)
     if policy.target == "compat" and uses_name(new_module, unit.shim):
         new_module = add_import(new_module, policy.compat_module, unit.shim)
+    flag = unit.namer.flag(ttd009_launch_guard.FLAG)
+    if uses_name(new_module, flag):
+        new_module = branches.split(new_module, flag, policy.line_length)
     new_module = wrap.fit(_with_launch_support(new_module, unit, launch), unit.module, policy.line_length)
     new_source = new_module.code
     imports = launch is not None and any(uses_name(new_module, unit.launch_names[f]) for f in launch_support.CALLED)

@@ -137,7 +137,9 @@ def gemm(
 
 
 @triton.jit
-def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.constexpr):
+def add_one(
+    x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.constexpr
+):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     o_m = (pid_m * BM + tl.arange(0, BM)).to(tl.int64)
@@ -154,7 +156,9 @@ def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.c
 
 
 @triton.jit
-def rms_norm(x_ptr, w_ptr, y_ptr, M, stride_xm, stride_ym, eps, D: tl.constexpr, BM: tl.constexpr):
+def rms_norm(
+    x_ptr, w_ptr, y_ptr, M, stride_xm, stride_ym, eps, D: tl.constexpr, BM: tl.constexpr
+):
     pid = tl.program_id(0)
     o_m = (pid * BM + tl.arange(0, BM)).to(tl.int64)
     o_d = tl.arange(0, D)
@@ -169,7 +173,9 @@ def rms_norm(x_ptr, w_ptr, y_ptr, M, stride_xm, stride_ym, eps, D: tl.constexpr,
 
 
 @triton.jit
-def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: tl.constexpr):
+def gated_chunks(
+    k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: tl.constexpr
+):
     i_h = tl.program_id(0)
     b_h = tl.zeros((K,), dtype=tl.float32)
     o_k = tl.arange(0, K)
@@ -263,26 +269,24 @@ def gemm_bt(
     m_m = (o_m >= 0) & (o_m < M)
     m_n = (o_n >= 0) & (o_n < N)
     for k in range(0, K, BLOCK_SIZE_K):
-        a = (
-            a_block_ptr_desc.load([pid_m * BLOCK_SIZE_M, a_block_ptr_off1])
-            if USE_DESCRIPTORS
-            else tl.load(
+        if USE_DESCRIPTORS:
+            a = a_block_ptr_desc.load([pid_m * BLOCK_SIZE_M, a_block_ptr_off1])
+            b = tl.trans(
+                b_block_ptr_desc.load([pid_n * BLOCK_SIZE_N, b_block_ptr_off0])
+            )
+        else:
+            a = tl.load(
                 a_block_ptr,
                 mask=m_m[:, None]
                 & (a_block_ptr_off1 + tl.arange(0, BLOCK_SIZE_K) < K)[None, :],
                 other=0.0,
             )
-        )
-        b = (
-            tl.trans(b_block_ptr_desc.load([pid_n * BLOCK_SIZE_N, b_block_ptr_off0]))
-            if USE_DESCRIPTORS
-            else tl.load(
+            b = tl.load(
                 b_block_ptr,
                 mask=(b_block_ptr_off0 + tl.arange(0, BLOCK_SIZE_K) < K)[:, None]
                 & m_n[None, :],
                 other=0.0,
             )
-        )
         accumulator = tl.dot(a, b, accumulator)
         a_block_ptr_off1 += BLOCK_SIZE_K
         a_block_ptr += tl.cast(BLOCK_SIZE_K, tl.int64) * stride_ak
@@ -294,13 +298,37 @@ def gemm_bt(
 
 
 @triton.jit
-def attn_fwd(Q, K, V, sm_scale, M, Out,
-             stride_qz, stride_qh, stride_qm, stride_qk,
-             stride_kz, stride_kh, stride_kn, stride_kk,
-             stride_vz, stride_vh, stride_vk, stride_vn,
-             stride_oz, stride_oh, stride_om, stride_on,
-             Z, H, N_CTX,
-             HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+def attn_fwd(
+    Q,
+    K,
+    V,
+    sm_scale,
+    M,
+    Out,
+    stride_qz,
+    stride_qh,
+    stride_qm,
+    stride_qk,
+    stride_kz,
+    stride_kh,
+    stride_kn,
+    stride_kk,
+    stride_vz,
+    stride_vh,
+    stride_vk,
+    stride_vn,
+    stride_oz,
+    stride_oh,
+    stride_om,
+    stride_on,
+    Z,
+    H,
+    N_CTX,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    CAUSAL: tl.constexpr,
+):
     tl.static_assert(BLOCK_N <= HEAD_DIM)
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
@@ -468,15 +496,14 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
     d_block_ptr = D + o_m1
     curr_m = start_m
     for _ in range(start_m, N_CTX, BLOCK_M1):
-        qT = (
-            tl.trans(qT_desc.load([qT_off1, 0]))
-            if USE_DESCRIPTORS
-            else tl.load(
+        if USE_DESCRIPTORS:
+            qT = tl.trans(qT_desc.load([qT_off1, 0]))
+        else:
+            qT = tl.load(
                 qT_block_ptr,
                 mask=(qT_off1 + tl.arange(0, BLOCK_M1) < N_CTX)[None, :],
                 other=0.0,
             )
-        )
         # Load m before computing qk to reduce pipeline stall.
         offs_m = curr_m + tl.arange(0, BLOCK_M1)
         m = tl.load(
@@ -491,15 +518,14 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         if CAUSAL:
             mask = mask & (offs_m[None, :] >= offs_n[:, None])
         pT = tl.where(mask, pT, 0.0)
-        do = (
-            do_desc.load([do_off0, 0])
-            if USE_DESCRIPTORS
-            else tl.load(
+        if USE_DESCRIPTORS:
+            do = do_desc.load([do_off0, 0])
+        else:
+            do = tl.load(
                 do_block_ptr,
                 mask=(do_off0 + tl.arange(0, BLOCK_M1) < N_CTX)[:, None],
                 other=0.0,
             )
-        )
         # Compute dV.
         ppT = pT.to(do.dtype)
         dv += tl.dot(ppT, do)
@@ -531,9 +557,21 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
 
 
 @triton.jit(do_not_specialize=["T"])
-def chunk_fwd_kernel_h(k, v, h, g, ht, T,
-                       H: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
-                       BT: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, STORE_FINAL_STATE: tl.constexpr):
+def chunk_fwd_kernel_h(
+    k,
+    v,
+    h,
+    g,
+    ht,
+    T,
+    H: tl.constexpr,
+    K: tl.constexpr,
+    V: tl.constexpr,
+    BT: tl.constexpr,
+    BK: tl.constexpr,
+    BV: tl.constexpr,
+    STORE_FINAL_STATE: tl.constexpr,
+):
     # k, v: [B, T, H, K|V]; g: [B, T, H] (fp32 log-decays); h: [B, NT, H, K, V], the state before each chunk.
     i_k, i_v, i_nh = tl.program_id(0), tl.program_id(1), tl.program_id(2)
     i_n, i_h = i_nh // H, i_nh % H
@@ -747,29 +785,27 @@ def bmm(
     m_m = o_m < M
     m_n = o_n < N
     for _ in range(0, tl.cdiv(K, BLOCK_K)):
-        a = (
-            a_bp_desc.load([pid_b, pid_m * BLOCK_M, a_bp_off2])
-            if USE_DESCRIPTORS
-            else tl.load(
+        if USE_DESCRIPTORS:
+            a = a_bp_desc.load([pid_b, pid_m * BLOCK_M, a_bp_off2])
+            b = b_bp_desc.load([pid_b, b_bp_off1, pid_n * BLOCK_N])
+        else:
+            a = tl.load(
                 a_bp,
                 mask=m_batch[:, None, None]
                 & m_m[None, :, None]
                 & (a_bp_off2 + tl.arange(0, BLOCK_K) < K)[None, None, :],
                 other=0.0,
             )
-        )
-        b = (
-            b_bp_desc.load([pid_b, b_bp_off1, pid_n * BLOCK_N])
-            if USE_DESCRIPTORS
-            else tl.load(
+            b = tl.load(
                 b_bp,
                 mask=m_batch[:, None, None]
                 & (b_bp_off1 + tl.arange(0, BLOCK_K) < K)[None, :, None]
                 & m_n[None, None, :],
                 other=0.0,
             )
+        acc += tl.dot(
+            tl.reshape(a, (BLOCK_M, BLOCK_K)), tl.reshape(b, (BLOCK_K, BLOCK_N))
         )
-        acc += tl.dot(tl.reshape(a, (BLOCK_M, BLOCK_K)), tl.reshape(b, (BLOCK_K, BLOCK_N)))
         a_bp_off2 += BLOCK_K
         a_bp += tl.cast(BLOCK_K, tl.int64) * stride_ak
         b_bp_off1 += BLOCK_K
@@ -898,13 +934,37 @@ def _attn_fwd_inner(
 
 
 @triton.jit
-def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
-                    stride_qz, stride_qh, stride_qm, stride_qk,
-                    stride_kz, stride_kh, stride_kn, stride_kk,
-                    stride_vz, stride_vh, stride_vk, stride_vn,
-                    stride_oz, stride_oh, stride_om, stride_on,
-                    Z, H, N_CTX,
-                    HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGE: tl.constexpr):
+def attn_fwd_staged(
+    Q,
+    K,
+    V,
+    sm_scale,
+    M,
+    Out,
+    stride_qz,
+    stride_qh,
+    stride_qm,
+    stride_qk,
+    stride_kz,
+    stride_kh,
+    stride_kn,
+    stride_kk,
+    stride_vz,
+    stride_vh,
+    stride_vk,
+    stride_vn,
+    stride_oz,
+    stride_oh,
+    stride_om,
+    stride_on,
+    Z,
+    H,
+    N_CTX,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    STAGE: tl.constexpr,
+):
     # As the tutorial: N_CTX must be a multiple of BLOCK_M (no boundary checks).
     tl.static_assert(BLOCK_N <= HEAD_DIM)
     start_m = tl.program_id(0)

@@ -1,0 +1,86 @@
+"""A guarded access (TTD009) that does not fit on one line becomes an `if`/`else` statement, as a person
+writes it: the descriptor's access under `if USE_DESCRIPTORS:`, the masked pointers' under `else:`.
+
+The rewrite builds a guarded access as a conditional expression, `x = p_desc.load([...]) if USE_DESCRIPTORS
+else tl.load(p, mask=...)`, which may sit anywhere in an expression. Where it is a statement's whole value and
+the statement runs past the line length, black would wrap it in parentheses over five lines; an `if`/`else`
+takes four and reads as the hand-written kernel plus a branch. Consecutive such statements share one `if`
+(a GEMM's two loads), unless a comment stands between them: it would land in one branch only.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+_code = cst.Module([]).code_for_node
+
+
+def split(module: cst.Module, flag: str, width: int) -> cst.Module:
+    """`module` with every guarded statement on `flag` that is wider than `width` columns split."""
+    return module.visit(_Splitter(flag, width, module.default_indent))
+
+
+class _Splitter(cst.CSTTransformer):
+    def __init__(self, flag: str, width: int, indent: str) -> None:
+        self.flag = flag
+        self.width = width
+        self.indent = indent
+        self.depth = 0
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
+        self.depth += 1
+        return True
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        self.depth -= 1
+        body, changed = [], False
+        for statement in updated.body:
+            branches = self._branches(statement)
+            if branches is None:
+                body.append(statement)
+                continue
+            changed = True
+            previous = body[-1] if body else None
+            if _joins(previous, self.flag) and not statement.leading_lines:
+                body[-1] = _extended(previous, statement, branches)
+            else:
+                body.append(_branched(statement, self.flag, branches))
+        return updated.with_changes(body=body) if changed else updated
+
+    def _branches(self, line: cst.CSTNode):
+        """(descriptor statement, masked-pointer statement) for a guarded line too wide to stay one, else None."""
+        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+            return None
+        statement = line.body[0]
+        value = getattr(statement, "value", None)
+        if not isinstance(statement, (cst.Assign, cst.AugAssign, cst.Expr)) or not _is_guard(value, self.flag):
+            return None
+        columns = len(self.indent) * (self.depth + 1) + len(_code(statement))
+        if columns <= self.width:
+            return None
+        return tuple(statement.with_changes(value=branch.with_changes(lpar=[], rpar=[]) if branch.lpar else branch)
+                     for branch in (value.body, value.orelse))
+
+
+def _is_guard(value, flag: str) -> bool:
+    return isinstance(value, cst.IfExp) and isinstance(value.test, cst.Name) and value.test.value == flag
+
+
+def _branched(line: cst.SimpleStatementLine, flag: str, branches: tuple) -> cst.If:
+    descriptor, pointers = branches
+    body = cst.IndentedBlock([line.with_changes(body=[descriptor], leading_lines=[])])
+    orelse = cst.Else(cst.IndentedBlock([cst.SimpleStatementLine([pointers])]))
+    return cst.If(cst.Name(flag), body, orelse=orelse, leading_lines=line.leading_lines)
+
+
+def _joins(previous, flag: str) -> bool:
+    """Whether `previous` is an `if FLAG: ... else: ...` this pass made (the guard's, with an else)."""
+    return isinstance(previous, cst.If) and isinstance(previous.test, cst.Name) and previous.test.value == flag \
+        and isinstance(previous.orelse, cst.Else)
+
+
+def _extended(branch: cst.If, line: cst.SimpleStatementLine, branches: tuple) -> cst.If:
+    descriptor, pointers = line.with_changes(body=[branches[0]]), cst.SimpleStatementLine([branches[1]])
+    body = branch.body.with_changes(body=[*branch.body.body, descriptor])
+    orelse = branch.orelse.body.with_changes(body=[*branch.orelse.body.body, pointers])
+    return branch.with_changes(body=body, orelse=branch.orelse.with_changes(body=orelse))
