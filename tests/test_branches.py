@@ -57,3 +57,13 @@ def test_a_guarded_load_that_fits_stays_one_line():
     assert "        else:" not in found
     assert any(line.startswith("        a = a_desc.load([pid_m * BLOCK_M, a_off1]) if USE_DESCRIPTORS else tl.load(")
                for line in found)
+
+
+def test_statements_the_rewrite_does_not_touch_keep_their_text_in_a_guarded_kernel():
+    """The split rebuilt the whole module at first: every statement looked new to the layout, which then
+    laid out the user's own long lines, and one decorator (a comprehension over a tuple target) into code
+    that did not parse."""
+    long = ("    untouched = M * N + M * N + M * N + M * N + M * N + M * N + M * N + M * N + M * N + M * N + M * N"
+            " + M * N  # the user's\n")
+    source = KERNEL.format(between="").replace("    acc = tl.zeros(", long + "    acc = tl.zeros(")
+    assert long in migrate_source(source, policy=Policy(line_length=88)).new_source

@@ -12,20 +12,53 @@ from __future__ import annotations
 
 import libcst as cst
 
+from triton_migrate.analysis.walk import walk
+
+from .blocks import paths_to
+
 _code = cst.Module([]).code_for_node
 
 
 def split(module: cst.Module, flag: str, width: int) -> cst.Module:
-    """`module` with every guarded statement on `flag` that is wider than `width` columns split."""
-    return module.visit(_Splitter(flag, width, module.default_indent))
+    """`module` with every guarded statement on `flag` that is wider than `width` columns split. Only the
+    paths down to those are rebuilt: every other statement keeps its nodes, so that the layout (wrap.py)
+    sees it untouched."""
+    guarded: set[int] = set()
+    walk(_Guarded(flag, guarded), module)
+    wanted: set[int] = set()
+    if not paths_to(module, guarded, wanted):
+        return module
+    return module.visit(_Splitter(flag, width, module.default_indent, wanted))
+
+
+class _Guarded(cst.CSTVisitor):
+    """The lines whose one statement's whole value is a guarded access."""
+
+    def __init__(self, flag: str, found: set[int]) -> None:
+        self.flag = flag
+        self.found = found
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        if len(node.body) == 1 and _is_guard(getattr(node.body[0], "value", None), self.flag):
+            self.found.add(id(node))
+        return False
 
 
 class _Splitter(cst.CSTTransformer):
-    def __init__(self, flag: str, width: int, indent: str) -> None:
+    def __init__(self, flag: str, width: int, indent: str, wanted: set[int]) -> None:
         self.flag = flag
         self.width = width
         self.indent = indent
+        self.wanted = wanted
         self.depth = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return id(node) in self.wanted and super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):
+        if id(original_node) not in self.wanted:
+            return updated_node
+        return super().on_leave(original_node, updated_node)
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
         self.depth += 1
