@@ -16,6 +16,7 @@ that spans lines (where black would need its comment handling, it is left as it 
 
 from __future__ import annotations
 
+import ast
 import io
 import tokenize
 from dataclasses import dataclass, field, replace
@@ -191,7 +192,19 @@ def layout(code: str, indent: int, width: int, step: str = "    ", extra: int = 
     definition = tokens[0].text == "def" or tokens[0].text == "async" and tokens[1].text == "def"
     lines = _lay(_Line(tokens, indent, value=None if definition else _value_start(tokens), definition=definition),
                  state)
-    return "\n".join(step * ((columns - indent) // state.step_columns) + _text(line) for columns, line in lines)
+    text = "\n".join(step * ((columns - indent) // state.step_columns) + _text(line) for columns, line in lines)
+    return text if _parses(text, tokens[0].text) else None
+
+
+def _parses(text: str, first: str) -> bool:
+    """Whether the laid-out code is still Python: a layout this module gets wrong (a comprehension's tuple
+    target split at its commas) leaves the statement on its one line instead of breaking it."""
+    completion = {"@": "\ndef _(): pass", "def": " pass", "async": " pass"}.get(first, "")
+    try:
+        ast.parse(text + completion)
+    except SyntaxError:
+        return False
+    return True
 
 
 def _value_start(tokens: list[_Token]) -> int | None:
