@@ -35,13 +35,19 @@ def lines(source: str, width: int) -> list[str]:
 def test_consecutive_guarded_loads_share_one_if_else():
     found = lines(KERNEL.format(between=""), 120)
     start = found.index("        if USE_DESCRIPTORS:")
-    assert found[start:start + 6] == [
+    assert found[start:start + 12] == [
         "        if USE_DESCRIPTORS:",
         "            a = a_desc.load([pid_m * BLOCK_M, a_off1])  # the rows of A",
         "            b = b_desc.load([b_off0, pid_n * BLOCK_N])",
         "        else:",
-        "            a = tl.load(a_bp, mask=(o_m < M)[:, None] & (a_off1 + tl.arange(0, BLOCK_K) < K)[None, :], other=0.0)",
-        "            b = tl.load(b_bp, mask=(b_off0 + tl.arange(0, BLOCK_K) < K)[:, None] & (o_n < N)[None, :], other=0.0)",
+        "            a = tl.load(",
+        "                a_bp + a_off1, mask=(o_m < M)[:, None] & (a_off1 + tl.arange(0, BLOCK_K) < K)[None, :], other=0.0",
+        "            )",
+        "            b = tl.load(",
+        "                b_bp + tl.cast(b_off0, tl.int64) * stride_bk,",
+        "                mask=(b_off0 + tl.arange(0, BLOCK_K) < K)[:, None] & (o_n < N)[None, :],",
+        "                other=0.0,",
+        "            )",
     ]
 
 
@@ -53,7 +59,7 @@ def test_a_comment_between_them_keeps_them_apart():
 
 
 def test_a_guarded_load_that_fits_stays_one_line():
-    found = lines(KERNEL.format(between=""), 200)
+    found = lines(KERNEL.format(between=""), 240)
     assert "        else:" not in found
     assert any(line.startswith("        a = a_desc.load([pid_m * BLOCK_M, a_off1]) if USE_DESCRIPTORS else tl.load(")
                for line in found)

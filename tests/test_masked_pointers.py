@@ -39,8 +39,8 @@ def test_each_axis_has_one_offset_vector_and_one_bound_shared_by_the_accesses():
 def test_the_row_offsets_move_out_of_the_loop_that_does_not_change_them():
     text = migrated((FIXTURES / "shared_offsets" / "before.py").read_text().split("@triton.jit\n", 1)[1])
     found = lines(text)
-    assert found.index("o_t = (i_t * BT + tl.arange(0, BT)).to(tl.int64)") < found.index(
-        "for i_k in range(tl.cdiv(K, BK)):") < found.index("o_k = (i_k * BK + tl.arange(0, BK)).to(tl.int64)")
+    assert found.index("o_t = i_t * BT + tl.arange(0, BT).to(tl.int64)") < found.index(
+        "for i_k in range(tl.cdiv(K, BK)):") < found.index("o_k = i_k * BK + tl.arange(0, BK).to(tl.int64)")
 
 
 def test_a_lower_bound_only_where_the_offset_may_be_negative():
@@ -66,7 +66,8 @@ def test_int64_once_per_axis_that_a_stride_scales():
 '''
     text = migrated(source)
     assert text.count("tl.int64") == 1  # the rows, scaled by stride_m; the columns have a unit stride
-    assert "o_m = (pid_m * BM + tl.arange(0, BM)).to(tl.int64)" in lines(text)
+    # the range widened, not the sum: the offset is int32 in the block pointer too
+    assert "o_m = pid_m * BM + tl.arange(0, BM).to(tl.int64)" in lines(text)
 
 
 def test_an_offset_used_in_one_branch_stays_in_it_and_a_bound_read_once_is_inline():
@@ -84,10 +85,12 @@ def test_an_offset_used_in_one_branch_stays_in_it_and_a_bound_read_once_is_inlin
     assert "tl.store(q, tl.zeros([B, 1], dtype=tl.float32), mask=(o_1 < 4)[None, :])" in found
 
 
-def test_a_moving_block_pointer_moves_its_pointers():
+def test_a_moving_block_pointer_keeps_its_pointers_and_each_access_adds_where_it_moved():
     text = (FIXTURES / "gemm_loop_advance" / "after.py").read_text()
-    assert "a_bp += tl.cast(BLOCK_K, tl.int64) * stride_ak" in lines(text)
-    assert "b_bp += tl.cast(BLOCK_K, tl.int64) * stride_bk" in lines(text)
+    assert "a_bp = a_ptr + o_m[:, None] * stride_am + o_k[None, :] * stride_ak" in lines(text)
+    assert "a_bp + tl.cast(a_off1, tl.int64) * stride_ak," in lines(text)
+    assert "b_bp + tl.cast(b_off0, tl.int64) * stride_bk," in lines(text)
+    assert "a_bp +=" not in text and "b_bp +=" not in text
     source = '''def k(x, n, B: tl.constexpr):
     p = tl.make_block_ptr(x, (n,), (1,), (0,), (B,), (0,))
     acc = tl.zeros([B], dtype=tl.float32)
@@ -96,7 +99,9 @@ def test_a_moving_block_pointer_moves_its_pointers():
         p = tl.advance(p, (B,))
     tl.store(x + tl.arange(0, B), acc)
 '''
-    assert "p += B" in lines(migrated(source))  # along the unit stride: no widening
+    found = lines(migrated(source))
+    assert "p = x + tl.arange(0, B)" in found
+    assert "acc += tl.load(p + p_off0, mask=p_off0 + tl.arange(0, B) < n)" in found  # unit stride: no widening
 
 
 def test_block_pointers_merged_from_branches_are_masked_where_created():

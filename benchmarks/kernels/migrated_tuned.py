@@ -96,7 +96,7 @@ def gemm(
     if USE_DESCRIPTORS:
         a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
     a_off1 = 0
-    o_m = (pid_m * BM + tl.arange(0, BM)).to(tl.int64)
+    o_m = pid_m * BM + tl.arange(0, BM).to(tl.int64)
     o_k = tl.arange(0, BK).to(tl.int64)
     a = a_ptr + o_m[:, None] * stride_am + o_k[None, :]
     if USE_DESCRIPTORS:
@@ -113,7 +113,7 @@ def gemm(
                 a_desc.load([pid_m * BM, a_off1])
                 if USE_DESCRIPTORS
                 else tl.load(
-                    a,
+                    a + a_off1,
                     mask=m_m[:, None] & (a_off1 + tl.arange(0, BK) < K)[None, :],
                     other=0.0,
                 )
@@ -122,27 +122,23 @@ def gemm(
                 b_desc.load([b_off0, pid_n * BN])
                 if USE_DESCRIPTORS
                 else tl.load(
-                    b,
+                    b + tl.cast(b_off0, tl.int64) * stride_bk,
                     mask=(b_off0 + tl.arange(0, BK) < K)[:, None] & m_n[None, :],
                     other=0.0,
                 )
             ),
         )
         a_off1 += BK
-        a += BK
         b_off0 += BK
-        b += tl.cast(BK, tl.int64) * stride_bk
     c = c_ptr + o_m[:, None] * stride_cm + o_n[None, :]
     tl.store(c, acc.to(c.dtype.element_ty), mask=m_m[:, None] & m_n[None, :])
 
 
 @triton.jit
-def add_one(
-    x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.constexpr
-):
+def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    o_m = (pid_m * BM + tl.arange(0, BM)).to(tl.int64)
+    o_m = pid_m * BM + tl.arange(0, BM).to(tl.int64)
     o_n = pid_n * BN + tl.arange(0, BN)
     x = x_ptr + o_m[:, None] * stride_xm + o_n[None, :]
     y = y_ptr + o_m[:, None] * stride_ym + o_n[None, :]
@@ -156,11 +152,9 @@ def add_one(
 
 
 @triton.jit
-def rms_norm(
-    x_ptr, w_ptr, y_ptr, M, stride_xm, stride_ym, eps, D: tl.constexpr, BM: tl.constexpr
-):
+def rms_norm(x_ptr, w_ptr, y_ptr, M, stride_xm, stride_ym, eps, D: tl.constexpr, BM: tl.constexpr):
     pid = tl.program_id(0)
-    o_m = (pid * BM + tl.arange(0, BM)).to(tl.int64)
+    o_m = pid * BM + tl.arange(0, BM).to(tl.int64)
     o_d = tl.arange(0, D)
     x = x_ptr + o_m[:, None] * stride_xm + o_d[None, :]
     w = w_ptr + o_d
@@ -173,15 +167,13 @@ def rms_norm(
 
 
 @triton.jit
-def gated_chunks(
-    k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: tl.constexpr
-):
+def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: tl.constexpr):
     i_h = tl.program_id(0)
     b_h = tl.zeros((K,), dtype=tl.float32)
     o_k = tl.arange(0, K)
     m_k = o_k < K
     for i_t in range(0, tl.cdiv(T, BT)):
-        o_t2 = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
+        o_t2 = i_t * BT + tl.arange(0, BT).to(tl.int64)
         p_k = k_ptr + i_h * K + o_t2[:, None] * (H * K) + o_k[None, :]
         p_g = g_ptr + i_h + o_t2 * H
         m_t2 = o_t2 < T
@@ -251,7 +243,7 @@ def gemm_bt(
             block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K],
         )
     a_block_ptr_off1 = 0
-    o_m = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)).to(tl.int64)
+    o_m = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M).to(tl.int64)
     o_k = tl.arange(0, BLOCK_SIZE_K).to(tl.int64)
     a_block_ptr = a_ptr + o_m[:, None] * stride_am + o_k[None, :] * stride_ak
     # B^T as a K x N view of the N x K weight: column-major, so order=(0, 1)
@@ -263,7 +255,7 @@ def gemm_bt(
             block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K],
         )
     b_block_ptr_off0 = 0
-    o_n = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)).to(tl.int64)
+    o_n = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N).to(tl.int64)
     b_block_ptr = b_ptr + o_k[:, None] * stride_bk + o_n[None, :] * stride_bn
     accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
     m_m = (o_m >= 0) & (o_m < M)
@@ -276,59 +268,33 @@ def gemm_bt(
             )
         else:
             a = tl.load(
-                a_block_ptr,
+                a_block_ptr + tl.cast(a_block_ptr_off1, tl.int64) * stride_ak,
                 mask=m_m[:, None]
                 & (a_block_ptr_off1 + tl.arange(0, BLOCK_SIZE_K) < K)[None, :],
                 other=0.0,
             )
             b = tl.load(
-                b_block_ptr,
+                b_block_ptr + tl.cast(b_block_ptr_off0, tl.int64) * stride_bk,
                 mask=(b_block_ptr_off0 + tl.arange(0, BLOCK_SIZE_K) < K)[:, None]
                 & m_n[None, :],
                 other=0.0,
             )
         accumulator = tl.dot(a, b, accumulator)
         a_block_ptr_off1 += BLOCK_SIZE_K
-        a_block_ptr += tl.cast(BLOCK_SIZE_K, tl.int64) * stride_ak
         b_block_ptr_off0 += BLOCK_SIZE_K
-        b_block_ptr += tl.cast(BLOCK_SIZE_K, tl.int64) * stride_bk
     c = accumulator.to(c_ptr.dtype.element_ty)
     c_block_ptr = c_ptr + o_m[:, None] * stride_cm + o_n[None, :] * stride_cn
     tl.store(c_block_ptr, c, mask=m_m[:, None] & m_n[None, :])
 
 
 @triton.jit
-def attn_fwd(
-    Q,
-    K,
-    V,
-    sm_scale,
-    M,
-    Out,
-    stride_qz,
-    stride_qh,
-    stride_qm,
-    stride_qk,
-    stride_kz,
-    stride_kh,
-    stride_kn,
-    stride_kk,
-    stride_vz,
-    stride_vh,
-    stride_vk,
-    stride_vn,
-    stride_oz,
-    stride_oh,
-    stride_om,
-    stride_on,
-    Z,
-    H,
-    N_CTX,
-    HEAD_DIM: tl.constexpr,
-    BLOCK_M: tl.constexpr,
-    BLOCK_N: tl.constexpr,
-    CAUSAL: tl.constexpr,
-):
+def attn_fwd(Q, K, V, sm_scale, M, Out,
+             stride_qz, stride_qh, stride_qm, stride_qk,
+             stride_kz, stride_kh, stride_kn, stride_kk,
+             stride_vz, stride_vh, stride_vk, stride_vn,
+             stride_oz, stride_oh, stride_om, stride_on,
+             Z, H, N_CTX,
+             HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
     tl.static_assert(BLOCK_N <= HEAD_DIM)
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
@@ -339,7 +305,7 @@ def attn_fwd(
     v_offset = off_z.to(tl.int64) * stride_vz + off_h.to(tl.int64) * stride_vh
     o_offset = off_z.to(tl.int64) * stride_oz + off_h.to(tl.int64) * stride_oh
 
-    o_m = (start_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
+    o_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
     o_head_dim = tl.arange(0, HEAD_DIM).to(tl.int64)
     # block pointers
     Q_block_ptr = (
@@ -378,7 +344,7 @@ def attn_fwd(
         start_n = tl.multiple_of(start_n, BLOCK_N)
         # -- compute qk ----
         k = tl.load(
-            K_block_ptr,
+            K_block_ptr + tl.cast(K_off1, tl.int64) * stride_kn,
             mask=(K_off1 + tl.arange(0, BLOCK_N) < N_CTX)[None, :],
             other=0.0,
         )
@@ -397,7 +363,7 @@ def attn_fwd(
         # -- update output accumulator --
         acc = acc * alpha[:, None]
         v = tl.load(
-            V_block_ptr,
+            V_block_ptr + tl.cast(V_off0, tl.int64) * stride_vk,
             mask=(V_off0 + tl.arange(0, BLOCK_N) < N_CTX)[:, None],
             other=0.0,
         )
@@ -405,9 +371,7 @@ def attn_fwd(
         # update m_i and l_i
         m_i = m_ij
         V_off0 += BLOCK_N
-        V_block_ptr += tl.cast(BLOCK_N, tl.int64) * stride_vk
         K_off1 += BLOCK_N
-        K_block_ptr += tl.cast(BLOCK_N, tl.int64) * stride_kn
     # epilogue
     m_i += tl.math.log2(l_i)
     acc = acc / l_i[:, None]
@@ -462,7 +426,7 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
 
     start_n = pid * BLOCK_N1
     offs_n = start_n + tl.arange(0, BLOCK_N1)
-    o_n1 = (start_n + tl.arange(0, BLOCK_N1)).to(tl.int64)
+    o_n1 = start_n + tl.arange(0, BLOCK_N1).to(tl.int64)
     o_head_dim = tl.arange(0, HEAD_DIM).to(tl.int64)
     k_block_ptr = K + o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
     v_block_ptr = V + o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
@@ -482,7 +446,7 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
             Q, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM]
         )
     qT_off1 = start_m
-    o_m1 = (start_m + tl.arange(0, BLOCK_M1)).to(tl.int64)
+    o_m1 = tl.arange(0, BLOCK_M1).to(tl.int64)
     qT_block_ptr = Q + o_head_dim[:, None] * stride_d + o_m1[None, :] * stride_tok
     if USE_DESCRIPTORS:
         do_desc = tl.make_tensor_descriptor(
@@ -500,14 +464,14 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
             qT = tl.trans(qT_desc.load([qT_off1, 0]))
         else:
             qT = tl.load(
-                qT_block_ptr,
+                qT_block_ptr + tl.cast(qT_off1, tl.int64) * stride_tok,
                 mask=(qT_off1 + tl.arange(0, BLOCK_M1) < N_CTX)[None, :],
                 other=0.0,
             )
         # Load m before computing qk to reduce pipeline stall.
         offs_m = curr_m + tl.arange(0, BLOCK_M1)
         m = tl.load(
-            m_block_ptr,
+            m_block_ptr + m_block_ptr_off0,
             mask=m_block_ptr_off0 + tl.arange(0, BLOCK_M1) < N_CTX,
             other=0.0,
         )
@@ -522,7 +486,7 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
             do = do_desc.load([do_off0, 0])
         else:
             do = tl.load(
-                do_block_ptr,
+                do_block_ptr + tl.cast(do_off0, tl.int64) * stride_tok,
                 mask=(do_off0 + tl.arange(0, BLOCK_M1) < N_CTX)[:, None],
                 other=0.0,
             )
@@ -530,7 +494,9 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         ppT = pT.to(do.dtype)
         dv += tl.dot(ppT, do)
         Di = tl.load(
-            d_block_ptr, mask=d_off0 + tl.arange(0, BLOCK_M1) < N_CTX, other=0.0
+            d_block_ptr + d_off0,
+            mask=d_off0 + tl.arange(0, BLOCK_M1) < N_CTX,
+            other=0.0,
         )
         # Compute dP and dS.
         dpT = tl.dot(v, tl.trans(do)).to(tl.float32)
@@ -540,13 +506,9 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         # Increment pointers.
         curr_m += BLOCK_M1
         qT_off1 += BLOCK_M1
-        qT_block_ptr += tl.cast(BLOCK_M1, tl.int64) * stride_tok
         do_off0 += BLOCK_M1
-        do_block_ptr += tl.cast(BLOCK_M1, tl.int64) * stride_tok
         m_block_ptr_off0 += BLOCK_M1
-        m_block_ptr += BLOCK_M1
         d_off0 += BLOCK_M1
-        d_block_ptr += BLOCK_M1
 
     dv_block_ptr = DV + o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
     tl.store(dv_block_ptr, dv.to(DV.dtype.element_ty), mask=m_n1[:, None])
@@ -557,21 +519,9 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
 
 
 @triton.jit(do_not_specialize=["T"])
-def chunk_fwd_kernel_h(
-    k,
-    v,
-    h,
-    g,
-    ht,
-    T,
-    H: tl.constexpr,
-    K: tl.constexpr,
-    V: tl.constexpr,
-    BT: tl.constexpr,
-    BK: tl.constexpr,
-    BV: tl.constexpr,
-    STORE_FINAL_STATE: tl.constexpr,
-):
+def chunk_fwd_kernel_h(k, v, h, g, ht, T,
+                       H: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
+                       BT: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, STORE_FINAL_STATE: tl.constexpr):
     # k, v: [B, T, H, K|V]; g: [B, T, H] (fp32 log-decays); h: [B, NT, H, K, V], the state before each chunk.
     i_k, i_v, i_nh = tl.program_id(0), tl.program_id(1), tl.program_id(2)
     i_n, i_h = i_nh // H, i_nh % H
@@ -580,12 +530,12 @@ def chunk_fwd_kernel_h(
 
     # [BK, BV]
     b_h = tl.zeros([BK, BV], dtype=tl.float32)
-    o_k = (i_k * BK + tl.arange(0, BK)).to(tl.int64)
+    o_k = i_k * BK + tl.arange(0, BK).to(tl.int64)
     o_v = i_v * BV + tl.arange(0, BV)
     m_k = o_k < K
     m_v = o_v < V
     for i_t in range(NT):
-        o_t2 = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
+        o_t2 = i_t * BT + tl.arange(0, BT).to(tl.int64)
         p_k = k + (bos * H + i_h) * K + o_k[:, None] + o_t2[None, :] * (H * K)
         p_v = v + (bos * H + i_h) * V + o_t2[:, None] * (H * V) + o_v[None, :]
         o_h = ((i_n * NT + i_t) * H + i_h).to(tl.int64) * K * V
@@ -631,12 +581,12 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
 
     b_o = tl.zeros([BT, BV], dtype=tl.float32)
     b_A = tl.zeros([BT, BT], dtype=tl.float32)
-    o_t2 = (i_t * BT + tl.arange(0, BT)).to(tl.int64)
+    o_t2 = i_t * BT + tl.arange(0, BT).to(tl.int64)
     o_v = i_v * BV + tl.arange(0, BV)
     m_t2 = o_t2 < T
     m_v = o_v < V
     for i_k in range(tl.cdiv(K, BK)):
-        o_k = (i_k * BK + tl.arange(0, BK)).to(tl.int64)
+        o_k = i_k * BK + tl.arange(0, BK).to(tl.int64)
         p_q = q + o_t2[:, None] * (H * K) + o_k[None, :]
         p_k = k + o_k[:, None] + o_t2[None, :] * (H * K)
         p_h = h + o_k[:, None] * V + o_v[None, :]
@@ -675,7 +625,7 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     # BLOCK_M rows per program, a whole row (BLOCK_N >= N) per block.
     pid = tl.program_id(0)
-    o_m = (pid * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
+    o_m = pid * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
     o_n = tl.arange(0, BLOCK_N)
     x_block_ptr = X + o_m[:, None] * stride_xm + o_n[None, :]
     y_block_ptr = Y + o_m[:, None] * stride_ym + o_n[None, :]
@@ -756,8 +706,8 @@ def bmm(
             [1, BLOCK_M, BLOCK_K],
         )
     a_bp_off2 = 0
-    o_batch = (pid_b + tl.arange(0, 1)).to(tl.int64)
-    o_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
+    o_batch = pid_b + tl.arange(0, 1).to(tl.int64)
+    o_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
     o_k = tl.arange(0, BLOCK_K).to(tl.int64)
     a_bp = (
         a_ptr
@@ -773,7 +723,7 @@ def bmm(
             [1, BLOCK_K, BLOCK_N],
         )
     b_bp_off1 = 0
-    o_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)).to(tl.int64)
+    o_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N).to(tl.int64)
     b_bp = (
         b_ptr
         + o_batch[:, None, None] * stride_bb
@@ -790,26 +740,22 @@ def bmm(
             b = b_bp_desc.load([pid_b, b_bp_off1, pid_n * BLOCK_N])
         else:
             a = tl.load(
-                a_bp,
+                a_bp + tl.cast(a_bp_off2, tl.int64) * stride_ak,
                 mask=m_batch[:, None, None]
                 & m_m[None, :, None]
                 & (a_bp_off2 + tl.arange(0, BLOCK_K) < K)[None, None, :],
                 other=0.0,
             )
             b = tl.load(
-                b_bp,
+                b_bp + tl.cast(b_bp_off1, tl.int64) * stride_bk,
                 mask=m_batch[:, None, None]
                 & (b_bp_off1 + tl.arange(0, BLOCK_K) < K)[None, :, None]
                 & m_n[None, None, :],
                 other=0.0,
             )
-        acc += tl.dot(
-            tl.reshape(a, (BLOCK_M, BLOCK_K)), tl.reshape(b, (BLOCK_K, BLOCK_N))
-        )
+        acc += tl.dot(tl.reshape(a, (BLOCK_M, BLOCK_K)), tl.reshape(b, (BLOCK_K, BLOCK_N)))
         a_bp_off2 += BLOCK_K
-        a_bp += tl.cast(BLOCK_K, tl.int64) * stride_ak
         b_bp_off1 += BLOCK_K
-        b_bp += tl.cast(BLOCK_K, tl.int64) * stride_bk
     c_bp = (
         c_ptr
         + o_batch[:, None, None] * stride_cb
@@ -831,9 +777,9 @@ def batched_transpose(x_ptr, y_ptr, M, N, stride_xb, stride_xm, stride_yb, strid
     pid_n = tl.program_id(1)
     pid_b = tl.program_id(2)
     B = tl.num_programs(2)
-    o_b = (pid_b + tl.arange(0, 1)).to(tl.int64)
-    o_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
-    o_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)).to(tl.int64)
+    o_b = pid_b + tl.arange(0, 1).to(tl.int64)
+    o_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
+    o_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N).to(tl.int64)
     x_block_ptr = (
         x_ptr
         + o_b[:, None, None] * stride_xb
@@ -895,14 +841,17 @@ def _attn_fwd_inner(
         lo, hi = 0, N_CTX
     K_off1 += lo
     V_off0 += lo
+    o_head_dim = tl.arange(0, HEAD_DIM).to(tl.int64)
+    o_n = tl.arange(0, BLOCK_N).to(tl.int64)
     # loop over k, v and update accumulator
     for start_n in range(lo, hi, BLOCK_N):
         start_n = tl.multiple_of(start_n, BLOCK_N)
         # -- compute qk ----
         k = tl.load(
             K_base
-            + (K_start0 + tl.arange(0, HEAD_DIM)).to(tl.int64)[:, None] * K_stride0
-            + (K_off1 + tl.arange(0, BLOCK_N)).to(tl.int64)[None, :] * K_stride1
+            + tl.cast(K_start0, tl.int64) * K_stride0
+            + tl.cast(K_off1, tl.int64) * K_stride1
+            + (o_head_dim[:, None] * K_stride0 + o_n[None, :] * K_stride1)
         )
         qk = tl.dot(q, k)
         if STAGE == 2:
@@ -922,8 +871,9 @@ def _attn_fwd_inner(
         acc = acc * alpha[:, None]
         v = tl.load(
             V_base
-            + (V_off0 + tl.arange(0, BLOCK_N)).to(tl.int64)[:, None] * V_stride0
-            + (V_start1 + tl.arange(0, HEAD_DIM)).to(tl.int64)[None, :] * V_stride1
+            + tl.cast(V_off0, tl.int64) * V_stride0
+            + tl.cast(V_start1, tl.int64) * V_stride1
+            + (o_n[:, None] * V_stride0 + o_head_dim[None, :] * V_stride1)
         )
         acc = tl.dot(p.to(v.dtype), v, acc)
         # update m_i and l_i
@@ -934,37 +884,13 @@ def _attn_fwd_inner(
 
 
 @triton.jit
-def attn_fwd_staged(
-    Q,
-    K,
-    V,
-    sm_scale,
-    M,
-    Out,
-    stride_qz,
-    stride_qh,
-    stride_qm,
-    stride_qk,
-    stride_kz,
-    stride_kh,
-    stride_kn,
-    stride_kk,
-    stride_vz,
-    stride_vh,
-    stride_vk,
-    stride_vn,
-    stride_oz,
-    stride_oh,
-    stride_om,
-    stride_on,
-    Z,
-    H,
-    N_CTX,
-    HEAD_DIM: tl.constexpr,
-    BLOCK_M: tl.constexpr,
-    BLOCK_N: tl.constexpr,
-    STAGE: tl.constexpr,
-):
+def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
+                    stride_qz, stride_qh, stride_qm, stride_qk,
+                    stride_kz, stride_kh, stride_kn, stride_kk,
+                    stride_vz, stride_vh, stride_vk, stride_vn,
+                    stride_oz, stride_oh, stride_om, stride_on,
+                    Z, H, N_CTX,
+                    HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGE: tl.constexpr):
     # As the tutorial: N_CTX must be a multiple of BLOCK_M (no boundary checks).
     tl.static_assert(BLOCK_N <= HEAD_DIM)
     start_m = tl.program_id(0)
@@ -973,7 +899,7 @@ def attn_fwd_staged(
     off_h = off_hz % H
     qvk_offset = off_z.to(tl.int64) * stride_qz + off_h.to(tl.int64) * stride_qh
 
-    o_m = (start_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
+    o_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
     o_head_dim = tl.arange(0, HEAD_DIM).to(tl.int64)
     # block pointers
     Q_block_ptr = (
@@ -1078,24 +1004,28 @@ def _dot_tile(
     b_block_block0: tl.constexpr,
     b_block_block1: tl.constexpr,
 ):
-    o_a_block_block0 = (a_block_start0 + tl.arange(0, a_block_block0)).to(tl.int64)
-    o_a_block_block1 = a_block_start1 + tl.arange(0, a_block_block1)
     a = tl.load(
         a_block_base
-        + o_a_block_block0[:, None] * a_block_stride0
-        + o_a_block_block1[None, :],
-        mask=(o_a_block_block0 < a_block_shape0)[:, None]
-        & (o_a_block_block1 < a_block_shape1)[None, :],
+        + tl.cast(a_block_start0, tl.int64) * a_block_stride0
+        + a_block_start1
+        + (
+            tl.arange(0, a_block_block0).to(tl.int64)[:, None] * a_block_stride0
+            + tl.arange(0, a_block_block1)[None, :]
+        ),
+        mask=(a_block_start0 + tl.arange(0, a_block_block0) < a_block_shape0)[:, None]
+        & (a_block_start1 + tl.arange(0, a_block_block1) < a_block_shape1)[None, :],
         other=0.0,
     )
-    o_b_block_block0 = (b_block_start0 + tl.arange(0, b_block_block0)).to(tl.int64)
-    o_b_block_block1 = b_block_start1 + tl.arange(0, b_block_block1)
     b = tl.load(
         b_block_base
-        + o_b_block_block0[:, None] * b_block_stride0
-        + o_b_block_block1[None, :],
-        mask=(o_b_block_block0 < b_block_shape0)[:, None]
-        & (o_b_block_block1 < b_block_shape1)[None, :],
+        + tl.cast(b_block_start0, tl.int64) * b_block_stride0
+        + b_block_start1
+        + (
+            tl.arange(0, b_block_block0).to(tl.int64)[:, None] * b_block_stride0
+            + tl.arange(0, b_block_block1)[None, :]
+        ),
+        mask=(b_block_start0 + tl.arange(0, b_block_block0) < b_block_shape0)[:, None]
+        & (b_block_start1 + tl.arange(0, b_block_block1) < b_block_shape1)[None, :],
         other=0.0,
     )
     return tl.dot(a, b, acc)
@@ -1131,7 +1061,7 @@ def gemm_helper(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
         )
         a_off1 += BK
         b_off0 += BK
-    o_m = (pid_m * BM + tl.arange(0, BM)).to(tl.int64)
+    o_m = pid_m * BM + tl.arange(0, BM).to(tl.int64)
     o_n = pid_n * BN + tl.arange(0, BN)
     c = c_ptr + o_m[:, None] * stride_cm + o_n[None, :]
     tl.store(

@@ -78,6 +78,7 @@ class Knowledge:
     merged: dict = field(default_factory=dict)  # creation id -> {(kind, dim): its part}, for `p_base = ...`
     named: set = field(default_factory=set)  # creation ids whose name holds their pointers for some access
     rebuilt: set = field(default_factory=set)  # creation ids some access computes the pointers of from parts
+    moving: dict = field(default_factory=dict)  # creation id -> the dimensions it advances in
     creation_masks: dict = field(default_factory=dict)  # creation id -> the dimensions its own mask checks
     stale_names: dict = field(default_factory=dict)  # creation id -> names in its base, shape, strides assigned since
     captured: set = field(default_factory=set)  # creation ids whose stale parts are captured at the creation

@@ -81,10 +81,17 @@ class Results:
         that their creations and advances assign them (sites.pointer_builder)."""
         return any(m in self.knowledge.named for c in creations for m in self.class_of(c))
 
+    def moving_dims(self, creations) -> set[int]:
+        """The dimensions these block pointers move in (an advance, or an access through one)."""
+        return {d for c in creations for m in self.class_of(c) for d in self.knowledge.moving.get(m, ())}
+
     def creation_pointers(self, creation: Creation) -> cst.BaseExpression:
-        """`q + o_t[:, None] * (H*K) + o_k[None, :]`: the addresses of the block where it is created."""
-        axes = [ttd006_masked_pointers.Axis(self.language, offset, block, along=shape)
-                for offset, block, shape in zip(creation.offsets, creation.block, creation.shape)]
+        """`q + o_t[:, None] * (H*K) + o_k[None, :]`: the addresses of the block where it is created, without
+        the offsets of the dimensions it moves in (each access adds those: sites.shifted)."""
+        moving = self.moving_dims({id(creation.call)})
+        axes = [ttd006_masked_pointers.Axis(self.language, cst.Integer("0") if d in moving else offset, block,
+                                            along=shape)
+                for d, (offset, block, shape) in enumerate(zip(creation.offsets, creation.block, creation.shape))]
         return ttd006_masked_pointers.addresses(creation.base, creation.strides, axes, self.namer.placeholder)
 
     def creation_mask(self, creation: Creation, checked: frozenset[int]) -> cst.BaseExpression:

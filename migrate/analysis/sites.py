@@ -302,26 +302,24 @@ class Sites:
             new, statement = self.advance_dim(id(node), name, base_name, d, dim, delta, source, state)
             dims.append(new)
             statements.extend(statement)
-        moved = self.moved_pointers(name, base_name, source, deltas)
+        self.note_moving(source, deltas)
+        moved = self.moved_pointers(name, base_name, source)
         self.stmt_edits[id(node)] = (source.creations, lambda: statements + moved())
         return replace(source, dims=tuple(dims))
 
-    def moved_pointers(self, name: str, base_name: str, source: BlockPtr, deltas: list) -> Callable[[], list]:
-        """`p += BK` (`q = p + BK`): the pointers that `name` holds, moved as its block pointer advances, where
-        some access reads them (the masked-pointer form)."""
-        if not source.pointers:
-            return list
-        strides = self.merged_parts(source, kinds=("stride",))[2]
+    def note_moving(self, value: BlockPtr, deltas) -> None:
+        """The dimensions this block pointer moves in: its pointers leave their offsets out (`shifted`)."""
+        moving = {d for d, delta in enumerate(deltas) if int_value(delta) != 0}
+        for creation in value.creations if moving else ():
+            self.knowledge.moving.setdefault(creation, set()).update(moving)
 
-        def statements() -> list:
-            step = ttd006_masked_pointers.step(self.language, deltas, strides)
-            if not self.reads_pointers(source.creations) or (step is None and name == base_name):
-                return []
-            if name == base_name:
-                return [ttd002_advance.increment(name, step)]
-            moved = cst.Name(base_name) if step is None else ttd002_advance.plus(cst.Name(base_name), step)
-            return [ttd002_advance.assign(name, moved)]
-        return statements
+    def moved_pointers(self, name: str, base_name: str, source: BlockPtr) -> Callable[[], list]:
+        """`q = p` for `q = tl.advance(p, ...)` (or a copy) where some access reads the pointers `q` holds:
+        they leave the offsets it moves in out, so an advance leaves them as they are (`shifted`)."""
+        if not source.pointers or name == base_name:
+            return list
+        return lambda: [ttd002_advance.assign(name, cst.Name(base_name))] if self.reads_pointers(source.creations) \
+            else []
 
     @staticmethod
     def untracked_advance(call: cst.Call, state: State) -> Value:
@@ -752,11 +750,18 @@ class Sites:
         lower = [not p["nonnegative"] for p in self.proven_offsets(value, deltas)]
         padding = self.padding(bound)
 
+        if deltas is not None:
+            self.note_moving(value, deltas)
+
         def pointers() -> cst.BaseExpression:
-            if not named:
-                return ttd006_masked_pointers.addresses(base, strides, axes, self.namer.placeholder)
-            step = ttd006_masked_pointers.step(self.language, deltas, strides) if deltas is not None else None
-            return held if step is None else ttd002_advance.plus(held, step)
+            if named:
+                return ttd006_masked_pointers.shifted(self.language, held, offsets, strides,
+                                                      self.moving_dims(value.creations))
+            # Rebuilt from the parts: the block's corner, then the offsets inside it, which do not change as it
+            # moves (in a helper inlined into its caller's loop, say): the compiler computes them once.
+            inside = ttd006_masked_pointers.inside(strides, [a.at_zero() for a in axes], self.namer.placeholder)
+            corner = ttd006_masked_pointers.shifted(self.language, base, offsets, strides, range(len(axes)))
+            return cst.BinaryOperation(corner, cst.Add(), inside)
 
         def mask(checked: set[int]):
             bounds = {d: ttd006_masked_pointers.Bound(axes[d], shape[d], lower[d]) for d in checked}
