@@ -32,7 +32,7 @@ from triton_migrate.analysis import guards, stated
 from triton_migrate.analysis.prefilter import SITE_KEYWORDS, SITE_MEMBERS
 from triton_migrate.analysis.program import Locate, Program
 from triton_migrate.analysis.stated import Inline
-from triton_migrate.analysis.triton_names import TritonNames
+from triton_migrate.analysis.triton_names import TritonNames, imported_elsewhere, reexported
 from triton_migrate.analysis.values import canonical_code
 from triton_migrate.analysis.walk import walk
 from triton_migrate.rewrite import branches, unbound, wrap
@@ -46,6 +46,7 @@ from triton_migrate.rules import (
     ttd009_launch_guard,
     ttd010_stated_facts,
     ttd108_unsupported_use,
+    ttd202_triton_imported_elsewhere,
 )
 
 from .outcome import Diagnostic, FileOutcome, see_line
@@ -127,10 +128,12 @@ class _AstScan:
         return cls(calls, parameters, functions)
 
 
-def _has_site(tree: ast.Module) -> bool:
+def _has_site(tree: ast.Module, taken: TritonNames | None = None) -> bool:
     """Whether the module has a block-pointer site call: it stops at the first, which in a kernel file
-    comes early (files without one, which only mention `advance(`, pay the whole walk)."""
+    comes early (files without one, which only mention `advance(`, pay the whole walk). `taken`: the names of
+    triton it imports from other modules of the program."""
     names = TritonNames.of_ast(tree)
+    names.adopt(taken)
     return any(type(node) is ast.Call and _is_site_call(names, node) for node in ast.walk(tree))
 
 
@@ -247,16 +250,16 @@ class _Unit:
 
 
 def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool,
-          trees: dict[str, ast.Module | None] | None = None) -> _Unit | None:
+          trees: dict[str, ast.Module | None] | None = None, taken: TritonNames | None = None) -> _Unit | None:
     """The module parsed and scanned; None if `with_sites_only` and it has no block-pointer site. With
     `from_ast`, the tree is the stdlib ast's rebuilt (never printed, so only for reports). `trees` gains
-    the module's ast."""
-    tree = _ast_parse(source)
+    the module's ast (or has it already). `taken`: the names of triton it imports from other modules."""
+    tree = trees[module_name] if trees is not None and module_name in trees else _ast_parse(source)
     if trees is not None:
         trees[module_name] = tree
     # Most modules a run is asked about without sites are its own output (the fixed-point check): the walk
     # that stops at the first site is all they need, or not even that.
-    if with_sites_only and tree is not None and not (_may_spell_a_site(source) and _has_site(tree)):
+    if with_sites_only and tree is not None and not (_may_spell_a_site(source) and _has_site(tree, taken)):
         return None
     if from_ast and tree is not None:
         module, known = ast_tree.build(source, tree)
@@ -266,6 +269,7 @@ def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool,
         wrapper = MetadataWrapper(_parse(source), unsafe_skip_copy=True)
         module = wrapper.module
     names = TritonNames.of_cst(module)
+    names.adopt(taken)
     scan = _ModuleScan(names)
     walk(scan, module)
     if with_sites_only and not scan.functions and not scan.stray_calls:
@@ -310,20 +314,27 @@ def _launch_support_bound(module: cst.Module) -> dict[str, str]:
 def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str],
              launch: dict[str, str], rewrite: bool = True, from_ast: bool = False,
              trees: dict[str, ast.Module | None] | None = None) -> dict[str, FileOutcome]:
-    """`trees` gains the ast of each module with a site or none (not frozen)."""
-    units = [u for u in (_blamed_unit(name, text, True, from_ast, trees) for name, text in sources.items()
-                         if name not in frozen) if u is not None]
+    """`trees` gains the ast of each module that is not frozen."""
+    trees = {} if trees is None else trees
+    taken = _taken(sources, locate, frozen, trees) if len(sources) > 1 else {}
+    units = [u for u in (_blamed_unit(name, text, True, from_ast, trees, taken.get(name))
+                         for name, text in sources.items() if name not in frozen) if u is not None]
     program, inherited = None, {}
     if policy.kernel_targets:  # a helper takes its tuned callers' form, and they may be anywhere
-        program = _program(units, sources, from_ast, locate, frozen)
+        program = _program(units, sources, from_ast, locate, frozen, trees, taken)
         inherited = program.inherited_forms(dict(policy.kernel_targets))
     settled = {}
     analyses = _analyse(units, policy, inherited, settled)
     if analyses is None:  # a block pointer crosses a call: the whole program decides
-        program = program or _program(units, sources, from_ast, locate, frozen)
+        program = program or _program(units, sources, from_ast, locate, frozen, trees, taken)
         settled = {key: found for key, found in settled.items() if key not in program.linked}
         analyses = program.settle(lambda: _analyse(units, policy, inherited, settled, program))
     outcomes = {name: FileOutcome((), None) for name in sources}
+    with_units = {unit.module_name for unit in units}
+    for name, source in sources.items():
+        if name not in with_units and name not in frozen and trees.get(name) is not None \
+                and _may_spell_a_site(source):
+            outcomes[name] = FileOutcome(_imported_elsewhere(source, trees[name], taken.get(name)), None)
     for unit in units:
         own = [a for u, a in analyses if u is unit]
         with _blame(unit.module_name):
@@ -331,26 +342,58 @@ def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: di
     return outcomes
 
 
+def _imported_elsewhere(source: str, tree: ast.Module, taken: TritonNames | None) -> tuple[Diagnostic, ...]:
+    """A module without a site may still have block pointers, on a `tl` taken from a module that is not
+    known to import it from triton: each is reported (TTD202), never passed over in silence."""
+    names = TritonNames.of_ast(tree)
+    names.adopt(taken)
+    calls = imported_elsewhere(tree, names)
+    positions = Positions(source, {id(call): (call.lineno, call.col_offset) for call, _, _ in calls})
+    found = []
+    for call, head, origin in calls:
+        line, column = positions.start(call)
+        found.append(Diagnostic(line, column + 1, ttd202_triton_imported_elsewhere.CODE,
+                                f"`{head}` is imported from `{origin}`, which this run does not show to import it "
+                                "from triton (run migrate over both modules): the block pointer is left as it is",
+                                False, "untouched"))
+    return tuple(found)
+
+
 def _blamed_unit(name: str, source: str, with_sites_only: bool, from_ast: bool,
-                 trees: dict[str, ast.Module | None] | None = None) -> _Unit | None:
+                 trees: dict[str, ast.Module | None] | None = None, taken: TritonNames | None = None) -> _Unit | None:
     with _blame(name):
-        return _unit(name, source, with_sites_only, from_ast, trees)
+        return _unit(name, source, with_sites_only, from_ast, trees, taken)
 
 
-def _program(units: list[_Unit], sources: dict[str, str], from_ast: bool, locate: Locate,
-             frozen: dict[str, str]) -> Program:
+def _taken(sources: dict[str, str], locate: Locate, frozen: dict[str, str],
+           trees: dict[str, ast.Module | None]) -> dict[str, TritonNames]:
+    """Per module, the names of triton it imports from another module of the program (triton_names.reexported);
+    `trees` gains the ast of each module that is not frozen (a frozen one that parses still binds names)."""
+    parsed = {}
+    for name, source in sources.items():
+        if name in frozen:
+            with contextlib.suppress(SourceError):
+                parsed[name] = _ast_parse(source)
+        else:
+            with _blame(name):
+                parsed[name] = trees[name] = trees[name] if name in trees else _ast_parse(source)
+    return reexported({name: tree for name, tree in parsed.items() if tree is not None}, locate)
+
+
+def _program(units: list[_Unit], sources: dict[str, str], from_ast: bool, locate: Locate, frozen: dict[str, str],
+             trees: dict[str, ast.Module | None], taken: dict[str, TritonNames]) -> Program:
     """The call graph. `units` gains (in place) the modules without a site of their own: helpers and
     callers may live there, so they are parsed now. Frozen modules join the graph only, not `units`."""
     parsed = {u.module_name for u in units}
-    units += [_blamed_unit(name, text, False, from_ast) for name, text in sources.items()
+    units += [_blamed_unit(name, text, False, from_ast, trees, taken.get(name)) for name, text in sources.items()
               if name not in parsed and name not in frozen]
-    return Program(units + [u for u in (_frozen_unit(n, sources[n], from_ast) for n in frozen if n in sources)
-                            if u is not None], locate, frozen)
+    frozen_units = (_frozen_unit(n, sources[n], from_ast, taken.get(n)) for n in frozen if n in sources)
+    return Program(units + [u for u in frozen_units if u is not None], locate, frozen)
 
 
-def _frozen_unit(name: str, source: str, from_ast: bool) -> _Unit | None:
+def _frozen_unit(name: str, source: str, from_ast: bool, taken: TritonNames | None) -> _Unit | None:
     try:
-        return _blamed_unit(name, source, False, from_ast)
+        return _blamed_unit(name, source, False, from_ast, taken=taken)
     except ModuleFailure:  # not even parsed: none of its calls can be seen, and Python could not run it either
         return None
 
