@@ -8,12 +8,14 @@ spelling: Triton compiles nothing else), or a `padding_option` that is neither a
 untouched and reported. A `padding_option` that
 is a name (a constexpr) keeps the access off descriptors (TTD006 says why).
 
-A load or store with a real `mask=` or `other=` on a block pointer is reported too, for another reason: Triton
-rejects it at compile time in every version, so the access never compiled and there is nothing to migrate it
-to (it stays as it is, and fails as it did). `mask=None` and `other=None` are no mask (Triton 3.7 and earlier
-took them so) and migrate as if absent.
+A load or store with a real `mask=` or `other=` on a block pointer is another matter: Triton rejects it at
+compile time in every version, so the access never compiled, and no migration could make it mean anything. It
+becomes `tl.static_assert(False, "...")`, which fails there just the same (reported with this code, decision
+`compile-error`), and the kernel's other block pointers migrate: no block-pointer API is left, and the kernel
+fails to compile as it always did. `mask=None` and `other=None` are no mask (Triton 3.7 and earlier took them
+so) and migrate as if absent.
 
-Fixtures: mask_none, scalar_and_conditional_parts (accepted); property test.
+Fixtures: mask_none, scalar_and_conditional_parts (accepted), store_mask_never_compiled; property test.
 """
 
 CODE = "TTD108"

@@ -363,7 +363,7 @@ class Sites:
             if isinstance(value, Opaque):
                 self.refuse_ambiguous(value, base)
             elif (why := self.none_pointer(base, state)) is not None:
-                self.never_compiles(call, ttd002_advance.CODE, "`tl.advance`", why)
+                self.never_compiles(call, ttd002_advance.CODE, f"`tl.advance` where {why}", f"{why}: no block pointer")
             elif isinstance(base, cst.Name):
                 self.orphan(call, f"`tl.advance` on {self.untracked_origin(base)}")
             else:
@@ -409,6 +409,13 @@ class Sites:
             self.untracked_access(call, member, bound, state)
             return
         value, deltas = resolved
+        # `mask=None` / `other=None` are no mask (Triton 3.7 and earlier took them so; 3.8 refuses them too)
+        masked = [k for k in ("mask", "other") if k in bound and not is_none(bound[k].value)]
+        if masked:
+            self.never_compiles(call, ttd108_unsupported_use.CODE, f"`tl.{member}` with `{masked[0]}=` on a block "
+                                "pointer (every Triton version)", f"`{masked[0]}=` on a block-pointer "
+                                f"`tl.{member}`: Triton rejects it", value.creations)
+            return
         impossible = self.impossible_check(bound, len(value.dims))
         if impossible is not None:  # never compiles (an untaken constexpr branch): it still does not
             self.expr_edits[id(call)] = (value.creations, lambda updated: ttd003_access.compile_error(
@@ -504,12 +511,6 @@ class Sites:
         if value.desc_stale:
             return Refusal(ttd109_ambiguous_value.CODE, "its descriptor name is re-created while this block "
                            "pointer is still in use", call)
-        # `mask=None` / `other=None` are no mask (Triton 3.7 and earlier took them so; 3.8 refuses them too)
-        given = [k for k in ("mask", "other") if k in bound and not is_none(bound[k].value)]
-        if given:
-            return Refusal(ttd108_unsupported_use.CODE, f"`tl.{member}` with `{given[0]}=` on a block pointer, which "
-                           "Triton rejects at compile time (every version): this access never compiled, so there is "
-                           "nothing to migrate it to", call)
         if self.checked_dims(bound, len(value.dims)) is None or self.padding(bound) is None:
             return Refusal(ttd108_unsupported_use.CODE, "`boundary_check` must be a literal, `padding_option` a "
                            "literal or a name", call)
@@ -782,21 +783,22 @@ class Sites:
         if "boundary_check" not in bound and "padding_option" not in bound or self.is_site_call(pointer):
             return
         if (why := self.none_pointer(pointer, state)) is not None:
-            self.never_compiles(call, ttd003_access.CODE, f"`tl.{member}` with `boundary_check`/`padding_option`",
-                                why)
+            self.never_compiles(call, ttd003_access.CODE, f"`tl.{member}` with `boundary_check`/`padding_option` "
+                                f"where {why}", f"{why}: no block pointer")
         elif not isinstance(pointer, cst.Name) or not isinstance(state.get(pointer.value), (Opaque, BlockPtr)):
             self.orphan(call, f"`tl.{member}` with `boundary_check`/`padding_option` on "
                         f"{self.untracked_origin(pointer)}")
 
-    def never_compiles(self, call: cst.Call, code: str, what: str, why: str) -> None:
-        """A block-pointer use of `None`, which Triton rejects at compile time wherever it is reached (tritonbench
-        keeps a block-pointer path behind `if not ENABLE_TMA:` whose callers all pass `None`): it becomes
-        `tl.static_assert(False, "<why>")`, rejected there just the same, and the block-pointer API goes."""
+    def never_compiles(self, call: cst.Call, code: str, what: str, assertion: str,
+                       owners: frozenset = frozenset()) -> None:
+        """A block-pointer use that Triton rejects at compile time wherever it is reached (`what`): one on `None`
+        (tritonbench keeps a block-pointer path behind `if not ENABLE_TMA:` whose callers all pass `None`), or with
+        a `mask=` (MInference's output store). It becomes `tl.static_assert(False, "<assertion>")`, rejected there
+        just the same, and the block-pointer API goes. `owners`: the block pointers whose rewrite this is."""
         if not any(use.node is call for use in self.dead_uses):
-            self.dead_uses.append(Refusal(code, f"{what} where {why}: Triton rejects it at compile time wherever "
-                                          "it is reached, and so does the `tl.static_assert` it becomes", call))
-        self.expr_edits[id(call)] = (frozenset(), lambda updated: ttd003_access.compile_error(
-            self.language, f"{why}: no block pointer"))
+            self.dead_uses.append(Refusal(code, f"{what}: Triton rejects it at compile time wherever it is reached, "
+                                          "and so does the `tl.static_assert` it becomes", call))
+        self.expr_edits[id(call)] = (owners, lambda updated: ttd003_access.compile_error(self.language, assertion))
 
     def is_site_call(self, node: cst.BaseExpression) -> bool:
         """`tl.make_block_ptr(...)` or `tl.advance(...)`."""
