@@ -409,13 +409,6 @@ class Sites:
             self.untracked_access(call, member, bound, state)
             return
         value, deltas = resolved
-        # `mask=None` / `other=None` are no mask (Triton 3.7 and earlier took them so; 3.8 refuses them too)
-        masked = [k for k in ("mask", "other") if k in bound and not is_none(bound[k].value)]
-        if masked:
-            self.never_compiles(call, ttd108_unsupported_use.CODE, f"`tl.{member}` with `{masked[0]}=` on a block "
-                                "pointer (every Triton version)", f"`{masked[0]}=` on a block-pointer "
-                                f"`tl.{member}`: Triton rejects it", value.creations)
-            return
         impossible = self.impossible_check(bound, len(value.dims))
         if impossible is not None:  # never compiles (an untaken constexpr branch): it still does not
             self.expr_edits[id(call)] = (value.creations, lambda updated: ttd003_access.compile_error(
@@ -424,6 +417,9 @@ class Sites:
         refusal = self.unsupported_access(call, member, bound, value)
         if refusal is None:
             obstacles = self.obstacles(member, bound, value, deltas)
+            if self.user_mask(bound):
+                obstacles.append(planner.Obstacle(ttd108_unsupported_use.CODE, "an access with `mask=` keeps it on "
+                                                  "masked pointers"))
             form = planner.choose(obstacles, self.policy, member)
             if form is None:
                 first = planner.deciding(obstacles, self.policy)
@@ -440,6 +436,8 @@ class Sites:
             self.refuse(value.creations, refusal)
             return
         # the shim's descriptors only where the launch allows
+        if self.user_mask(bound):
+            self.rejected_mask(call, member, self.user_mask(bound), value)
         guarded = form == "guarded" or (form == "compat" and len(value.dims) <= COMPAT_EMULATED_RANK and
                                         self.unguardable(value, fallback=False) is None)
         self.record_form(value, form, obstacles, id(call), guarded)
@@ -467,6 +465,25 @@ class Sites:
                     (literal := self.context.same_literal(node.value)) is not None:
                 bound = {**bound, key: bound[key].with_changes(value=literal)}
         return bound
+
+    @staticmethod
+    def user_mask(bound) -> list[str]:
+        """The `mask=` and `other=` given to a block-pointer access: `None` is none (Triton 3.7 and earlier took
+        it so; 3.8 refuses it too)."""
+        return [k for k in ("mask", "other") if k in bound and not is_none(bound[k].value)]
+
+    def rejected_mask(self, call: cst.Call, member: str, given: list[str], value: BlockPtr) -> None:
+        """A `mask=` or `other=` on a block-pointer access (MInference stores its output so), which Triton rejects
+        at compile time in every version: the kernel never compiled. A `tl.static_assert(False, ...)` on the line
+        before keeps it so, and the access migrates to masked pointers, its own mask kept: no block-pointer API
+        is left, and nothing it reads goes unread."""
+        what = f"`tl.{member}` with `{given[0]}=` on a block pointer"
+        self.dead_uses.append(Refusal(ttd108_unsupported_use.CODE, f"{what} (every Triton version): Triton rejects "
+                                      "it at compile time wherever it is reached, and so does the `tl.static_assert` "
+                                      "put before it (the access migrates, its mask kept)", call))
+        statement = cst.Expr(ttd003_access.compile_error(self.language, f"{what}: Triton rejects it"))
+        self.line_edits.setdefault(id(self.line), {})[("rejected mask", id(call))] = \
+            (id(call), value.creations, lambda: [statement])
 
     def pays_off(self, call: cst.Call, member: str, value: BlockPtr) -> bool:
         """Whether a descriptor is worth it here (TTD009): a load in a loop, through a block pointer created
@@ -511,6 +528,10 @@ class Sites:
         if value.desc_stale:
             return Refusal(ttd109_ambiguous_value.CODE, "its descriptor name is re-created while this block "
                            "pointer is still in use", call)
+        if self.user_mask(bound) and self.line is None:
+            return Refusal(ttd108_unsupported_use.CODE, f"`tl.{member}` with `{self.user_mask(bound)[0]}=` on a block "
+                           "pointer, which Triton rejects at compile time (every version), on a line of several "
+                           "statements (a `tl.static_assert` that keeps it so would go before it)", call)
         if self.checked_dims(bound, len(value.dims)) is None or self.padding(bound) is None:
             return Refusal(ttd108_unsupported_use.CODE, "`boundary_check` must be a literal, `padding_option` a "
                            "literal or a name", call)
@@ -766,10 +787,13 @@ class Sites:
         def build(updated: cst.Call):
             again = bind(updated, member)
             kept = [keyword(k, again[k].value) for k in HINTS if k in again]
+            given = {k: again[k].value for k in self.user_mask(again)}  # only where it never compiles
             ptrs = pointers()
-            accesses = [ttd006_masked_pointers.load(self.language, ptrs, mask(checked), padding, kept)
+            accesses = [ttd006_masked_pointers.load(self.language, ptrs, ttd006_masked_pointers.both(
+                            mask(checked), given.get("mask")), padding, kept, given.get("other"))
                         if member == "load" else
-                        ttd006_masked_pointers.store(self.language, ptrs, mask(checked), again["value"].value, kept)
+                        ttd006_masked_pointers.store(self.language, ptrs, ttd006_masked_pointers.both(
+                            mask(checked), given.get("mask")), again["value"].value, kept)
                         for _, checked in variants]
             if len(accesses) == 1:
                 return accesses[0]
