@@ -15,7 +15,7 @@ import re
 import warnings
 from collections.abc import Sequence
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -30,12 +30,12 @@ from triton_migrate.analysis.packages import absolute_module
 from triton_migrate.analysis.positions import Positions
 from triton_migrate.analysis import guards, stated
 from triton_migrate.analysis.prefilter import SITE_KEYWORDS, SITE_MEMBERS
-from triton_migrate.analysis.program import Locate, Program
+from triton_migrate.analysis.program import Key, Locate, Program
 from triton_migrate.analysis.stated import Inline
 from triton_migrate.analysis.triton_names import TritonNames, imported_elsewhere, reexported
 from triton_migrate.analysis.values import canonical_code
 from triton_migrate.analysis.walk import walk
-from triton_migrate.rewrite import branches, unbound, wrap
+from triton_migrate.rewrite import branches, specialise, unbound, wrap
 from triton_migrate.rewrite.apply import Edits, Rewriter, add_definitions, add_from_import, add_import, uses_name
 from triton_migrate.rules import _launch_support as launch_support
 from triton_migrate.rules import (
@@ -49,8 +49,12 @@ from triton_migrate.rules import (
     ttd202_triton_imported_elsewhere,
 )
 
-from .outcome import Diagnostic, FileOutcome, see_line
+from .outcome import SEE_LINE, Diagnostic, FileOutcome, see_line
 from .policy import Policy
+
+
+# Helpers copied per call signature, then their copies' helpers, and so on: how many times at most.
+MAX_COPY_ROUNDS = 4
 
 
 class SourceError(Exception):
@@ -128,12 +132,12 @@ class _AstScan:
         return cls(calls, parameters, functions)
 
 
-def _has_site(tree: ast.Module, taken: TritonNames | None = None) -> bool:
+def _has_site(tree: ast.Module, borrowed: TritonNames | None = None) -> bool:
     """Whether the module has a block-pointer site call: it stops at the first, which in a kernel file
-    comes early (files without one, which only mention `advance(`, pay the whole walk). `taken`: the names of
+    comes early (files without one, which only mention `advance(`, pay the whole walk). `borrowed`: the names of
     triton it imports from other modules of the program."""
     names = TritonNames.of_ast(tree)
-    names.adopt(taken)
+    names.adopt(borrowed)
     return any(type(node) is ast.Call and _is_site_call(names, node) for node in ast.walk(tree))
 
 
@@ -250,16 +254,16 @@ class _Unit:
 
 
 def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool,
-          trees: dict[str, ast.Module | None] | None = None, taken: TritonNames | None = None) -> _Unit | None:
+          trees: dict[str, ast.Module | None] | None = None, borrowed: TritonNames | None = None) -> _Unit | None:
     """The module parsed and scanned; None if `with_sites_only` and it has no block-pointer site. With
     `from_ast`, the tree is the stdlib ast's rebuilt (never printed, so only for reports). `trees` gains
-    the module's ast (or has it already). `taken`: the names of triton it imports from other modules."""
+    the module's ast (or has it already). `borrowed`: the names of triton it imports from other modules."""
     tree = trees[module_name] if trees is not None and module_name in trees else _ast_parse(source)
     if trees is not None:
         trees[module_name] = tree
     # Most modules a run is asked about without sites are its own output (the fixed-point check): the walk
     # that stops at the first site is all they need, or not even that.
-    if with_sites_only and tree is not None and not (_may_spell_a_site(source) and _has_site(tree, taken)):
+    if with_sites_only and tree is not None and not (_may_spell_a_site(source) and _has_site(tree, borrowed)):
         return None
     if from_ast and tree is not None:
         module, known = ast_tree.build(source, tree)
@@ -269,7 +273,7 @@ def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool,
         wrapper = MetadataWrapper(_parse(source), unsafe_skip_copy=True)
         module = wrapper.module
     names = TritonNames.of_cst(module)
-    names.adopt(taken)
+    names.adopt(borrowed)
     scan = _ModuleScan(names)
     walk(scan, module)
     if with_sites_only and not scan.functions and not scan.stray_calls:
@@ -313,28 +317,35 @@ def _launch_support_bound(module: cst.Module) -> dict[str, str]:
 
 def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str],
              launch: dict[str, str], rewrite: bool = True, from_ast: bool = False,
-             trees: dict[str, ast.Module | None] | None = None) -> dict[str, FileOutcome]:
-    """`trees` gains the ast of each module that is not frozen."""
+             trees: dict[str, ast.Module | None] | None = None, copies: int = MAX_COPY_ROUNDS
+             ) -> dict[str, FileOutcome]:
+    """`trees` gains the ast of each module that is not frozen. `copies`: how many more times helpers may be
+    copied per call signature (a copy's own calls may then differ)."""
     trees = {} if trees is None else trees
-    taken = _taken(sources, locate, frozen, trees) if len(sources) > 1 else {}
-    units = [u for u in (_blamed_unit(name, text, True, from_ast, trees, taken.get(name))
+    borrowed = _borrowed(sources, locate, frozen, trees) if len(sources) > 1 else {}
+    units = [u for u in (_blamed_unit(name, text, True, from_ast, trees, borrowed.get(name))
                          for name, text in sources.items() if name not in frozen) if u is not None]
     program, inherited = None, {}
     if policy.kernel_targets:  # a helper takes its tuned callers' form, and they may be anywhere
-        program = _program(units, sources, from_ast, locate, frozen, trees, taken)
+        program = _program(units, sources, from_ast, locate, frozen, trees, borrowed)
         inherited = program.inherited_forms(dict(policy.kernel_targets))
     settled = {}
     analyses = _analyse(units, policy, inherited, settled)
     if analyses is None:  # a block pointer crosses a call: the whole program decides
-        program = program or _program(units, sources, from_ast, locate, frozen, trees, taken)
+        program = program or _program(units, sources, from_ast, locate, frozen, trees, borrowed)
         settled = {key: found for key, found in settled.items() if key not in program.linked}
         analyses = program.settle(lambda: _analyse(units, policy, inherited, settled, program))
+        plan = program.specialisations() if copies else {}
+        if plan:
+            return _with_copies(sources, plan, program, trees, rewrite,
+                                lambda copied: _migrate(copied, policy, locate, frozen, launch, rewrite, from_ast,
+                                                        copies=copies - 1))
     outcomes = {name: FileOutcome((), None) for name in sources}
     with_units = {unit.module_name for unit in units}
     for name, source in sources.items():
         if name not in with_units and name not in frozen and trees.get(name) is not None \
                 and _may_spell_a_site(source):
-            outcomes[name] = FileOutcome(_imported_elsewhere(source, trees[name], taken.get(name)), None)
+            outcomes[name] = FileOutcome(_imported_elsewhere(source, trees[name], borrowed.get(name)), None)
     for unit in units:
         own = [a for u, a in analyses if u is unit]
         with _blame(unit.module_name):
@@ -342,11 +353,58 @@ def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: di
     return outcomes
 
 
-def _imported_elsewhere(source: str, tree: ast.Module, taken: TritonNames | None) -> tuple[Diagnostic, ...]:
+def _with_copies(sources: dict[str, str], plan: dict, program: Program, trees: dict[str, ast.Module | None],
+                 rewrite: bool, migrate) -> dict[str, FileOutcome]:
+    """The program migrated again with a copy of each helper per call signature (`plan`: Program.specialisations,
+    rewrite/specialise.py), and what that reports moved back to `sources`: a copy's sites are its helper's."""
+    helpers: dict[str, dict] = defaultdict(dict)
+    for key, groups in plan.items():
+        positions = program.by_module[key.module].positions
+        helpers[key.module][key.qualname] = [(signature, [positions.start(call) for call in calls])
+                                             for signature, calls in groups]
+    copied, relocations, notes = dict(sources), {}, defaultdict(list)
+    for module, found in helpers.items():
+        unit = program.by_module[module]
+        try:
+            copied[module], relocations[module], names = specialise.copies(
+                sources[module], trees[module], found, set(unit.scan.identifiers))
+        except specialise.NotCopied:
+            continue
+        for name, groups in found.items():
+            line, column = unit.positions.start(program.helpers[Key(module, name)].node.name)
+            kinds = "; ".join(f"`{copy}` for the calls that pass {specialise.spelled(signature)}"
+                              for copy, (signature, _) in zip(names[name], groups[1:]))
+            notes[module].append(Diagnostic(line, column + 1, ttd008_helper_parts.CODE, f"`{name}` is given block "
+                                            f"pointers of different ranks: copied once per signature, {kinds}",
+                                            True, "parts"))
+    outcomes = migrate(copied)
+    return {name: _relocated(outcome, relocations.get(name), notes.get(name, []),
+                             copied[name] if rewrite and copied[name] != sources[name] else None)
+            for name, outcome in outcomes.items()}
+
+
+def _relocated(outcome: FileOutcome, relocation: specialise.Relocation | None, notes: list[Diagnostic],
+               copied: str | None) -> FileOutcome:
+    """`outcome` of a module migrated with copies of its helpers, its positions in the module as written (a
+    copy's sites fall on its helper's, reported once); `copied`: the source with copies, if it is to be written."""
+    if relocation is None:
+        return outcome
+    found = dict.fromkeys([*notes, *(_moved(d, relocation) for d in outcome.diagnostics)])
+    return replace(outcome, diagnostics=tuple(sorted(found, key=lambda d: (d.line, d.column, d.code))),
+                   new_source=outcome.new_source if outcome.new_source is not None else copied)
+
+
+def _moved(diagnostic: Diagnostic, relocation: specialise.Relocation) -> Diagnostic:
+    line, column, copy = relocation.original(diagnostic.line, diagnostic.column)
+    message = SEE_LINE.sub(lambda found: see_line(relocation.original(int(found[1]), 1)[0]), diagnostic.message)
+    return replace(diagnostic, line=line, column=column, message=f"in `{copy}`: {message}" if copy else message)
+
+
+def _imported_elsewhere(source: str, tree: ast.Module, borrowed: TritonNames | None) -> tuple[Diagnostic, ...]:
     """A module without a site may still have block pointers, on a `tl` taken from a module that is not
     known to import it from triton: each is reported (TTD202), never passed over in silence."""
     names = TritonNames.of_ast(tree)
-    names.adopt(taken)
+    names.adopt(borrowed)
     calls = imported_elsewhere(tree, names)
     positions = Positions(source, {id(call): (call.lineno, call.col_offset) for call, _, _ in calls})
     found = []
@@ -360,12 +418,12 @@ def _imported_elsewhere(source: str, tree: ast.Module, taken: TritonNames | None
 
 
 def _blamed_unit(name: str, source: str, with_sites_only: bool, from_ast: bool,
-                 trees: dict[str, ast.Module | None] | None = None, taken: TritonNames | None = None) -> _Unit | None:
+                 trees: dict[str, ast.Module | None] | None = None, borrowed: TritonNames | None = None) -> _Unit | None:
     with _blame(name):
-        return _unit(name, source, with_sites_only, from_ast, trees, taken)
+        return _unit(name, source, with_sites_only, from_ast, trees, borrowed)
 
 
-def _taken(sources: dict[str, str], locate: Locate, frozen: dict[str, str],
+def _borrowed(sources: dict[str, str], locate: Locate, frozen: dict[str, str],
            trees: dict[str, ast.Module | None]) -> dict[str, TritonNames]:
     """Per module, the names of triton it imports from another module of the program (triton_names.reexported);
     `trees` gains the ast of each module that is not frozen (a frozen one that parses still binds names)."""
@@ -381,19 +439,19 @@ def _taken(sources: dict[str, str], locate: Locate, frozen: dict[str, str],
 
 
 def _program(units: list[_Unit], sources: dict[str, str], from_ast: bool, locate: Locate, frozen: dict[str, str],
-             trees: dict[str, ast.Module | None], taken: dict[str, TritonNames]) -> Program:
+             trees: dict[str, ast.Module | None], borrowed: dict[str, TritonNames]) -> Program:
     """The call graph. `units` gains (in place) the modules without a site of their own: helpers and
     callers may live there, so they are parsed now. Frozen modules join the graph only, not `units`."""
     parsed = {u.module_name for u in units}
-    units += [_blamed_unit(name, text, False, from_ast, trees, taken.get(name)) for name, text in sources.items()
+    units += [_blamed_unit(name, text, False, from_ast, trees, borrowed.get(name)) for name, text in sources.items()
               if name not in parsed and name not in frozen]
-    frozen_units = (_frozen_unit(n, sources[n], from_ast, taken.get(n)) for n in frozen if n in sources)
+    frozen_units = (_frozen_unit(n, sources[n], from_ast, borrowed.get(n)) for n in frozen if n in sources)
     return Program(units + [u for u in frozen_units if u is not None], locate, frozen)
 
 
-def _frozen_unit(name: str, source: str, from_ast: bool, taken: TritonNames | None) -> _Unit | None:
+def _frozen_unit(name: str, source: str, from_ast: bool, borrowed: TritonNames | None) -> _Unit | None:
     try:
-        return _blamed_unit(name, source, False, from_ast, taken=taken)
+        return _blamed_unit(name, source, False, from_ast, borrowed=borrowed)
     except ModuleFailure:  # not even parsed: none of its calls can be seen, and Python could not run it either
         return None
 

@@ -62,6 +62,8 @@ class SiteFacts:
 
 # What a call site that passes `None` (or `0`) where others pass a block pointer records instead of SiteFacts.
 ABSENT, ABSENT_ZERO = "absent", "absent (0)"
+# Why no interface fits every call site, where a copy of the helper per call signature does (program.py).
+RANKS_DIFFER = "receives block pointers of different ranks at different call sites"
 
 
 def merge(found: list) -> SiteFacts | str:
@@ -72,7 +74,7 @@ def merge(found: list) -> SiteFacts | str:
     facts = [f for f in found if f not in (ABSENT, ABSENT_ZERO)]
     first = facts[0]
     if any(f.rank != first.rank for f in facts):
-        return "receives block pointers of different ranks at different call sites"
+        return RANKS_DIFFER
     return SiteFacts(first.rank, first.order if all(f.order == first.order for f in facts) else None,
                      tuple(v if all(f.fixed[i] == v for f in facts) else None for i, v in enumerate(first.fixed)),
                      tuple(all(f.aligned[d] for f in facts) for d in range(first.rank)),

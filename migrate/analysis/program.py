@@ -17,7 +17,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from .calls import UnboundCall, bind, int_value, is_jit, tuple_elements
-from .crossing import ABSENT, ABSENT_ZERO, SiteFacts, merge
+from .crossing import ABSENT, ABSENT_ZERO, RANKS_DIFFER, SiteFacts, merge
 from .packages import absolute_module
 from .triton_names import dotted_name
 from .values import canonical_code
@@ -125,13 +125,16 @@ class Program:
         self.returns: dict[Key, tuple] = {}
         self.removable: set[Key] = set()  # helpers every call of which was inlined (inlining.py)
         self.absent: set[tuple[Key, str]] = set()  # parameters every call site fills with `None` (or `0`)
+        self.ranks: dict[tuple[Key, str], dict[int, int]] = {}  # where ranks differ: id(call) -> the rank it passes
         self.calls_of: dict[Key, list[cst.Call]] = defaultdict(list)
         self.callers_of: dict[Key, set[int]] = defaultdict(set)  # ids of the functions the calls are in
+        self.calling_module: dict[int, str] = {}  # id(call) -> the module it is in
         for unit in units:
             for call, function in self.indexes[unit.module_name].calls:
                 key = self.resolve(unit, call.func)
                 if key is not None:
                     self.calls_of[key].append(call)
+                    self.calling_module[id(call)] = unit.module_name
                     self.callers_of[key].update([id(function)] if function is not None else [])
         # ids of the functions on either end of a call between jit functions
         self.linked = set().union(*self.callers_of.values(), (id(self.helpers[k].node) for k in self.calls_of))
@@ -283,6 +286,8 @@ class Program:
                 continue
             reason = self._site_problem(key, param, sites, refused) if self.validating else None
             merged = merge(facts) if reason is None else reason
+            if merged == RANKS_DIFFER:  # what each call passes, for a copy per signature (specialisations)
+                self.ranks[(key, param)] = {id(call): f.rank for call, f, _ in sites if isinstance(f, SiteFacts)}
             if isinstance(merged, str):
                 self.block(key, param, merged)
             else:
@@ -307,6 +312,28 @@ class Program:
                        if all(f in (ABSENT, ABSENT_ZERO) for _, f, _ in found)
                        and {id(call) for call, _, _ in found} == {id(call) for call in self.calls_of[site[0]]}}
         return (self.interfaces, self.blocked, self.returns, self.removable, self.absent) != before
+
+    def specialisations(self) -> dict[Key, list[tuple[tuple, list[cst.Call]]]]:
+        """Helpers given block pointers of different ranks at different calls (a load helper given a matrix and
+        a vector), each with its calls grouped by the ranks they pass, in the order of their first calls: each
+        group gets a copy of the helper (rewrite/specialise.py), as Triton compiles one per signature. Only a
+        module-level helper whose every call is in its own module: a copy elsewhere would need new imports."""
+        found = {}
+        for key in sorted({key for (key, param), why in self.blocked.items() if why == RANKS_DIFFER
+                           and (key, param) in self.ranks}, key=lambda k: (k.module, k.qualname)):
+            calls = self.calls_of[key]
+            if "." in key.qualname or any(self.calling_module[id(call)] != key.module for call in calls):
+                continue
+            params = sorted(param for k, param in self.ranks if k == key)
+            groups: dict[tuple, list[cst.Call]] = {}  # what its calls pass -> those calls
+            for call in calls:
+                signature = tuple((param, self.ranks[(key, param)].get(id(call))) for param in params)
+                groups.setdefault(signature, []).append(call)
+            if len(groups) > 1:
+                found[key] = list(groups.items())
+        copied = {id(self.helpers[key].node) for key in found}
+        return {key: groups for key, groups in found.items()  # called inside a helper copied now: next time
+                if not self.callers_of[key] & copied}
 
     def _inlined_everywhere(self, analyses) -> set[Key]:
         """Helpers returning a block pointer that no call needs any more: every call was read as the creation
