@@ -10,11 +10,12 @@ fixed point, and bind every name it reads: unbound.py) before anything is return
 from __future__ import annotations
 
 import ast
+import builtins
 import contextlib
 import re
 import warnings
 from collections.abc import Sequence
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -249,7 +250,7 @@ class _Unit:
             launched = is_kernel(function) and function.name.value not in self.scan.called
             inline = Inline.of(function, self.stated, lambda node: self.positions.start(node)[0])
             self.facts[id(function)] = FunctionFacts(function, self.names, self.scan.function_assignments[id(function)],
-                                                     launched, inline)
+                                                     launched, inline, self.scan.bound_nowhere)
         return self.facts[id(function)]
 
 
@@ -654,6 +655,9 @@ class _ModuleScan(AssignmentCollector):
         self.parameters: list[cst.Param] = []  # the same
         self.identifiers: set[str] = set()
         self.called: set[str] = set()  # the names functions call (`helper(...)`, `module.helper(...)`)
+        self._named: Counter[str] = Counter()  # names as they occur, callees of calls included
+        self._callees: Counter[str] = Counter()  # names called (`f(...)`)
+        self._star = False  # `from x import *`: any name may be bound
         self._stack: list[tuple[cst.FunctionDef, dict]] = []
 
     @property
@@ -669,8 +673,22 @@ class _ModuleScan(AssignmentCollector):
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         _, self.assignments = self._stack.pop()
 
+    @property
+    def bound_nowhere(self) -> frozenset[str]:
+        """Names that are only ever called: nothing in the module binds them (no import, definition, assignment
+        or parameter), and neither do the builtins: calling one fails, in Python and in Triton's compiler."""
+        if self._star:
+            return frozenset()
+        return frozenset(name for name, calls in self._callees.items()
+                         if self._named[name] == calls and not hasattr(builtins, name))
+
+    def visit_ImportStar(self, node: cst.ImportStar) -> None:
+        self._star = True
+
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append(node)
+        if type(node.func) is cst.Name:
+            self._callees[node.func.value] += 1
         if self._stack and type(node.func) in (cst.Name, cst.Attribute):
             self.called.add(node.func.value if type(node.func) is cst.Name else node.func.attr.value)
         member = self.names.member(node.func)
@@ -683,6 +701,7 @@ class _ModuleScan(AssignmentCollector):
 
     def visit_Name(self, node: cst.Name) -> None:
         self.identifiers.add(node.value)
+        self._named[node.value] += 1
 
     def visit_Param(self, node: cst.Param) -> None:
         self.parameters.append(node)

@@ -19,7 +19,7 @@ import libcst as cst
 
 from triton_migrate.rules import ttd008_helper_parts, ttd108_unsupported_use, ttd201_crosses_function
 
-from . import inlining
+from . import inlining, planner
 from .calls import int_value, tuple_elements
 from .records import Refusal
 from .values import (
@@ -291,6 +291,31 @@ class Crossing:
             self.expr_edits[id(node)] = (owners, lambda updated: ttd008_helper_parts.expand(
                 node, updated, {id(bound[p]): parts for p, parts in passed.items()}))
         return True
+
+    def call_to_nothing(self, node: cst.Call, state: State) -> None:
+        """`attn_fwd_common(Q_block_ptr, ...)` where nothing binds `attn_fwd_common` (ROCm/aotriton's
+        old_fwd_kernel.py, left behind by a refactoring): the kernel fails to compile there, on every Triton
+        version, before any argument is evaluated. A block pointer passed to it migrates to masked pointers held
+        by its name, which the call passes on: it fails as it did, and nothing it passes goes unread."""
+        callee = node.func.value
+        for argument in node.args:
+            value = state.get(argument.value.value) if isinstance(argument.value, cst.Name) else None
+            if not isinstance(value, BlockPtr):
+                self.visit(argument.value, state, ttd201_crosses_function.CODE, "passed to another function")
+                continue
+            value = self.settle(value)
+            if not value.pointers or self.pointer_problem(value, named=True) is not None:
+                self.visit(argument.value, state, ttd201_crosses_function.CODE, f"passed to `{callee}`, which "
+                           "nothing defines, and its name does not hold its pointers there")
+                continue
+            self.knowledge.named.update(value.creations)
+            self.record_form(value, "pointer", [planner.Obstacle(ttd201_crosses_function.CODE, f"passed to "
+                                                                 f"`{callee}`, which nothing defines")], id(argument))
+            if not any(use.node is node for use in self.dead_uses):
+                self.dead_uses.append(Refusal(ttd201_crosses_function.CODE, f"`{callee}` is defined nowhere (nothing "
+                                              "in the module binds it): the kernel fails to compile at this call on "
+                                              "every Triton version, and still does, given the pointers its block "
+                                              "pointers became", node))
 
     @staticmethod
     def passes_placeholder(argument: cst.BaseExpression, state: State) -> bool:
