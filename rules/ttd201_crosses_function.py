@@ -1,8 +1,14 @@
 """TTD201 crosses-function: block pointer crosses a function boundary.
 
 Why: a block pointer passed to or returned from another `@triton.jit` function, or received as a
-parameter, needs the callee and every call site rewritten together (descriptor plus offsets), which this
-rule set does not do yet; the site is reported instead.
+parameter, needs the callee and every call site rewritten together; where they can be, it travels as its
+parts (TTD008), and this code reports, with the reason, where they cannot: then the helper and every caller
+keep their block pointers, so that no call is ever broken.
+
+A helper that nothing in the files migrated calls keeps its block-pointer parameters and their uses: its
+callers, if it has any, are outside the run, and only they say what rank and parts it receives (migrate them
+together); one with no caller anywhere is dead code, which a maintainer deletes (Intel did, migrating its
+batched flash-attention benchmark), a decision about the project's code that this tool does not make.
 
 A call of a name that nothing in the module binds (no import, definition, assignment or parameter, no star
 import, no builtin: ROCm/aotriton's old_fwd_kernel.py calls a helper a refactoring removed) fails to compile

@@ -62,7 +62,8 @@ def test_a_site_met_again_on_a_loops_next_pass_is_reported_once():
     (KERNEL.format("    y = walk(x, N, 4)") + "@triton.jit\ndef raw(x_ptr):\n    y = walk(x_ptr, 1, 4)\n",
      "the block-pointer parameter `p`, which its callers cannot pass as parts: it receives a block pointer at some "
      "call sites and another value at others"),
-    ("", "the parameter `p` of a helper that no migrated code calls (its rank and parts are unknown)"),
+    ("", "the parameter `p` of `walk`, which nothing in the files migrated calls: its callers, if any, are "
+     "elsewhere and give its rank and parts (migrate them together); if none, it is dead code"),
     ("@triton.jit\ndef raw(x_ptr):\n    y = walk(x_ptr, 1, 4)\n", "the parameter `p`, to which no call site passes a "
      "block pointer"),
 ])

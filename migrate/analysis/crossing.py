@@ -190,7 +190,9 @@ class Crossing:
         if helper is None or name not in self.facts.params:
             return f"`{name}`, which is not a block pointer created in this function (a parameter or a call result)"
         if not self.context.is_called():
-            return f"the parameter `{name}` of a helper that no migrated code calls (its rank and parts are unknown)"
+            return f"the parameter `{name}` of `{helper.qualname}`, which nothing in the files migrated calls: its " \
+                   "callers, if any, are elsewhere and give its rank and parts (migrate them together); if none, it is " \
+                   "dead code"
         why = self.context.refusal(helper, name)
         if why is None:
             return f"the parameter `{name}`, to which no call site passes a block pointer"
