@@ -128,13 +128,13 @@ class Program:
         self.ranks: dict[tuple[Key, str], dict[int, int]] = {}  # where ranks differ: id(call) -> the rank it passes
         self.calls_of: dict[Key, list[cst.Call]] = defaultdict(list)
         self.callers_of: dict[Key, set[int]] = defaultdict(set)  # ids of the functions the calls are in
-        self.calling_module: dict[int, str] = {}  # id(call) -> the module it is in
+        self.calling: dict[int, tuple] = {}  # id(call) -> (the unit it is in, the function it is in)
         for unit in units:
             for call, function in self.indexes[unit.module_name].calls:
                 key = self.resolve(unit, call.func)
                 if key is not None:
                     self.calls_of[key].append(call)
-                    self.calling_module[id(call)] = unit.module_name
+                    self.calling[id(call)] = (unit, function)
                     self.callers_of[key].update([id(function)] if function is not None else [])
         # ids of the functions on either end of a call between jit functions
         self.linked = set().union(*self.callers_of.values(), (id(self.helpers[k].node) for k in self.calls_of))
@@ -322,7 +322,7 @@ class Program:
         for key in sorted({key for (key, param), why in self.blocked.items() if why == RANKS_DIFFER
                            and (key, param) in self.ranks}, key=lambda k: (k.module, k.qualname)):
             calls = self.calls_of[key]
-            if "." in key.qualname or any(self.calling_module[id(call)] != key.module for call in calls):
+            if "." in key.qualname or any(self.calling[id(call)][0].module_name != key.module for call in calls):
                 continue
             params = sorted(param for k, param in self.ranks if k == key)
             groups: dict[tuple, list[cst.Call]] = {}  # what its calls pass -> those calls
@@ -334,6 +334,40 @@ class Program:
         copied = {id(self.helpers[key].node) for key in found}
         return {key: groups for key, groups in found.items()  # called inside a helper copied now: next time
                 if not self.callers_of[key] & copied}
+
+    def literals(self, key: Key, param: str, seen: frozenset = frozenset()) -> Optional[list[cst.BaseExpression]]:
+        """The literals (`(0, 1)`, `None`, `"zero"`) that reach `param` at the calls of `key`, distinct, in the
+        order first met; None if a call passes anything else, or there is none. A call's argument may be a
+        literal, a name that its function only ever assigns literals (lmdeploy's `k_bound0: tl.constexpr =
+        (1,)`, on each branch of a constexpr `if`), or a parameter of a helper, followed to that one's calls."""
+        calls = self.calls_of.get(key, [])
+        if not calls or (key, param) in seen:
+            return None
+        helper = self.helpers[key].node
+        default = next((p.default for p in helper.params.params if p.name.value == param), None)
+        found: dict[str, cst.BaseExpression] = {}
+        for call in calls:
+            try:
+                bound = bind(call, helper.name.value, tuple(p.name.value for p in helper.params.params))
+            except UnboundCall:
+                return None
+            value = bound[param].value if param in bound else default
+            values = [value] if value is not None and _is_literal(value) else \
+                self._literals_of_name(call, value, seen | {(key, param)}) if isinstance(value, cst.Name) else None
+            if values is None:
+                return None
+            found.update((canonical_code(v), v) for v in values)
+        return list(found.values())
+
+    def _literals_of_name(self, call: cst.Call, name: cst.Name, seen: frozenset) -> Optional[list]:
+        unit, function = self.calling[id(call)]
+        if function is None:
+            return None
+        if name.value in {p.name.value for p in function.params.params}:
+            caller = self.key_of.get(id(function))
+            return self.literals(caller, name.value, seen) if caller is not None else None
+        assigned = unit.facts_of(function).assignments.get(name.value)
+        return assigned if assigned and all(_is_literal(v) for v in assigned) else None
 
     def _inlined_everywhere(self, analyses) -> set[Key]:
         """Helpers returning a block pointer that no call needs any more: every call was read as the creation
@@ -431,18 +465,10 @@ class Context:
         namer = self.program.helpers[key].unit.namer
         return [namer.part(param, *kind) for kind in kinds]
 
-    def same_literal(self, param: str) -> Optional[cst.BaseExpression]:
-        """The literal (`(0, 1)`, `None`, `"zero"`) every call of this function passes in `param`, the same at
-        each; None if there is no such literal or no call."""
-        calls = self.program.calls_of.get(self.helper, []) if self.helper is not None else []
-        found = {}
-        for call in calls:
-            bound = self.bind(self.helper, call)
-            value = bound[param].value if bound is not None and param in bound else None
-            if value is None or not _is_literal(value):
-                return None
-            found[canonical_code(value)] = value
-        return next(iter(found.values())) if len(found) == 1 else None
+    def literals(self, param: str) -> Optional[list[cst.BaseExpression]]:
+        """The literals every call of this function passes in `param` (Program.literals); None if it is not
+        a helper, or some call passes anything else."""
+        return self.program.literals(self.helper, param) if self.helper is not None else None
 
     def always_none(self, param: str) -> bool:
         """Whether every call of this function passes `None` (or `0`) in `param`, none a block pointer."""

@@ -457,14 +457,30 @@ class Sites:
 
     def specialised(self, bound: dict) -> dict:
         """A `boundary_check` or `padding_option` that is a parameter of this helper every call fills with the
-        same literal (`load_block(x_block, boundary_check=(0, 1), ...)`) reads as that literal."""
+        same literal (`load_block(x_block, boundary_check=(0, 1), ...)`) reads as that literal; a `boundary_check`
+        that calls fill with several (lmdeploy's `_load_kv(ptrs, boundary_check)`, given `None`, `(1,)` or
+        `(0, 1)` as constexpr flags chose them) reads as a choice between them, on the parameter itself:
+        `None if boundary_check is None else (1,) if boundary_check == (1,) else (0, 1)`, one access each."""
         for key in ("boundary_check", "padding_option"):
             node = bound[key].value if key in bound else None
-            if isinstance(node, cst.Name) and node.value in self.facts.params and self.context is not None and \
-                    not self.facts.assignments.get(node.value) and \
-                    (literal := self.context.same_literal(node.value)) is not None:
-                bound = {**bound, key: bound[key].with_changes(value=literal)}
+            if not (isinstance(node, cst.Name) and node.value in self.facts.params and self.context is not None
+                    and not self.facts.assignments.get(node.value)):
+                continue
+            values = self.context.literals(node.value)
+            if values is not None and (len(values) == 1 or key == "boundary_check"):
+                bound = {**bound, key: bound[key].with_changes(value=self.choice(node, values))}
         return bound
+
+    @staticmethod
+    def choice(name: cst.Name, values: list[cst.BaseExpression]) -> cst.BaseExpression:
+        """The value `name` holds, one of `values`, as a conditional expression on it (Triton's compiler resolves
+        one on a constexpr); `is None` comes first, since `==` on `None` fails there."""
+        ordered = sorted(values, key=lambda v: not is_none(v))
+        chosen = ordered[-1]
+        for value in reversed(ordered[:-1]):
+            test = cst.Comparison(name, [cst.ComparisonTarget(cst.Is() if is_none(value) else cst.Equal(), value)])
+            chosen = cst.IfExp(test, value, chosen)
+        return chosen
 
     @staticmethod
     def user_mask(bound) -> list[str]:
@@ -795,9 +811,10 @@ class Sites:
                         ttd006_masked_pointers.store(self.language, ptrs, ttd006_masked_pointers.both(
                             mask(checked), given.get("mask")), again["value"].value, kept)
                         for _, checked in variants]
-            if len(accesses) == 1:
-                return accesses[0]
-            return cst.IfExp(variants[0][0], accesses[0], accesses[1])
+            chosen = accesses[-1]
+            for (test, _), access in reversed(list(zip(variants, accesses))[:-1]):
+                chosen = cst.IfExp(test, access, chosen)
+            return chosen
 
         return build
 
@@ -858,21 +875,26 @@ class Sites:
     def check_variants(bound, rank: int) -> Optional[list[tuple[Optional[cst.BaseExpression], set[int]]]]:
         """[(None, dims)] for a literal `boundary_check`; [(FLAG, dims), (None, dims)] for
         `boundary_check=(1,) if FLAG else ()` (xformers' split-k decoding), whose test Triton must resolve
-        at compile time; None for anything else."""
+        at compile time, and so on for a chain of them (`specialised`); None for anything else."""
         if "boundary_check" not in bound:
             return [(None, set())]
-        node = bound["boundary_check"].value
-        if isinstance(node, cst.IfExp):
-            body, orelse = (Sites.literal_dims(n, rank) for n in (node.body, node.orelse))
-            return None if body is None or orelse is None else [(node.test, body), (None, orelse)]
+        node, variants = bound["boundary_check"].value, []
+        while isinstance(node, cst.IfExp):
+            dims = Sites.literal_dims(node.body, rank)
+            if dims is None:
+                return None
+            variants.append((node.test, dims))
+            node = node.orelse
         dims = Sites.literal_dims(node, rank)
-        return None if dims is None else [(None, dims)]
+        return None if dims is None else variants + [(None, dims)]
 
     @staticmethod
     def literal_dims(node: cst.BaseExpression, rank: int) -> Optional[set[int]]:
         """The dimensions a `boundary_check` checks. Triton compiles only distinct dimensions below the rank,
         so `rank` entries of any spelling (FlagGems' generated `boundary_check=(in0_stride_order0,)` on a
         rank-1 pointer) check every dimension wherever the access compiles."""
+        if is_none(node):  # no check (Triton reads `None` as `()`)
+            return set()
         elements = tuple_elements(node)
         values = [int_value(e) for e in elements] if elements is not None else [int_value(node)]
         if None in values and elements is not None and len(elements) == rank:
