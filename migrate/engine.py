@@ -412,8 +412,9 @@ def _imported_elsewhere(source: str, tree: ast.Module, borrowed: TritonNames | N
     for call, head, origin in calls:
         line, column = positions.start(call)
         found.append(Diagnostic(line, column + 1, ttd202_triton_imported_elsewhere.CODE,
-                                f"`{head}` is imported from `{origin}`, which this run does not show to import it "
-                                "from triton (run migrate over both modules): the block pointer is left as it is",
+                                f"`{head}` is imported from `{origin}`, which is not known to import it from triton "
+                                "(it is not migrated with this module, or it imports another package): the block "
+                                "pointer is left as it is",
                                 False, "untouched"))
     return tuple(found)
 

@@ -270,5 +270,5 @@ def test_block_pointers_on_a_tl_not_known_to_be_triton_are_reported_never_silent
     done = invoke("-j1", "--no-cache", "--write", "pkg/kernel.py", "vendored")
     assert by_path(done.stdout) == {os.path.join("pkg", "kernel.py"): ["TTD202", "TTD202"],
                                     os.path.join("vendored", "kernel.py"): ["TTD202", "TTD202"]}, done.stdout
-    assert "`tl` is imported from `.common`, which this run does not show to import it from triton" in done.stdout
+    assert "`tl` is imported from `.common`, which is not known to import it from triton" in done.stdout
     assert done.exit_code == 1 and snapshot(tree) == before
