@@ -153,7 +153,7 @@ class _Fitter(cst.CSTTransformer):
         if code is None and ("\n" in text or "\r" in text):
             return updated  # lines the layout did not make (a string over lines): printed from its nodes
         if pragma and code is not None and "\n" in code:
-            # `# noqa` or `# type: ignore` silences its own line: the first, where the statement (and the name
+            # a pragma (noqa, type: ignore) silences its own line: the first, where the statement (and the name
             # it silences) starts, as in the source; black would move it after the closing bracket
             first, rest = code.split("\n", 1)
             code = f"{first}{updated.trailing_whitespace.whitespace.value}{comment.value}\n{rest}"
