@@ -10,12 +10,13 @@ fixed point, and bind every name it reads: unbound.py) before anything is return
 from __future__ import annotations
 
 import ast
+import builtins
 import contextlib
 import re
 import warnings
 from collections.abc import Sequence
-from collections import defaultdict
-from dataclasses import dataclass, field
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -30,12 +31,12 @@ from triton_migrate.analysis.packages import absolute_module
 from triton_migrate.analysis.positions import Positions
 from triton_migrate.analysis import guards, stated
 from triton_migrate.analysis.prefilter import SITE_KEYWORDS, SITE_MEMBERS
-from triton_migrate.analysis.program import Locate, Program
+from triton_migrate.analysis.program import Key, Locate, Program
 from triton_migrate.analysis.stated import Inline
-from triton_migrate.analysis.triton_names import TritonNames
+from triton_migrate.analysis.triton_names import TritonNames, imported_elsewhere, reexported
 from triton_migrate.analysis.values import canonical_code
 from triton_migrate.analysis.walk import walk
-from triton_migrate.rewrite import branches, unbound, wrap
+from triton_migrate.rewrite import branches, specialise, unbound, wrap
 from triton_migrate.rewrite.apply import Edits, Rewriter, add_definitions, add_from_import, add_import, uses_name
 from triton_migrate.rules import _launch_support as launch_support
 from triton_migrate.rules import (
@@ -46,10 +47,15 @@ from triton_migrate.rules import (
     ttd009_launch_guard,
     ttd010_stated_facts,
     ttd108_unsupported_use,
+    ttd202_triton_imported_elsewhere,
 )
 
-from .outcome import Diagnostic, FileOutcome, see_line
+from .outcome import SEE_LINE, Diagnostic, FileOutcome, see_line
 from .policy import Policy
+
+
+# Helpers copied per call signature, then their copies' helpers, and so on: how many times at most.
+MAX_COPY_ROUNDS = 4
 
 
 class SourceError(Exception):
@@ -127,10 +133,12 @@ class _AstScan:
         return cls(calls, parameters, functions)
 
 
-def _has_site(tree: ast.Module) -> bool:
+def _has_site(tree: ast.Module, borrowed: TritonNames | None = None) -> bool:
     """Whether the module has a block-pointer site call: it stops at the first, which in a kernel file
-    comes early (files without one, which only mention `advance(`, pay the whole walk)."""
+    comes early (files without one, which only mention `advance(`, pay the whole walk). `borrowed`: the names of
+    triton it imports from other modules of the program."""
     names = TritonNames.of_ast(tree)
+    names.adopt(borrowed)
     return any(type(node) is ast.Call and _is_site_call(names, node) for node in ast.walk(tree))
 
 
@@ -242,21 +250,21 @@ class _Unit:
             launched = is_kernel(function) and function.name.value not in self.scan.called
             inline = Inline.of(function, self.stated, lambda node: self.positions.start(node)[0])
             self.facts[id(function)] = FunctionFacts(function, self.names, self.scan.function_assignments[id(function)],
-                                                     launched, inline)
+                                                     launched, inline, self.scan.bound_nowhere)
         return self.facts[id(function)]
 
 
 def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool,
-          trees: dict[str, ast.Module | None] | None = None) -> _Unit | None:
+          trees: dict[str, ast.Module | None] | None = None, borrowed: TritonNames | None = None) -> _Unit | None:
     """The module parsed and scanned; None if `with_sites_only` and it has no block-pointer site. With
     `from_ast`, the tree is the stdlib ast's rebuilt (never printed, so only for reports). `trees` gains
-    the module's ast."""
-    tree = _ast_parse(source)
+    the module's ast (or has it already). `borrowed`: the names of triton it imports from other modules."""
+    tree = trees[module_name] if trees is not None and module_name in trees else _ast_parse(source)
     if trees is not None:
         trees[module_name] = tree
     # Most modules a run is asked about without sites are its own output (the fixed-point check): the walk
     # that stops at the first site is all they need, or not even that.
-    if with_sites_only and tree is not None and not (_may_spell_a_site(source) and _has_site(tree)):
+    if with_sites_only and tree is not None and not (_may_spell_a_site(source) and _has_site(tree, borrowed)):
         return None
     if from_ast and tree is not None:
         module, known = ast_tree.build(source, tree)
@@ -266,6 +274,7 @@ def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool,
         wrapper = MetadataWrapper(_parse(source), unsafe_skip_copy=True)
         module = wrapper.module
     names = TritonNames.of_cst(module)
+    names.adopt(borrowed)
     scan = _ModuleScan(names)
     walk(scan, module)
     if with_sites_only and not scan.functions and not scan.stray_calls:
@@ -309,21 +318,35 @@ def _launch_support_bound(module: cst.Module) -> dict[str, str]:
 
 def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str],
              launch: dict[str, str], rewrite: bool = True, from_ast: bool = False,
-             trees: dict[str, ast.Module | None] | None = None) -> dict[str, FileOutcome]:
-    """`trees` gains the ast of each module with a site or none (not frozen)."""
-    units = [u for u in (_blamed_unit(name, text, True, from_ast, trees) for name, text in sources.items()
-                         if name not in frozen) if u is not None]
+             trees: dict[str, ast.Module | None] | None = None, copies: int = MAX_COPY_ROUNDS
+             ) -> dict[str, FileOutcome]:
+    """`trees` gains the ast of each module that is not frozen. `copies`: how many more times helpers may be
+    copied per call signature (a copy's own calls may then differ)."""
+    trees = {} if trees is None else trees
+    borrowed = _borrowed(sources, locate, frozen, trees) if len(sources) > 1 else {}
+    units = [u for u in (_blamed_unit(name, text, True, from_ast, trees, borrowed.get(name))
+                         for name, text in sources.items() if name not in frozen) if u is not None]
     program, inherited = None, {}
     if policy.kernel_targets:  # a helper takes its tuned callers' form, and they may be anywhere
-        program = _program(units, sources, from_ast, locate, frozen)
+        program = _program(units, sources, from_ast, locate, frozen, trees, borrowed)
         inherited = program.inherited_forms(dict(policy.kernel_targets))
     settled = {}
     analyses = _analyse(units, policy, inherited, settled)
     if analyses is None:  # a block pointer crosses a call: the whole program decides
-        program = program or _program(units, sources, from_ast, locate, frozen)
+        program = program or _program(units, sources, from_ast, locate, frozen, trees, borrowed)
         settled = {key: found for key, found in settled.items() if key not in program.linked}
         analyses = program.settle(lambda: _analyse(units, policy, inherited, settled, program))
+        plan = program.specialisations() if copies else {}
+        if plan:
+            return _with_copies(sources, plan, program, trees, rewrite,
+                                lambda copied: _migrate(copied, policy, locate, frozen, launch, rewrite, from_ast,
+                                                        copies=copies - 1))
     outcomes = {name: FileOutcome((), None) for name in sources}
+    with_units = {unit.module_name for unit in units}
+    for name, source in sources.items():
+        if name not in with_units and name not in frozen and trees.get(name) is not None \
+                and _may_spell_a_site(source):
+            outcomes[name] = FileOutcome(_imported_elsewhere(source, trees[name], borrowed.get(name)), None)
     for unit in units:
         own = [a for u, a in analyses if u is unit]
         with _blame(unit.module_name):
@@ -331,26 +354,106 @@ def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: di
     return outcomes
 
 
+def _with_copies(sources: dict[str, str], plan: dict, program: Program, trees: dict[str, ast.Module | None],
+                 rewrite: bool, migrate) -> dict[str, FileOutcome]:
+    """The program migrated again with a copy of each helper per call signature (`plan`: Program.specialisations,
+    rewrite/specialise.py), and what that reports moved back to `sources`: a copy's sites are its helper's."""
+    helpers: dict[str, dict] = defaultdict(dict)
+    for key, groups in plan.items():
+        positions = program.by_module[key.module].positions
+        helpers[key.module][key.qualname] = [(signature, [positions.start(call) for call in calls])
+                                             for signature, calls in groups]
+    copied, relocations, notes = dict(sources), {}, defaultdict(list)
+    for module, found in helpers.items():
+        unit = program.by_module[module]
+        try:
+            copied[module], relocations[module], names = specialise.copies(
+                sources[module], trees[module], found, set(unit.scan.identifiers))
+        except specialise.NotCopied:
+            continue
+        for name, groups in found.items():
+            line, column = unit.positions.start(program.helpers[Key(module, name)].node.name)
+            kinds = "; ".join(f"`{copy}` for the calls that pass {specialise.spelled(signature)}"
+                              for copy, (signature, _) in zip(names[name], groups[1:]))
+            notes[module].append(Diagnostic(line, column + 1, ttd008_helper_parts.CODE, f"`{name}` is given block "
+                                            f"pointers of different ranks: copied once per signature, {kinds}",
+                                            True, "parts"))
+    outcomes = migrate(copied)
+    return {name: _relocated(outcome, relocations.get(name), notes.get(name, []),
+                             copied[name] if rewrite and copied[name] != sources[name] else None)
+            for name, outcome in outcomes.items()}
+
+
+def _relocated(outcome: FileOutcome, relocation: specialise.Relocation | None, notes: list[Diagnostic],
+               copied: str | None) -> FileOutcome:
+    """`outcome` of a module migrated with copies of its helpers, its positions in the module as written (a
+    copy's sites fall on its helper's, reported once); `copied`: the source with copies, if it is to be written."""
+    if relocation is None:
+        return outcome
+    found = dict.fromkeys([*notes, *(_moved(d, relocation) for d in outcome.diagnostics)])
+    return replace(outcome, diagnostics=tuple(sorted(found, key=lambda d: (d.line, d.column, d.code))),
+                   new_source=outcome.new_source if outcome.new_source is not None else copied)
+
+
+def _moved(diagnostic: Diagnostic, relocation: specialise.Relocation) -> Diagnostic:
+    line, column, copy = relocation.original(diagnostic.line, diagnostic.column)
+    message = SEE_LINE.sub(lambda found: see_line(relocation.original(int(found[1]), 1)[0]), diagnostic.message)
+    return replace(diagnostic, line=line, column=column, message=f"in `{copy}`: {message}" if copy else message)
+
+
+def _imported_elsewhere(source: str, tree: ast.Module, borrowed: TritonNames | None) -> tuple[Diagnostic, ...]:
+    """A module without a site may still have block pointers, on a `tl` taken from a module that is not
+    known to import it from triton: each is reported (TTD202), never passed over in silence."""
+    names = TritonNames.of_ast(tree)
+    names.adopt(borrowed)
+    calls = imported_elsewhere(tree, names)
+    positions = Positions(source, {id(call): (call.lineno, call.col_offset) for call, _, _ in calls})
+    found = []
+    for call, head, origin in calls:
+        line, column = positions.start(call)
+        found.append(Diagnostic(line, column + 1, ttd202_triton_imported_elsewhere.CODE,
+                                f"`{head}` is imported from `{origin}`, which is not known to import it from triton "
+                                "(it is not migrated with this module, or it imports another package): the block "
+                                "pointer is left as it is",
+                                False, "untouched"))
+    return tuple(found)
+
+
 def _blamed_unit(name: str, source: str, with_sites_only: bool, from_ast: bool,
-                 trees: dict[str, ast.Module | None] | None = None) -> _Unit | None:
+                 trees: dict[str, ast.Module | None] | None = None, borrowed: TritonNames | None = None) -> _Unit | None:
     with _blame(name):
-        return _unit(name, source, with_sites_only, from_ast, trees)
+        return _unit(name, source, with_sites_only, from_ast, trees, borrowed)
 
 
-def _program(units: list[_Unit], sources: dict[str, str], from_ast: bool, locate: Locate,
-             frozen: dict[str, str]) -> Program:
+def _borrowed(sources: dict[str, str], locate: Locate, frozen: dict[str, str],
+           trees: dict[str, ast.Module | None]) -> dict[str, TritonNames]:
+    """Per module, the names of triton it imports from another module of the program (triton_names.reexported);
+    `trees` gains the ast of each module that is not frozen (a frozen one that parses still binds names)."""
+    parsed = {}
+    for name, source in sources.items():
+        if name in frozen:
+            with contextlib.suppress(SourceError):
+                parsed[name] = _ast_parse(source)
+        else:
+            with _blame(name):
+                parsed[name] = trees[name] = trees[name] if name in trees else _ast_parse(source)
+    return reexported({name: tree for name, tree in parsed.items() if tree is not None}, locate)
+
+
+def _program(units: list[_Unit], sources: dict[str, str], from_ast: bool, locate: Locate, frozen: dict[str, str],
+             trees: dict[str, ast.Module | None], borrowed: dict[str, TritonNames]) -> Program:
     """The call graph. `units` gains (in place) the modules without a site of their own: helpers and
     callers may live there, so they are parsed now. Frozen modules join the graph only, not `units`."""
     parsed = {u.module_name for u in units}
-    units += [_blamed_unit(name, text, False, from_ast) for name, text in sources.items()
+    units += [_blamed_unit(name, text, False, from_ast, trees, borrowed.get(name)) for name, text in sources.items()
               if name not in parsed and name not in frozen]
-    return Program(units + [u for u in (_frozen_unit(n, sources[n], from_ast) for n in frozen if n in sources)
-                            if u is not None], locate, frozen)
+    frozen_units = (_frozen_unit(n, sources[n], from_ast, borrowed.get(n)) for n in frozen if n in sources)
+    return Program(units + [u for u in frozen_units if u is not None], locate, frozen)
 
 
-def _frozen_unit(name: str, source: str, from_ast: bool) -> _Unit | None:
+def _frozen_unit(name: str, source: str, from_ast: bool, borrowed: TritonNames | None) -> _Unit | None:
     try:
-        return _blamed_unit(name, source, False, from_ast)
+        return _blamed_unit(name, source, False, from_ast, borrowed=borrowed)
     except ModuleFailure:  # not even parsed: none of its calls can be seen, and Python could not run it either
         return None
 
@@ -553,6 +656,9 @@ class _ModuleScan(AssignmentCollector):
         self.parameters: list[cst.Param] = []  # the same
         self.identifiers: set[str] = set()
         self.called: set[str] = set()  # the names functions call (`helper(...)`, `module.helper(...)`)
+        self._named: Counter[str] = Counter()  # names as they occur, callees of calls included
+        self._callees: Counter[str] = Counter()  # names called (`f(...)`)
+        self._star = False  # `from x import *`: any name may be bound
         self._stack: list[tuple[cst.FunctionDef, dict]] = []
 
     @property
@@ -568,8 +674,22 @@ class _ModuleScan(AssignmentCollector):
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         _, self.assignments = self._stack.pop()
 
+    @property
+    def bound_nowhere(self) -> frozenset[str]:
+        """Names that are only ever called: nothing in the module binds them (no import, definition, assignment
+        or parameter), and neither do the builtins: calling one fails, in Python and in Triton's compiler."""
+        if self._star:
+            return frozenset()
+        return frozenset(name for name, calls in self._callees.items()
+                         if self._named[name] == calls and not hasattr(builtins, name))
+
+    def visit_ImportStar(self, node: cst.ImportStar) -> None:
+        self._star = True
+
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append(node)
+        if type(node.func) is cst.Name:
+            self._callees[node.func.value] += 1
         if self._stack and type(node.func) in (cst.Name, cst.Attribute):
             self.called.add(node.func.value if type(node.func) is cst.Name else node.func.attr.value)
         member = self.names.member(node.func)
@@ -582,6 +702,7 @@ class _ModuleScan(AssignmentCollector):
 
     def visit_Name(self, node: cst.Name) -> None:
         self.identifiers.add(node.value)
+        self._named[node.value] += 1
 
     def visit_Param(self, node: cst.Param) -> None:
         self.parameters.append(node)

@@ -18,7 +18,7 @@ _MODULES = (
     "ttd105_rank", "ttd106_int64_offsets", "ttd107_narrow_block", "ttd108_unsupported_use",
     "ttd109_ambiguous_value", "ttd110_negative_store_offset", "ttd111_store_row_width",
     "ttd112_runtime_alignment", "ttd113_min_triton",
-    "ttd201_crosses_function",
+    "ttd201_crosses_function", "ttd202_triton_imported_elsewhere",
 )
 # The codes without the rules: a rule module imports libcst (0.2 s), which a run over files without block
 # pointers never needs. tests/test_cli.py holds each module's CODE to its place here.

@@ -256,12 +256,24 @@ def mask(bounds: dict[int, Bound], rank: int, ref) -> cst.BaseExpression | None:
     return result
 
 
-def load(language, ptrs: cst.BaseExpression, condition, padding: str | cst.Name, kept: list[cst.Arg]) -> cst.Call:
-    """`padding`: a literal option, or the name of a constexpr holding one."""
+def both(condition, mask: cst.BaseExpression | None):
+    """`condition & (mask)`: the bounds and a mask the source gave the access (where it never compiled)."""
+    if mask is None or condition is None:
+        return condition if mask is None else mask
+    if not isinstance(mask, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)) and not mask.lpar:
+        mask = mask.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.BinaryOperation(condition, cst.BitAnd(), mask)
+
+
+def load(language, ptrs: cst.BaseExpression, condition, padding: str | cst.Name, kept: list[cst.Arg],
+         other: cst.BaseExpression | None = None) -> cst.Call:
+    """`padding`: a literal option, or the name of a constexpr holding one; `other`: the source's own."""
     args = [cst.Arg(ptrs)]
     if condition is not None:
         args.append(keyword("mask", condition))
-        if isinstance(padding, cst.Name):
+        if other is not None:
+            args.append(keyword("other", other))
+        elif isinstance(padding, cst.Name):
             args.append(keyword("other", _other_of(padding)))
         elif padding in OTHER:
             args.append(keyword("other", cst.parse_expression(OTHER[padding])))

@@ -29,15 +29,27 @@ is not `None`. Call sites may pass block pointers of different
 the helper takes them with none, and where they disagree on the unit-stride dimension its accesses are
 masked pointers. A `boundary_check` or `padding_option` that arrives as a parameter every call fills
 with the same literal (`load_block(x_block, boundary_check=(0, 1), ...)`) is read in the helper as that
-literal. A block size the helper spells with one of its own parameters must be a `tl.constexpr` one.
+literal; a `boundary_check` that calls fill with several (literals, names their function only ever assigns
+literals, such as lmdeploy's `k_bound0: tl.constexpr = (1,)` on a constexpr branch, or a helper's parameter
+followed to its own calls) becomes one masked access per value, chosen on the parameter (`... if
+boundary_check == (1, ) else ...`), which Triton's compiler resolves on a constexpr. A block size the helper spells with one of its own parameters must be a `tl.constexpr` one.
+
+Call sites that pass block pointers of different ranks (a load helper given a matrix and a vector) get a
+copy of the helper each group: Triton compiles the helper once per signature anyway, and migrated the two
+take different parts. The calls that pass what the first call passes keep the helper; each other group calls
+a copy defined right after it, named after the ranks it takes (`load_checked_1d`), whose sites are reported
+where the helper has them ("in `load_checked_1d`: ..."), with a line on the helper saying it was copied.
+Copies follow the calls further down (a copy's own helper may be copied in turn).
 
 Refusals (TTD201, with the helper's reason): a helper called somewhere with another value in that
-parameter, with block pointers of different ranks, passed as a value (a function pointer or
+parameter, with block pointers of different ranks from another module (a copy there would need imports),
+passed as a value (a function pointer or
 `constexpr` callable), listed in `__all__` (public API: callers outside the migrated files would
 break), called with `*args`/`**kwargs`, or whose own use of the block pointer cannot be migrated. Every
 caller's block pointer is then left untouched, so no call site is ever broken.
 
-Fixtures: helper_same_module, helper_noinline, helper_returns_pointer, helper_chain, helper_mixed_callers,
+Fixtures: helper_ranks_differ, helper_check_names, helper_same_module, helper_noinline, helper_returns_pointer, helper_chain,
+helper_mixed_callers,
 helper_staticmethod (an autotuned kernel that is a static method), helper_order_name,
 helper_order_name_none_first, helper_refused_keeps_caller, helper_merged_creations,
 helper_none_parts, helper_copy_prefetch, helper_none_arguments, helper_orders_differ,

@@ -8,12 +8,16 @@ spelling: Triton compiles nothing else), or a `padding_option` that is neither a
 untouched and reported. A `padding_option` that
 is a name (a constexpr) keeps the access off descriptors (TTD006 says why).
 
-A load or store with a real `mask=` or `other=` on a block pointer is reported too, for another reason: Triton
-rejects it at compile time in every version, so the access never compiled and there is nothing to migrate it
-to (it stays as it is, and fails as it did). `mask=None` and `other=None` are no mask (Triton 3.7 and earlier
+A load or store with a real `mask=` or `other=` on a block pointer is another matter: Triton rejects it at
+compile time in every version, so the access never compiled, and no migration could make it mean anything. A
+`tl.static_assert(False, "...")` goes on the line before it, which fails there just the same (reported with this
+code, decision `compile-error`), and the access migrates to masked pointers with its own mask kept (and'ed with
+the bounds it checks), so that what computes the mask is still read: no block-pointer API is left, and the
+kernel fails to compile as it always did. On a line of several statements, where the assertion cannot go
+before it, it stays as it is and is reported. `mask=None` and `other=None` are no mask (Triton 3.7 and earlier
 took them so) and migrate as if absent.
 
-Fixtures: mask_none, scalar_and_conditional_parts (accepted); property test.
+Fixtures: mask_none, scalar_and_conditional_parts (accepted), store_mask_never_compiled; property test.
 """
 
 CODE = "TTD108"

@@ -1,10 +1,22 @@
 """TTD201 crosses-function: block pointer crosses a function boundary.
 
 Why: a block pointer passed to or returned from another `@triton.jit` function, or received as a
-parameter, needs the callee and every call site rewritten together (descriptor plus offsets), which this
-rule set does not do yet; the site is reported instead.
+parameter, needs the callee and every call site rewritten together; where they can be, it travels as its
+parts (TTD008), and this code reports, with the reason, where they cannot: then the helper and every caller
+keep their block pointers, so that no call is ever broken.
 
-Fixtures: helper_call_refused.
+A helper that nothing in the files migrated calls keeps its block-pointer parameters and their uses: its
+callers, if it has any, are outside the run, and only they say what rank and parts it receives (migrate them
+together); one with no caller anywhere is dead code, which a maintainer deletes (Intel did, migrating its
+batched flash-attention benchmark), a decision about the project's code that this tool does not make.
+
+A call of a name that nothing in the module binds (no import, definition, assignment or parameter, no star
+import, no builtin: ROCm/aotriton's old_fwd_kernel.py calls a helper a refactoring removed) fails to compile
+there on every Triton version, before any argument is evaluated: the block pointers passed to it become the
+masked pointers their names hold, the call passes them on and fails as it did (reported with this code,
+decision `compile-error`).
+
+Fixtures: helper_call_refused, call_to_nothing.
 """
 
 CODE = "TTD201"

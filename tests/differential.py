@@ -66,17 +66,21 @@ def default_policy_fixture_dirs() -> list[Path]:
 # --------------------------------------------------------------------------- importing
 def import_path(path: Path, tag: str):
     """Import ``path`` as a fresh module with a unique name (registered in sys.modules,
-    which Triton's JIT uses to find globals and source)."""
+    which Triton's JIT uses to find globals and source). Its directory is on sys.path while
+    it runs, as a script's is: a kernel imports its fixture's other ``modules`` by name."""
     path = Path(path)
     name = f"_tmfx_{path.parent.name}_{tag}_{next(_counter)}"
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
+    sys.path.insert(0, str(path.parent))
     try:
         spec.loader.exec_module(mod)
     except BaseException:
         sys.modules.pop(name, None)
         raise
+    finally:
+        sys.path.remove(str(path.parent))
     return mod
 
 

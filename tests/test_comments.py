@@ -69,6 +69,33 @@ def test_comments_inside_a_rebuilt_statement_end_its_line_in_source_order():
     assert "\n".join(lines).count("#") == INSIDE.count("#")  # no comment lost
 
 
+WRAPPED = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def kernel(Q, Out, q_len, stride_qm, stride_qk, BLOCK_M: tl.constexpr, D: tl.constexpr):
+    start_m = tl.program_id(0)
+    Q_block_ptr = tl.make_block_ptr(Q, (q_len, 2 * D), (stride_qm, stride_qk), (start_m * BLOCK_M, 0),
+                                    (BLOCK_M, D), (1, 0))
+    for i in range(2):
+        q = tl.load(  # noqa: F821
+            tl.advance(Q_block_ptr, (0, i * D)), boundary_check=(0,)
+        )
+        tl.store(Out + i, tl.sum(q))
+'''
+
+
+def test_a_pragma_comment_stays_on_the_first_line_of_a_statement_laid_out_over_several():
+    """xformers' split-k kernel again: the rebuilt load ran past the line length and was laid out over four
+    lines, its `# noqa: F821` after the closing bracket, as black puts a trailing comment; ruff reads a noqa
+    on the line of what it silences, where the statement starts."""
+    source = migrate_source(WRAPPED).new_source
+    start = source.index("        q = tl.load(")
+    assert source[start:].startswith("        q = tl.load(  # noqa: F821\n")
+    assert source.count("# noqa: F821") == 1
+
+
 # --- comments on what the rewrite adds to, replaces in or rebuilds (issue 27.5): each stays on the line of the
 # parameter, argument or statement it described, not only somewhere in the output.
 

@@ -4,6 +4,8 @@ reported and left as it is while the rest of its group is still migrated (issue 
 
 from __future__ import annotations
 
+import os
+
 import libcst as cst
 import pytest
 from test_cli import DIAGNOSTIC, invoke, put, snapshot
@@ -220,3 +222,53 @@ def test_every_caller_of_a_helper_that_takes_parts_joins_its_group(tree):
     done = invoke("-j1", "--no-cache", "--write", ".")
     assert "TTD201" in done.stdout and "another value at others" in done.stdout, done.stdout
     assert snapshot(tree) == before
+
+
+# --- a package that imports triton in one module and takes `tl` from it everywhere else (NVIDIA/Megatron-LM's
+# ssm/ops/gdp, tokenspeed): the kernel module alone does not say what `tl` is. Its block pointers were
+# silent, neither migrated nor reported.
+COMMON = "try:\n    import triton\n    import triton.language as tl\nexcept ImportError:\n    tl = triton = None\n"
+TAKES_TL = """from .common import tl, triton
+
+
+@triton.jit
+def kernel(x, y, T, BT: tl.constexpr):
+    i_t = tl.program_id(0)
+    p_x = tl.make_block_ptr(x, (T,), (1,), (i_t * BT,), (BT,), (0,))
+    p_y = tl.make_block_ptr(y, (T,), (1,), (i_t * BT,), (BT,), (0,))
+    tl.store(p_y, tl.load(p_x, boundary_check=(0,)) * 2, boundary_check=(0,))
+"""
+
+
+def test_a_module_joins_the_module_it_takes_triton_from():
+    files = {"pkg/__init__.py": b"", "pkg/common.py": COMMON.encode(), "pkg/kernel.py": TAKES_TL.encode(),
+             "pkg/other.py": TAKES_TL.replace("tl, triton", "prepare").encode()}  # imports no triton name
+    assert groups(files, {"pkg/kernel.py", "pkg/other.py"}) == [["pkg/common.py", "pkg/kernel.py"]]
+
+
+def test_block_pointers_on_a_tl_taken_from_another_module_are_migrated_with_it(tree):
+    put(tree, "pkg/__init__.py", "")
+    put(tree, "pkg/common.py", COMMON)
+    put(tree, "pkg/kernel.py", TAKES_TL)
+    done = invoke("-j1", "--no-cache", "--write", ".")
+    assert done.exit_code == 0, done.stdout + done.stderr
+    assert by_path(done.stdout) == {}  # nothing left to report
+    written = (tree / "pkg/kernel.py").read_text()
+    assert "make_block_ptr" not in written and "boundary_check" not in written
+    assert written.startswith("from .common import tl, triton\n\n\n")  # `tl` as the module spells it
+
+
+def test_block_pointers_on_a_tl_not_known_to_be_triton_are_reported_never_silent(tree):
+    put(tree, "pkg/__init__.py", "")
+    put(tree, "pkg/common.py", COMMON)
+    put(tree, "pkg/kernel.py", TAKES_TL)
+    put(tree, "vendored/__init__.py", "")
+    put(tree, "vendored/common.py", COMMON.replace("triton", "tokenspeed_triton"))
+    put(tree, "vendored/kernel.py", TAKES_TL)
+    before = snapshot(tree)
+    # the kernel module without the one it takes `tl` from; a module that takes `tl` from another distribution
+    done = invoke("-j1", "--no-cache", "--write", "pkg/kernel.py", "vendored")
+    assert by_path(done.stdout) == {os.path.join("pkg", "kernel.py"): ["TTD202", "TTD202"],
+                                    os.path.join("vendored", "kernel.py"): ["TTD202", "TTD202"]}, done.stdout
+    assert "`tl` is imported from `.common`, which is not known to import it from triton" in done.stdout
+    assert done.exit_code == 1 and snapshot(tree) == before

@@ -20,10 +20,6 @@ CASES = {
                         "used as a value"),
     "star arguments": (HEAD + HELPER + KERNEL.format("    y = load(*(x,))"), "passed to another function"),
     "public": (HEAD + '__all__ = ["load"]\n\n' + HELPER + KERNEL.format("    y = load(x)"), "public API"),
-    "ranks differ": (HEAD + HELPER + KERNEL.format("    y = load(x)")
-                     + "@triton.jit\ndef k2(x_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):\n"
-                       "    x2 = tl.make_block_ptr(x_ptr, (M, N), (N, 1), (0, 0), (BM, BN), (1, 0))\n    y = load(x2)\n",
-                     "different ranks at different call sites"),
     "returns differ": (HEAD + "@triton.jit\ndef mv(p, a, BN: tl.constexpr):\n    q = tl.advance(p, (BN,))\n"
                               "    if a > 0:\n        return q, a\n    return a, q\n\n"
                        + KERNEL.format("    x, n = mv(x, N, BN)\n    tl.load(x, boundary_check=(0,))"),
@@ -32,7 +28,8 @@ CASES = {
     "caller cannot be migrated": (HEAD + HELPER + KERNEL.format("    y = load(x)\n    w = (x,)"),
                                   "callers' block pointers cannot be migrated"),
     "helper cannot migrate its use": (HEAD + "@triton.jit\ndef load(p):\n    return tl.load(p, boundary_check=(0,), "
-                                      "mask=tl.arange(0, 4) < 2)\n\n" + KERNEL.format("    y = load(x)"), "in the helper, `tl.load` with"),
+                                      "padding_option=PADDINGS[0])\n\n" + KERNEL.format("    y = load(x)"),
+                                      "in the helper, `boundary_check` must be a literal"),
 }
 
 
@@ -65,7 +62,8 @@ def test_a_site_met_again_on_a_loops_next_pass_is_reported_once():
     (KERNEL.format("    y = walk(x, N, 4)") + "@triton.jit\ndef raw(x_ptr):\n    y = walk(x_ptr, 1, 4)\n",
      "the block-pointer parameter `p`, which its callers cannot pass as parts: it receives a block pointer at some "
      "call sites and another value at others"),
-    ("", "the parameter `p` of a helper that no migrated code calls (its rank and parts are unknown)"),
+    ("", "the parameter `p` of `walk`, which nothing in the files migrated calls: its callers, if any, are "
+     "elsewhere and give its rank and parts (migrate them together); if none, it is dead code"),
     ("@triton.jit\ndef raw(x_ptr):\n    y = walk(x_ptr, 1, 4)\n", "the parameter `p`, to which no call site passes a "
      "block pointer"),
 ])

@@ -12,9 +12,8 @@ import pytest
 
 import differential as D
 from test_line_length import tool
-from update_snapshots import policy_of, report
+from update_snapshots import migrate_fixture, report
 
-from triton_migrate.engine import migrate_source
 
 FIXTURE_DIRS = D.fixture_dirs()
 
@@ -22,7 +21,7 @@ FIXTURE_DIRS = D.fixture_dirs()
 @pytest.mark.parametrize("case_dir", FIXTURE_DIRS, ids=[d.name for d in FIXTURE_DIRS])
 def test_snapshot(case_dir):
     source = (case_dir / "before.py").read_text()
-    outcome = migrate_source(source, policy=policy_of(case_dir))
+    outcome = migrate_fixture(case_dir, source)
     migrated = outcome.new_source if outcome.new_source is not None else source
     assert migrated == (case_dir / "after.py").read_text()
     assert report(outcome) == (case_dir / "expected_report.txt").read_text()
@@ -30,7 +29,7 @@ def test_snapshot(case_dir):
 
 @pytest.mark.parametrize("case_dir", FIXTURE_DIRS, ids=[d.name for d in FIXTURE_DIRS])
 def test_declared_outcome(case_dir):
-    outcome = migrate_source((case_dir / "before.py").read_text(), policy=policy_of(case_dir))
+    outcome = migrate_fixture(case_dir, (case_dir / "before.py").read_text())
     migrated = [d for d in outcome.diagnostics if d.fixed]
     expect = D.fixture_config(case_dir)["expect"]
     assert outcome.diagnostics, "every fixture has block-pointer sites"
@@ -41,8 +40,8 @@ def test_declared_outcome(case_dir):
 
 @pytest.mark.parametrize("case_dir", FIXTURE_DIRS, ids=[d.name for d in FIXTURE_DIRS])
 def test_second_run_changes_nothing_and_reports_only_refusals(case_dir):
-    first = migrate_source((case_dir / "before.py").read_text(), policy=policy_of(case_dir))
-    second = migrate_source((case_dir / "after.py").read_text(), policy=policy_of(case_dir))
+    first = migrate_fixture(case_dir, (case_dir / "before.py").read_text())
+    second = migrate_fixture(case_dir, (case_dir / "after.py").read_text())
     assert second.new_source is None
     assert [d.code for d in second.diagnostics] == [d.code for d in first.refused]
 

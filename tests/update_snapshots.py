@@ -9,7 +9,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from triton_migrate.engine import migrate_source
+from triton_migrate.engine import migrate_source, migrate_sources
 from triton_migrate.policy import Policy
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -28,10 +28,24 @@ def policy_of(case_dir: Path) -> Policy:
     return Policy(**table)
 
 
+def migrate_fixture(case_dir: Path, source: str):
+    """The outcome for `source` (the fixture's before.py or after.py) migrated with the fixture's policy,
+    together with its other `modules` (fixture.toml), which it imports by name and which stay as they are."""
+    config_path = case_dir / "fixture.toml"
+    modules = tomllib.loads(config_path.read_text()).get("modules", []) if config_path.is_file() else []
+    if not modules:
+        return migrate_source(source, policy=policy_of(case_dir))
+    others = {Path(m).stem: (case_dir / m).read_text() for m in modules}
+    outcomes = migrate_sources({"__main__": source, **others}, policy=policy_of(case_dir))
+    changed = [m for m in others if outcomes[m].new_source is not None or outcomes[m].diagnostics]
+    assert not changed, f"{case_dir.name}: a fixture's other modules hold no block pointers: {changed}"
+    return outcomes["__main__"]
+
+
 def main() -> None:
     for before in sorted(FIXTURES.glob("*/before.py")):
         source = before.read_text()
-        outcome = migrate_source(source, policy=policy_of(before.parent))
+        outcome = migrate_fixture(before.parent, source)
         before.with_name("after.py").write_text(outcome.new_source if outcome.new_source is not None else source)
         before.with_name("expected_report.txt").write_text(report(outcome))
 

@@ -19,7 +19,7 @@ import libcst as cst
 
 from triton_migrate.rules import ttd008_helper_parts, ttd108_unsupported_use, ttd201_crosses_function
 
-from . import inlining
+from . import inlining, planner
 from .calls import int_value, tuple_elements
 from .records import Refusal
 from .values import (
@@ -62,6 +62,8 @@ class SiteFacts:
 
 # What a call site that passes `None` (or `0`) where others pass a block pointer records instead of SiteFacts.
 ABSENT, ABSENT_ZERO = "absent", "absent (0)"
+# Why no interface fits every call site, where a copy of the helper per call signature does (program.py).
+RANKS_DIFFER = "receives block pointers of different ranks at different call sites"
 
 
 def merge(found: list) -> SiteFacts | str:
@@ -72,7 +74,7 @@ def merge(found: list) -> SiteFacts | str:
     facts = [f for f in found if f not in (ABSENT, ABSENT_ZERO)]
     first = facts[0]
     if any(f.rank != first.rank for f in facts):
-        return "receives block pointers of different ranks at different call sites"
+        return RANKS_DIFFER
     return SiteFacts(first.rank, first.order if all(f.order == first.order for f in facts) else None,
                      tuple(v if all(f.fixed[i] == v for f in facts) else None for i, v in enumerate(first.fixed)),
                      tuple(all(f.aligned[d] for f in facts) for d in range(first.rank)),
@@ -188,7 +190,9 @@ class Crossing:
         if helper is None or name not in self.facts.params:
             return f"`{name}`, which is not a block pointer created in this function (a parameter or a call result)"
         if not self.context.is_called():
-            return f"the parameter `{name}` of a helper that no migrated code calls (its rank and parts are unknown)"
+            return f"the parameter `{name}` of `{helper.qualname}`, which nothing in the files migrated calls: its " \
+                   "callers, if any, are elsewhere and give its rank and parts (migrate them together); if none, it is " \
+                   "dead code"
         why = self.context.refusal(helper, name)
         if why is None:
             return f"the parameter `{name}`, to which no call site passes a block pointer"
@@ -289,6 +293,31 @@ class Crossing:
             self.expr_edits[id(node)] = (owners, lambda updated: ttd008_helper_parts.expand(
                 node, updated, {id(bound[p]): parts for p, parts in passed.items()}))
         return True
+
+    def call_to_nothing(self, node: cst.Call, state: State) -> None:
+        """`attn_fwd_common(Q_block_ptr, ...)` where nothing binds `attn_fwd_common` (ROCm/aotriton's
+        old_fwd_kernel.py, left behind by a refactoring): the kernel fails to compile there, on every Triton
+        version, before any argument is evaluated. A block pointer passed to it migrates to masked pointers held
+        by its name, which the call passes on: it fails as it did, and nothing it passes goes unread."""
+        callee = node.func.value
+        for argument in node.args:
+            value = state.get(argument.value.value) if isinstance(argument.value, cst.Name) else None
+            if not isinstance(value, BlockPtr):
+                self.visit(argument.value, state, ttd201_crosses_function.CODE, "passed to another function")
+                continue
+            value = self.settle(value)
+            if not value.pointers or self.pointer_problem(value, named=True) is not None:
+                self.visit(argument.value, state, ttd201_crosses_function.CODE, f"passed to `{callee}`, which "
+                           "nothing defines, and its name does not hold its pointers there")
+                continue
+            self.knowledge.named.update(value.creations)
+            self.record_form(value, "pointer", [planner.Obstacle(ttd201_crosses_function.CODE, f"passed to "
+                                                                 f"`{callee}`, which nothing defines")], id(argument))
+            if not any(use.node is node for use in self.dead_uses):
+                self.dead_uses.append(Refusal(ttd201_crosses_function.CODE, f"`{callee}` is defined nowhere (nothing "
+                                              "in the module binds it): the kernel fails to compile at this call on "
+                                              "every Triton version, and still does, given the pointers its block "
+                                              "pointers became", node))
 
     @staticmethod
     def passes_placeholder(argument: cst.BaseExpression, state: State) -> bool:

@@ -300,6 +300,8 @@ class FunctionAnalysis(Sites, Results, Crossing):
                                                            "outside an assignment, load or store", node))
         elif member == "make_block_ptr":
             self.create(None, None, node, state)
+        elif type(node.func) is cst.Name and node.func.value in self.facts.bound_nowhere:
+            self.call_to_nothing(node, state)
         elif not self.helper_call(node, state):
             self.visit(node.func, state)
             code, how = ((ttd108_unsupported_use.CODE, f"passed to `tl.{member}`") if member is not None else

@@ -85,13 +85,15 @@ class FunctionFacts:
     its analyses (reruns, and the rounds of a program), which ask the same questions again and again."""
 
     def __init__(self, function: cst.FunctionDef, names: TritonNames,
-                 assignments: dict[str, list[cst.CSTNode]], launched: bool = False, inline: Inline | None = None
-                 ) -> None:
+                 assignments: dict[str, list[cst.CSTNode]], launched: bool = False, inline: Inline | None = None,
+                 bound_nowhere: frozenset[str] = frozenset()) -> None:
         """`assignments`: the function's, as an AssignmentCollector gathered them (the module scan does).
         `launched`: what the module says of it: a `@triton.jit` kernel no function of the module calls.
-        `inline`: the facts its comments state (`# migrate: assume[...]`)."""
+        `inline`: the facts its comments state (`# migrate: assume[...]`). `bound_nowhere`: the names the module
+        calls and nothing binds (a call of one never compiles)."""
         self.assignments = assignments
         self.launched = launched
+        self.bound_nowhere = bound_nowhere
         self.inline = inline or Inline()
         self.params = {p.name.value for p in function.params.params + function.params.kwonly_params}
         self.names = names

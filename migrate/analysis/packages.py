@@ -1,6 +1,7 @@
 """Which files are migrated together: a file with block pointers and the files of the same run it imports
 `@triton.jit` helpers from (transitively). Such a group is one program for the engine (program.py), so a
-block pointer passed to a helper in another file is rewritten on both sides, or on neither.
+block pointer passed to a helper in another file is rewritten on both sides, or on neither. A file also
+joins the file it imports triton's names from (`from .common import tl`), the only place that says what `tl` is.
 
 A module is its file: an import is resolved to a path as Python would find it, never matched by its name
 alone, so that files named alike in unrelated directories (`utils.py`, `chunk.py`) never join."""
@@ -89,6 +90,24 @@ def _imports(data: bytes) -> set[tuple[int, str, Optional[str]]]:
     return found
 
 
+# `import triton`, `import triton.language as tl`, `from triton import language as tl`: the names a module binds
+# to triton or its members, which another module of the program may import from it (triton_names.reexported).
+_TRITON_IMPORT = re.compile(rb"^[ \t]*(?:import[ \t]+(triton(?:\.\w+)*)(?:[ \t]+as[ \t]+(\w+))?"
+                            rb"|from[ \t]+triton(?:\.\w+)*[ \t]+import[ \t]+\(?([\w \t,]+))", re.M)
+
+
+def triton_bindings(data: bytes) -> set[str]:
+    """The names a module binds by importing triton, read from its import lines (a rare spelling missed only
+    leaves the importers of such a name apart: their block pointers are then reported as unresolved)."""
+    found = set()
+    for module, alias, listed in _TRITON_IMPORT.findall(data):
+        if module:
+            found.add((alias or module.split(b".")[0]).decode())
+        else:
+            found |= {part.split()[-1].decode() for part in listed.split(b",") if part.split()}
+    return found
+
+
 _JIT_DEFINITION = re.compile(rb"^[ \t]*@[\w.]*jit\b[^\n]*\n(?:[ \t]*@[^\n]*\n)*[ \t]*def[ \t]+(\w+)", re.M)
 _CLASS = re.compile(rb"^[ \t]*class[ \t]+(\w+)", re.M)
 
@@ -103,7 +122,7 @@ def groups(files: dict[str, bytes], candidates: set[str],
     helpers = {path: data for path, data in files.items() if b"jit" in data and _JIT_DEFINITION.search(data)}
     if not candidates & helpers.keys():
         return []
-    locate = Locator(helpers)
+    locate, locate_any = Locator(helpers), Locator(files)
     reachable: dict[str, Optional[set[str]]] = {}
 
     @functools.lru_cache(maxsize=None)
@@ -114,7 +133,12 @@ def groups(files: dict[str, bytes], candidates: set[str],
         return set(_JIT_DEFINITION.findall(data)) | set(_CLASS.findall(data) if b"class" in data else ())
     parent = {path: path for path in helpers}
 
+    @functools.lru_cache(maxsize=None)
+    def binds(path: str) -> set[str]:
+        return triton_bindings(files[path]) if b"triton" in files[path] else set()
+
     def find(path: str) -> str:
+        parent.setdefault(path, path)
         while parent[path] != path:
             parent[path] = parent[parent[path]]
             path = parent[path]
@@ -132,8 +156,12 @@ def groups(files: dict[str, bytes], candidates: set[str],
         for target, name in _imported(path, data, locate):
             if target != path and reaches(target, name):
                 parent[find(target)] = find(path)
+        # the module it takes triton from (`from .common import tl`): only there is `tl` known to be triton
+        for target, name in _imported(path, data, locate_any):
+            if target != path and name in binds(target):
+                parent[find(target)] = find(path)
     members: dict[str, list[str]] = {}
-    for path in helpers:
+    for path in list(parent):
         members.setdefault(find(path), []).append(path)
     return [sorted(group) for group in members.values() if len(group) > 1 and candidates.intersection(group)]
 

@@ -17,7 +17,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from .calls import UnboundCall, bind, int_value, is_jit, tuple_elements
-from .crossing import ABSENT, ABSENT_ZERO, SiteFacts, merge
+from .crossing import ABSENT, ABSENT_ZERO, RANKS_DIFFER, SiteFacts, merge
 from .packages import absolute_module
 from .triton_names import dotted_name
 from .values import canonical_code
@@ -125,13 +125,16 @@ class Program:
         self.returns: dict[Key, tuple] = {}
         self.removable: set[Key] = set()  # helpers every call of which was inlined (inlining.py)
         self.absent: set[tuple[Key, str]] = set()  # parameters every call site fills with `None` (or `0`)
+        self.ranks: dict[tuple[Key, str], dict[int, int]] = {}  # where ranks differ: id(call) -> the rank it passes
         self.calls_of: dict[Key, list[cst.Call]] = defaultdict(list)
         self.callers_of: dict[Key, set[int]] = defaultdict(set)  # ids of the functions the calls are in
+        self.calling: dict[int, tuple] = {}  # id(call) -> (the unit it is in, the function it is in)
         for unit in units:
             for call, function in self.indexes[unit.module_name].calls:
                 key = self.resolve(unit, call.func)
                 if key is not None:
                     self.calls_of[key].append(call)
+                    self.calling[id(call)] = (unit, function)
                     self.callers_of[key].update([id(function)] if function is not None else [])
         # ids of the functions on either end of a call between jit functions
         self.linked = set().union(*self.callers_of.values(), (id(self.helpers[k].node) for k in self.calls_of))
@@ -283,6 +286,8 @@ class Program:
                 continue
             reason = self._site_problem(key, param, sites, refused) if self.validating else None
             merged = merge(facts) if reason is None else reason
+            if merged == RANKS_DIFFER:  # what each call passes, for a copy per signature (specialisations)
+                self.ranks[(key, param)] = {id(call): f.rank for call, f, _ in sites if isinstance(f, SiteFacts)}
             if isinstance(merged, str):
                 self.block(key, param, merged)
             else:
@@ -307,6 +312,62 @@ class Program:
                        if all(f in (ABSENT, ABSENT_ZERO) for _, f, _ in found)
                        and {id(call) for call, _, _ in found} == {id(call) for call in self.calls_of[site[0]]}}
         return (self.interfaces, self.blocked, self.returns, self.removable, self.absent) != before
+
+    def specialisations(self) -> dict[Key, list[tuple[tuple, list[cst.Call]]]]:
+        """Helpers given block pointers of different ranks at different calls (a load helper given a matrix and
+        a vector), each with its calls grouped by the ranks they pass, in the order of their first calls: each
+        group gets a copy of the helper (rewrite/specialise.py), as Triton compiles one per signature. Only a
+        module-level helper whose every call is in its own module: a copy elsewhere would need new imports."""
+        found = {}
+        for key in sorted({key for (key, param), why in self.blocked.items() if why == RANKS_DIFFER
+                           and (key, param) in self.ranks}, key=lambda k: (k.module, k.qualname)):
+            calls = self.calls_of[key]
+            if "." in key.qualname or any(self.calling[id(call)][0].module_name != key.module for call in calls):
+                continue
+            params = sorted(param for k, param in self.ranks if k == key)
+            groups: dict[tuple, list[cst.Call]] = {}  # what its calls pass -> those calls
+            for call in calls:
+                signature = tuple((param, self.ranks[(key, param)].get(id(call))) for param in params)
+                groups.setdefault(signature, []).append(call)
+            if len(groups) > 1:
+                found[key] = list(groups.items())
+        copied = {id(self.helpers[key].node) for key in found}
+        return {key: groups for key, groups in found.items()  # called inside a helper copied now: next time
+                if not self.callers_of[key] & copied}
+
+    def literals(self, key: Key, param: str, seen: frozenset = frozenset()) -> Optional[list[cst.BaseExpression]]:
+        """The literals (`(0, 1)`, `None`, `"zero"`) that reach `param` at the calls of `key`, distinct, in the
+        order first met; None if a call passes anything else, or there is none. A call's argument may be a
+        literal, a name that its function only ever assigns literals (lmdeploy's `k_bound0: tl.constexpr =
+        (1,)`, on each branch of a constexpr `if`), or a parameter of a helper, followed to that one's calls."""
+        calls = self.calls_of.get(key, [])
+        if not calls or (key, param) in seen:
+            return None
+        helper = self.helpers[key].node
+        default = next((p.default for p in helper.params.params if p.name.value == param), None)
+        found: dict[str, cst.BaseExpression] = {}
+        for call in calls:
+            try:
+                bound = bind(call, helper.name.value, tuple(p.name.value for p in helper.params.params))
+            except UnboundCall:
+                return None
+            value = bound[param].value if param in bound else default
+            values = [value] if value is not None and _is_literal(value) else \
+                self._literals_of_name(call, value, seen | {(key, param)}) if isinstance(value, cst.Name) else None
+            if values is None:
+                return None
+            found.update((canonical_code(v), v) for v in values)
+        return list(found.values())
+
+    def _literals_of_name(self, call: cst.Call, name: cst.Name, seen: frozenset) -> Optional[list]:
+        unit, function = self.calling[id(call)]
+        if function is None:
+            return None
+        if name.value in {p.name.value for p in function.params.params}:
+            caller = self.key_of.get(id(function))
+            return self.literals(caller, name.value, seen) if caller is not None else None
+        assigned = unit.facts_of(function).assignments.get(name.value)
+        return assigned if assigned and all(_is_literal(v) for v in assigned) else None
 
     def _inlined_everywhere(self, analyses) -> set[Key]:
         """Helpers returning a block pointer that no call needs any more: every call was read as the creation
@@ -404,18 +465,10 @@ class Context:
         namer = self.program.helpers[key].unit.namer
         return [namer.part(param, *kind) for kind in kinds]
 
-    def same_literal(self, param: str) -> Optional[cst.BaseExpression]:
-        """The literal (`(0, 1)`, `None`, `"zero"`) every call of this function passes in `param`, the same at
-        each; None if there is no such literal or no call."""
-        calls = self.program.calls_of.get(self.helper, []) if self.helper is not None else []
-        found = {}
-        for call in calls:
-            bound = self.bind(self.helper, call)
-            value = bound[param].value if bound is not None and param in bound else None
-            if value is None or not _is_literal(value):
-                return None
-            found[canonical_code(value)] = value
-        return next(iter(found.values())) if len(found) == 1 else None
+    def literals(self, param: str) -> Optional[list[cst.BaseExpression]]:
+        """The literals every call of this function passes in `param` (Program.literals); None if it is not
+        a helper, or some call passes anything else."""
+        return self.program.literals(self.helper, param) if self.helper is not None else None
 
     def always_none(self, param: str) -> bool:
         """Whether every call of this function passes `None` (or `0`) in `param`, none a block pointer."""

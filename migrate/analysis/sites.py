@@ -361,7 +361,7 @@ class Sites:
             if isinstance(value, Opaque):
                 self.refuse_ambiguous(value, base)
             elif (why := self.none_pointer(base, state)) is not None:
-                self.never_compiles(call, ttd002_advance.CODE, "`tl.advance`", why)
+                self.never_compiles(call, ttd002_advance.CODE, f"`tl.advance` where {why}", f"{why}: no block pointer")
             elif isinstance(base, cst.Name):
                 self.orphan(call, f"`tl.advance` on {self.untracked_origin(base)}")
             else:
@@ -415,6 +415,9 @@ class Sites:
         refusal = self.unsupported_access(call, member, bound, value)
         if refusal is None:
             obstacles = self.obstacles(member, bound, value, deltas)
+            if self.user_mask(bound):
+                obstacles.append(planner.Obstacle(ttd108_unsupported_use.CODE, "an access with `mask=` keeps it on "
+                                                  "masked pointers"))
             form = planner.choose(obstacles, self.policy, member)
             if form is None:
                 first = planner.deciding(obstacles, self.policy)
@@ -431,6 +434,8 @@ class Sites:
             self.refuse(value.creations, refusal)
             return
         # the shim's descriptors only where the launch allows
+        if self.user_mask(bound):
+            self.rejected_mask(call, member, self.user_mask(bound), value)
         guarded = form == "guarded" or (form == "compat" and len(value.dims) <= COMPAT_EMULATED_RANK and
                                         self.unguardable(value, fallback=False) is None)
         self.record_form(value, form, obstacles, id(call), guarded)
@@ -450,14 +455,49 @@ class Sites:
 
     def specialised(self, bound: dict) -> dict:
         """A `boundary_check` or `padding_option` that is a parameter of this helper every call fills with the
-        same literal (`load_block(x_block, boundary_check=(0, 1), ...)`) reads as that literal."""
+        same literal (`load_block(x_block, boundary_check=(0, 1), ...)`) reads as that literal; a `boundary_check`
+        that calls fill with several (lmdeploy's `_load_kv(ptrs, boundary_check)`, given `None`, `(1,)` or
+        `(0, 1)` as constexpr flags chose them) reads as a choice between them, on the parameter itself:
+        `None if boundary_check is None else (1,) if boundary_check == (1,) else (0, 1)`, one access each."""
         for key in ("boundary_check", "padding_option"):
             node = bound[key].value if key in bound else None
-            if isinstance(node, cst.Name) and node.value in self.facts.params and self.context is not None and \
-                    not self.facts.assignments.get(node.value) and \
-                    (literal := self.context.same_literal(node.value)) is not None:
-                bound = {**bound, key: bound[key].with_changes(value=literal)}
+            if not (isinstance(node, cst.Name) and node.value in self.facts.params and self.context is not None
+                    and not self.facts.assignments.get(node.value)):
+                continue
+            values = self.context.literals(node.value)
+            if values is not None and (len(values) == 1 or key == "boundary_check"):
+                bound = {**bound, key: bound[key].with_changes(value=self.choice(node, values))}
         return bound
+
+    @staticmethod
+    def choice(name: cst.Name, values: list[cst.BaseExpression]) -> cst.BaseExpression:
+        """The value `name` holds, one of `values`, as a conditional expression on it (Triton's compiler resolves
+        one on a constexpr); `is None` comes first, since `==` on `None` fails there."""
+        ordered = sorted(values, key=lambda v: not is_none(v))
+        chosen = ordered[-1]
+        for value in reversed(ordered[:-1]):
+            test = cst.Comparison(name, [cst.ComparisonTarget(cst.Is() if is_none(value) else cst.Equal(), value)])
+            chosen = cst.IfExp(test, value, chosen)
+        return chosen
+
+    @staticmethod
+    def user_mask(bound) -> list[str]:
+        """The `mask=` and `other=` given to a block-pointer access: `None` is none (Triton 3.7 and earlier took
+        it so; 3.8 refuses it too)."""
+        return [k for k in ("mask", "other") if k in bound and not is_none(bound[k].value)]
+
+    def rejected_mask(self, call: cst.Call, member: str, given: list[str], value: BlockPtr) -> None:
+        """A `mask=` or `other=` on a block-pointer access (MInference stores its output so), which Triton rejects
+        at compile time in every version: the kernel never compiled. A `tl.static_assert(False, ...)` on the line
+        before keeps it so, and the access migrates to masked pointers, its own mask kept: no block-pointer API
+        is left, and nothing it reads goes unread."""
+        what = f"`tl.{member}` with `{given[0]}=` on a block pointer"
+        self.dead_uses.append(Refusal(ttd108_unsupported_use.CODE, f"{what} (every Triton version): Triton rejects "
+                                      "it at compile time wherever it is reached, and so does the `tl.static_assert` "
+                                      "put before it (the access migrates, its mask kept)", call))
+        statement = cst.Expr(ttd003_access.compile_error(self.language, f"{what}: Triton rejects it"))
+        self.line_edits.setdefault(id(self.line), {})[("rejected mask", id(call))] = \
+            (id(call), value.creations, lambda: [statement])
 
     def pays_off(self, call: cst.Call, member: str, value: BlockPtr) -> bool:
         """Whether a descriptor is worth it here (TTD009): a load in a loop, through a block pointer created
@@ -502,12 +542,10 @@ class Sites:
         if value.desc_stale:
             return Refusal(ttd109_ambiguous_value.CODE, "its descriptor name is re-created while this block "
                            "pointer is still in use", call)
-        # `mask=None` / `other=None` are no mask (Triton 3.7 and earlier took them so; 3.8 refuses them too)
-        given = [k for k in ("mask", "other") if k in bound and not is_none(bound[k].value)]
-        if given:
-            return Refusal(ttd108_unsupported_use.CODE, f"`tl.{member}` with `{given[0]}=` on a block pointer, which "
-                           "Triton rejects at compile time (every version): this access never compiled, so there is "
-                           "nothing to migrate it to", call)
+        if self.user_mask(bound) and self.line is None:
+            return Refusal(ttd108_unsupported_use.CODE, f"`tl.{member}` with `{self.user_mask(bound)[0]}=` on a block "
+                           "pointer, which Triton rejects at compile time (every version), on a line of several "
+                           "statements (a `tl.static_assert` that keeps it so would go before it)", call)
         if self.checked_dims(bound, len(value.dims)) is None or self.padding(bound) is None:
             return Refusal(ttd108_unsupported_use.CODE, "`boundary_check` must be a literal, `padding_option` a "
                            "literal or a name", call)
@@ -770,14 +808,18 @@ class Sites:
         def build(updated: cst.Call):
             again = bind(updated, member)
             kept = [keyword(k, again[k].value) for k in HINTS if k in again]
+            given = {k: again[k].value for k in self.user_mask(again)}  # only where it never compiles
             ptrs = pointers()
-            accesses = [ttd006_masked_pointers.load(self.language, ptrs, mask(checked), padding, kept)
+            accesses = [ttd006_masked_pointers.load(self.language, ptrs, ttd006_masked_pointers.both(
+                            mask(checked), given.get("mask")), padding, kept, given.get("other"))
                         if member == "load" else
-                        ttd006_masked_pointers.store(self.language, ptrs, mask(checked), again["value"].value, kept)
+                        ttd006_masked_pointers.store(self.language, ptrs, ttd006_masked_pointers.both(
+                            mask(checked), given.get("mask")), again["value"].value, kept)
                         for _, checked in variants]
-            if len(accesses) == 1:
-                return accesses[0]
-            return cst.IfExp(variants[0][0], accesses[0], accesses[1])
+            chosen = accesses[-1]
+            for (test, _), access in reversed(list(zip(variants, accesses))[:-1]):
+                chosen = cst.IfExp(test, access, chosen)
+            return chosen
 
         return build
 
@@ -787,21 +829,22 @@ class Sites:
         if "boundary_check" not in bound and "padding_option" not in bound or self.is_site_call(pointer):
             return
         if (why := self.none_pointer(pointer, state)) is not None:
-            self.never_compiles(call, ttd003_access.CODE, f"`tl.{member}` with `boundary_check`/`padding_option`",
-                                why)
+            self.never_compiles(call, ttd003_access.CODE, f"`tl.{member}` with `boundary_check`/`padding_option` "
+                                f"where {why}", f"{why}: no block pointer")
         elif not isinstance(pointer, cst.Name) or not isinstance(state.get(pointer.value), (Opaque, BlockPtr)):
             self.orphan(call, f"`tl.{member}` with `boundary_check`/`padding_option` on "
                         f"{self.untracked_origin(pointer)}")
 
-    def never_compiles(self, call: cst.Call, code: str, what: str, why: str) -> None:
-        """A block-pointer use of `None`, which Triton rejects at compile time wherever it is reached (tritonbench
-        keeps a block-pointer path behind `if not ENABLE_TMA:` whose callers all pass `None`): it becomes
-        `tl.static_assert(False, "<why>")`, rejected there just the same, and the block-pointer API goes."""
+    def never_compiles(self, call: cst.Call, code: str, what: str, assertion: str,
+                       owners: frozenset = frozenset()) -> None:
+        """A block-pointer use that Triton rejects at compile time wherever it is reached (`what`): one on `None`
+        (tritonbench keeps a block-pointer path behind `if not ENABLE_TMA:` whose callers all pass `None`), or with
+        a `mask=` (MInference's output store). It becomes `tl.static_assert(False, "<assertion>")`, rejected there
+        just the same, and the block-pointer API goes. `owners`: the block pointers whose rewrite this is."""
         if not any(use.node is call for use in self.dead_uses):
-            self.dead_uses.append(Refusal(code, f"{what} where {why}: Triton rejects it at compile time wherever "
-                                          "it is reached, and so does the `tl.static_assert` it becomes", call))
-        self.expr_edits[id(call)] = (frozenset(), lambda updated: ttd003_access.compile_error(
-            self.language, f"{why}: no block pointer"))
+            self.dead_uses.append(Refusal(code, f"{what}: Triton rejects it at compile time wherever it is reached, "
+                                          "and so does the `tl.static_assert` it becomes", call))
+        self.expr_edits[id(call)] = (owners, lambda updated: ttd003_access.compile_error(self.language, assertion))
 
     def is_site_call(self, node: cst.BaseExpression) -> bool:
         """`tl.make_block_ptr(...)` or `tl.advance(...)`."""
@@ -837,21 +880,26 @@ class Sites:
     def check_variants(bound, rank: int) -> Optional[list[tuple[Optional[cst.BaseExpression], set[int]]]]:
         """[(None, dims)] for a literal `boundary_check`; [(FLAG, dims), (None, dims)] for
         `boundary_check=(1,) if FLAG else ()` (xformers' split-k decoding), whose test Triton must resolve
-        at compile time; None for anything else."""
+        at compile time, and so on for a chain of them (`specialised`); None for anything else."""
         if "boundary_check" not in bound:
             return [(None, set())]
-        node = bound["boundary_check"].value
-        if isinstance(node, cst.IfExp):
-            body, orelse = (Sites.literal_dims(n, rank) for n in (node.body, node.orelse))
-            return None if body is None or orelse is None else [(node.test, body), (None, orelse)]
+        node, variants = bound["boundary_check"].value, []
+        while isinstance(node, cst.IfExp):
+            dims = Sites.literal_dims(node.body, rank)
+            if dims is None:
+                return None
+            variants.append((node.test, dims))
+            node = node.orelse
         dims = Sites.literal_dims(node, rank)
-        return None if dims is None else [(None, dims)]
+        return None if dims is None else variants + [(None, dims)]
 
     @staticmethod
     def literal_dims(node: cst.BaseExpression, rank: int) -> Optional[set[int]]:
         """The dimensions a `boundary_check` checks. Triton compiles only distinct dimensions below the rank,
         so `rank` entries of any spelling (FlagGems' generated `boundary_check=(in0_stride_order0,)` on a
         rank-1 pointer) check every dimension wherever the access compiles."""
+        if is_none(node):  # no check (Triton reads `None` as `()`)
+            return set()
         elements = tuple_elements(node)
         values = [int_value(e) for e in elements] if elements is not None else [int_value(node)]
         if None in values and elements is not None and len(elements) == rank:

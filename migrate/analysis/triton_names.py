@@ -94,6 +94,31 @@ class TritonNames:
         elif source == LANGUAGE:
             self.member_aliases[local] = imported
 
+    def adopt(self, other: "TritonNames | None") -> None:
+        """Bind as `other` does the names this module does not bind itself (those it imports from a module of
+        the program that binds them: `reexported`)."""
+        if other is not None:
+            for mine, theirs in ((self.module_aliases, other.module_aliases),
+                                 (self.member_aliases, other.member_aliases)):
+                mine.update((local, full) for local, full in theirs.items() if local not in self.bound)
+
+    @property
+    def bound(self) -> set[str]:
+        return self.module_aliases.keys() | self.member_aliases.keys()
+
+    def take(self, local: str, imported: str, source: "TritonNames", kept: set[str]) -> bool:
+        """Bind `local` to what `source` binds `imported` to (`*`: every public name it binds), unless it is
+        bound here or in `kept` (the importer's own bindings); whether anything was new."""
+        new = False
+        for mine, theirs in ((self.module_aliases, source.module_aliases), (self.member_aliases, source.member_aliases)):
+            for name, full in theirs.items():
+                bound_as = local if imported != "*" else name
+                if (name == imported or imported == "*" and not name.startswith("_")) and \
+                        bound_as not in self.bound and bound_as not in kept:
+                    mine[bound_as] = full
+                    new = True
+        return new
+
     def member(self, func: cst.BaseExpression) -> str | None:
         """The `triton.language` member that `func` names, e.g. "load" for `tl.load`."""
         return self.member_of(dotted_name(func))
@@ -125,3 +150,55 @@ class TritonNames:
         if "triton" in self.module_aliases:
             return "triton.language"
         return None
+
+
+def reexported(trees: dict[str, ast.Module], locate) -> dict[str, TritonNames]:
+    """Per module, the names of triton it takes from another module of `trees` (`from .common import tl,
+    triton`, where common.py imports them): Megatron-LM imports triton in one module, in a `try:` with a mock
+    fallback, and its kernel modules take `tl` from there; a chain of such modules is followed. `locate(
+    importer, level, module)`: the module of `trees` that an import names, or None."""
+    own = {name: TritonNames.of_ast(tree) for name, tree in trees.items()}
+    imports = {name: [(target, alias.name, alias.asname or alias.name)
+                      for statement in _module_level(tree.body, ast.Try, ast.ImportFrom) for alias in statement.names
+                      if (target := locate(name, statement.level, statement.module or "")) in own and target != name]
+               for name, tree in trees.items()}
+    taken = {name: TritonNames() for name in imports}
+    changed = True
+    while changed:  # each round binds a name more, or ends
+        changed = False
+        for name, found in imports.items():
+            kept = own[name].bound
+            for target, imported, local in found:
+                changed |= taken[name].take(local, imported, own[target], kept)
+                changed |= taken[name].take(local, imported, taken[target], kept)
+    return {name: names for name, names in taken.items() if names.bound}
+
+
+def imported_elsewhere(tree: ast.Module, names: TritonNames) -> list[tuple[ast.Call, str, str]]:
+    """The block-pointer calls on a name the module imports from a module not known to bind it to triton
+    (TTD202), with that name and where it is imported from: every `tl.make_block_ptr(...)`, or where there is none (a
+    helper's module) every `tl.advance(...)` and load or store with `boundary_check` or `padding_option`."""
+    sources = {}  # local name -> the module it is imported from, as written
+    for statement in _module_level(tree.body, ast.Try, ast.stmt):
+        if isinstance(statement, ast.ImportFrom):
+            source = "." * statement.level + (statement.module or "")
+            sources.update((a.asname or a.name, source) for a in statement.names)
+        elif isinstance(statement, ast.Import):
+            sources.update((a.asname or a.name.partition(".")[0], a.name) for a in statement.names)
+    unresolved = {local: source for local, source in sources.items()
+                  if local not in names.bound and source.partition(".")[0] != "triton"}
+    if not unresolved:
+        return []
+    creations, uses = [], []
+    for node in ast.walk(tree):
+        if type(node) is not ast.Call or (dotted := _ast_dotted_name(node.func)) is None:
+            continue
+        head, member = dotted.partition(".")[0], dotted.rpartition(".")[2]
+        if head not in unresolved:
+            continue
+        if member == "make_block_ptr":
+            creations.append((node, head, unresolved[head]))
+        elif member == "advance" or member in ("load", "store") and \
+                {k.arg for k in node.keywords} & {"boundary_check", "padding_option"}:
+            uses.append((node, head, unresolved[head]))
+    return creations or uses

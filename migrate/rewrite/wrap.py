@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
 from dataclasses import dataclass, field, replace
 
@@ -37,6 +38,8 @@ _KEYWORDS = {"if", "else", "and", "or", "not", "in", "is", "lambda", "for", "asy
              "except", "try", "finally", "class", "def", "pass", "break", "continue", "match", "case"}
 # Statements black lays out by rules of their own, which the rewrite never emits.
 _UNSUPPORTED = {"assert", "import", "from", "del", "global", "nonlocal"}
+# Comments that tools read as applying to their line (ruff's pragma comments, which its line length ignores).
+_PRAGMA = re.compile(r"#\s*(noqa\b|type:\s*ignore|pyright:|pylint:|mypy:|nosec\b|ruff:|isort:|fmt:)")
 _AUGMENTED = {"+=", "-=", "*=", "/=", "//=", "%=", "@=", "&=", "|=", "^=", ">>=", "<<=", "**="}
 
 
@@ -144,11 +147,19 @@ class _Fitter(cst.CSTTransformer):
         if len(updated.body) != 1 or all(id(small) in self.kept for small in updated.body):
             return updated
         comment = updated.trailing_whitespace.comment
+        pragma = comment is not None and _PRAGMA.match(comment.value) is not None
         extra = len(updated.trailing_whitespace.whitespace.value) + len(comment.value) if comment else 0
         text = self.module.code_for_node(updated.body[0])
-        code = self._laid_out(text, extra)
+        code = self._laid_out(text, 0 if pragma else extra)
         if code is None and ("\n" in text or "\r" in text):
             return updated  # lines the layout did not make (a string over lines): printed from its nodes
+        if pragma and code is not None and "\n" in code:
+            # a pragma (noqa, type: ignore) silences its own line: the first, where the statement (and the name
+            # it silences) starts, as in the source; black would move it after the closing bracket
+            first, rest = code.split("\n", 1)
+            code = f"{first}{updated.trailing_whitespace.whitespace.value}{comment.value}\n{rest}"
+            return updated.with_changes(body=(_LaidOut(code),), trailing_whitespace=updated.trailing_whitespace
+                                        .with_changes(whitespace=cst.SimpleWhitespace(""), comment=None))
         return updated.with_changes(body=(_LaidOut(text if code is None else code),))
 
     def leave_Decorator(self, original: cst.Decorator, updated: cst.Decorator) -> cst.Decorator:
