@@ -534,9 +534,10 @@ class Sites:
     def covered(self, obstacle: planner.Obstacle, creations: list[Creation]) -> planner.Obstacle:
         """The obstacle, `stated` where the user's facts cover it for every creation merged here (TTD010), in a
         form the launch can check under TRITON_MIGRATE_CHECK_FACTS: data alignment and every term of the
-        base with a witness (`aligned`), the row width computed from the arguments (`aligned-rows`)."""
+        base with a witness (`aligned`), the row width computed from the arguments (`aligned-rows`); the
+        tiles' bounds (`in-bounds`), which depend on program ids, for a descriptor whose other facts can be."""
         fact = planner.COVERING_FACT.get(obstacle.code)
-        if obstacle.hard or fact is None or not all(fact in c.stated for c in creations):
+        if fact is None or not all(fact in c.stated for c in creations):
             return obstacle
         if not all(isinstance(self.launch_check(c), guards.Check) for c in creations):
             return obstacle
@@ -565,11 +566,14 @@ class Sites:
         masked pointers (the obstacles that decided it) or what a plain descriptor relies on (the facts
         stated that cover its soft obstacles; a guarded one has them checked at launch)."""
         reasons, relied = {}, {}
+        beyond_launch = planner.relies_beyond_launch(obstacles)
         for obstacle in obstacles:
             emulated = form in ("pointer", "compat") and obstacle.blocks(self.policy)
             if emulated or (form == "pointer" and obstacle.code == ttd111_store_row_width.CODE):
                 reasons[obstacle.code] = obstacle.message
-            elif form == "descriptor" and not obstacle.hard:
+            elif form == "pointer" and beyond_launch and not obstacle.stated:  # what else it would rely on
+                reasons[obstacle.code] = planner.unstated(obstacle).message
+            elif form == "descriptor" and obstacle.stated:
                 relied[planner.COVERING_FACT[obstacle.code]] = obstacle.stated
         creations = [self.creations_by_id(c) for c in value.creations]
         if form == "descriptor" and any(c.stated_unit for c in creations):
