@@ -23,7 +23,9 @@ The facts, about a kernel's tensor arguments and its launches:
   (TTD110) or a descriptor load the block pointer did not check (TTD101). No launch can check it (tiles
   depend on program ids), so only a plain descriptor, whose other facts are stated too, relies on it;
 * `allocator`, of a kernel: every thread that launches it has an allocator for device-side descriptors, or
-  runs where none is needed (AMD, Intel XPU, NVIDIA before sm_90); the kernel then gets no hook.
+  runs where none is needed (AMD, Intel XPU, NVIDIA before sm_90); the kernel then gets no hook, and with
+  nothing checked at launch, its other facts cover what no launch could check (a base term without a
+  witness); stated of a helper (every function: `assume`), it lets the helper's descriptors rely on facts.
 
 Where: in `[tool.triton-migrate]`, `assume = ["aligned"]` (every kernel the configuration covers),
 `[tool.triton-migrate.per-file-assume]` (gitignore-style glob = facts), `[tool.triton-migrate.kernel-assume]`
@@ -33,11 +35,11 @@ argument), of a line of its parameters (those), or of the line where a `tl.make_
 (that block pointer). Facts add up; nothing is assumed that no one stated.
 
 What is still proven or refused, facts or not: an innermost offset that is a multiple of 16 bytes (TTD102),
-int32 offsets (TTD106), no volatile,
-ranks 1 to 5; a base term without a witness (`bos` loaded in the kernel, added unscaled) keeps the launch
-guard's answer, since the debug check could not test it. Triton itself rejects, when it compiles, a
-`bool` tensor and an innermost block under 16 bytes. Only launched kernels (not helpers) rely on facts;
-`--strict` relies on none, and `--target pointer`, `--target compat` and a kernel tuned to `pointer`
+int32 offsets (TTD106), no volatile, ranks 1 to 5; where a hook checks the facts, a base term without a
+witness (`bos` loaded in the kernel, added unscaled) keeps the launch guard's answer, since the debug check
+could not test it. Triton itself rejects, when it compiles, a `bool` tensor and an innermost block under 16
+bytes. Only launched kernels, and helpers whose `allocator` is stated, rely on facts; `--strict` relies on
+none, and `--target pointer`, `--target compat` and a kernel tuned to `pointer`
 (`kernel-targets`) emit what they always do.
 
 Unless its `allocator` is stated, the kernel gets one decorator, above `@triton.jit`, that lists what it

@@ -93,23 +93,37 @@ def test_facts_do_not_cover_what_the_source_must_prove(old, new, site, code):
     assert default.diagnostics[site].decision == "pointer"
 
 
-def test_a_base_term_without_a_witness_keeps_masked_pointers():
-    # `bos` is loaded in the kernel: no launch can check it, so no stated fact covers it
+def test_a_base_term_without_a_witness_keeps_masked_pointers_where_a_hook_checks_the_facts():
+    # `bos` is loaded in the kernel: no launch can check it, so no stated fact covers it, unless nothing checks
+    # them: with the allocator stated there is no hook, and `aligned` says what it says of every offset
     source = GEMM.replace("    a = tl.make_block_ptr(a_ptr,", "    bos = tl.load(c_ptr)\n    a = tl.make_block_ptr(a_ptr + bos,")
     outcome = migrate_source(source, policy=stating("aligned", "aligned-rows"))
     assert codes(outcome)[0] == "TTD006"
+    unchecked = migrate_source(source, policy=stating("aligned", "aligned-rows", "allocator"))
+    assert codes(unchecked)[0] == "TTD010" and "a_desc = tl.make_tensor_descriptor(a_ptr + bos," in unchecked.new_source
+    assert "its data, and `stride_am`, `bos` × itemsize, multiples of 16 bytes" in unchecked.diagnostics[0].requirements[0]
 
 
-def test_a_helper_has_no_launch_to_hook_and_states_nothing():
-    helper = GEMM.replace("def matmul(", "def _matmul(") + '''
+HELPER = GEMM.replace("def matmul(", "def _matmul(") + '''
 
 @triton.jit
 def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr,
            BK: tl.constexpr):
     _matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM, BN, BK)
 '''
-    outcome = migrate_source(helper, policy=stating("aligned", "aligned-rows"))
+
+
+def test_a_helper_has_no_launch_to_hook_and_states_nothing():
+    outcome = migrate_source(HELPER, policy=stating("aligned", "aligned-rows"))
     assert "TTD010" not in codes(outcome) and "stated_facts" not in outcome.new_source
+
+
+def test_a_helper_whose_allocator_is_stated_needs_no_hook_and_relies_on_its_facts():
+    """Intel's stream-K GEMM creates its block pointers in `mac_loop`, a helper its kernels call: with the
+    allocator stated, nothing needs a launch, and the helper's descriptors are the hand version's."""
+    outcome = migrate_source(HELPER, policy=stating("aligned", "aligned-rows", "allocator"))
+    assert codes(outcome) == ["TTD010"] * 3 and "stated_facts" not in outcome.new_source
+    assert "c_desc.store([pid_m * BM, pid_n * BN], acc)" in outcome.new_source
 
 
 def test_target_descriptor_refuses_what_no_one_stated_and_names_the_fact():

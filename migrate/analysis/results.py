@@ -261,12 +261,13 @@ class Results:
 
     def reliance(self, creation: Creation) -> list[tuple[str, str, list[str], str]]:
         """(argument, fact, expressions, where it was stated) for each fact a creation's descriptors rely on."""
-        check = self.launch_check(creation)
+        check = self.stated_check(creation)
         found = []
         relied = self.class_notes(id(creation.call), self.knowledge.relied)
         for fact, where in sorted(relied.items(), key=lambda item: FACTS.index(item[0])):
             expressions = {"aligned": check.multiples, "contiguous": (check.unit_stride,),
-                           "aligned-rows": (self.arguments.host(creation.shape[creation.unit]),),
+                           "aligned-rows": (self.arguments.host(creation.shape[creation.unit]) or
+                                            canonical_code(creation.shape[creation.unit]),),
                            "in-bounds": ()}[fact]
             found.append((check.tensor, fact, [guards.spelled(code) for code in expressions], where))
         return found

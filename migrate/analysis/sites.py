@@ -170,8 +170,10 @@ class Sites:
     def stated_facts(self, creation: Creation) -> dict[str, str]:
         """What the user stated of the tensor a block pointer's base starts from (fact -> where; TTD010): on
         its creation's line, its parameter's line, the kernel's `def` line, or in the configuration. Only a
-        launched kernel has a launch to hook (the allocator, the debug check); `--strict` states nothing."""
-        if self.policy.strict or self.policy.target not in ("auto", "descriptor") or not self.launched():
+        launched kernel has a launch to hook (the allocator, the debug check), or a helper whose `allocator`
+        is stated, which needs no hook; `--strict` states nothing."""
+        if self.policy.strict or self.policy.target not in ("auto", "descriptor") or \
+                not (self.launched() or self.states_allocator()):
             return {}
         argument = guards.root_argument(creation.base, self.facts, self.arguments)
         if argument is None:
@@ -539,11 +541,23 @@ class Sites:
         fact = planner.COVERING_FACT.get(obstacle.code)
         if fact is None or not all(fact in c.stated for c in creations):
             return obstacle
-        if not all(isinstance(self.launch_check(c), guards.Check) for c in creations):
+        if not all(isinstance(self.stated_check(c), guards.Check) for c in creations):
             return obstacle
-        if fact == "aligned-rows" and any(self.arguments.host(c.shape[c.unit]) is None for c in creations):
+        if fact == "aligned-rows" and not self.states_allocator() and \
+                any(self.arguments.host(c.shape[c.unit]) is None for c in creations):
             return obstacle
         return replace(obstacle, stated=creations[0].stated[fact])
+
+    def stated_check(self, creation: Creation):
+        """What a descriptor on stated facts relies on for its tensor (TTD010): what its launch can check, or,
+        where no hook checks anything (the kernel's `allocator` is stated), also what no launch could (a base
+        term without a witness, `qvk_offset` assigned on two paths), which the user's `aligned` covers all the
+        same. Why there is nothing to rely on otherwise."""
+        check = self.launch_check(creation)
+        if isinstance(check, guards.Check) or creation.unit is None or not self.states_allocator():
+            return check
+        return guards.launch_check(creation.base, creation.strides, creation.block, creation.unit, self.facts,
+                                   self.arguments, unchecked=True)
 
     @staticmethod
     def static_offset(value: BlockPtr, deltas, d: int):
