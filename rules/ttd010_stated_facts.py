@@ -63,7 +63,8 @@ such site with the facts it relies on and where they were stated.
 `--target descriptor` is this, and nothing else: a descriptor where what it needs is proven or stated,
 every other site left untouched with the fact that would make it migratable.
 
-Fixtures: stated_facts_gemm, stated_facts_grouped_gemm (every fact: plain descriptors, no hook).
+Fixtures: stated_facts_gemm, stated_facts_grouped_gemm (every fact: plain descriptors, no hook),
+stated_facts_helper_parts (a block pointer passed to a helper whose `allocator` is stated).
 """
 
 from __future__ import annotations

@@ -51,6 +51,12 @@ class Arguments:
         params = function.params.params + function.params.kwonly_params
         self.defaults = {p.name.value: p.default for p in params}
 
+    def with_names(self, names) -> "Arguments":
+        """These arguments and `names`, parameters without a default (a helper's block-pointer parts)."""
+        more = object.__new__(Arguments)
+        more.defaults = {**dict.fromkeys(names), **self.defaults}
+        return more
+
     def host(self, expr: cst.BaseExpression) -> Optional[str]:
         """`expr` as host code over the arguments, if it is computed from them alone."""
         literal = int_value(expr)

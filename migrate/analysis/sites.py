@@ -175,15 +175,20 @@ class Sites:
         if self.policy.strict or self.policy.target not in ("auto", "descriptor") or \
                 not (self.launched() or self.states_allocator()):
             return {}
-        argument = guards.root_argument(creation.base, self.facts, self.arguments)
+        parameter = self.is_parameter_pointer(creation)  # re-created from its parts: its line is the parameter's
+        argument = creation.target if parameter else guards.root_argument(creation.base, self.facts, self.arguments)
         if argument is None:
             return {}
         inline = self.facts.inline
         found = {}
-        for stated in (inline.at(creation.call), inline.arguments.get(argument, {}), inline.kernel,
-                       self.policy.stated(self.function.name.value, argument)):
+        for stated in ({} if parameter else inline.at(creation.call), inline.arguments.get(argument, {}),
+                       inline.kernel, self.policy.stated(self.function.name.value, argument)):
             found = {**stated, **found}
         return found
+
+    def is_parameter_pointer(self, creation: Creation) -> bool:
+        """Whether the creation is a block-pointer parameter's, re-created from its parts (crossing.py)."""
+        return self.parameter_calls.get(creation.target) is creation.call
 
     def launched(self) -> bool:
         """Whether the host launches this function (it has a launch to check or hook)."""
@@ -556,8 +561,14 @@ class Sites:
         check = self.launch_check(creation)
         if isinstance(check, guards.Check) or creation.unit is None or not self.states_allocator():
             return check
-        return guards.launch_check(creation.base, creation.strides, creation.block, creation.unit, self.facts,
-                                   self.arguments, unchecked=True)
+        if not self.is_parameter_pointer(creation):
+            return guards.launch_check(creation.base, creation.strides, creation.block, creation.unit, self.facts,
+                                       self.arguments, unchecked=True)
+        # a parameter's parts are the helper's arguments: the parameter's facts are theirs
+        parts = self.arguments.with_names(self.facts.free_names(creation.call))
+        found = guards.launch_check(creation.base, creation.strides, creation.block, creation.unit, self.facts, parts,
+                                    unchecked=True)
+        return replace(found, tensor=creation.target) if isinstance(found, guards.Check) else found
 
     @staticmethod
     def static_offset(value: BlockPtr, deltas, d: int):
