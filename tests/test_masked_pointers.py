@@ -73,6 +73,17 @@ def test_a_remainder_takes_the_sign_of_its_dividend():
     assert "(o_n >= 0) & (o_n < N)" in text and "o_m >= 0" not in text
 
 
+def test_a_private_block_name_reads_as_the_block_it_names():
+    """Helion writes `_BLOCK_SIZE_0`: its axis is `o_0`, as `BLOCK_SIZE_0`'s is, not `o__block_size_0` (whose
+    length pushed each of Intel's regression-test loads onto five lines)."""
+    source = '''def k(x, _BLOCK_SIZE_0: tl.constexpr):
+    p = tl.make_block_ptr(x, [1024], [1], [tl.program_id(0) * _BLOCK_SIZE_0], [_BLOCK_SIZE_0], [0])
+    tl.store(p, tl.load(p, boundary_check=[0]) + 1, boundary_check=[0])
+'''
+    text = migrated(source)
+    assert "o_0 = tl.program_id(0) * _BLOCK_SIZE_0 + tl.arange(0, _BLOCK_SIZE_0)" in lines(text)
+
+
 def test_int64_once_per_axis_that_a_stride_scales():
     source = '''def k(x, y, M, N, stride_m, BM: tl.constexpr, BN: tl.constexpr):
     pid_m, pid_n = tl.program_id(0), tl.program_id(1)
