@@ -46,3 +46,11 @@ def test_a_name_the_module_has_is_not_taken():
     found = kernel(GEMM.replace("acc = tl.zeros((BM, BN), dtype=tl.float32)",
                                 "acc = tl.zeros((BM, BN), dtype=tl.float32)\n    off_k = 3"))
     assert "a_off1 = 0" in found and "a_off1 += BK" in found and "b_off0 = 0" not in found
+
+
+def test_offsets_advanced_in_either_order_share_one():
+    """Triton's attention kernels advance K then V before the loop, V then K in it: the same two values."""
+    source = GEMM.replace("        a = tl.advance(a, (0, BK))\n        b = tl.advance(b, (BK, 0))\n",
+                          "        b = tl.advance(b, (BK, 0))\n        a = tl.advance(a, (0, BK))\n")
+    found = kernel(source)
+    assert found.count("off_k = 0") == 1 and found.count("off_k += BK") == 1

@@ -3,12 +3,12 @@
 the rewrite gave each descriptor its own (`a_off1`, `b_off0`: each block pointer was advanced on its own).
 
 Two offset variables the rewrite introduced for descriptors (`running`: name -> the extent it runs along)
-are one where every assignment of the second follows an assignment of the first of the same value, in the
-same block, with nothing between them that could tell them apart: only simple statements that neither read
-nor write either variable (or another one merged with them) nor write a name the value reads, and no
-`return`, `break`, `continue` or `raise`. By induction along any execution the two are then equal wherever
-either is read, so the reads of the second may read the first and its assignments go. The shared variable
-is named after the extent (`off_k` for K) where all run along the same one and the name is free.
+are one where their assignments pair up, in order, each pair in the same block and of the same value, with
+nothing between the two that could tell them apart: only simple statements that neither read nor write
+either variable (or another one merged with them) nor write a name the value reads, and no `return`,
+`break`, `continue` or `raise`. By induction along any execution the two are then equal wherever either is
+read, so the reads of the second may read the first and its assignments go. The shared variable is named
+after the extent (`off_k` for K) where all run along the same one and the name is free.
 """
 
 from __future__ import annotations
@@ -70,17 +70,17 @@ def merge(function: cst.FunctionDef, running: dict[str, str], taken: set[str]) -
 
 
 def _follows(owner: _Variable, candidate: _Variable, scan: "_Scan") -> bool:
-    """Whether each assignment of `candidate` follows the corresponding one of `owner` (and of its members),
-    of the same value, with nothing between them that could tell them apart."""
+    """Whether each assignment of `candidate` pairs with the corresponding one of `owner` (and of its members):
+    the same value in the same block, with nothing between the two that could tell them apart."""
     if len(owner.assignments) != len(candidate.assignments):
         return False
     names = {*owner.members, candidate.name}
     paired = {id(a.line) for member in owner.members[1:] for a in scan.variables[member].assignments}
     for first, second in zip(owner.assignments, candidate.assignments):
         if (first.block, first.kind, first.value) != (second.block, second.kind, second.value) or \
-                second.index <= first.index:
+                second.index == first.index:
             return False
-        lines = scan.blocks[first.block][first.index + 1:second.index]
+        lines = scan.blocks[first.block][min(first.index, second.index) + 1:max(first.index, second.index)]
         if not all(id(line) in paired or _harmless(line, names, first.reads) for line in lines):
             return False
     return True
