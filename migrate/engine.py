@@ -631,7 +631,9 @@ def _stated(tensor: str, fact: str, expressions: list[str], where: str) -> str:
     listed = ", ".join(f"`{e}`" for e in expressions)
     meaning = {"aligned": f"its data{f', and {listed} × itemsize,' if listed else ''} multiples of 16 bytes",
                "contiguous": f"{listed} is 1",
-               "aligned-rows": f"a row, {listed} × itemsize, a multiple of 16 bytes"}[fact]
+               "aligned-rows": f"a row, {listed} × itemsize, a multiple of 16 bytes",
+               "in-bounds": "no tile starts before it, and each lies inside it where its access does not "
+                            "check the bounds (not checked at launch: tiles depend on program ids)"}[fact]
     return f"`{tensor}` stated `{fact}` ({where}): {meaning}"
 
 

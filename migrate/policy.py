@@ -8,8 +8,11 @@ TARGETS = ("auto", "descriptor", "pointer", "compat")
 KERNEL_TARGETS = ("auto", "descriptor", "pointer")  # what `migrate tune` chooses between, per kernel
 # What a user may state about a kernel's tensor arguments, which no source proves (rules/ttd010_stated_facts.py):
 # the innermost dimension has stride 1; the data, every other stride and every offset the kernel adds to the
-# pointer are multiples of 16 bytes; the innermost extent (a row) is a multiple of 16 bytes.
-FACTS = ("contiguous", "aligned", "aligned-rows")
+# pointer are multiples of 16 bytes; the innermost extent (a row) is a multiple of 16 bytes; the tiles the
+# kernel accesses start inside the tensor and end inside it in the dimensions it does not boundary-check. And
+# about a kernel's launches: every launching thread has an allocator for descriptors (or needs none).
+FACTS = ("contiguous", "aligned", "aligned-rows", "in-bounds", "allocator")
+KERNEL_FACTS = ("allocator",)  # stated of a kernel, never of one argument
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,8 @@ class Statement:
     def __post_init__(self) -> None:
         if self.fact not in FACTS:
             raise ValueError(f"unknown fact {self.fact!r}; choose from {', '.join(FACTS)}")
+        if self.fact in KERNEL_FACTS and self.argument is not None:
+            raise ValueError(f"`{self.fact}` is stated of a kernel, not of one argument ({self.argument!r})")
 
     def covers(self, kernel: str, argument: str) -> bool:
         return self.kernel in (None, kernel) and self.argument in (None, argument)

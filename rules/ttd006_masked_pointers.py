@@ -112,7 +112,7 @@ class Axis:
         """What the names of this axis end with: `t` for `BT`, `k` for `BLOCK_SIZE_K`; for a literal block
         the extent's name (`k` along `K`), else the literal."""
         if type(self.block) is cst.Name:
-            name = self.block.value
+            name = self.block.value.lstrip("_") or self.block.value  # Helion's `_BLOCK_SIZE_0` reads as `BLOCK_SIZE_0`
             short = name[1:] if name.startswith("B") and 1 < len(name) <= 3 else name  # BT, BK, BTS
             stripped = next((name[len(p):] for p in _BLOCK_PREFIXES if name.startswith(p) and len(name) > len(p)),
                             short)

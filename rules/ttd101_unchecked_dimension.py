@@ -10,6 +10,9 @@ the very same expression as its extent (`shape=(T, HEAD_DIM)`, `block_shape=(BT,
 literals with block ≤ extent. Anything else is refused; a guard such as `EVEN_M` is a promise the caller
 makes, not something the codemod can prove.
 
+A launched kernel whose author states `in-bounds` for the tensor (TTD010), with its other facts, gets a
+descriptor here all the same: the tiles lie where its grid puts them.
+
 Fixtures: boundary_subset_provable (accepted), boundary_subset_refused.
 """
 

@@ -6,9 +6,13 @@ NVIDIA Hopper/Blackwell a TMA store with any negative coordinate traps with an i
 there). Loads with negative coordinates are fine (zero fill), so only stores are refused.
 
 Proven non-negative: literals ≥ 0, `tl.program_id`, `tl.num_programs`, integer kernel arguments (taken
-to be sizes and indices), sums, products, floor divisions and remainders of those, `tl.cdiv`, loop
+to be sizes and indices), sums, products and floor divisions of those, remainders of a non-negative
+dividend (Triton's `%` on a tensor takes its sign; two constexprs need a non-negative divisor too), `tl.cdiv`, loop
 variables of `range` with a non-negative start and step, and local names every assignment of which is
 non-negative — advances included, so a negative delta on any path makes the store's offset unprovable.
+
+A launched kernel whose author states `in-bounds` for the tensor (TTD010), with its other facts, gets a
+descriptor here all the same: the tiles lie where its grid puts them.
 
 Fixtures: negative_advance.
 """

@@ -57,6 +57,33 @@ def test_a_lower_bound_only_where_the_offset_may_be_negative():
     assert "tl.store(q, v, mask=(o_block2 >= 0) & (o_block2 < n))" in lines(text)
 
 
+def test_a_remainder_takes_the_sign_of_its_dividend():
+    """The grouped ordering of Triton's GEMM tutorial: `pid % group_size_m` is never negative, whatever the
+    divisor (Triton's `%` on a tensor is C's); `// group_size_m` may be, where `group_size_m` is."""
+    source = '''def k(x, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    pid = tl.program_id(0)
+    group_size_m = min(tl.cdiv(M, BM) - pid // 8 * 8, 8)
+    pid_m = pid // 8 * 8 + (pid % group_size_m)
+    pid_n = pid // group_size_m
+    p = tl.make_block_ptr(x, (M, N), (N, 1), (pid_m * BM, pid_n * BN), (BM, BN), (1, 0))
+    tl.store(p, tl.zeros((BM, BN), tl.float32), boundary_check=(0, 1))
+'''
+    text = migrated(source)
+    assert "m_m = o_m < M" in lines(text) or "(o_m < M)[:, None]" in text
+    assert "(o_n >= 0) & (o_n < N)" in text and "o_m >= 0" not in text
+
+
+def test_a_private_block_name_reads_as_the_block_it_names():
+    """Helion writes `_BLOCK_SIZE_0`: its axis is `o_0`, as `BLOCK_SIZE_0`'s is, not `o__block_size_0` (whose
+    length pushed each of Intel's regression-test loads onto five lines)."""
+    source = '''def k(x, _BLOCK_SIZE_0: tl.constexpr):
+    p = tl.make_block_ptr(x, [1024], [1], [tl.program_id(0) * _BLOCK_SIZE_0], [_BLOCK_SIZE_0], [0])
+    tl.store(p, tl.load(p, boundary_check=[0]) + 1, boundary_check=[0])
+'''
+    text = migrated(source)
+    assert "o_0 = tl.program_id(0) * _BLOCK_SIZE_0 + tl.arange(0, _BLOCK_SIZE_0)" in lines(text)
+
+
 def test_int64_once_per_axis_that_a_stride_scales():
     source = '''def k(x, y, M, N, stride_m, BM: tl.constexpr, BN: tl.constexpr):
     pid_m, pid_n = tl.program_id(0), tl.program_id(1)

@@ -37,7 +37,8 @@ def codes(outcome) -> list[str]:
 # --- what the facts allow --------------------------------------------------------------------------------------
 
 def test_a_gemm_with_its_facts_stated_gets_plain_descriptors_for_loads_and_store():
-    """What the maintainers of Triton's GEMM tutorials wrote by hand: descriptors, no flag, no fallback."""
+    """What the maintainers of Triton's GEMM tutorials wrote by hand: descriptors, no flag, no fallback, one
+    offset along K for both operands."""
     outcome = migrate_source(GEMM, policy=stating("aligned", "aligned-rows"))
     assert codes(outcome) == ["TTD010"] * 3
     assert kernel_of(outcome.new_source) == '''@stated_facts(
@@ -52,14 +53,12 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
-    a_off1 = 0
+    off_k = 0
     b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN])
-    b_off0 = 0
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BK)):
-        acc += tl.dot(a_desc.load([pid_m * BM, a_off1]), b_desc.load([b_off0, pid_n * BN]))
-        a_off1 += BK
-        b_off0 += BK
+        acc += tl.dot(a_desc.load([pid_m * BM, off_k]), b_desc.load([off_k, pid_n * BN]))
+        off_k += BK
     c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1], [BM, BN])
     c_desc.store([pid_m * BM, pid_n * BN], acc)
 '''
@@ -93,23 +92,37 @@ def test_facts_do_not_cover_what_the_source_must_prove(old, new, site, code):
     assert default.diagnostics[site].decision == "pointer"
 
 
-def test_a_base_term_without_a_witness_keeps_masked_pointers():
-    # `bos` is loaded in the kernel: no launch can check it, so no stated fact covers it
+def test_a_base_term_without_a_witness_keeps_masked_pointers_where_a_hook_checks_the_facts():
+    # `bos` is loaded in the kernel: no launch can check it, so no stated fact covers it, unless nothing checks
+    # them: with the allocator stated there is no hook, and `aligned` says what it says of every offset
     source = GEMM.replace("    a = tl.make_block_ptr(a_ptr,", "    bos = tl.load(c_ptr)\n    a = tl.make_block_ptr(a_ptr + bos,")
     outcome = migrate_source(source, policy=stating("aligned", "aligned-rows"))
     assert codes(outcome)[0] == "TTD006"
+    unchecked = migrate_source(source, policy=stating("aligned", "aligned-rows", "allocator"))
+    assert codes(unchecked)[0] == "TTD010" and "a_desc = tl.make_tensor_descriptor(a_ptr + bos," in unchecked.new_source
+    assert "its data, and `stride_am`, `bos` × itemsize, multiples of 16 bytes" in unchecked.diagnostics[0].requirements[0]
 
 
-def test_a_helper_has_no_launch_to_hook_and_states_nothing():
-    helper = GEMM.replace("def matmul(", "def _matmul(") + '''
+HELPER = GEMM.replace("def matmul(", "def _matmul(") + '''
 
 @triton.jit
 def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr,
            BK: tl.constexpr):
     _matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM, BN, BK)
 '''
-    outcome = migrate_source(helper, policy=stating("aligned", "aligned-rows"))
+
+
+def test_a_helper_has_no_launch_to_hook_and_states_nothing():
+    outcome = migrate_source(HELPER, policy=stating("aligned", "aligned-rows"))
     assert "TTD010" not in codes(outcome) and "stated_facts" not in outcome.new_source
+
+
+def test_a_helper_whose_allocator_is_stated_needs_no_hook_and_relies_on_its_facts():
+    """Intel's stream-K GEMM creates its block pointers in `mac_loop`, a helper its kernels call: with the
+    allocator stated, nothing needs a launch, and the helper's descriptors are the hand version's."""
+    outcome = migrate_source(HELPER, policy=stating("aligned", "aligned-rows", "allocator"))
+    assert codes(outcome) == ["TTD010"] * 3 and "stated_facts" not in outcome.new_source
+    assert "c_desc.store([pid_m * BM, pid_n * BN], acc)" in outcome.new_source
 
 
 def test_target_descriptor_refuses_what_no_one_stated_and_names_the_fact():
@@ -120,6 +133,64 @@ def test_target_descriptor_refuses_what_no_one_stated_and_names_the_fact():
     rows = migrate_source(GEMM, policy=stating("aligned", target="descriptor"))
     assert codes(rows) == ["TTD010", "TTD010", "TTD111"]
     assert "no one stated `aligned-rows`" in rows.diagnostics[2].message
+
+
+# GEMM with the grouped program ordering of Triton's tutorial, whose column offset divides by a `min` of a
+# difference: negative on no launch with one program per tile, provably so on none.
+GROUPED = GEMM.replace("    pid_m = tl.program_id(0)\n    pid_n = tl.program_id(1)\n", """\
+    pid = tl.program_id(0)
+    num_pid_in_group = 8 * tl.cdiv(N, BN)
+    first_pid_m = pid // num_pid_in_group * 8
+    group_size_m = min(tl.cdiv(M, BM) - first_pid_m, 8)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+""")
+ALL_FACTS = ("aligned", "aligned-rows", "in-bounds", "allocator")
+
+
+def test_in_bounds_covers_store_offsets_and_unchecked_dimensions_that_depend_on_program_ids():
+    """What the humans relied on when they wrote a descriptor store at `pid_n * BN` and a descriptor load the
+    block pointer did not boundary-check: the tiles lie where the grid puts them."""
+    source = GROUPED.replace("tl.load(b, boundary_check=(0, 1))", "tl.load(b, boundary_check=(0,))")
+    without = migrate_source(source, policy=stating("aligned", "aligned-rows"))
+    assert codes(without) == ["TTD010", "TTD006", "TTD006"]
+    assert "TTD101 dimension 1 is not boundary-checked" in without.diagnostics[1].message
+    assert "TTD110 store offset in dimension 1 may be negative" in without.diagnostics[2].message
+    stated = migrate_source(source, policy=stating("aligned", "aligned-rows", "in-bounds"))
+    assert codes(stated) == ["TTD010"] * 3
+    assert "c_desc.store([pid_m * BM, pid_n * BN], acc)" in stated.new_source
+    assert "`c_ptr` stated `in-bounds` (the test): no tile starts before it, and each lies inside it where its " \
+           "access does not check the bounds (not checked at launch: tiles depend on program ids)" in \
+           stated.diagnostics[2].requirements
+    # nothing the launch could check: the hook lists the other facts only
+    assert '("c_ptr", "aligned-rows", "N")' in stated.new_source and '"in-bounds"' not in stated.new_source
+
+
+def test_in_bounds_serves_plain_descriptors_only():
+    """A launch guard's descriptor (TTD009) relies on what the launch checks, and nothing else: with the
+    alignment unstated, the store stays masked pointers and says which fact it misses."""
+    outcome = migrate_source(GROUPED, policy=stating("aligned-rows", "in-bounds"))
+    assert outcome.diagnostics[2].decision == "pointer" and "c_desc" not in outcome.new_source
+    assert "no one stated `aligned` for it" in outcome.diagnostics[2].message
+
+
+def test_a_grouped_gemm_with_its_facts_stated_reads_as_the_hand_migration():
+    """Plain descriptors for the loads and the store; with `allocator` stated (the launching threads have one,
+    or need none), no hook and no launch support: nothing but what a maintainer writes."""
+    outcome = migrate_source(GROUPED, policy=stating(*ALL_FACTS))
+    assert codes(outcome) == ["TTD010"] * 3
+    assert outcome.new_source.startswith("import triton\nimport triton.language as tl\n\n@triton.jit\ndef matmul(")
+    assert "stated_facts" not in outcome.new_source and "allocator" not in outcome.new_source
+    assert "c_desc.store([pid_m * BM, pid_n * BN], acc)" in outcome.new_source
+
+
+def test_a_package_whose_allocator_is_stated_gets_no_launch_support(tree):
+    pyproject(tree, f"assume = {list(ALL_FACTS)!r}\n".replace("'", '"'))
+    put(tree, "pkg/__init__.py", "")
+    put(tree, "pkg/gemm.py", GROUPED)
+    assert invoke("--write", "-j1", "pkg").exit_code == 0
+    assert "_triton_launch" not in (tree / "pkg/gemm.py").read_text()
+    assert not (tree / "pkg/_triton_launch.py").exists()
 
 
 # --- where facts are stated ------------------------------------------------------------------------------------
@@ -173,6 +244,7 @@ def pyproject(root, text: str, where: str = "pyproject.toml") -> None:
     ('per-file-assume = ["aligned"]\n', "per-file-assume: must be a table"),
     ('[tool.triton-migrate.kernel-assume]\n"k.a.b" = ["aligned"]\n', "kernel-assume: 'k.a.b' is not a kernel"),
     ('[tool.triton-migrate.kernel-assume]\nk = ["rows"]\n', "kernel-assume: 'rows' is not a fact"),
+    ('[tool.triton-migrate.kernel-assume]\n"k.a" = ["allocator"]\n', "kernel-assume: `allocator` is stated of a kernel"),
 ])
 def test_a_bad_key_or_value_names_the_file_and_the_key(tree, table, key):
     pyproject(tree, table)

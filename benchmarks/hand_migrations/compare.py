@@ -1,7 +1,7 @@
 """How `migrate --write` compares with what maintainers wrote by hand when they moved off block pointers.
 
     python benchmarks/hand_migrations/compare.py MIRRORS_DIR [--only NAME ...] [--work DIR]
-        [--tool-config FILE] [--tool-option ARG ...] [--no-verify] [--markdown FILE] [--json FILE]
+        [--facts | --tool-config FILE] [--tool-option ARG ...] [--no-verify] [--markdown FILE] [--json FILE]
     python benchmarks/hand_migrations/compare.py --git-dir GIT_DIR --before SHA --after SHA FILE ...
 
 For each pair of pairs.toml (or the one pair given on the command line) three versions of the files are laid out
@@ -14,6 +14,9 @@ lines, "code"), the ratio tool/hand, the tensor descriptors each side constructs
 `TensorDescriptor(`, `.from_tensor(` calls), the masked pointer accesses (`tl.load`/`tl.store` with a mask) and
 the block pointers left, then the median ratio of each group (`to = "descriptor"`, `to = "pointer"`).
 
+`--facts` states, for each pair, what its maintainers relied on when they wrote plain descriptors: the pair's
+`facts` in pairs.toml (a `[tool.triton-migrate]` table as a user writes it), appended to the root pyproject.toml
+of the tool's tree; a pair without `facts` runs with the default policy.
 `--tool-config FILE` appends FILE to the root pyproject.toml of the tool's tree, under `[tool.triton-migrate]`
 (a header is added if FILE has none): the way to measure the same pair with facts stated, or any other
 configuration, exactly as a user would write it. `--tool-option ARG` passes ARG to `migrate --write` (repeatable,
@@ -55,6 +58,7 @@ CONFIG_NAMES = ("pyproject.toml", "ruff.toml", ".ruff.toml", ".gitignore")
 DESCRIPTOR_CALLS = {"make_tensor_descriptor", "_experimental_make_tensor_descriptor", "TensorDescriptor",
                     "from_tensor"}
 BLOCK_POINTER_CALLS = {"make_block_ptr", "advance"}
+LAUNCH_SUPPORT = "_triton_launch.py"  # what `migrate --write` adds to a package whose kernels it hooks or guards
 
 
 @dataclass
@@ -68,13 +72,14 @@ class Pair:
     run: list[str] = field(default_factory=list)
     to: str = "descriptor"
     pr: str = ""
+    facts: str | None = None  # what the maintainers relied on, as [tool.triton-migrate] settings
 
     @classmethod
     def from_entry(cls, entry: dict) -> Pair:
         files = [tuple(part.strip() for part in f.split("->")) if "->" in f else (f, f)
                  for f in entry.get("files", [])]
         return cls(entry["name"], entry["repo"], entry["before"], entry["after"], files, entry.get("under"),
-                   entry.get("run", []), entry.get("to", "descriptor"), entry.get("pr", ""))
+                   entry.get("run", []), entry.get("to", "descriptor"), entry.get("pr", ""), entry.get("facts"))
 
 
 def load_pairs(path: Path = HERE / "pairs.toml") -> list[Pair]:
@@ -112,15 +117,14 @@ def write_tree(root: Path, files: dict[str, bytes]) -> None:
         target.write_bytes(data)
 
 
-def add_tool_config(root: Path, config: Path) -> None:
+def add_tool_config(root: Path, text: str) -> None:
     """Append the user's [tool.triton-migrate] settings to the tree's root pyproject.toml."""
-    text = config.read_text()
-    if "[tool.triton-migrate" not in text:
+    if not text.lstrip().startswith("[tool.triton-migrate]"):  # keys before any table header are the tool's
         text = "[tool.triton-migrate]\n" + text
     pyproject = root / "pyproject.toml"
     existing = pyproject.read_text() if pyproject.exists() else ""
     if "[tool.triton-migrate" in existing:
-        sys.exit(f"{pyproject}: the project already configures triton-migrate; merge {config} by hand")
+        sys.exit(f"{pyproject}: the project already configures triton-migrate; merge the settings by hand")
     pyproject.write_text(existing + ("\n" if existing and not existing.endswith("\n") else "") + "\n" + text)
 
 
@@ -197,7 +201,7 @@ def ratio(tool: int, hand: int) -> float | None:
 
 
 # ----------------------------------------------------------------------------------------------- one pair
-def measure(pair: Pair, mirror: Path, work: Path, tool_config: Path | None, tool_options: list[str],
+def measure(pair: Pair, mirror: Path, work: Path, tool_config: str | None, tool_options: list[str],
             verify: bool) -> dict:
     base = work / pair.name
     if base.exists():
@@ -285,7 +289,11 @@ def check_outputs(cases: Path, base: Path, device: str = "cpu") -> dict:
         replacements += ["--migrated", f"{original.relative_to(base / 'original')}={migrated}"]
     verdict_path = base / f"verdict-{device}.json"
     verdict_path.unlink(missing_ok=True)
-    env = {**os.environ, "HAND_MIGRATION_MODULES": json.dumps(located)}
+    # The packages a launch-support module was added to (`_triton_launch.py`, which the migrated modules import
+    # from their package): importable from the folder above, and found by a stub of the package (_hand.py).
+    support = sorted(str(p.parent) for p in added_files(base) if p.name == LAUNCH_SUPPORT)
+    env = {**os.environ, "HAND_MIGRATION_MODULES": json.dumps(located), "HAND_MIGRATION_SUPPORT": json.dumps(support),
+           "PYTHONPATH": os.pathsep.join([*(str(Path(s).parent) for s in support), os.environ.get("PYTHONPATH", "")])}
     if device == "cpu":
         env["TRITON_INTERPRET"] = "1"
     done = subprocess.run([*VERIFY, "cases", str(cases.resolve()), "--device", device, "--repeat", "0", "--json",
@@ -303,16 +311,23 @@ def check_outputs(cases: Path, base: Path, device: str = "cpu") -> dict:
                                            if k.get("status") != "identical"]}
 
 
+def added_files(base: Path) -> list[Path]:
+    """The files the tool's migration added to the tree (a package's launch-support module)."""
+    return [p for p in (base / "tool").rglob("*.py") if not (base / "original" / p.relative_to(base / "tool")).exists()]
+
+
 def bundle(names: list[str], work: Path, target: Path) -> None:
     """What the cases of these pairs need, both versions, for another machine (`--verify-bundle`): each
-    module of MODULES and each path of the cases' NEEDS (what the modules import from their repository)."""
+    module of MODULES, each path of the cases' NEEDS (what the modules import from their repository) and, in
+    the tool's version, the files its migration added."""
     for name in names:
         cases = HERE / "cases" / f"{name}.py"
         if not cases.exists():
             continue
         paths = [path for path, _ in case_modules(cases).values()] + case_literal(cases, "NEEDS", [])
+        added = [str(p.relative_to(work / name / "tool")) for p in added_files(work / name)]
         for side in ("original", "tool"):
-            for path in paths:
+            for path in paths + (added if side == "tool" else []):
                 source, dest = work / name / side / path, target / name / side / path
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 copy = shutil.copytree if source.is_dir() else shutil.copy2
@@ -414,6 +429,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("files", nargs="*", default=[], help="with --git-dir: the files ('OLD -> NEW' if renamed)")
     parser.add_argument("--work", type=Path, default=Path("/tmp/hand-migrations"))
     parser.add_argument("--tool-config", type=Path, help="append to the tree's pyproject.toml as [tool.triton-migrate]")
+    parser.add_argument("--facts", action="store_true",
+                        help="state each pair's `facts` of pairs.toml (what its maintainers relied on)")
     parser.add_argument("--tool-option", action="append", default=[], metavar="ARG",
                         help="pass ARG to migrate --write (repeatable)")
     parser.add_argument("--no-verify", action="store_true", help="skip the interpreter runs of cases/")
@@ -432,6 +449,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         parser.error("give MIRRORS_DIR (the list) or --git-dir with --before, --after and FILES (one pair)")
     if args.git_dir and not (args.before and args.after and args.files):
         parser.error("--git-dir needs --before, --after and at least one FILE")
+    if args.facts and args.tool_config:
+        parser.error("--facts states each pair's facts; --tool-config one configuration for every pair: give one")
     return args
 
 
@@ -462,16 +481,19 @@ def main(argv: list[str] | None = None) -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     results = []
     for pair, mirror in chosen_pairs(args):
-        result = measure(pair, mirror, args.work, args.tool_config, args.tool_option, not args.no_verify)
+        config = pair.facts if args.facts else args.tool_config.read_text() if args.tool_config else None
+        result = measure(pair, mirror, args.work, config, args.tool_option, not args.no_verify)
+        result["tool_config"] = config
         results.append(result)
         print(f"{pair.name:34} hand +{result['hand']['inserted']:<6} tool +{result['tool']['inserted']:<6} "
               f"ratio {_fmt(result['ratio']):>6}  descriptors hand {result['hand']['descriptors']} tool "
               f"{result['tool']['descriptors']}  outputs {_verified(result)}  ({result['tool_run']['summary']})",
               flush=True)
-    policy = {"tool_config": args.tool_config.read_text() if args.tool_config else None,
+    policy = {"tool_config": "each pair's facts (pairs.toml)" if args.facts else
+              args.tool_config.read_text() if args.tool_config else None,
               "tool_options": args.tool_option, "aligned_cases_only": args.aligned_cases_only}
     report = (f"{datetime.date.today()}, triton-migrate {revision()}, policy: "
-              f"{'default' if not (args.tool_config or args.tool_option) else json.dumps(policy)}"
+              f"{'default' if not (args.facts or args.tool_config or args.tool_option) else json.dumps(policy)}"
               f"{', aligned cases only' if args.aligned_cases_only else ''}\n\n"
               f"{table(results)}\n\n{summary(results)}\n")
     print("\n" + report)

@@ -395,7 +395,13 @@ class _NonNegative(_Proof):
         return name in self.facts.params
 
     def binary(self, expr: cst.BinaryOperation, seen: frozenset[str]) -> bool:
-        closed = (cst.Add, cst.Multiply, cst.FloorDivide, cst.Modulo, cst.LeftShift, cst.RightShift)
+        if isinstance(expr.operator, cst.Modulo) and self.check(expr.left, seen):
+            # Triton's `%` on a tensor takes the sign of the dividend (C's remainder, whatever the divisor:
+            # the grouped GEMM's `pid % group_size_m`, where `group_size_m` is a `min` of a difference);
+            # Python's, on two constexprs, that of the divisor
+            return self.check(expr.right, seen) or any(_Runtime(self.facts).check(side, seen)
+                                                       for side in (expr.left, expr.right))
+        closed = (cst.Add, cst.Multiply, cst.FloorDivide, cst.LeftShift, cst.RightShift)
         return isinstance(expr.operator, closed) and self.check(expr.left, seen) and self.check(expr.right, seen)
 
     def unary(self, expr: cst.UnaryOperation, seen: frozenset[str]) -> bool:
@@ -413,3 +419,26 @@ class _NonNegative(_Proof):
 
     def augmented(self, operator: cst.BaseAugOp) -> bool:
         return isinstance(operator, (cst.AddAssign, cst.MultiplyAssign))
+
+
+class _Runtime(_Proof):
+    """A tensor at run time, never a constexpr: computed from a program id. (An integer argument may be
+    specialised into a constexpr, 1 when it is 1.)"""
+
+    def literal(self, value: int) -> bool:
+        return False
+
+    def name(self, name: str) -> bool:
+        return False
+
+    def binary(self, expr: cst.BinaryOperation, seen: frozenset[str]) -> bool:
+        return self.check(expr.left, seen) or self.check(expr.right, seen)
+
+    def unary(self, expr: cst.UnaryOperation, seen: frozenset[str]) -> bool:
+        return self.check(expr.expression, seen)
+
+    def call(self, member: str | None, args, seen: frozenset[str]) -> bool:
+        return member in ("program_id", "num_programs")
+
+    def augmented(self, operator: cst.BaseAugOp) -> bool:
+        return True

@@ -51,6 +51,12 @@ class Arguments:
         params = function.params.params + function.params.kwonly_params
         self.defaults = {p.name.value: p.default for p in params}
 
+    def with_names(self, names) -> "Arguments":
+        """These arguments and `names`, parameters without a default (a helper's block-pointer parts)."""
+        more = object.__new__(Arguments)
+        more.defaults = {**dict.fromkeys(names), **self.defaults}
+        return more
+
     def host(self, expr: cst.BaseExpression) -> Optional[str]:
         """`expr` as host code over the arguments, if it is computed from them alone."""
         literal = int_value(expr)
@@ -75,28 +81,37 @@ def _grouped(node: cst.BaseExpression, code: str) -> str:
 
 
 def launch_check(base: cst.BaseExpression, strides: list, block: list, unit: int, facts: FunctionFacts,
-                 arguments: Arguments, row_width: Optional[cst.BaseExpression] = None) -> Union[Check, str]:
+                 arguments: Arguments, row_width: Optional[cst.BaseExpression] = None,
+                 unchecked: bool = False) -> Union[Check, str]:
     """The check that makes a descriptor for this block pointer legal, or why none can be written.
     `row_width`: the shape's innermost extent, when a store must not overrun the row (NVIDIA TMA stores
-    write up to the next 16 bytes) and it is not proven a multiple of 16 bytes."""
+    write up to the next 16 bytes) and it is not proven a multiple of 16 bytes. `unchecked`: what stated
+    facts cover where nothing checks them (TTD010, a kernel whose `allocator` is stated: no hook), in which a
+    value no launch could compute stands for itself (its code) instead of making the check impossible."""
     root = _root_and_terms(base, facts, arguments, frozenset())
     if isinstance(root, str):
         return root
+
+    def host(expr: cst.BaseExpression) -> Optional[str]:
+        return arguments.host(expr) or (canonical_code(expr) if unchecked else None)
+
     tensor, terms = root
-    width = arguments.host(block[unit])
+    width = host(block[unit])
     if width is None:
         return f"the innermost block width `{canonical_code(block[unit])}` is not computed from the kernel's arguments"
-    unit_stride = None if int_value(strides[unit]) == 1 else arguments.host(strides[unit])
+    unit_stride = None if int_value(strides[unit]) == 1 else host(strides[unit])
     if unit_stride is None and int_value(strides[unit]) != 1:
         return f"the unit stride `{canonical_code(strides[unit])}` is not one of the kernel's arguments"
     multiples = []
     if row_width is not None:
-        width_code = arguments.host(row_width)
+        width_code = host(row_width)
         if width_code is None:
             return f"the row width `{canonical_code(row_width)}` is not computed from the kernel's arguments"
         multiples.append(width_code)
     for term in [s for d, s in enumerate(strides) if d != unit] + terms:
         needed = _requirements(term, block[unit], facts, arguments, frozenset())
+        if isinstance(needed, str) and unchecked:
+            needed = [canonical_code(term)]
         if isinstance(needed, str):
             return needed
         multiples += [witness for witness in needed if witness not in multiples]

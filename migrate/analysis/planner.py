@@ -42,8 +42,10 @@ PADDED_DESCRIPTORS = (3, 5)
 SHIM_UNSUPPORTED = (ttd104_volatile.CODE, ttd105_rank.CODE, ttd108_unsupported_use.CODE)
 
 
-# The fact that covers each soft obstacle, where the user states it (TTD010).
-COVERING_FACT = {ttd112_runtime_alignment.CODE: "aligned", ttd111_store_row_width.CODE: "aligned-rows"}
+# The fact that covers an obstacle, where the user states it (TTD010): soft ones, which a launch could check
+# too (TTD009), and two hard ones, which depend on program ids: no launch checks them, a stated fact may.
+COVERING_FACT = {ttd112_runtime_alignment.CODE: "aligned", ttd111_store_row_width.CODE: "aligned-rows",
+                 ttd101_unchecked_dimension.CODE: "in-bounds", ttd110_negative_store_offset.CODE: "in-bounds"}
 
 
 @dataclass(frozen=True)
@@ -51,13 +53,13 @@ class Obstacle:
     code: str
     message: str
     hard: bool = True
-    stated: Optional[str] = None  # a soft obstacle that a stated fact covers: where it was stated
+    stated: Optional[str] = None  # an obstacle that a stated fact covers: where it was stated
 
     def blocks(self, policy: Policy) -> bool:
         """`--target descriptor` relies on nothing that is neither proven nor stated; `--strict` on nothing
         that is not proven (and so states nothing)."""
-        return self.hard or (policy.strict and self.code == ttd112_runtime_alignment.CODE) or \
-            (policy.target == "descriptor" and self.stated is None)
+        return (self.hard and self.stated is None) or (policy.strict and self.code == ttd112_runtime_alignment.CODE) \
+            or (policy.target == "descriptor" and self.stated is None)
 
 
 def choose(obstacles: list[Obstacle], policy: Policy, member: str) -> Optional[str]:
@@ -74,7 +76,14 @@ def choose(obstacles: list[Obstacle], policy: Policy, member: str) -> Optional[s
     if not blocking and all(o.stated for o in obstacles if not o.hard):
         return "descriptor"
     overrun = member == "store" and any(o.code == ttd111_store_row_width.CODE for o in obstacles)
-    return "pointer" if blocking or overrun else "guarded"
+    return "pointer" if blocking or overrun or relies_beyond_launch(obstacles) else "guarded"
+
+
+def relies_beyond_launch(obstacles: list[Obstacle]) -> bool:
+    """Whether a descriptor here relies on a stated fact that no launch checks (`in-bounds`): it may, plain,
+    where every other fact it needs is stated too, never as a launch guard's choice (TTD009), whose report
+    lists only what the launch checks."""
+    return any(o.hard and o.stated for o in obstacles)
 
 
 def deciding(obstacles: list[Obstacle], policy: Policy) -> Obstacle:
@@ -83,10 +92,13 @@ def deciding(obstacles: list[Obstacle], policy: Policy) -> Obstacle:
     if policy.target == "compat":
         return next(o for o in obstacles if o.code in SHIM_UNSUPPORTED)
     first = next(o for o in obstacles if o.blocks(policy))
-    if first.hard or policy.strict:
-        return first
-    return replace(first, message=f"{first.message}; no one stated `{COVERING_FACT[first.code]}` for it, which "
-                                  "a launched kernel's descriptor may rely on (TTD010)")
+    return first if first.code not in COVERING_FACT or policy.strict else unstated(first)
+
+
+def unstated(obstacle: Obstacle) -> Obstacle:
+    """The obstacle, with the fact that would cover it named."""
+    return replace(obstacle, message=f"{obstacle.message}; no one stated `{COVERING_FACT[obstacle.code]}` for it, "
+                                     "which a launched kernel's descriptor may rely on (TTD010)")
 
 
 def creation_obstacles(shape, strides, offsets, block, order, facts: FunctionFacts, policy: Policy,

@@ -24,6 +24,7 @@ from .records import Creation, Refusal
 from .values import BlockPtr, canonical_code, code_of
 
 Builder = Callable[..., object]
+CHECKED_AT_LAUNCH = ("contiguous", "aligned", "aligned-rows")  # what the hook checks under its debug switch
 PART_ORDER = ("base", "shape", "stride", "range")
 
 
@@ -187,10 +188,13 @@ class Results:
         for (kind, d), expr in sorted(self.knowledge.merged.get(id(creation.call), {}).items(),
                                       key=lambda part: (PART_ORDER.index(part[0][0]), part[0][1])):
             parts.append(ttd002_advance.assign(self.namer.part(creation.target, kind, d), expr))
+        running = self.forms({id(creation.call)}) == {"descriptor"} and not self.is_guarded({id(creation.call)})
         for d, expr in enumerate(creation.offsets):
             var = self.namer.offset(creation.target, d)
             if (id(creation.call), d) in self.knowledge.materialize and canonical_code(expr) != var:
                 parts.append(ttd002_advance.assign(var, expr))
+                if running:
+                    self.namer.running[var] = canonical_code(creation.shape[d])
         if self.reads_pointers({id(creation.call)}):
             parts.append(ttd002_advance.assign(creation.target, self.creation_pointers(creation)))
         checked = self.knowledge.creation_masks.get(id(creation.call))
@@ -225,42 +229,56 @@ class Results:
         rely on stated facts, the hook that lists them (TTD010), right above `@triton.jit`."""
         guarded = [c for c in self.creations.values() if self.is_guarded({id(c.call)})]
         relying = [c for c in self.creations.values() if self.class_notes(id(c.call), self.knowledge.relied)]
+        if self.states_allocator():  # the hook's allocator is the user's, and so are the facts (no check)
+            relying = []
         if not guarded and not relying:
             return None
 
         def build(updated: cst.FunctionDef) -> cst.FunctionDef:
             checks = list(dict.fromkeys(self.launch_check(c) for c in guarded if not self.is_refused({id(c.call)})))
-            relied = self.relied_facts([c for c in relying if not self.is_refused({id(c.call)})])
+            hooked = [c for c in relying if not self.is_refused({id(c.call)})]
             added, params = [], updated.params
             if checks:
                 added.append(ttd009_launch_guard.decorator(self.triton_module, self.guard_flag, self.guard_check,
                                                            checks))
                 params = ttd009_launch_guard.with_flag(params, self.guard_flag, self.language)
-            if relied:
-                added.append(ttd010_stated_facts.decorator(self.facts_hook, relied))
+            if hooked:
+                added.append(ttd010_stated_facts.decorator(self.facts_hook, self.relied_facts(hooked)))
             jit = next(i for i, d in enumerate(updated.decorators) if is_jit(d))
             return updated.with_changes(decorators=[*updated.decorators[:jit], *added, *updated.decorators[jit:]],
                                         params=params)
         return frozenset(), build
 
+    def states_allocator(self) -> bool:
+        """Whether the user stated that this kernel's launching threads have an allocator for descriptors (or
+        need none): then its descriptors on stated facts need no hook (TTD010)."""
+        kernel = self.function.name.value
+        return not self.policy.strict and ("allocator" in self.facts.inline.kernel or
+                                           "allocator" in self.policy.stated(kernel, None))
+
     def relied_facts(self, creations: list[Creation]) -> list[tuple[str, ...]]:
         """What these creations' descriptors rely on, as the launch can check it: (argument, fact, expressions
-        over the kernel's parameters) each, one per argument and fact (TTD010)."""
+        over the kernel's parameters) each, one per argument and fact that the launch's arguments decide
+        (TTD010; not `in-bounds`, which depends on program ids)."""
         found: dict[tuple[str, str], list[str]] = {}
         for creation in creations:
             for tensor, fact, expressions, _ in self.reliance(creation):
+                if fact not in CHECKED_AT_LAUNCH:
+                    continue
                 listed = found.setdefault((tensor, fact), [])
                 listed += [code for code in expressions if code not in listed]
         return [(tensor, fact, *expressions) for (tensor, fact), expressions in found.items()]
 
     def reliance(self, creation: Creation) -> list[tuple[str, str, list[str], str]]:
         """(argument, fact, expressions, where it was stated) for each fact a creation's descriptors rely on."""
-        check = self.launch_check(creation)
+        check = self.stated_check(creation)
         found = []
         relied = self.class_notes(id(creation.call), self.knowledge.relied)
         for fact, where in sorted(relied.items(), key=lambda item: FACTS.index(item[0])):
             expressions = {"aligned": check.multiples, "contiguous": (check.unit_stride,),
-                           "aligned-rows": (self.arguments.host(creation.shape[creation.unit]),)}[fact]
+                           "aligned-rows": (self.arguments.host(creation.shape[creation.unit]) or
+                                            canonical_code(creation.shape[creation.unit]),),
+                           "in-bounds": ()}[fact]
             found.append((check.tensor, fact, [guards.spelled(code) for code in expressions], where))
         return found
 

@@ -170,18 +170,25 @@ class Sites:
     def stated_facts(self, creation: Creation) -> dict[str, str]:
         """What the user stated of the tensor a block pointer's base starts from (fact -> where; TTD010): on
         its creation's line, its parameter's line, the kernel's `def` line, or in the configuration. Only a
-        launched kernel has a launch to hook (the allocator, the debug check); `--strict` states nothing."""
-        if self.policy.strict or self.policy.target not in ("auto", "descriptor") or not self.launched():
+        launched kernel has a launch to hook (the allocator, the debug check), or a helper whose `allocator`
+        is stated, which needs no hook; `--strict` states nothing."""
+        if self.policy.strict or self.policy.target not in ("auto", "descriptor") or \
+                not (self.launched() or self.states_allocator()):
             return {}
-        argument = guards.root_argument(creation.base, self.facts, self.arguments)
+        parameter = self.is_parameter_pointer(creation)  # re-created from its parts: its line is the parameter's
+        argument = creation.target if parameter else guards.root_argument(creation.base, self.facts, self.arguments)
         if argument is None:
             return {}
         inline = self.facts.inline
         found = {}
-        for stated in (inline.at(creation.call), inline.arguments.get(argument, {}), inline.kernel,
-                       self.policy.stated(self.function.name.value, argument)):
+        for stated in ({} if parameter else inline.at(creation.call), inline.arguments.get(argument, {}),
+                       inline.kernel, self.policy.stated(self.function.name.value, argument)):
             found = {**stated, **found}
         return found
+
+    def is_parameter_pointer(self, creation: Creation) -> bool:
+        """Whether the creation is a block-pointer parameter's, re-created from its parts (crossing.py)."""
+        return self.parameter_calls.get(creation.target) is creation.call
 
     def launched(self) -> bool:
         """Whether the host launches this function (it has a launch to check or hook)."""
@@ -570,15 +577,34 @@ class Sites:
     def covered(self, obstacle: planner.Obstacle, creations: list[Creation]) -> planner.Obstacle:
         """The obstacle, `stated` where the user's facts cover it for every creation merged here (TTD010), in a
         form the launch can check under TRITON_MIGRATE_CHECK_FACTS: data alignment and every term of the
-        base with a witness (`aligned`), the row width computed from the arguments (`aligned-rows`)."""
+        base with a witness (`aligned`), the row width computed from the arguments (`aligned-rows`); the
+        tiles' bounds (`in-bounds`), which depend on program ids, for a descriptor whose other facts can be."""
         fact = planner.COVERING_FACT.get(obstacle.code)
-        if obstacle.hard or fact is None or not all(fact in c.stated for c in creations):
+        if fact is None or not all(fact in c.stated for c in creations):
             return obstacle
-        if not all(isinstance(self.launch_check(c), guards.Check) for c in creations):
+        if not all(isinstance(self.stated_check(c), guards.Check) for c in creations):
             return obstacle
-        if fact == "aligned-rows" and any(self.arguments.host(c.shape[c.unit]) is None for c in creations):
+        if fact == "aligned-rows" and not self.states_allocator() and \
+                any(self.arguments.host(c.shape[c.unit]) is None for c in creations):
             return obstacle
         return replace(obstacle, stated=creations[0].stated[fact])
+
+    def stated_check(self, creation: Creation):
+        """What a descriptor on stated facts relies on for its tensor (TTD010): what its launch can check, or,
+        where no hook checks anything (the kernel's `allocator` is stated), also what no launch could (a base
+        term without a witness, `qvk_offset` assigned on two paths), which the user's `aligned` covers all the
+        same. Why there is nothing to rely on otherwise."""
+        check = self.launch_check(creation)
+        if isinstance(check, guards.Check) or creation.unit is None or not self.states_allocator():
+            return check
+        if not self.is_parameter_pointer(creation):
+            return guards.launch_check(creation.base, creation.strides, creation.block, creation.unit, self.facts,
+                                       self.arguments, unchecked=True)
+        # a parameter's parts are the helper's arguments: the parameter's facts are theirs
+        parts = self.arguments.with_names(self.facts.free_names(creation.call))
+        found = guards.launch_check(creation.base, creation.strides, creation.block, creation.unit, self.facts, parts,
+                                    unchecked=True)
+        return replace(found, tensor=creation.target) if isinstance(found, guards.Check) else found
 
     @staticmethod
     def static_offset(value: BlockPtr, deltas, d: int):
@@ -601,11 +627,14 @@ class Sites:
         masked pointers (the obstacles that decided it) or what a plain descriptor relies on (the facts
         stated that cover its soft obstacles; a guarded one has them checked at launch)."""
         reasons, relied = {}, {}
+        beyond_launch = planner.relies_beyond_launch(obstacles)
         for obstacle in obstacles:
             emulated = form in ("pointer", "compat") and obstacle.blocks(self.policy)
             if emulated or (form == "pointer" and obstacle.code == ttd111_store_row_width.CODE):
                 reasons[obstacle.code] = obstacle.message
-            elif form == "descriptor" and not obstacle.hard:
+            elif form == "pointer" and beyond_launch and not obstacle.stated:  # what else it would rely on
+                reasons[obstacle.code] = planner.unstated(obstacle).message
+            elif form == "descriptor" and obstacle.stated:
                 relied[planner.COVERING_FACT[obstacle.code]] = obstacle.stated
         creations = [self.creations_by_id(c) for c in value.creations]
         if form == "descriptor" and any(c.stated_unit for c in creations):

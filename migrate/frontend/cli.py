@@ -640,8 +640,9 @@ CONFIGURATION = [
                       "at launch or stated."),
     click.option("--min-triton-version", metavar="X.Y", help="The oldest Triton the migrated code must run on."),
     click.option("--assume", multiple=True, callback=_csv, metavar="FACTS",
-                 help="Facts about every kernel's tensor arguments that descriptors may rely on (comma-separated: "
-                      "aligned, contiguous, aligned-rows; replaces the configuration's `assume`)."),
+                 help="Facts about every kernel's tensor arguments and launches that descriptors may rely on "
+                      "(comma-separated: aligned, contiguous, aligned-rows, in-bounds, allocator; replaces the "
+                      "configuration's `assume`)."),
     click.option("--line-length", type=click.IntRange(min=1, max=320), metavar="N",
                  help="Keep emitted code within N columns [default: the project's ruff, black or flake8 "
                       "setting, else 88]."),

@@ -14,6 +14,7 @@ from triton_migrate.analysis.walk import children
 from .blocks import filled, lost_comments, paths_to, removed
 from .dead_code import drop_dead_code
 from .offsets import share
+from .running_offsets import merge
 
 
 class Edits:
@@ -140,7 +141,8 @@ class Rewriter(_Expressions):
         if not isinstance(updated, cst.FunctionDef):
             return updated
         updated = share(updated, self.namer.placeholders, self.namer.taken, self.member_of)
-        return drop_dead_code(original, updated, self.member_of)
+        updated = drop_dead_code(original, updated, self.member_of)
+        return merge(updated, self.namer.running, self.namer.taken) if self.namer.running else updated
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
         return filled(updated)

@@ -105,10 +105,13 @@ def stub_modules(*names: str) -> None:
             raise AttributeError(name)
         return _Anything()
 
+    # The package's folder where the migration added its launch-support module (compare.py): the migrated
+    # modules import it from the package (`from triton_kernels_benchmark._triton_launch import ...`).
+    support = json.loads(os.environ.get("HAND_MIGRATION_SUPPORT", "[]"))
     for name in names:
         stub = types.ModuleType(name)
         stub.__getattr__ = attribute
-        stub.__path__ = []
+        stub.__path__ = [folder for folder in support if os.path.basename(folder) == name.rsplit(".", 1)[-1]]
         sys.modules.setdefault(name, stub)
 
 
