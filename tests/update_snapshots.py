@@ -28,15 +28,17 @@ def policy_of(case_dir: Path) -> Policy:
     return Policy(**table)
 
 
-def migrate_fixture(case_dir: Path, source: str):
-    """The outcome for `source` (the fixture's before.py or after.py) migrated with the fixture's policy,
-    together with its other `modules` (fixture.toml), which it imports by name and which stay as they are."""
+def migrate_fixture(case_dir: Path, source: str, policy: Policy | None = None):
+    """The outcome for `source` (the fixture's before.py or after.py) migrated with `policy` (the fixture's
+    own by default), together with its other `modules` (fixture.toml), which it imports by name and which
+    stay as they are."""
+    policy = policy or policy_of(case_dir)
     config_path = case_dir / "fixture.toml"
     modules = tomllib.loads(config_path.read_text()).get("modules", []) if config_path.is_file() else []
     if not modules:
-        return migrate_source(source, policy=policy_of(case_dir))
+        return migrate_source(source, policy=policy)
     others = {Path(m).stem: (case_dir / m).read_text() for m in modules}
-    outcomes = migrate_sources({"__main__": source, **others}, policy=policy_of(case_dir))
+    outcomes = migrate_sources({"__main__": source, **others}, policy=policy)
     changed = [m for m in others if outcomes[m].new_source is not None or outcomes[m].diagnostics]
     assert not changed, f"{case_dir.name}: a fixture's other modules hold no block pointers: {changed}"
     return outcomes["__main__"]
