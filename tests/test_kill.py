@@ -23,6 +23,7 @@ import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cache
 
 from test_reliability import CLI, REFUSED, kernel, migrated
 
@@ -48,14 +49,21 @@ class Stats:
         self.problems += other.problems
 
 
+@cache
+def versions(files: int) -> dict[str, tuple[bytes, bytes]]:
+    """Each file's old and new bytes. Call it on the main thread before starting the trees' threads: on
+    Python 3.11, `ast.parse` on two threads at once can raise a spurious SystemError (CPython gh-106905)."""
+    texts = {f"k{i:03d}.py": kernel(i) for i in range(files)}
+    texts.update({"refused.py": REFUSED, "clean.py": "import triton\n"})
+    return {name: (text.encode(), migrated(text.encode())) for name, text in texts.items()}
+
+
 class Tree:
     """A directory of kernel files whose every file is expected to hold its old or its new bytes."""
 
     def __init__(self, root: str, files: int) -> None:
         self.root = root
-        texts = {f"k{i:03d}.py": kernel(i) for i in range(files)}
-        texts.update({"refused.py": REFUSED, "clean.py": "import triton\n"})
-        self.versions = {name: (text.encode(), migrated(text.encode())) for name, text in texts.items()}
+        self.versions = versions(files)
         self.reset()
 
     def reset(self) -> None:
@@ -155,6 +163,7 @@ def campaign(root: str, iterations: int, files: int, seed: int, workers: int = 2
     roots = [os.path.join(root, f"tree{i}") for i in range(workers)]
     for directory in roots:
         os.makedirs(directory)
+    versions(files)
     with ThreadPoolExecutor(workers) as pool:
         results = pool.map(worker, roots, [files] * workers, shares, [seed + i for i in range(workers)])
     total = Stats()
@@ -205,6 +214,7 @@ def test_sigkill_between_the_steps_of_a_write_leaves_old_or_new_text(tmp_path):
     roots = [str(tmp_path / f"{step}-{write}") for step, write in KILL_POINTS]
     for root in roots:
         os.makedirs(root)
+    versions(CI_FILES)
     with ThreadPoolExecutor(2) as pool:
         problems = pool.map(kill_at, roots, *zip(*KILL_POINTS))
     assert [p for found in problems for p in found] == []
