@@ -54,3 +54,44 @@ def test_offsets_advanced_in_either_order_share_one():
                           "        b = tl.advance(b, (BK, 0))\n        a = tl.advance(a, (0, BK))\n")
     found = kernel(source)
     assert found.count("off_k = 0") == 1 and found.count("off_k += BK") == 1
+
+
+POLICIES = {"facts stated": FACTS, "default": Policy(line_length=120), "pointer": Policy(target="pointer", line_length=120)}
+
+
+def test_masked_operands_of_a_k_loop_share_one_offset_and_one_mask():
+    """Where the loads stay masked pointers (by default, the launch check's fallback), one offset and one
+    mask serve both operands, as the hand-written masked GEMM has them."""
+    for name in ("default", "pointer"):
+        found = [line.strip() for line in migrate_source(GEMM, policy=POLICIES[name]).new_source.splitlines()]
+        assert found.count("off_k = 0") == 1 and found.count("off_k += BK") == 1, name
+        assert found.count("m_k = off_k + tl.arange(0, BK) < K") == 1, name
+        assert sum("m_k[" in line for line in found) == 2 and not any("_off" in line for line in found), name
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("old, new", [
+    # the first operand loaded between the two advances (in the masked form, through its mask): there they differ
+    ("        acc += tl.dot(tl.load(a, boundary_check=(0, 1)), tl.load(b, boundary_check=(0, 1)))\n"
+     "        a = tl.advance(a, (0, BK))\n",
+     "        a = tl.advance(a, (0, BK))\n"
+     "        acc += tl.dot(tl.load(a, boundary_check=(0, 1)), tl.load(b, boundary_check=(0, 1)))\n"),
+    ("", ""),  # the two always equal
+])
+def test_merged_offsets_compute_what_the_block_pointers_did(tmp_path, policy, old, new):
+    import torch
+    from differential import compare_outputs, import_path
+
+    source = GEMM.replace(old, new)
+    (tmp_path / "before.py").write_text(source)
+    (tmp_path / "after.py").write_text(migrate_source(source, policy=POLICIES[policy]).new_source)
+    M, N, K = 37, 44, 28  # rows of 16-byte multiples, as the stated facts say; none a multiple of a block
+    outputs = {}
+    for which in ("before.py", "after.py"):
+        module = import_path(tmp_path / which, f"running_{policy}_{bool(old)}_{which[:-3]}")
+        gen = torch.Generator().manual_seed(0)
+        a, b = torch.randn(M, K, generator=gen), torch.randn(K, N, generator=gen)
+        c = torch.full((M, N), -7.0)
+        module.matmul[(3, 3)](a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), BM=16, BN=16, BK=16)
+        outputs[which] = {"c": c}
+    assert compare_outputs(outputs["before.py"], outputs["after.py"]) == []

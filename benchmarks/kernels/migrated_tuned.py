@@ -95,41 +95,36 @@ def gemm(
     pid_n = tl.program_id(1)
     if USE_DESCRIPTORS:
         a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
-    a_off1 = 0
+    off_k = 0
     o_m = pid_m * BM + tl.arange(0, BM).to(tl.int64)
     o_k = tl.arange(0, BK).to(tl.int64)
     a = a_ptr + o_m[:, None] * stride_am + o_k[None, :]
     if USE_DESCRIPTORS:
         b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN])
-    b_off0 = 0
     o_n = pid_n * BN + tl.arange(0, BN)
     b = b_ptr + o_k[:, None] * stride_bk + o_n[None, :]
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     m_m = o_m < M
     m_n = o_n < N
     for _ in range(0, tl.cdiv(K, BK)):
+        m_k = off_k + tl.arange(0, BK) < K
         acc += tl.dot(
             (
-                a_desc.load([pid_m * BM, a_off1])
+                a_desc.load([pid_m * BM, off_k])
                 if USE_DESCRIPTORS
-                else tl.load(
-                    a + a_off1,
-                    mask=m_m[:, None] & (a_off1 + tl.arange(0, BK) < K)[None, :],
-                    other=0.0,
-                )
+                else tl.load(a + off_k, mask=m_m[:, None] & m_k[None, :], other=0.0)
             ),
             (
-                b_desc.load([b_off0, pid_n * BN])
+                b_desc.load([off_k, pid_n * BN])
                 if USE_DESCRIPTORS
                 else tl.load(
-                    b + tl.cast(b_off0, tl.int64) * stride_bk,
-                    mask=(b_off0 + tl.arange(0, BK) < K)[:, None] & m_n[None, :],
+                    b + tl.cast(off_k, tl.int64) * stride_bk,
+                    mask=m_k[:, None] & m_n[None, :],
                     other=0.0,
                 )
             ),
         )
-        a_off1 += BK
-        b_off0 += BK
+        off_k += BK
     c = c_ptr + o_m[:, None] * stride_cm + o_n[None, :]
     tl.store(c, acc.to(c.dtype.element_ty), mask=m_m[:, None] & m_n[None, :])
 
@@ -254,34 +249,31 @@ def gemm_bt(
             strides=[stride_bn, stride_bk],
             block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K],
         )
-    b_block_ptr_off0 = 0
     o_n = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N).to(tl.int64)
     b_block_ptr = b_ptr + o_k[:, None] * stride_bk + o_n[None, :] * stride_bn
     accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
     m_m = o_m < M
     m_n = (o_n >= 0) & (o_n < N)
     for k in range(0, K, BLOCK_SIZE_K):
+        m_k = a_block_ptr_off1 + tl.arange(0, BLOCK_SIZE_K) < K
         if USE_DESCRIPTORS:
             a = a_block_ptr_desc.load([pid_m * BLOCK_SIZE_M, a_block_ptr_off1])
             b = tl.trans(
-                b_block_ptr_desc.load([pid_n * BLOCK_SIZE_N, b_block_ptr_off0])
+                b_block_ptr_desc.load([pid_n * BLOCK_SIZE_N, a_block_ptr_off1])
             )
         else:
             a = tl.load(
                 a_block_ptr + tl.cast(a_block_ptr_off1, tl.int64) * stride_ak,
-                mask=m_m[:, None]
-                & (a_block_ptr_off1 + tl.arange(0, BLOCK_SIZE_K) < K)[None, :],
+                mask=m_m[:, None] & m_k[None, :],
                 other=0.0,
             )
             b = tl.load(
-                b_block_ptr + tl.cast(b_block_ptr_off0, tl.int64) * stride_bk,
-                mask=(b_block_ptr_off0 + tl.arange(0, BLOCK_SIZE_K) < K)[:, None]
-                & m_n[None, :],
+                b_block_ptr + tl.cast(a_block_ptr_off1, tl.int64) * stride_bk,
+                mask=m_k[:, None] & m_n[None, :],
                 other=0.0,
             )
         accumulator = tl.dot(a, b, accumulator)
         a_block_ptr_off1 += BLOCK_SIZE_K
-        b_block_ptr_off0 += BLOCK_SIZE_K
     c = accumulator.to(c_ptr.dtype.element_ty)
     c_block_ptr = c_ptr + o_m[:, None] * stride_cm + o_n[None, :] * stride_cn
     tl.store(c_block_ptr, c, mask=m_m[:, None] & m_n[None, :])
@@ -311,12 +303,11 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     Q_block_ptr = (
         Q + q_offset + o_m[:, None] * stride_qm + o_head_dim[None, :] * stride_qk
     )
-    V_off0 = 0
+    off_n_ctx = 0
     o_n = tl.arange(0, BLOCK_N).to(tl.int64)
     V_block_ptr = (
         V + v_offset + o_n[:, None] * stride_vk + o_head_dim[None, :] * stride_vn
     )
-    K_off1 = 0
     K_block_ptr = (
         K + k_offset + o_head_dim[:, None] * stride_kk + o_n[None, :] * stride_kn
     )
@@ -342,10 +333,11 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     # loop over k, v and update accumulator
     for start_n in range(0, hi, BLOCK_N):
         start_n = tl.multiple_of(start_n, BLOCK_N)
+        m_n = off_n_ctx + tl.arange(0, BLOCK_N) < N_CTX
         # -- compute qk ----
         k = tl.load(
-            K_block_ptr + tl.cast(K_off1, tl.int64) * stride_kn,
-            mask=(K_off1 + tl.arange(0, BLOCK_N) < N_CTX)[None, :],
+            K_block_ptr + tl.cast(off_n_ctx, tl.int64) * stride_kn,
+            mask=m_n[None, :],
             other=0.0,
         )
         qk = tl.dot(q, k)
@@ -363,15 +355,14 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
         # -- update output accumulator --
         acc = acc * alpha[:, None]
         v = tl.load(
-            V_block_ptr + tl.cast(V_off0, tl.int64) * stride_vk,
-            mask=(V_off0 + tl.arange(0, BLOCK_N) < N_CTX)[:, None],
+            V_block_ptr + tl.cast(off_n_ctx, tl.int64) * stride_vk,
+            mask=m_n[:, None],
             other=0.0,
         )
         acc = tl.dot(p.to(v.dtype), v, acc)
         # update m_i and l_i
         m_i = m_ij
-        V_off0 += BLOCK_N
-        K_off1 += BLOCK_N
+        off_n_ctx += BLOCK_N
     # epilogue
     m_i += tl.math.log2(l_i)
     acc = acc / l_i[:, None]
@@ -452,29 +443,23 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         do_desc = tl.make_tensor_descriptor(
             DO, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM]
         )
-    do_off0 = start_m
     do_block_ptr = DO + o_m1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
-    m_block_ptr_off0 = start_m
     m_block_ptr = M + o_m1
-    d_off0 = start_m
     d_block_ptr = D + o_m1
     curr_m = start_m
     for _ in range(start_m, N_CTX, BLOCK_M1):
+        m_m1 = qT_off1 + tl.arange(0, BLOCK_M1) < N_CTX
         if USE_DESCRIPTORS:
             qT = tl.trans(qT_desc.load([qT_off1, 0]))
         else:
             qT = tl.load(
                 qT_block_ptr + tl.cast(qT_off1, tl.int64) * stride_tok,
-                mask=(qT_off1 + tl.arange(0, BLOCK_M1) < N_CTX)[None, :],
+                mask=m_m1[None, :],
                 other=0.0,
             )
         # Load m before computing qk to reduce pipeline stall.
         offs_m = curr_m + tl.arange(0, BLOCK_M1)
-        m = tl.load(
-            m_block_ptr + m_block_ptr_off0,
-            mask=m_block_ptr_off0 + tl.arange(0, BLOCK_M1) < N_CTX,
-            other=0.0,
-        )
+        m = tl.load(m_block_ptr + qT_off1, mask=m_m1, other=0.0)
         qkT = tl.dot(k, qT)
         pT = tl.math.exp2(qkT - m[None, :])
         mask = offs_m[None, :] < N_CTX
@@ -483,21 +468,17 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
             mask = mask & (offs_m[None, :] >= offs_n[:, None])
         pT = tl.where(mask, pT, 0.0)
         if USE_DESCRIPTORS:
-            do = do_desc.load([do_off0, 0])
+            do = do_desc.load([qT_off1, 0])
         else:
             do = tl.load(
-                do_block_ptr + tl.cast(do_off0, tl.int64) * stride_tok,
-                mask=(do_off0 + tl.arange(0, BLOCK_M1) < N_CTX)[:, None],
+                do_block_ptr + tl.cast(qT_off1, tl.int64) * stride_tok,
+                mask=m_m1[:, None],
                 other=0.0,
             )
         # Compute dV.
         ppT = pT.to(do.dtype)
         dv += tl.dot(ppT, do)
-        Di = tl.load(
-            d_block_ptr + d_off0,
-            mask=d_off0 + tl.arange(0, BLOCK_M1) < N_CTX,
-            other=0.0,
-        )
+        Di = tl.load(d_block_ptr + qT_off1, mask=m_m1, other=0.0)
         # Compute dP and dS.
         dpT = tl.dot(v, tl.trans(do)).to(tl.float32)
         dsT = pT * (dpT - Di[None, :])
@@ -506,9 +487,6 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         # Increment pointers.
         curr_m += BLOCK_M1
         qT_off1 += BLOCK_M1
-        do_off0 += BLOCK_M1
-        m_block_ptr_off0 += BLOCK_M1
-        d_off0 += BLOCK_M1
 
     dv_block_ptr = DV + o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
     tl.store(dv_block_ptr, dv.to(DV.dtype.element_ty), mask=m_n1[:, None])
@@ -722,7 +700,6 @@ def bmm(
             [stride_bb, stride_bk, stride_bn],
             [1, BLOCK_K, BLOCK_N],
         )
-    b_bp_off1 = 0
     o_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N).to(tl.int64)
     b_bp = (
         b_ptr
@@ -735,27 +712,23 @@ def bmm(
     m_m = o_m < M
     m_n = o_n < N
     for _ in range(0, tl.cdiv(K, BLOCK_K)):
+        m_k = a_bp_off2 + tl.arange(0, BLOCK_K) < K
         if USE_DESCRIPTORS:
             a = a_bp_desc.load([pid_b, pid_m * BLOCK_M, a_bp_off2])
-            b = b_bp_desc.load([pid_b, b_bp_off1, pid_n * BLOCK_N])
+            b = b_bp_desc.load([pid_b, a_bp_off2, pid_n * BLOCK_N])
         else:
             a = tl.load(
                 a_bp + tl.cast(a_bp_off2, tl.int64) * stride_ak,
-                mask=m_batch[:, None, None]
-                & m_m[None, :, None]
-                & (a_bp_off2 + tl.arange(0, BLOCK_K) < K)[None, None, :],
+                mask=m_batch[:, None, None] & m_m[None, :, None] & m_k[None, None, :],
                 other=0.0,
             )
             b = tl.load(
-                b_bp + tl.cast(b_bp_off1, tl.int64) * stride_bk,
-                mask=m_batch[:, None, None]
-                & (b_bp_off1 + tl.arange(0, BLOCK_K) < K)[None, :, None]
-                & m_n[None, None, :],
+                b_bp + tl.cast(a_bp_off2, tl.int64) * stride_bk,
+                mask=m_batch[:, None, None] & m_k[None, :, None] & m_n[None, None, :],
                 other=0.0,
             )
         acc += tl.dot(tl.reshape(a, (BLOCK_M, BLOCK_K)), tl.reshape(b, (BLOCK_K, BLOCK_N)))
         a_bp_off2 += BLOCK_K
-        b_bp_off1 += BLOCK_K
     c_bp = (
         c_ptr
         + o_batch[:, None, None] * stride_cb
@@ -1037,7 +1010,6 @@ def gemm_helper(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     a_off1 = 0
-    b_off0 = 0
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for _ in range(0, tl.cdiv(K, BK)):
         acc = _dot_tile(
@@ -1054,13 +1026,12 @@ def gemm_helper(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
             K,
             N,
             stride_bk,
-            b_off0,
+            a_off1,
             pid_n * BN,
             BK,
             BN,
         )
         a_off1 += BK
-        b_off0 += BK
     o_m = pid_m * BM + tl.arange(0, BM).to(tl.int64)
     o_n = pid_n * BN + tl.arange(0, BN)
     c = c_ptr + o_m[:, None] * stride_cm + o_n[None, :]

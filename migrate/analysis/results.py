@@ -188,13 +188,11 @@ class Results:
         for (kind, d), expr in sorted(self.knowledge.merged.get(id(creation.call), {}).items(),
                                       key=lambda part: (PART_ORDER.index(part[0][0]), part[0][1])):
             parts.append(ttd002_advance.assign(self.namer.part(creation.target, kind, d), expr))
-        running = self.forms({id(creation.call)}) == {"descriptor"} and not self.is_guarded({id(creation.call)})
         for d, expr in enumerate(creation.offsets):
             var = self.namer.offset(creation.target, d)
             if (id(creation.call), d) in self.knowledge.materialize and canonical_code(expr) != var:
                 parts.append(ttd002_advance.assign(var, expr))
-                if running:
-                    self.namer.running[var] = canonical_code(creation.shape[d])
+                self.namer.running[var] = canonical_code(creation.shape[d])
         if self.reads_pointers({id(creation.call)}):
             parts.append(ttd002_advance.assign(creation.target, self.creation_pointers(creation)))
         checked = self.knowledge.creation_masks.get(id(creation.call))

@@ -140,9 +140,10 @@ class Rewriter(_Expressions):
         updated = build(updated) if build is not None else updated
         if not isinstance(updated, cst.FunctionDef):
             return updated
+        if self.namer.running:
+            updated = merge(updated, self.namer.running, self.namer.taken, self.namer.placeholders)
         updated = share(updated, self.namer.placeholders, self.namer.taken, self.member_of)
-        updated = drop_dead_code(original, updated, self.member_of)
-        return merge(updated, self.namer.running, self.namer.taken) if self.namer.running else updated
+        return drop_dead_code(original, updated, self.member_of)
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
         return filled(updated)

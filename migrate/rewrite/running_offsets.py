@@ -2,18 +2,19 @@
 `off_k = 0`, `a_desc.load([pid_m * BM, off_k])`, `b_desc.load([off_k, pid_n * BN])`, `off_k += BK`, where
 the rewrite gave each descriptor its own (`a_off1`, `b_off0`: each block pointer was advanced on its own).
 
-Two offset variables the rewrite introduced for descriptors (`running`: name -> the extent it runs along)
-are one where their assignments pair up, in order, each pair in the same block and of the same value, with
-nothing between the two that could tell them apart: only simple statements that neither read nor write
-either variable (or another one merged with them) nor write a name the value reads, and no `return`,
-`break`, `continue` or `raise`. By induction along any execution the two are then equal wherever either is
+Two offset variables the rewrite introduced for block pointers that move (`running`: name -> the extent it
+runs along; descriptors, masked pointers and a launch check's two variants alike) are one where their
+assignments pair up, in order, each pair in the same block and of the same value, with nothing between the
+two that could tell them apart: only simple statements (or `if`s of them) that neither read nor write either
+variable (or another one merged with them) nor write a name the value reads, and no `return`, `break`,
+`continue` or `raise`. By induction along any execution the two are then equal wherever either is
 read, so the reads of the second may read the first and its assignments go. The shared variable is named
 after the extent (`off_k` for K) where all run along the same one and the name is free.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Optional
 
 import libcst as cst
@@ -43,10 +44,13 @@ class _Variable:
     members: list[str] = field(default_factory=list)  # the variables merged into it
 
 
-def merge(function: cst.FunctionDef, running: dict[str, str], taken: set[str]) -> cst.FunctionDef:
+def merge(function: cst.FunctionDef, running: dict[str, str], taken: set[str], placeholders: dict) -> cst.FunctionDef:
     """`function` with the running offsets of `running` that always hold the same value merged into one;
-    `taken`: the module's identifiers (a new name must be none of them), to which a new name is added."""
-    scan = _Scan(set(running))
+    `taken`: the module's identifiers (a new name must be none of them), to which a new name is added.
+    Runs before rewrite/offsets.py names the masked-pointer form's offsets and bounds: `placeholders` (name ->
+    (spec, wide)) are read through, and renamed in place, so that the masks of two accesses that moved
+    alike are one value, which offsets.py then writes once (`m_k = off_k + tl.arange(0, BK) < K`)."""
+    scan = _Scan(set(running), placeholders)
     function.visit(scan)
     candidates = [v for name, v in scan.variables.items() if name not in scan.other_bindings and v.assignments]
     classes: list[_Variable] = []
@@ -66,7 +70,22 @@ def merge(function: cst.FunctionDef, running: dict[str, str], taken: set[str]) -
         dropped |= {id(a.line) for member in variable.members[1:] for a in scan.variables[member].assignments}
     wanted: set[int] = set()
     paths_to(function, dropped | {id(node) for name in renamed for node in scan.mentions[name]}, wanted)
+    for placeholder in {p for name in renamed for p in scan.placeholder_mentions[name]}:
+        spec, wide = placeholders[placeholder]
+        placeholders[placeholder] = (_renamed(spec, renamed), wide)
     return function.visit(_Merge(renamed, dropped, wanted))
+
+
+def _renamed(spec, renamed: dict[str, str]):
+    """An axis or bound of the masked-pointer form with the names of `renamed` renamed."""
+    changes = {}
+    for part in fields(spec):
+        value = getattr(spec, part.name)
+        if isinstance(value, cst.CSTNode):
+            changes[part.name] = value.visit(_Merge(renamed, set(), None))
+        elif is_dataclass(value):
+            changes[part.name] = _renamed(value, renamed)
+    return replace(spec, **changes)
 
 
 def _follows(owner: _Variable, candidate: _Variable, scan: "_Scan") -> bool:
@@ -81,15 +100,24 @@ def _follows(owner: _Variable, candidate: _Variable, scan: "_Scan") -> bool:
                 second.index == first.index:
             return False
         lines = scan.blocks[first.block][min(first.index, second.index) + 1:max(first.index, second.index)]
-        if not all(id(line) in paired or _harmless(line, names, first.reads) for line in lines):
+        if not all(id(line) in paired or _harmless(line, names, first.reads, scan.reads) for line in lines):
             return False
     return True
 
 
-def _harmless(line: cst.CSTNode, names: set[str], read: frozenset[str]) -> bool:
-    """A simple statement that neither mentions `names` nor assigns a name of `read`, nor leaves the block."""
-    return isinstance(line, cst.SimpleStatementLine) and all(isinstance(s, _SIMPLE) for s in line.body) and \
-        not free_names(line) & names and not assigned_names(line) & read
+def _harmless(line: cst.CSTNode, names: set[str], read: frozenset[str], reads) -> bool:
+    """A simple statement that neither mentions `names` (`reads(node)`: the names a node reads) nor assigns a
+    name of `read`, nor leaves the block; or an `if` of such statements (`if USE_DESCRIPTORS: b_desc = ...`
+    between `a_off1 = 0` and `b_off0 = 0`)."""
+    if isinstance(line, cst.If):
+        rest = line.orelse
+        return not reads(line.test) & names and _harmless(line.body, names, read, reads) and (
+            rest is None or _harmless(rest if isinstance(rest, cst.If) else rest.body, names, read, reads))
+    if isinstance(line, cst.IndentedBlock):
+        return all(_harmless(inner, names, read, reads) for inner in line.body)
+    return isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and \
+        all(isinstance(s, _SIMPLE) for s in line.body) and not reads(line) & names and \
+        not assigned_names(line) & read
 
 
 def _shared_name(variable: _Variable, running: dict[str, str], taken: set[str]) -> str:
@@ -106,8 +134,10 @@ class _Scan(cst.CSTVisitor):
     """Every statement list with its lines, the assignments of the candidate variables (a line of its own each:
     `name = value` or `name op= value`), the other ways they are bound, and every Name that spells one."""
 
-    def __init__(self, names: set[str]) -> None:
+    def __init__(self, names: set[str], placeholders: dict) -> None:
         self.names = names
+        self.placeholders = placeholders
+        self.placeholder_mentions: dict[str, set[str]] = {name: set() for name in names}
         self.variables = {name: _Variable(name) for name in names}
         self.other_bindings: set[str] = set()
         self.blocks: dict[int, list] = {}
@@ -137,11 +167,19 @@ class _Scan(cst.CSTVisitor):
             return None
         self._assigned.add(id(target))
         value = statement.value
-        return target.value, _Assignment(block, index, line, kind, canonical_code(value), free_names(value))
+        return target.value, _Assignment(block, index, line, kind, canonical_code(value), self.reads(value))
+
+    def reads(self, node: cst.CSTNode) -> frozenset[str]:
+        """The names `node` reads, through the masked-pointer form's placeholders."""
+        names = free_names(node)
+        return names.union(*(self.placeholders[n][0].reads() for n in names if n in self.placeholders))
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.names:
             self.mentions[node.value].append(node)
+        elif node.value in self.placeholders:
+            for name in self.placeholders[node.value][0].reads() & self.names:
+                self.placeholder_mentions[name].add(node.value)
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         self._other(node.target)
@@ -159,11 +197,11 @@ class _Scan(cst.CSTVisitor):
 
 
 class _Merge(cst.CSTTransformer):
-    def __init__(self, renamed: dict[str, str], dropped: set[int], wanted: set[int]) -> None:
+    def __init__(self, renamed: dict[str, str], dropped: set[int], wanted: Optional[set[int]]) -> None:
         self.renamed, self.dropped, self.wanted = renamed, dropped, wanted
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        return id(node) in self.wanted
+        return self.wanted is None or id(node) in self.wanted
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
         return updated.with_changes(value=self.renamed.get(updated.value, updated.value))

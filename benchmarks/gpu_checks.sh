@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The GPU checks of a release, on a machine with one NVIDIA GPU, Triton and torch but no network (the
+# `device` machine): what benchmarks/RESULTS.md reports. Two phases, each within a 10-minute call.
+#
+#   bash benchmarks/gpu_checks.sh tests OUT   # flash-linear-attention's own tests on the original, default and
+#                                             # compat trees; every fixture's original and migrated form
+#   bash benchmarks/gpu_checks.sh speed OUT   # hand-migration bundles, the realistic cases, the kernel suite
+#
+# Needs, as ignored paths carried along: .whl/ (wheels of libcst, click, einops, ...), .real/trees/original
+# (flash-linear-attention at 7e46dffc, from benchmarks/real_library/make_trees.py), .real/kernels_prev/ (the
+# previous release's benchmarks/kernels/migrated*.py, renamed *_prev.py) and the .hm-bundle-* folders of
+# benchmarks/hand_migrations/compare.py --bundle.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+phase=$1 out=$2
+mkdir -p "$out"
+pip install -q --no-deps .whl/*.whl 2>&1 | tail -1
+pip install -q --no-deps --no-build-isolation -e . 2>&1 | tail -1
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+python3 -c "import triton, torch; print('triton', triton.__version__, 'torch', torch.__version__)"
+if [ "$phase" = tests ]; then
+  python3 benchmarks/real_library/run_tests.py .real/trees/original "$out/fla" --work /tmp/fla-trees \
+    --trees original,default,compat -n 12 --timeout 330 2>&1 | tail -40
+  python3 tests/gpu_fixtures.py -j 12 > "$out/gpu-fixtures.jsonl" 2> "$out/gpu-fixtures.err"
+  tail -3 "$out/gpu-fixtures.jsonl"; tail -3 "$out/gpu-fixtures.err"
+elif [ "$phase" = speed ]; then
+  for bundle in .hm-bundle-*; do
+    extra=""; [ "$bundle" = .hm-bundle-facts ] && extra=--aligned-cases-only
+    python3 benchmarks/hand_migrations/compare.py --verify-bundle "$bundle" --device cuda $extra 2>&1 | tail -4
+  done
+  python3 tests/realistic/run.py --device cuda --forms auto,strict,compat --allocator none -j 8 \
+    --json "$out/realistic.json" 2>&1 | tail -4
+  cp .real/kernels_prev/*.py benchmarks/kernels/
+  python3 benchmarks/kernel_bench.py --migrated migrated migrated_prev migrated_pointer migrated_pointer_prev \
+    --rounds 3 --json "$out/kernel-bench.json" > "$out/kernel-bench.txt" 2>&1
+  tail -45 "$out/kernel-bench.txt"
+fi
