@@ -14,8 +14,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 phase=$1 out=$2
 mkdir -p "$out"
-pip install -q --no-deps .whl/*.whl 2>&1 | tail -1
-pip install -q --no-deps --no-build-isolation -e . 2>&1 | tail -1
+python3 -m pip install -q --no-deps .whl/*.whl 2>&1 | grep -v "as the .root. user" | tail -1
+python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | grep -v "as the .root. user" | tail -1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 -c "import triton, torch; print('triton', triton.__version__, 'torch', torch.__version__)"
 if [ "$phase" = tests ]; then

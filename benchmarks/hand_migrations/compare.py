@@ -336,6 +336,7 @@ def bundle(names: list[str], work: Path, target: Path) -> None:
 
 def verify_bundle(target: Path, device: str) -> int:
     failed = 0
+    target = target.resolve()  # the cases run from inside it: a relative path named no file there
     for base in sorted(p for p in target.iterdir() if (HERE / "cases" / f"{p.name}.py").exists()):
         check = check_outputs(HERE / "cases" / f"{base.name}.py", base, device)
         failed += check["status"] != "identical"
