@@ -32,9 +32,9 @@ class Diagnostic:
 class FileOutcome:
     diagnostics: tuple[Diagnostic, ...]
     new_source: str | None  # None when nothing would change
-    # Whether new_source imports the package's launch-support module (engine.migrate_sources' `launch`),
-    # which must then be written with it.
-    imports_launch_module: bool = False
+    # The functions new_source imports from the package's launch-support module (engine.migrate_sources'
+    # `launch`), which must then be written with them.
+    launch_functions: tuple[str, ...] = ()
 
     @property
     def refused(self) -> tuple[Diagnostic, ...]:

@@ -21,10 +21,8 @@ ENVIRONMENT = "TRITON_MIGRATE_CHECK_FACTS"  # set (not "0"): stated facts are ch
 MARK = "Written by triton-migrate"  # in every docstring: a later run recognises what an earlier one wrote
 HEADER = '''"""Launch-time support for the tensor descriptors of this package's kernels.
 
-Written by triton-migrate (`migrate --write`), once per package:
-`descriptor_fits` decides a launch guard (TTD009), `stated_facts` hooks a
-kernel whose descriptors rely on facts stated to triton-migrate (TTD010).
-Regenerate it rather than edit it.
+Written by triton-migrate (`migrate --write`), once per package, with the
+functions that its migrated modules import. Regenerate it rather than edit it.
 """
 '''
 
@@ -138,11 +136,17 @@ ALLOCATOR = "ensure_allocator"  # the one that needs triton
 _NEEDS = {"descriptor_fits": ("ensure_allocator",), "stated_facts": ("check_facts", "ensure_allocator")}
 
 
-def module_source() -> str:
-    """`_triton_launch.py`: every function, public but the check that only `stated_facts` calls."""
+def module_source(called: list[str] = CALLED) -> str:
+    """`_triton_launch.py` with the functions of `called` (of CALLED) and those they call, public but the
+    check that only `stated_facts` calls: no more than the package's kernels use."""
     names = {name: name for name in _SOURCES} | {"check_facts": "_check_facts"}
-    functions = "\n".join(_filled(_SOURCES[name], names, "triton") for name in _SOURCES)
+    functions = "\n".join(_filled(_SOURCES[name], names, "triton") for name in needed(list(called)))
     return f"{HEADER}\nimport triton\n\n{functions}"
+
+
+def defined(source: str) -> set[str]:
+    """The functions of CALLED that a module an earlier run wrote (`source`) defines."""
+    return set(re.findall(r"^def (\w+)\(", source, flags=re.M)) & set(CALLED)
 
 
 def needed(called: list[str]) -> list[str]:

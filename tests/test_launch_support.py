@@ -17,7 +17,7 @@ from triton_migrate.engine import migrate_source
 from triton_migrate.rules import _launch_support as launch_support
 
 GUARDED = (D.FIXTURES / "launch_guard" / "before.py").read_text()
-MODULE = launch_support.module_source()
+MODULE = launch_support.module_source(["descriptor_fits"])  # what package()'s guarded kernels import
 
 
 def package(root, name="fla_like"):
@@ -35,6 +35,7 @@ def test_one_module_per_package_imported_as_the_package_is_and_pasted_into_a_scr
     result = invoke("--write", "--isolated", ".")
     assert result.exit_code == 0, result.stderr
     assert (tree / "fla_like" / "_triton_launch.py").read_text() == MODULE
+    assert "def descriptor_fits(" in MODULE and "stated_facts" not in MODULE  # nothing the package does not call
     assert sorted(p.name for p in tree.rglob("_triton_launch.py")) == ["_triton_launch.py"]
     chunk, fused = (tree / "fla_like/ops/gla/chunk.py").read_text(), (tree / "fla_like/ops/fused.py").read_text()
     assert "from ..._triton_launch import descriptor_fits\n" in chunk and "def descriptor_fits" not in chunk
@@ -74,7 +75,7 @@ def test_a_new_kernel_in_a_migrated_module_reuses_its_import(tree):
 def test_diff_shows_the_new_module_and_a_foreign_file_of_its_name_stops_the_write(tree):
     package(tree)
     result = invoke("--diff", "--isolated", "fla_like")
-    assert "+++ b/fla_like/_triton_launch.py" in result.stdout and "+def stated_facts(*facts):" in result.stdout
+    assert "+++ b/fla_like/_triton_launch.py" in result.stdout and "+def descriptor_fits(" in result.stdout
     put(tree, "fla_like/_triton_launch.py", "LAUNCH = 1\n")
     before = snapshot(tree)
     result = invoke("--write", "--isolated", "fla_like")
@@ -89,6 +90,17 @@ def test_an_older_module_of_ours_is_brought_up_to_date(tree):
     put(tree, "fla_like/_triton_launch.py", f'"""{launch_support.MARK}, long ago."""\n')
     assert invoke("--write", "--isolated", "fla_like").exit_code == 0
     assert (tree / "fla_like/_triton_launch.py").read_text() == MODULE
+
+
+def test_the_module_grows_with_what_later_runs_import_and_never_loses_a_function(tree):
+    package(tree)
+    assert invoke("--write", "--isolated", "fla_like/ops/fused.py").exit_code == 0
+    put(tree, "fla_like/ops/gemm.py", (D.FIXTURES / "stated_facts_gemm" / "before.py").read_text())
+    assert invoke("--write", "--isolated", "fla_like/ops/gemm.py").exit_code == 0
+    grown = (tree / "fla_like/_triton_launch.py").read_text()
+    assert grown == launch_support.module_source(["descriptor_fits", "stated_facts"])
+    assert invoke("--write", "--isolated", "fla_like/ops/gla").exit_code == 0  # guarded kernels only
+    assert (tree / "fla_like/_triton_launch.py").read_text() == grown  # gemm.py still imports stated_facts
 
 
 def test_stdin_pastes_it(tree):

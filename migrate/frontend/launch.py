@@ -6,8 +6,10 @@ package: relatively if it has a relative import (`from .._triton_launch import d
 pkg/ops/chunk.py, which holds however the package is vendored or renamed), else absolutely (`from
 pkg._triton_launch import ...`, which holds where a test loads the module by its path). A module outside
 any package (no `__init__.py` beside it: a script, a member of a namespace package) gets the functions
-pasted in instead: no import of a sibling file is sure to work there. A second run, or another group of files of the same package, finds
-the module there and leaves it; one that an older version wrote is rewritten; a file of that name that
+pasted in instead: no import of a sibling file is sure to work there. The module holds the functions its
+package's modules import, and every function an earlier run wrote there (modules outside this run may
+import those). A second run, or another group of files of the same package, finds the module there and
+leaves it, or adds what it needs; one that an older version wrote is rewritten; a file of that name that
 this tool did not write is an error, and the modules that need it are left untouched.
 """
 
@@ -55,16 +57,20 @@ def with_modules(results: list[FileResult]) -> list[FileResult]:
     """`results` and a result per launch-support module that their new texts import (`launch_module`): a new
     file, or an old one brought up to date. Where one cannot be written, the results that need it become
     errors."""
-    source = support.module_source()
-    made = {where: _module_result(where, source) for where in
-            sorted({r.launch_module for r in results if r.launch_module and r.new_text is not None})}
+    wanted: dict[str, set[str]] = {}
+    for result in results:
+        if result.launch_module and result.new_text is not None:
+            wanted.setdefault(result.launch_module, set()).update(result.launch_functions)
+    made = {where: _module_result(where, functions) for where, functions in sorted(wanted.items())}
     broken = {where for where, result in made.items() if result.error}
     kept = [replace(r, new_text=None, new_data=None, error=f"needs {r.launch_module}, which cannot be written")
             if r.launch_module in broken and r.new_text is not None else r for r in results]
     return kept + [result for result in made.values() if result.new_text is not None or result.error]
 
 
-def _module_result(where: str, source: str) -> FileResult:
+def _module_result(where: str, functions: set[str]) -> FileResult:
+    """The module at `where` holding `functions` and every function an earlier run wrote there (modules
+    outside this run may import those)."""
     try:
         current = read_bytes(where).decode("utf-8") if os.path.exists(where) else ""
     except (FileError, UnicodeDecodeError):
@@ -75,6 +81,7 @@ def _module_result(where: str, source: str) -> FileResult:
         return FileResult(where, error=f"{where} exists and was not written by triton-migrate; rename it "
                                        "(the migrated modules of its package import their launch support "
                                        "from it)")
+    source = support.module_source(sorted(functions | support.defined(current)))
     if current == source:
         return FileResult(where, text=current)
     return FileResult(where, text=current, new_text=source, new_data=source.encode("utf-8"))
