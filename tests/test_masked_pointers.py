@@ -177,3 +177,13 @@ def test_statements_the_rewrite_does_not_touch_keep_their_text():
     tl.store(p, w, boundary_check=(0,))
 '''
     assert long in migrated(source, Policy(target="pointer", line_length=88))
+
+
+def test_a_block_pointer_created_in_its_access_reads_the_shared_axes():
+    """`tl.load(tl.make_block_ptr(...))` (Helion writes every access so) takes the offsets and bounds that the
+    kernel's other accesses share, as a block pointer created by name does, not the block's corner plus the
+    coordinates inside it, which cost a helper's parts nothing but here doubled every access."""
+    text = (FIXTURES / "inline_creation" / "after.py").read_text()
+    assert "x_ptr + o_m[:, None] * stride_xm + o_n[None, :]," in lines(text)
+    assert "y_ptr + o_m[:, None] * stride_ym + o_n[None, :]," in lines(text)
+    assert "m_m = o_m < M" in lines(text) and "tl.cast(" not in text

@@ -824,8 +824,10 @@ class Sites:
             if named:
                 return ttd006_masked_pointers.shifted(self.language, held, offsets, strides,
                                                       self.moving_dims(value.creations))
-            # Rebuilt from the parts: the block's corner, then the offsets inside it, which do not change as it
-            # moves (in a helper inlined into its caller's loop, say): the compiler computes them once.
+            if id(pointer) in value.creations:  # created in the access (`tl.load(tl.make_block_ptr(...))`)
+                return ttd006_masked_pointers.addresses(base, strides, axes, self.namer.placeholder)
+            # Rebuilt from the parts a helper receives: the block's corner, then the offsets inside it, which do
+            # not change as the block moves in the caller's loop: the compiler computes them once.
             inside = ttd006_masked_pointers.inside(strides, [a.at_zero() for a in axes], self.namer.placeholder)
             corner = ttd006_masked_pointers.shifted(self.language, base, offsets, strides, range(len(axes)))
             return cst.BinaryOperation(corner, cst.Add(), inside)
