@@ -95,3 +95,16 @@ def test_merged_offsets_compute_what_the_block_pointers_did(tmp_path, policy, ol
         module.matmul[(3, 3)](a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), BM=16, BN=16, BK=16)
         outputs[which] = {"c": c}
     assert compare_outputs(outputs["before.py"], outputs["after.py"]) == []
+
+
+def test_the_comments_of_a_merged_offset_stay():
+    """gpt-oss's `# advance the KV block-pointers so they point at lo` stood above the advance that merged into
+    the other one's, and went with it: a comment above a dropped line goes to the next statement, a trailing
+    one too, and at the end of a block it ends the block."""
+    source = GEMM.replace("        a = tl.advance(a, (0, BK))\n        b = tl.advance(b, (BK, 0))\n",
+                          "        # both move on\n        a = tl.advance(a, (0, BK))  # along K\n"
+                          "        # the last line\n        b = tl.advance(b, (BK, 0))  # B too\n")
+    for policy in POLICIES.values():
+        found = migrate_source(source, policy=policy).new_source
+        assert ("        # both move on\n        off_k += BK  # along K\n        # the last line\n        # B too\n"
+                in found)

@@ -206,5 +206,19 @@ class _Merge(cst.CSTTransformer):
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
         return updated.with_changes(value=self.renamed.get(updated.value, updated.value))
 
-    def leave_SimpleStatementLine(self, original, updated):
-        return cst.RemoveFromParent() if id(original) in self.dropped else updated
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        """The block without the dropped lines; their comments (`# advance K and V to lo` above the advance
+        that merged into the other) go to the next statement, or end the block."""
+        body, comments = [], []
+        for old, new in zip(original.body, updated.body):
+            if id(old) in self.dropped:
+                comments += [*new.leading_lines, *_trailing(new)]
+                continue
+            body.append(new.with_changes(leading_lines=[*comments, *new.leading_lines]) if comments else new)
+            comments = []
+        return updated.with_changes(body=body, footer=[*comments, *updated.footer])
+
+
+def _trailing(line: cst.SimpleStatementLine) -> list[cst.EmptyLine]:
+    comment = line.trailing_whitespace.comment
+    return [] if comment is None else [cst.EmptyLine(comment=comment)]
