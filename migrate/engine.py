@@ -514,8 +514,8 @@ def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool, launch:
         new_module = branches.split(new_module, flag, policy.line_length)
     new_module = wrap.fit(_with_launch_support(new_module, unit, launch), unit.module, policy.line_length)
     new_source = new_module.code
-    imported = tuple(f for f in launch_support.CALLED
-                     if launch is not None and uses_name(new_module, unit.launch_names[f]))
+    imported = () if launch is None else \
+        tuple(f for f in launch_support.CALLED if uses_name(new_module, unit.launch_names[f]))
     return FileOutcome(tuple(diagnostics), new_source if new_source != unit.source else None, imported)
 
 

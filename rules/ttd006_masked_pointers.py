@@ -17,9 +17,11 @@ reads as a maintainer writes it by hand (flash-linear-attention's own migration,
   own line) and read by name at each load and store. One that moves holds them without the offsets it
   moves in, and each access adds those (`p + k_off1`; `p + tl.cast(k_off0, tl.int64) * stride` along a
   stride other than the unit one): one number per access, as a block pointer's lowering adds it, and
-  nothing carried through the loop. Where the name cannot hold them (a block pointer created inline in the
-  load, one a helper receives as parts or hands back as offsets) the access computes them from the parts:
-  the block's corner, then the coordinates inside it, which the compiler computes once for a loop.
+  nothing carried through the loop; block pointers that move alike share one offset (`off_k`,
+  rewrite/running_offsets.py). A block pointer created in its access (`tl.load(tl.make_block_ptr(...))`)
+  reads the shared offset vectors as a named one does. Where a helper receives it as parts or hands it back
+  as offsets, the access computes the pointers from the parts: the block's corner, then the coordinates
+  inside it, which the compiler computes once for the caller's loop.
 * Addresses in 64 bits, as a block pointer's: an offset vector that a stride scales is widened once, where
   it is defined. The offset vectors (`o_t`) and bounds (`m_t`) are shared by every access that can read
   them and moved out of the loops that do not change them (rewrite/offsets.py); one read once is written

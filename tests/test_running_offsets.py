@@ -56,7 +56,8 @@ def test_offsets_advanced_in_either_order_share_one():
     assert found.count("off_k = 0") == 1 and found.count("off_k += BK") == 1
 
 
-POLICIES = {"facts stated": FACTS, "default": Policy(line_length=120), "pointer": Policy(target="pointer", line_length=120)}
+POLICIES = {"facts stated": FACTS, "default": Policy(line_length=120),
+            "pointer": Policy(target="pointer", line_length=120)}
 
 
 def test_masked_operands_of_a_k_loop_share_one_offset_and_one_mask():

@@ -88,8 +88,8 @@ def a_range64(x_ptr, y_ptr, M, N, sxm, sym, BM: tl.constexpr, BN: tl.constexpr):
     o_m = pid_m * BM + tl.arange(0, BM).to(tl.int64)
     o_n = pid_n * BN + tl.arange(0, BN)
     mask = (o_m < M)[:, None] & (o_n < N)[None, :]
-    tl.store(y_ptr + o_m[:, None] * sym + o_n[None, :], tl.load(x_ptr + o_m[:, None] * sxm + o_n[None, :], mask=mask) + 1,
-             mask=mask)
+    x = tl.load(x_ptr + o_m[:, None] * sxm + o_n[None, :], mask=mask)
+    tl.store(y_ptr + o_m[:, None] * sym + o_n[None, :], x + 1, mask=mask)
 
 
 @triton.jit

@@ -28,8 +28,8 @@ class Namer:
         self.stems: dict[str, str] = {}  # block-pointer name -> stem
         # The offsets and bounds the masked-pointer form uses, by placeholder (rewrite/offsets.py names them).
         self.placeholders: dict[str, tuple[object, bool]] = {}
-        # The offset variables of plain descriptors, and the extent each runs along (rewrite/running_offsets.py
-        # merges those that always hold the same value).
+        # The offset variables of block pointers that move, in any form, and the extent each runs along
+        # (rewrite/running_offsets.py merges those that always hold the same value).
         self.running: dict[str, str] = {}
 
     def stem(self, name: str) -> str:
