@@ -14,6 +14,7 @@ from triton_migrate.analysis.walk import children
 from .blocks import filled, lost_comments, paths_to, removed
 from .dead_code import drop_dead_code
 from .offsets import share
+from .repeated import drop_repeated
 from .running_offsets import merge
 
 
@@ -143,6 +144,7 @@ class Rewriter(_Expressions):
         if self.namer.running:
             updated = merge(updated, self.namer.running, self.namer.taken, self.namer.placeholders)
         updated = share(updated, self.namer.placeholders, self.namer.taken, self.member_of)
+        updated = drop_repeated(original, updated, self.member_of)
         return drop_dead_code(original, updated, self.member_of)
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:

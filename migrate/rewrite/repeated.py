@@ -1,0 +1,219 @@
+"""Values the rewrite computes again where the kernel already holds them, written once as a maintainer would.
+
+Two cases, both on lines the rewrite wrote (lines the user wrote stay, repeated or not):
+
+* **A repeated statement.** A kernel that creates a block pointer again before its second loop (fla's
+  `parallel_based_fwd_kernel`: `p_k = tl.make_block_ptr(k + i_bh * T*K, (K, T), (1, K), (i_k * BK, i_c * BTL),
+  ...)` after the first loop advanced the first one) gets a running offset for where the pointer stands
+  (`off_t = i_c * BTL`), and the rest of the second creation (`p_k = k + i_bh * T*K + o_k[:, None] + ...`, or
+  a guarded `if USE_DESCRIPTORS: p_k_desc = tl.make_tensor_descriptor(...)`) is the first one again. It goes
+  when an earlier line of the same block is the same statement, assigns only names it does not read,
+  computes without side effects, and no line between them assigns a name either reads or writes: both run on
+  every path that reaches the second, in that order, so the second finds its targets holding what it would
+  assign.
+* **A value the kernel has a name for.** An offset the rewrite names (`o_k2 = i_k * BK + tl.arange(0, BK)`)
+  that the kernel already computes into a variable of its own (`o_k = i_k * BK + tl.arange(0, BK)`) reads
+  that variable instead. Both are assigned once in the function, the kernel's on every path to the
+  rewrite's (an earlier line of the same block or of a block around it), from names assigned once before
+  it or never (parameters): the two hold the same value wherever the rewrite's is read.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from triton_migrate.analysis.facts import AssignmentCollector, assigned_names, free_names
+from triton_migrate.analysis.values import canonical_code
+from triton_migrate.analysis.walk import walk
+from triton_migrate.rules.ttd005_hoist import PURE_MEMBERS, is_pure_call
+
+from .blocks import paths_to
+from .dead_code import RemoveLines
+
+# What a block pointer's rewritten creation calls.
+_CREATION = PURE_MEMBERS | {"arange", "cast", "make_tensor_descriptor"}
+
+
+def drop_repeated(original: cst.FunctionDef, updated: cst.FunctionDef, member_of) -> cst.FunctionDef:
+    """`updated` (the rewrite of `original`) without the values it computes again; `member_of` resolves a
+    call's name to its `triton.language` member (TritonNames.member)."""
+    kept = _Statements.of(original)
+    while True:  # a renamed offset may make the rewrite's mask of it the kernel's own (`m_k2 = o_k < K`)
+        found = _Repeats(kept, updated, member_of)
+        if not found.lines and not found.ifs:
+            return updated
+        wanted: set[int] = set()
+        paths_to(updated, found.lines | found.ifs, wanted)
+        updated = updated.visit(RemoveLines(found.lines, found.ifs, wanted))
+        if found.renamed:
+            wanted = set()
+            paths_to(updated, {id(name) for name in _names(updated, found.renamed)}, wanted)
+            updated = updated.visit(_Rename(found.renamed, wanted))
+
+
+class _Repeats:
+    """The lines to drop (`lines`, `ifs`: ids) and the names of the rewrite to read as the kernel's (`renamed`)."""
+
+    def __init__(self, kept: set[int], function: cst.FunctionDef, member_of) -> None:
+        self.kept, self.member_of = kept, member_of
+        collector = AssignmentCollector()
+        walk(collector, function.body)
+        self.assignments = {name: len(sources) for name, sources in collector.assignments.items()}
+        self.lines: set[int] = set()
+        self.ifs: set[int] = set()
+        self.renamed: dict[str, str] = {}
+        self._block(function.body, {}, set())
+
+    def _block(self, block: cst.BaseSuite, held: dict[str, str], defined: set[str]) -> None:
+        """`held`: value code -> the single-assignment name holding it on every path here; `defined`: the
+        single-assignment names assigned on every path here."""
+        held, defined = dict(held), set(defined)
+        earlier: dict[str, frozenset[str]] = {}  # a repeatable line's code -> the names it reads and writes
+        for line in block.body if isinstance(block, cst.IndentedBlock) else ():
+            code = _repeatable(line, self.member_of)
+            if id(line) not in self.kept and (code in earlier or self._renames(line, held)):
+                (self.ifs if isinstance(line, cst.If) else self.lines).add(id(line))
+                continue
+            written = assigned_names(line)
+            earlier = {other: names for other, names in earlier.items() if not names & written}
+            if code is not None:
+                earlier[code] = free_names(line)
+            if isinstance(line, cst.SimpleStatementLine):
+                self._holds(line, held, defined)
+            loop = free_names(line.target) if isinstance(line, cst.For) else frozenset()
+            for inner in _blocks(line):
+                self._block(inner, held, defined | {n for n in loop if self.assignments.get(n) == 1})
+
+    def _renames(self, line: cst.BaseStatement, held: dict[str, str]) -> bool:
+        """Whether `line` assigns, once, a value some other name holds here; if so, that name stands for it."""
+        assignment = _assignment(line)
+        if assignment is None or self.assignments.get(assignment[0]) != 1:
+            return False
+        holder = held.get(canonical_code(assignment[1]))
+        if holder is None or holder == assignment[0]:
+            return False
+        self.renamed[assignment[0]] = holder
+        return True
+
+    def _holds(self, line: cst.SimpleStatementLine, held: dict[str, str], defined: set[str]) -> None:
+        """Record what `line` assigns: the single-assignment names, and the value of one when it reads only
+        names that hold one value throughout."""
+        single = {name for name in assigned_names(line) if self.assignments.get(name) == 1}
+        defined |= single
+        assignment = _assignment(line)
+        if assignment is None or assignment[0] not in single or not _pure(assignment[1], self.member_of):
+            return
+        if all(name in defined or name not in self.assignments for name in free_names(assignment[1])):
+            held.setdefault(canonical_code(assignment[1]), assignment[0])
+
+
+def _blocks(line: cst.BaseStatement) -> list[cst.BaseSuite]:
+    """The blocks of a compound statement, an `elif`'s and an `else`'s included."""
+    if isinstance(line, cst.If):
+        rest = line.orelse
+        return [line.body, *(_blocks(rest) if isinstance(rest, cst.If) else [rest.body] if rest else [])]
+    if isinstance(line, (cst.For, cst.While)):
+        return [line.body, *([line.orelse.body] if line.orelse else [])]
+    if isinstance(line, cst.With):
+        return [line.body]
+    return []
+
+
+def _repeatable(line: cst.BaseStatement, member_of) -> str | None:
+    """The code of a line that gives its targets the same values each time it runs while the names it reads
+    keep theirs: assignments to plain names, computed without side effects from names none of them assigns,
+    or an `if` (without `else`) of them. None for any other line."""
+    test, body = None, [line]
+    if isinstance(line, cst.If):
+        if line.orelse is not None or not isinstance(line.body, cst.IndentedBlock):
+            return None
+        test, body = line.test, line.body.body
+    assignments = [_assignment(inner) for inner in body]
+    if None in assignments:
+        return None
+    values = [value for _, value in assignments] + ([test] if test is not None else [])
+    if not all(_pure(value, member_of) for value in values):
+        return None
+    if {target for target, _ in assignments} & frozenset().union(*map(free_names, values)):
+        return None
+    return "\n".join(f"{target} = {canonical_code(value)}" for target, value in assignments) + (
+        "" if test is None else f"\nif {canonical_code(test)}")
+
+
+def _assignment(line: cst.BaseStatement) -> tuple[str, cst.BaseExpression] | None:
+    """(name, value) of `name = value` on a line of its own."""
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+        return None
+    statement = line.body[0]
+    if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+        return None
+    target = statement.targets[0].target
+    return (target.value, statement.value) if isinstance(target, cst.Name) else None
+
+
+def _pure(expression: cst.BaseExpression, member_of) -> bool:
+    calls = _Calls()
+    walk(calls, expression)
+    return not calls.impure and all(is_pure_call(call, member_of, _CREATION) for call in calls.found)
+
+
+class _Calls(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: list[cst.Call] = []
+        self.impure = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.found.append(node)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self.impure = True
+
+
+class _Statements(cst.CSTVisitor):
+    """The ids of every statement of a function, in every block."""
+
+    def __init__(self) -> None:
+        self.ids: set[int] = set()
+
+    @classmethod
+    def of(cls, function: cst.FunctionDef) -> set[int]:
+        statements = cls()
+        walk(statements, function.body)
+        return statements.ids
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self.ids.update(map(id, node.body))
+
+
+def _names(function: cst.FunctionDef, spelled: dict[str, str]) -> list[cst.Name]:
+    """The Names in `function` that spell a key of `spelled`."""
+    class Names(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.found: list[cst.Name] = []
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value in spelled:
+                self.found.append(node)
+
+    names = Names()
+    walk(names, function)
+    return names.found
+
+
+class _Rename(cst.CSTTransformer):
+    """Variables read under other names; an attribute's or a keyword's name keeps its spelling."""
+
+    def __init__(self, renamed: dict[str, str], wanted: set[int]) -> None:
+        self.renamed, self.wanted = renamed, wanted
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return id(node) in self.wanted
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        return updated.with_changes(value=self.renamed.get(updated.value, updated.value))
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+        return updated.with_changes(attr=original.attr)
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        return updated.with_changes(keyword=original.keyword)
