@@ -7,7 +7,10 @@ Two kernels of the suite whose migrated form ran slower than the previous form (
 ways: the block pointers; `range64`, the axis vector widened before the start is added (o = start +
 arange.to(int64), the mask compared in 64 bits); `corner`, the previous form (the corner widened once, the
 coordinates inside the block int32 where the stride is 1); `widen_at_use`, int32 axis vectors and masks,
-widened where they meet a stride (o[:, None].to(tl.int64) * stride). Prints each one's time and its ratio to
+widened where they meet a stride (o[:, None].to(tl.int64) * stride); `sum_first`, range64's offsets summed
+before one pointer addition (the order of a block pointer's lowering); `corner_masks64`, corner's addresses
+with range64's masks (which of the two makes the corner form fast); `scalar_batch`, range64 with the batch
+offset a scalar instead of a one-element vector. Prints each one's time and its ratio to
 the block pointers, the median of interleaved rounds.
 """
 
@@ -32,6 +35,12 @@ def t_block(x_ptr, y_ptr, M, N, sxb, sxm, syb, syn, BM: tl.constexpr, BN: tl.con
 
 
 @triton.jit
+def _transpose(x, y, m_m, m_n):
+    v = tl.load(x, mask=m_m[None, :, None] & m_n[None, None, :])
+    tl.store(y, tl.permute(v, (0, 2, 1)), mask=m_n[None, :, None] & m_m[None, None, :])
+
+
+@triton.jit
 def t_range64(x_ptr, y_ptr, M, N, sxb, sxm, syb, syn, BM: tl.constexpr, BN: tl.constexpr):
     pid_m, pid_n, pid_b = tl.program_id(0), tl.program_id(1), tl.program_id(2)
     o_b = pid_b + tl.arange(0, 1).to(tl.int64)
@@ -39,10 +48,7 @@ def t_range64(x_ptr, y_ptr, M, N, sxb, sxm, syb, syn, BM: tl.constexpr, BN: tl.c
     o_n = pid_n * BN + tl.arange(0, BN).to(tl.int64)
     x = x_ptr + o_b[:, None, None] * sxb + o_m[None, :, None] * sxm + o_n[None, None, :]
     y = y_ptr + o_b[:, None, None] * syb + o_n[None, :, None] * syn + o_m[None, None, :]
-    m_m = o_m < M
-    m_n = o_n < N
-    v = tl.load(x, mask=m_m[None, :, None] & m_n[None, None, :])
-    tl.store(y, tl.permute(v, (0, 2, 1)), mask=m_n[None, :, None] & m_m[None, None, :])
+    _transpose(x, y, o_m < M, o_n < N)
 
 
 @triton.jit
@@ -68,10 +74,42 @@ def t_widen_at_use(x_ptr, y_ptr, M, N, sxb, sxm, syb, syn, BM: tl.constexpr, BN:
     o_n = pid_n * BN + tl.arange(0, BN)
     x = x_ptr + o_b[:, None, None].to(tl.int64) * sxb + o_m[None, :, None].to(tl.int64) * sxm + o_n[None, None, :]
     y = y_ptr + o_b[:, None, None].to(tl.int64) * syb + o_n[None, :, None].to(tl.int64) * syn + o_m[None, None, :]
-    m_m = o_m < M
-    m_n = o_n < N
-    v = tl.load(x, mask=m_m[None, :, None] & m_n[None, None, :])
-    tl.store(y, tl.permute(v, (0, 2, 1)), mask=m_n[None, :, None] & m_m[None, None, :])
+    _transpose(x, y, o_m < M, o_n < N)
+
+
+@triton.jit
+def t_sum_first(x_ptr, y_ptr, M, N, sxb, sxm, syb, syn, BM: tl.constexpr, BN: tl.constexpr):
+    pid_m, pid_n, pid_b = tl.program_id(0), tl.program_id(1), tl.program_id(2)
+    o_b = pid_b + tl.arange(0, 1).to(tl.int64)
+    o_m = pid_m * BM + tl.arange(0, BM).to(tl.int64)
+    o_n = pid_n * BN + tl.arange(0, BN).to(tl.int64)
+    x = x_ptr + (o_b[:, None, None] * sxb + o_m[None, :, None] * sxm + o_n[None, None, :])
+    y = y_ptr + (o_b[:, None, None] * syb + o_n[None, :, None] * syn + o_m[None, None, :])
+    _transpose(x, y, o_m < M, o_n < N)
+
+
+@triton.jit
+def t_corner_masks64(x_ptr, y_ptr, M, N, sxb, sxm, syb, syn, BM: tl.constexpr, BN: tl.constexpr):
+    pid_m, pid_n, pid_b = tl.program_id(0), tl.program_id(1), tl.program_id(2)
+    o_m = pid_m * BM + tl.arange(0, BM).to(tl.int64)
+    o_n = pid_n * BN + tl.arange(0, BN).to(tl.int64)
+    x = (x_ptr + tl.cast(pid_b, tl.int64) * sxb + tl.cast(pid_m * BM, tl.int64) * sxm + pid_n * BN
+         + (tl.arange(0, 1).to(tl.int64)[:, None, None] * sxb + tl.arange(0, BM).to(tl.int64)[None, :, None] * sxm
+            + tl.arange(0, BN)[None, None, :]))
+    y = (y_ptr + tl.cast(pid_b, tl.int64) * syb + tl.cast(pid_n * BN, tl.int64) * syn + pid_m * BM
+         + (tl.arange(0, 1).to(tl.int64)[:, None, None] * syb + tl.arange(0, BN).to(tl.int64)[None, :, None] * syn
+            + tl.arange(0, BM)[None, None, :]))
+    _transpose(x, y, o_m < M, o_n < N)
+
+
+@triton.jit
+def t_scalar_batch(x_ptr, y_ptr, M, N, sxb, sxm, syb, syn, BM: tl.constexpr, BN: tl.constexpr):
+    pid_m, pid_n, pid_b = tl.program_id(0), tl.program_id(1), tl.program_id(2)
+    o_m = pid_m * BM + tl.arange(0, BM).to(tl.int64)
+    o_n = pid_n * BN + tl.arange(0, BN).to(tl.int64)
+    x = x_ptr + tl.cast(pid_b, tl.int64) * sxb + o_m[None, :, None] * sxm + o_n[None, None, :]
+    y = y_ptr + tl.cast(pid_b, tl.int64) * syb + o_n[None, :, None] * syn + o_m[None, None, :]
+    _transpose(x, y, o_m < M, o_n < N)
 
 
 @triton.jit
@@ -116,7 +154,32 @@ def a_widen_at_use(x_ptr, y_ptr, M, N, sxm, sym, BM: tl.constexpr, BN: tl.conste
     tl.store(y, tl.load(x, mask=mask) + 1, mask=mask)
 
 
-FORMS = ("block", "range64", "corner", "widen_at_use")
+@triton.jit
+def a_sum_first(x_ptr, y_ptr, M, N, sxm, sym, BM: tl.constexpr, BN: tl.constexpr):
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    o_m = pid_m * BM + tl.arange(0, BM).to(tl.int64)
+    o_n = pid_n * BN + tl.arange(0, BN)
+    mask = (o_m < M)[:, None] & (o_n < N)[None, :]
+    x = tl.load(x_ptr + (o_m[:, None] * sxm + o_n[None, :]), mask=mask)
+    tl.store(y_ptr + (o_m[:, None] * sym + o_n[None, :]), x + 1, mask=mask)
+
+
+@triton.jit
+def a_corner_masks64(x_ptr, y_ptr, M, N, sxm, sym, BM: tl.constexpr, BN: tl.constexpr):
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    o_m = pid_m * BM + tl.arange(0, BM).to(tl.int64)
+    o_n = pid_n * BN + tl.arange(0, BN)
+    inner_x = tl.arange(0, BM).to(tl.int64)[:, None] * sxm + tl.arange(0, BN)[None, :]
+    inner_y = tl.arange(0, BM).to(tl.int64)[:, None] * sym + tl.arange(0, BN)[None, :]
+    x = x_ptr + tl.cast(pid_m * BM, tl.int64) * sxm + pid_n * BN + inner_x
+    y = y_ptr + tl.cast(pid_m * BM, tl.int64) * sym + pid_n * BN + inner_y
+    mask = (o_m < M)[:, None] & (o_n < N)[None, :]
+    tl.store(y, tl.load(x, mask=mask) + 1, mask=mask)
+
+
+a_scalar_batch = a_range64  # no batch dimension: the same as range64
+
+FORMS = ("block", "range64", "corner", "widen_at_use", "sum_first", "corner_masks64", "scalar_batch")
 
 
 def transpose_case(batch, M, N, dtype):
