@@ -47,7 +47,7 @@ Offsets are the same integers as on the descriptor path, so advances and loops r
 through masked pointers never write outside the checked extent, whatever the row width, and accept any
 offset sign.
 
-Fixtures: shared_offsets, recreate_in_loop, gemm_loop_advance, boundary_subset_refused, volatile_refused, rank6_refused, int64_offsets_refused,
+Fixtures: shared_offsets, loop_counter_reused, recreate_in_loop, gemm_loop_advance, boundary_subset_refused, volatile_refused, rank6_refused, int64_offsets_refused,
 small_last_block_refused, nonunit_stride_refused, unaligned_inner_offset_refused, negative_advance,
 constexpr_padding, order_per_branch, constexpr_branch_shapes, helper_conditional_check.
 """

@@ -57,6 +57,27 @@ def test_a_lower_bound_only_where_the_offset_may_be_negative():
     assert "tl.store(q, v, mask=(o_block2 >= 0) & (o_block2 < n))" in lines(text)
 
 
+def test_a_loop_counter_is_as_non_negative_as_its_own_loop():
+    """fla's fused_chunk_based_bwd_kernel counts `i` up from 0 in one loop and down past 0 in another
+    (`range(cdiv(T, BT) * BT - BT, -BT, -BT)`): in the first loop's body only the first loop's `i` reaches,
+    so its offsets need no lower bound; the second's do."""
+    source = '''def k(x, T, K, BT: tl.constexpr, BK: tl.constexpr):
+    for i in range(0, tl.cdiv(T, BT)):
+        p = tl.make_block_ptr(x, (T, K), (K, 1), (i * BT, 0), (BT, BK), (1, 0))
+        tl.store(p, tl.load(p, boundary_check=(0, 1)) + 1, boundary_check=(0, 1))
+    for i in range(tl.cdiv(T, BT) * BT - BT, -BT, -BT):
+        q = tl.make_block_ptr(x, (T, K), (K, 1), (i, 0), (BT, BK), (1, 0))
+        tl.store(q, tl.load(q, boundary_check=(0, 1)) * 2, boundary_check=(0, 1))
+    for i in range(0, T, BT):
+        i = i - BT  # the body assigns it: the loop's range no longer tells
+        r = tl.make_block_ptr(x, (T, K), (K, 1), (i, 0), (BT, BK), (1, 0))
+        tl.store(r, tl.load(r, boundary_check=(0, 1)) * 3, boundary_check=(0, 1))
+'''
+    found = lines(migrated(source))
+    assert "m_t = o_t < T" in found
+    assert sum(">= 0" in line for line in found) == 2, found
+
+
 def test_a_remainder_takes_the_sign_of_its_dividend():
     """The grouped ordering of Triton's GEMM tutorial: `pid % group_size_m` is never negative, whatever the
     divisor (Triton's `%` on a tensor is C's); `// group_size_m` may be, where `group_size_m` is."""

@@ -97,6 +97,8 @@ class FunctionFacts:
         self.inline = inline or Inline()
         self.params = {p.name.value for p in function.params.params + function.params.kwonly_params}
         self.names = names
+        self._function = function
+        self._counters: dict[int, cst.For] | None = None
         # id(node) -> (node, answer), per question: holding the node keeps its id from being reused
         self._free: dict[int, tuple] = {}
         self._code: dict[int, tuple] = {}
@@ -129,6 +131,15 @@ class FunctionFacts:
 
     def assigned(self, name: str) -> bool:
         return name in self.assignments
+
+    def counter_loop(self, name: cst.Name) -> cst.For | None:
+        """The loop whose counter this Name reads: the innermost `for` around it whose target it spells, in
+        the loop's body, which does not assign it (there, of the name's assignments, only the loop's reaches).
+        None elsewhere."""
+        if self._counters is None:
+            self._counters = {}
+            walk(_Counters(self._counters, {}), self._function.body)
+        return self._counters.get(id(name))
 
     def every_assignment(self, name: str, holds: Callable[[cst.CSTNode, frozenset[str]], bool],
                          path: frozenset[str]) -> bool:
@@ -298,9 +309,35 @@ def _remembered(memo: dict[int, tuple], node: cst.CSTNode, compute: Callable):
     return found[1]
 
 
+class _Counters(cst.CSTVisitor):
+    """Fills `found` (id of a Name -> the loop whose counter it reads, FunctionFacts.counter_loop); `loops`:
+    name -> the loop whose body this walk is in and whose counter that name is."""
+
+    def __init__(self, found: dict[int, cst.For], loops: dict[str, cst.For]) -> None:
+        self.found, self.loops = found, loops
+
+    def visit_Name(self, node: cst.Name) -> None:
+        loop = self.loops.get(node.value)
+        if loop is not None:
+            self.found[id(node)] = loop
+
+    def visit_For(self, node: cst.For) -> bool:
+        walk(self, node.iter)
+        if node.orelse is not None:
+            walk(self, node.orelse)
+        inner = dict(self.loops)
+        for name in free_names(node.target):
+            inner.pop(name, None)
+        if isinstance(node.target, cst.Name) and node.target.value not in assigned_names(node.body):
+            inner[node.target.value] = node
+        walk(_Counters(self.found, inner), node.body)
+        return False
+
+
 class _Proof:
     """A property of integer expressions proved by structural induction; local names need every
-    assignment to have it, loop variables a start and a step that have it."""
+    assignment to have it, loop variables a start and a step that have it (in their loop's body, only their
+    loop's: FunctionFacts.counter_loop)."""
 
     def __init__(self, facts: FunctionFacts) -> None:
         self.facts = facts
@@ -311,6 +348,9 @@ class _Proof:
             return self.literal(literal)
         kind = type(expr)  # not isinstance (an ABC's, a Python call): every term of every offset comes here
         if kind is cst.Name:
+            loop = self.facts.counter_loop(expr)
+            if loop is not None and expr.value not in seen:
+                return self._loop_variable(loop.iter, seen | {expr.value})
             return self.name(expr.value) or self.facts.every_assignment(expr.value, self._source, seen)
         if kind is cst.BinaryOperation:
             return self.binary(expr, seen)
