@@ -8,9 +8,11 @@ The rewrite: the descriptor is created once before the outermost such loop; insi
 offsets remain. On NVIDIA sm_90+ every device-side descriptor creation writes a 128-byte tensormap and
 fences (D20), so per-iteration creation costs real time. Creations under an `if` are not hoisted (their
 base may be `None` on the other path), nor are creations whose arguments call anything but pure
-`triton.language` functions.
+`triton.language` functions, nor one whose name another creation gives a handle of another type (Triton
+would carry the hoisted one through the other's loop, with two types, and refuse to compile).
 
-Fixtures: recreate_in_loop, recreate_in_loop_variant_base (not hoisted).
+Fixtures: recreate_in_loop, recreate_in_loop_variant_base (not hoisted), handle_name_reused (not hoisted: the
+name gets a handle of another type in a later loop, at whose head a hoisted one would be live).
 """
 
 from __future__ import annotations

@@ -114,7 +114,21 @@ class Results:
 
     def is_hoisted(self, creation: Creation) -> bool:
         return creation.hoist_before is not None and len(self.class_of(id(creation.call))) == 1 and \
-            self.uses_descriptors({id(creation.call)})
+            self.uses_descriptors({id(creation.call)}) and not self.shares_handle_name(creation)
+
+    def shares_handle_name(self, creation: Creation) -> bool:
+        """Whether another creation of the function assigns a handle of another type to the same name. Created
+        before its loop, the handle would be live at the head of the other's loop (fla's based backward:
+        `p_q` over `(T, K)` in one loop, over `(K, T)` in the next), which Triton then carries through that
+        loop, as a descriptor in and a pointer out, and refuses to compile."""
+        def kind(c: Creation) -> tuple:
+            impl = self.compat_impl(c) if self.policy.target == "compat" else None
+            return (self.facts.canonical_code(c.base), *map(self.facts.canonical_code, c.block), impl)
+
+        stem = self.namer.stem(creation.target)
+        return any(other.target is not None and id(other.call) not in self.class_of(id(creation.call)) and
+                   self.namer.stem(other.target) == stem and self.uses_descriptors({id(other.call)}) and
+                   kind(other) != kind(creation) for other in self.creations.values())
 
     def descriptor_statements(self, creation: Creation) -> list:
         value_stem = self.namer.stem(creation.target)
