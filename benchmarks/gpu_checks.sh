@@ -26,7 +26,7 @@ if [ "$phase" = tests ]; then
 elif [ "$phase" = speed ]; then
   for bundle in .hm-bundle-*; do
     extra=""; [ "$bundle" = .hm-bundle-facts ] && extra=--aligned-cases-only
-    python3 benchmarks/hand_migrations/compare.py --verify-bundle "$bundle" --device cuda $extra 2>&1 | tail -4
+    python3 benchmarks/hand_migrations/compare.py --verify-bundle "$bundle" --device cuda $extra 2>&1 | tail -20
   done
   python3 tests/realistic/run.py --device cuda --forms auto,strict,compat --allocator none -j 8 \
     --json "$out/realistic.json" 2>&1 | tail -4
