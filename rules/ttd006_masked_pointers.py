@@ -28,7 +28,8 @@ reads as a maintainer writes it by hand (flash-linear-attention's own migration,
   inline.
 * A mask only on the dimensions that were boundary-checked: `o_t < T`, and `o_t >= 0` only where the offset
   may be negative (program ids, `tl.arange`, non-negative loop counters and sums and products of those are
-  not); a bound its literals prove is not checked, and a dimension of one element at offset 0 adds nothing.
+  not); a bound its literals prove is not checked (nor a block at offset 0 as wide as its shape,
+  `tl.arange(0, BT) < BT`), and a dimension of one element at offset 0 adds nothing.
   Block pointers merged from creations that differ in what the mask reads (a compile-time `if` choosing
   `(V, K)` or `(K, V)`) are masked where each is created (`m_h = m_v[:, None] & m_k[None, :]`); parts
   that differ otherwise are assigned on each path (`p_base`, `p_stride0`; a block size as its range,
@@ -47,9 +48,10 @@ Offsets are the same integers as on the descriptor path, so advances and loops r
 through masked pointers never write outside the checked extent, whatever the row width, and accept any
 offset sign.
 
-Fixtures: shared_offsets, loop_counter_reused, recreate_in_loop, gemm_loop_advance, boundary_subset_refused, volatile_refused, rank6_refused, int64_offsets_refused,
-small_last_block_refused, nonunit_stride_refused, unaligned_inner_offset_refused, negative_advance,
-constexpr_padding, order_per_branch, constexpr_branch_shapes, helper_conditional_check.
+Fixtures: shared_offsets, loop_counter_reused, recreate_in_loop, gemm_loop_advance, boundary_subset_refused,
+volatile_refused, rank6_refused, int64_offsets_refused, small_last_block_refused, nonunit_stride_refused,
+unaligned_inner_offset_refused, negative_advance, constexpr_padding, order_per_branch, constexpr_branch_shapes,
+helper_conditional_check.
 """
 
 from __future__ import annotations
@@ -137,9 +139,14 @@ class Bound:
         return ("bound", self.axis.key(), canonical_code(self.shape), self.lower)
 
     def always(self) -> bool:
-        """Literals that put the whole block inside the shape: nothing to check."""
+        """Literals that put the whole block inside the shape, or a block at offset 0 as wide as the shape
+        (`tl.arange(0, BT) < BT`, the whole of a `(T, BT)` tile's columns): nothing to check."""
         offset, block, shape = (int_value(e) for e in (self.axis.offset, self.axis.block, self.shape))
-        return not self.axis.ranged and None not in (offset, block, shape) and 0 <= offset and offset + block <= shape
+        if self.axis.ranged:
+            return False
+        if offset == 0 and canonical_code(self.axis.block) == canonical_code(self.shape):
+            return True
+        return None not in (offset, block, shape) and 0 <= offset and offset + block <= shape
 
     def parts(self) -> list[cst.BaseExpression]:
         return self.axis.parts() + [self.shape]

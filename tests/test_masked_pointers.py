@@ -78,6 +78,21 @@ def test_a_loop_counter_is_as_non_negative_as_its_own_loop():
     assert sum(">= 0" in line for line in found) == 2, found
 
 
+def test_a_block_as_wide_as_its_shape_at_offset_zero_is_not_checked():
+    """fla's `(T, BT)` tiles of a chunk's attention matrix: `tl.arange(0, BT) < BT` cannot fail, so the columns
+    carry no mask (the rows still do); a block narrower than its shape, or elsewhere, keeps its check."""
+    source = '''def k(a, b, T, K, BT: tl.constexpr, BK: tl.constexpr):
+    i_t = tl.program_id(0)
+    p_a = tl.make_block_ptr(a, (T, BT), (BT, 1), (i_t * BT, 0), (BT, BT), (1, 0))
+    tl.store(p_a, tl.load(p_a, boundary_check=(0, 1)) + 1, boundary_check=(0, 1))
+    p_b = tl.make_block_ptr(b, (T, K), (K, 1), (i_t * BT, 0), (BT, BK), (1, 0))
+    tl.store(p_b, tl.load(p_b, boundary_check=(0, 1)) + 1, boundary_check=(0, 1))
+'''
+    text = migrated(source)
+    assert "< BT" not in text, text
+    assert "mask=m_t[:, None]" in text and "o_k < K" in text
+
+
 def test_a_remainder_takes_the_sign_of_its_dividend():
     """The grouped ordering of Triton's GEMM tutorial: `pid % group_size_m` is never negative, whatever the
     divisor (Triton's `%` on a tensor is C's); `// group_size_m` may be, where `group_size_m` is."""
@@ -191,7 +206,8 @@ def test_generated_names_leave_the_users_alone():
 
 
 def test_statements_the_rewrite_does_not_touch_keep_their_text():
-    long = "    w = tl.load(x + tl.arange(0, BT) * 2 + tl.arange(0, BT) * 3 + tl.arange(0, BT) * 5 + tl.arange(0, BT))\n"
+    long = ("    w = tl.load(x + tl.arange(0, BT) * 2 + tl.arange(0, BT) * 3 + tl.arange(0, BT) * 5"
+            " + tl.arange(0, BT))\n")
     source = f'''def k(x, y, T, BT: tl.constexpr):
     i_t = tl.program_id(0)
 {long}    p = tl.make_block_ptr(y, (T,), (1,), (i_t * BT,), (BT,), (0,))

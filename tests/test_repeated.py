@@ -91,6 +91,26 @@ def test_an_offset_and_a_mask_the_kernel_holds_are_read_from_its_variables():
     assert "\n".join(found).count("m_t[:, None] & m_v[None, :]") == 2
 
 
+def test_a_part_of_a_line_reads_the_variable_that_holds_it():
+    """fla's kernels hold `o_i = tl.arange(0, BT)`; the rows of a block at `i_t * BT` are `i_t * BT + o_i`, as its
+    maintainers wrote them, widened where a stride scales them."""
+    source = OWN_OFFSETS.replace("    o_v = i_v * BV", "    o_i = tl.arange(0, BT)\n    o_v = i_v * BV")
+    assert "o_t = i_t * BT + o_i.to(tl.int64)" in lines(source)
+
+
+def test_what_stood_above_a_dropped_line_stays():
+    """The blank line and the comment between two paragraphs of the kernel stood above the offsets of a block
+    pointer, which the kernel already held: they stay above the next line."""
+    source = OWN_OFFSETS.replace(
+        "    p_x = tl.make_block_ptr(x, (T, V), (V, 1), (i_t * BT, i_v * BV), (BT, BV), (1, 0))\n"
+        "    p_y = tl.make_block_ptr(y, (T, V), (V, 1), (i_t * BT, i_v * BV), (BT, BV), (1, 0))\n"
+        "    tl.store(p_y, tl.load(p_x, boundary_check=(0, 1)) * b_s[None, :], boundary_check=(0, 1))\n",
+        "\n    # one row\n    p_y = tl.make_block_ptr(y + i_t * V, (V,), (1,), (i_v * BV,), (BV,), (0,))\n"
+        "    tl.store(p_y, b_s, boundary_check=(0,))\n")
+    found = migrated(source)
+    assert "other=0.)\n\n    # one row\n    p_y = y + i_t * V + o_v\n" in found, found
+
+
 @pytest.mark.parametrize("change", [
     ("    b_s = tl.load(", "    o_v = o_v + 0\n    b_s = tl.load("),  # assigned twice
     ("    i_t, i_v = tl.program_id(0), tl.program_id(1)\n",

@@ -96,21 +96,16 @@ def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: t
     i_h = tl.program_id(0)
     b_h = tl.zeros((K,), dtype=tl.float32)
     o_k = tl.arange(0, K)
-    m_k = o_k < K
     for i_t in range(0, tl.cdiv(T, BT)):
         o_t2 = i_t * BT + tl.arange(0, BT).to(tl.int64)
         p_k = k_ptr + i_h * K + o_t2[:, None] * (H * K) + o_k[None, :]
         p_g = g_ptr + i_h + o_t2 * H
         m_t2 = o_t2 < T
-        b_k = tl.load(p_k, mask=m_t2[:, None] & m_k[None, :]).to(tl.float32)
+        b_k = tl.load(p_k, mask=m_t2[:, None]).to(tl.float32)
         b_g = tl.load(p_g, mask=m_t2).to(tl.float32)
         b_h = b_h * tl.exp(tl.sum(b_g)) + tl.sum(b_k * b_g[:, None], axis=0)
         p_o = o_ptr + i_h * K + o_t2[:, None] * (H * K) + o_k[None, :]
-        tl.store(
-            p_o,
-            (b_k + b_h[None, :]).to(p_o.dtype.element_ty),
-            mask=m_t2[:, None] & m_k[None, :],
-        )
+        tl.store(p_o, (b_k + b_h[None, :]).to(p_o.dtype.element_ty), mask=m_t2[:, None])
 
 
 @triton.jit
@@ -212,7 +207,7 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     # loop over k, v and update accumulator
     for start_n in range(0, hi, BLOCK_N):
         start_n = tl.multiple_of(start_n, BLOCK_N)
-        m_n = off_n_ctx + tl.arange(0, BLOCK_N) < N_CTX
+        m_n = off_n_ctx + offs_n < N_CTX
         # -- compute qk ----
         k = tl.load(
             K_block_ptr + tl.cast(off_n_ctx, tl.int64) * stride_kn,

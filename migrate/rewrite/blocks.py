@@ -47,6 +47,21 @@ def _pass_comments_on(body) -> tuple[list, list]:
     return kept, held
 
 
+def without_lines(original: cst.IndentedBlock, updated: cst.IndentedBlock, dropped: set[int]) -> cst.IndentedBlock:
+    """`updated` (the rebuilt `original`) without the statements whose original ids are in `dropped`; what
+    stood above each (comments, blank lines) and a comment that ended its line go to the next statement
+    kept, or end the block."""
+    body, held = [], []
+    for old, new in zip(original.body, updated.body):
+        if id(old) in dropped:
+            comment = new.trailing_whitespace.comment if isinstance(new, cst.SimpleStatementLine) else None
+            held += [*new.leading_lines, *([cst.EmptyLine(comment=comment)] if comment else [])]
+            continue
+        body.append(new.with_changes(leading_lines=[*held, *new.leading_lines]) if held else new)
+        held = []
+    return updated.with_changes(body=body, footer=[*held, *updated.footer])
+
+
 def paths_to(node: cst.CSTNode, edited, found: set[int]) -> bool:
     """Add the ids of `node` and of the nodes below it that lead to an edited node to `found`; True if any."""
     hit = id(node) in edited

@@ -44,7 +44,7 @@ def drop_dead_code(original: cst.FunctionDef, updated: cst.FunctionDef, member_o
             return updated
         wanted: set[int] = set()
         paths_to(updated, {*map(id, lines), *map(id, ifs)}, wanted)
-        updated = updated.visit(RemoveLines({*map(id, lines)}, {*map(id, ifs)}, wanted))
+        updated = updated.visit(_DeadCode({*map(id, lines)}, {*map(id, ifs)}, wanted))
 
 
 class _Scan(cst.CSTVisitor):
@@ -104,10 +104,7 @@ class _Scan(cst.CSTVisitor):
         self.mentioned.add(node.value)
 
 
-class RemoveLines(cst.CSTTransformer):
-    """Removes the lines and the `if`s of the ids `lines` and `ifs`, entering only the nodes of `wanted` (the
-    paths down to them); an `if` whose `else` was emptied loses its `else` only."""
-
+class _DeadCode(cst.CSTTransformer):
     def __init__(self, lines: set[int], ifs: set[int], wanted: set[int]) -> None:
         self.lines, self.ifs, self.wanted = lines, ifs, wanted
 
@@ -125,7 +122,7 @@ class RemoveLines(cst.CSTTransformer):
             return updated
         if _has_empty_else(updated):
             return updated.with_changes(orelse=None)
-        # chosen as removable (empty, or repeating an earlier one): removing goes no further than the choice
+        # chosen as removable: this pass can only have emptied its body further
         return removed(cst.SimpleStatementLine([cst.Pass()], leading_lines=updated.leading_lines))
 
 

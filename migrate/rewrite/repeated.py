@@ -15,7 +15,11 @@ Two cases, both on lines the rewrite wrote (lines the user wrote stay, repeated 
   that the kernel already computes into a variable of its own (`o_k = i_k * BK + tl.arange(0, BK)`) reads
   that variable instead. Both are assigned once in the function, the kernel's on every path to the
   rewrite's (an earlier line of the same block or of a block around it), from names assigned once before
-  it or never (parameters): the two hold the same value wherever the rewrite's is read.
+  it or never (parameters): the two hold the same value wherever the rewrite's is read. A part of a line
+  the rewrite wrote reads such a variable in the same way (`o_t = i_t * BT + o_i.to(tl.int64)` where the
+  kernel has `o_i = tl.arange(0, BT)`, as fla's maintainers wrote it).
+
+What stood above a dropped line (a comment, the blank line between two paragraphs) goes to the next one.
 """
 
 from __future__ import annotations
@@ -24,11 +28,10 @@ import libcst as cst
 
 from triton_migrate.analysis.facts import AssignmentCollector, assigned_names, free_names
 from triton_migrate.analysis.values import canonical_code
-from triton_migrate.analysis.walk import walk
+from triton_migrate.analysis.walk import children, walk
 from triton_migrate.rules.ttd005_hoist import PURE_MEMBERS, is_pure_call
 
-from .blocks import paths_to
-from .dead_code import RemoveLines
+from .blocks import filled, paths_to, without_lines
 
 # What a block pointer's rewritten creation calls.
 _CREATION = PURE_MEMBERS | {"arange", "cast", "make_tensor_descriptor"}
@@ -37,14 +40,18 @@ _CREATION = PURE_MEMBERS | {"arange", "cast", "make_tensor_descriptor"}
 def drop_repeated(original: cst.FunctionDef, updated: cst.FunctionDef, member_of) -> cst.FunctionDef:
     """`updated` (the rewrite of `original`) without the values it computes again; `member_of` resolves a
     call's name to its `triton.language` member (TritonNames.member)."""
-    kept = _Statements.of(original)
+    kept = _nodes(original)
     while True:  # a renamed offset may make the rewrite's mask of it the kernel's own (`m_k2 = o_k < K`)
         found = _Repeats(kept, updated, member_of)
-        if not found.lines and not found.ifs:
+        if found.replaced:
+            wanted = set()
+            paths_to(updated, set(found.replaced), wanted)
+            updated = updated.visit(_Replace(found.replaced, wanted))
+        if not found.dropped:
             return updated
         wanted: set[int] = set()
-        paths_to(updated, found.lines | found.ifs, wanted)
-        updated = updated.visit(RemoveLines(found.lines, found.ifs, wanted))
+        paths_to(updated, found.dropped, wanted)
+        updated = updated.visit(_Drop(found.dropped, wanted))
         if found.renamed:
             wanted = set()
             paths_to(updated, {id(name) for name in _names(updated, found.renamed)}, wanted)
@@ -52,16 +59,18 @@ def drop_repeated(original: cst.FunctionDef, updated: cst.FunctionDef, member_of
 
 
 class _Repeats:
-    """The lines to drop (`lines`, `ifs`: ids) and the names of the rewrite to read as the kernel's (`renamed`)."""
+    """The lines to drop (`dropped`: ids), the names of the rewrite to read as the kernel's (`renamed`), and the
+    expressions to read from a name that holds their value (`replaced`)."""
 
     def __init__(self, kept: set[int], function: cst.FunctionDef, member_of) -> None:
+        """`kept`: the ids of the nodes of the original function (_nodes): lines and parts the user wrote."""
         self.kept, self.member_of = kept, member_of
         collector = AssignmentCollector()
         walk(collector, function.body)
         self.assignments = {name: len(sources) for name, sources in collector.assignments.items()}
-        self.lines: set[int] = set()
-        self.ifs: set[int] = set()
+        self.dropped: set[int] = set()
         self.renamed: dict[str, str] = {}
+        self.replaced: dict[int, str] = {}  # id of an expression -> the name that holds its value
         self._block(function.body, {}, set())
 
     def _block(self, block: cst.BaseSuite, held: dict[str, str], defined: set[str]) -> None:
@@ -72,8 +81,10 @@ class _Repeats:
         for line in block.body if isinstance(block, cst.IndentedBlock) else ():
             code = _repeatable(line, self.member_of)
             if id(line) not in self.kept and (code in earlier or self._renames(line, held)):
-                (self.ifs if isinstance(line, cst.If) else self.lines).add(id(line))
+                self.dropped.add(id(line))
                 continue
+            if id(line) not in self.kept and isinstance(line, cst.SimpleStatementLine):
+                self._reads_held(line, held)
             written = assigned_names(line)
             earlier = {other: names for other, names in earlier.items() if not names & written}
             if code is not None:
@@ -94,6 +105,23 @@ class _Repeats:
             return False
         self.renamed[assignment[0]] = holder
         return True
+
+    def _reads_held(self, line: cst.SimpleStatementLine, held: dict[str, str]) -> None:
+        """The parts of `line` that compute a value some name holds here (`tl.arange(0, BT)` in
+        `p_A = A + o_t[:, None] * BT + tl.arange(0, BT)[None, :]`, where the kernel has `o_i = tl.arange(0, BT)`)
+        read that name instead; the line's own target is never one."""
+        own = assigned_names(line)
+        pending: list[cst.CSTNode] = list(line.body)
+        while pending:
+            node = pending.pop()
+            if id(node) in self.kept:  # the user's own code, carried into the line (`mask=tl.arange(0, BN) < N`)
+                continue
+            if type(node) in (cst.Call, cst.BinaryOperation) and _pure(node, self.member_of):
+                holder = held.get(canonical_code(node))
+                if holder is not None and holder not in own:
+                    self.replaced[id(node)] = holder
+                    continue
+            pending.extend(children(node))
 
     def _holds(self, line: cst.SimpleStatementLine, held: dict[str, str], defined: set[str]) -> None:
         """Record what `line` assigns: the single-assignment names, and the value of one when it reads only
@@ -169,20 +197,14 @@ class _Calls(cst.CSTVisitor):
         self.impure = True
 
 
-class _Statements(cst.CSTVisitor):
-    """The ids of every statement of a function, in every block."""
-
-    def __init__(self) -> None:
-        self.ids: set[int] = set()
-
-    @classmethod
-    def of(cls, function: cst.FunctionDef) -> set[int]:
-        statements = cls()
-        walk(statements, function.body)
-        return statements.ids
-
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self.ids.update(map(id, node.body))
+def _nodes(function: cst.FunctionDef) -> set[int]:
+    """The ids of every node of `function`: what the user wrote, where the rewrite kept it."""
+    found, pending = set(), [function.body]
+    while pending:
+        node = pending.pop()
+        found.add(id(node))
+        pending.extend(children(node))
+    return found
 
 
 def _names(function: cst.FunctionDef, spelled: dict[str, str]) -> list[cst.Name]:
@@ -198,6 +220,33 @@ def _names(function: cst.FunctionDef, spelled: dict[str, str]) -> list[cst.Name]
     names = Names()
     walk(names, function)
     return names.found
+
+
+class _Drop(cst.CSTTransformer):
+    """The statements of `dropped` (ids) removed, on the paths `wanted`; what stood above each goes on."""
+
+    def __init__(self, dropped: set[int], wanted: set[int]) -> None:
+        self.dropped, self.wanted = dropped, wanted
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return id(node) in self.wanted
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        return filled(without_lines(original, updated, self.dropped))
+
+
+class _Replace(cst.CSTTransformer):
+    """Expressions replaced by the names that hold their values (`replaced`: id -> name), on the paths `wanted`."""
+
+    def __init__(self, replaced: dict[int, str], wanted: set[int]) -> None:
+        self.replaced, self.wanted = replaced, wanted
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return id(node) in self.wanted and id(node) not in self.replaced
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
+        name = self.replaced.get(id(original))
+        return updated if name is None else cst.Name(name, lpar=original.lpar, rpar=original.rpar)
 
 
 class _Rename(cst.CSTTransformer):

@@ -22,7 +22,7 @@ import libcst as cst
 from triton_migrate.analysis.facts import assigned_names, free_names
 from triton_migrate.analysis.values import canonical_code
 
-from .blocks import paths_to
+from .blocks import paths_to, without_lines
 
 _SIMPLE = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Expr, cst.Pass)
 
@@ -209,16 +209,4 @@ class _Merge(cst.CSTTransformer):
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
         """The block without the dropped lines; their comments (`# advance K and V to lo` above the advance
         that merged into the other) go to the next statement, or end the block."""
-        body, comments = [], []
-        for old, new in zip(original.body, updated.body):
-            if id(old) in self.dropped:
-                comments += [*new.leading_lines, *_trailing(new)]
-                continue
-            body.append(new.with_changes(leading_lines=[*comments, *new.leading_lines]) if comments else new)
-            comments = []
-        return updated.with_changes(body=body, footer=[*comments, *updated.footer])
-
-
-def _trailing(line: cst.SimpleStatementLine) -> list[cst.EmptyLine]:
-    comment = line.trailing_whitespace.comment
-    return [] if comment is None else [cst.EmptyLine(comment=comment)]
+        return without_lines(original, updated, self.dropped)

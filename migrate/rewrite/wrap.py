@@ -529,7 +529,8 @@ def _magic_comma(tokens: list[_Token]) -> bool:
     for closing, opening in pairs.items():
         if tokens[closing - 1].text != "," or closing - 1 == opening:
             continue
-        commas = sum(1 for i in range(opening + 1, closing) if tokens[i].text == "," and depths[i] == depths[closing] + 1)
+        commas = sum(1 for i in range(opening + 1, closing)
+                     if tokens[i].text == "," and depths[i] == depths[closing] + 1)
         subscript = tokens[closing].text == "]" and opening > 0 and tokens[opening - 1].ends_operand
         if tokens[closing].text == "}" or commas > 1 or not (subscript or tokens[closing].text == ")"):
             return True
