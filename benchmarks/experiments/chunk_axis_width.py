@@ -1,0 +1,110 @@
+"""Which spelling of a chunk loop's row axis runs fastest on a GPU (an experiment, not a test).
+
+    python benchmarks/experiments/chunk_axis_width.py [--rounds 5]
+
+The suite's gated_chunks (fla's chunked state update: a loop over chunks of T rows, each loaded, reduced and
+stored) ran at 1.02x of its block pointers in today's form and at 1.11x in a9fbbd1's. Four ways: the block
+pointers; `range64`, today's (`o_t = i_t * BT + tl.arange(0, BT).to(tl.int64)`, the mask compared in 64
+bits); `widen_at_use`, a9fbbd1's (int32 rows and mask, widened where the stride scales them); `mask32`, the
+64-bit rows for the addresses and an int32 copy for the mask. Prints each one's time and its ratio to the
+block pointers, the median of interleaved rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+
+import torch
+import triton
+import triton.language as tl
+from triton.testing import do_bench
+
+
+@triton.jit
+def g_block(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: tl.constexpr):
+    i_h = tl.program_id(0)
+    b_h = tl.zeros((K,), dtype=tl.float32)
+    for i_t in range(0, tl.cdiv(T, BT)):
+        p_k = tl.make_block_ptr(k_ptr + i_h * K, (T, K), (H * K, 1), (i_t * BT, 0), (BT, K), (1, 0))
+        p_g = tl.make_block_ptr(g_ptr + i_h, (T,), (H,), (i_t * BT,), (BT,), (0,))
+        b_k = tl.load(p_k, boundary_check=(0, 1)).to(tl.float32)
+        b_g = tl.load(p_g, boundary_check=(0,)).to(tl.float32)
+        b_h = b_h * tl.exp(tl.sum(b_g)) + tl.sum(b_k * b_g[:, None], axis=0)
+        p_o = tl.make_block_ptr(o_ptr + i_h * K, (T, K), (H * K, 1), (i_t * BT, 0), (BT, K), (1, 0))
+        tl.store(p_o, (b_k + b_h[None, :]).to(p_o.dtype.element_ty), boundary_check=(0, 1))
+
+
+@triton.jit
+def _step(p_k, p_g, p_o, m_t, b_h):
+    b_k = tl.load(p_k, mask=m_t[:, None]).to(tl.float32)
+    b_g = tl.load(p_g, mask=m_t).to(tl.float32)
+    b_h = b_h * tl.exp(tl.sum(b_g)) + tl.sum(b_k * b_g[:, None], axis=0)
+    tl.store(p_o, (b_k + b_h[None, :]).to(p_o.dtype.element_ty), mask=m_t[:, None])
+    return b_h
+
+
+@triton.jit
+def g_range64(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: tl.constexpr):
+    i_h = tl.program_id(0)
+    b_h = tl.zeros((K,), dtype=tl.float32)
+    o_k = tl.arange(0, K)
+    for i_t in range(0, tl.cdiv(T, BT)):
+        o_t = i_t * BT + tl.arange(0, BT).to(tl.int64)
+        b_h = _step(k_ptr + i_h * K + o_t[:, None] * (H * K) + o_k[None, :], g_ptr + i_h + o_t * H,
+                    o_ptr + i_h * K + o_t[:, None] * (H * K) + o_k[None, :], o_t < T, b_h)
+
+
+@triton.jit
+def g_widen_at_use(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: tl.constexpr):
+    i_h = tl.program_id(0)
+    b_h = tl.zeros((K,), dtype=tl.float32)
+    o_k = tl.arange(0, K)
+    for i_t in range(0, tl.cdiv(T, BT)):
+        o_t = i_t * BT + tl.arange(0, BT)
+        b_h = _step(k_ptr + i_h * K + o_t.to(tl.int64)[:, None] * (H * K) + o_k[None, :],
+                    g_ptr + i_h + o_t.to(tl.int64) * H,
+                    o_ptr + i_h * K + o_t.to(tl.int64)[:, None] * (H * K) + o_k[None, :], o_t < T, b_h)
+
+
+@triton.jit
+def g_mask32(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: tl.constexpr):
+    i_h = tl.program_id(0)
+    b_h = tl.zeros((K,), dtype=tl.float32)
+    o_k = tl.arange(0, K)
+    for i_t in range(0, tl.cdiv(T, BT)):
+        o_t = i_t * BT + tl.arange(0, BT).to(tl.int64)
+        b_h = _step(k_ptr + i_h * K + o_t[:, None] * (H * K) + o_k[None, :], g_ptr + i_h + o_t * H,
+                    o_ptr + i_h * K + o_t[:, None] * (H * K) + o_k[None, :], i_t * BT + tl.arange(0, BT) < T, b_h)
+
+
+FORMS = ("block", "range64", "widen_at_use", "mask32")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    for T, H, K in [(8192, 16, 64), (1000, 8, 64), (4097, 32, 128)]:
+        k = torch.randn(T, H, K, device="cuda", dtype=torch.float16)
+        g = torch.rand(T, H, device="cuda", dtype=torch.float16) * -0.01
+        launches, reference = {}, None
+        for form in FORMS:
+            o = torch.empty_like(k)
+            launch = (lambda kernel, o: lambda: kernel[(H,)](k, g, o, T, H=H, K=K, BT=64))(globals()[f"g_{form}"], o)
+            launch()
+            reference = o if reference is None else reference
+            assert torch.equal(o, reference), f"{form} differs from the block pointers"
+            launches[form] = launch
+        times = {form: [] for form in FORMS}
+        for _ in range(args.rounds):
+            for form in FORMS:
+                times[form].append(do_bench(launches[form], warmup=25, rep=100))
+        base = statistics.median(times["block"])
+        cells = "  ".join(f"{f} {statistics.median(t) * 1e3:8.1f} us {base / statistics.median(t):5.3f}x"
+                          for f, t in times.items())
+        print(f"gated_chunks T={T} H={H} K={K}  {cells}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
