@@ -6,7 +6,9 @@ The suite's gated_chunks (fla's chunked state update: a loop over chunks of T ro
 stored) ran at 1.02x of its block pointers in today's form and at 1.11x in a9fbbd1's. Four ways: the block
 pointers; `range64`, today's (`o_t = i_t * BT + tl.arange(0, BT).to(tl.int64)`, the mask compared in 64
 bits); `widen_at_use`, a9fbbd1's (int32 rows and mask, widened where the stride scales them); `mask32`, the
-64-bit rows for the addresses and an int32 copy for the mask. Prints each one's time and its ratio to the
+64-bit rows for the addresses and an int32 copy for the mask; `corner_local`, exact without 64-bit rows: the
+block's first row widened as a scalar, the rows inside it scaled once before the loop, and the mask
+`tl.arange(0, BT) < T - i_t * BT`, which cannot wrap. Prints each one's time and its ratio to the
 block pointers, the median of interleaved rounds.
 """
 
@@ -78,7 +80,19 @@ def g_mask32(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: tl.co
                     o_ptr + i_h * K + o_t[:, None] * (H * K) + o_k[None, :], i_t * BT + tl.arange(0, BT) < T, b_h)
 
 
-FORMS = ("block", "range64", "widen_at_use", "mask32")
+@triton.jit
+def g_corner_local(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: tl.constexpr):
+    i_h = tl.program_id(0)
+    b_h = tl.zeros((K,), dtype=tl.float32)
+    o_i = tl.arange(0, BT)
+    inner = o_i.to(tl.int64)[:, None] * (H * K) + tl.arange(0, K)[None, :]  # the same in every iteration
+    for i_t in range(0, tl.cdiv(T, BT)):
+        start = tl.cast(i_t * BT, tl.int64)
+        b_h = _step(k_ptr + i_h * K + start * (H * K) + inner, g_ptr + i_h + start * H + o_i.to(tl.int64) * H,
+                    o_ptr + i_h * K + start * (H * K) + inner, o_i < T - i_t * BT, b_h)
+
+
+FORMS = ("block", "range64", "widen_at_use", "mask32", "corner_local")
 
 
 def main() -> None:
