@@ -151,22 +151,23 @@ def test_what_is_written_once_computes_what_the_block_pointers_did(tmp_path, pol
 
 
 def _two_loops(module, torch):
+    import triton
+
     T, K, BT, BS = 45, 16, 16, 16  # T not a multiple of a block: the last tiles are masked
     gen = torch.Generator().manual_seed(0)
     q, k = torch.randn(T, K, generator=gen), torch.randn(T, K, generator=gen)
     o = torch.full((T, BS), -7.0)
-    module.two_loops[(triton_cdiv(T, BT),)](q, k, o, T, K=K, BT=BT, BS=BS, BK=16)
+    module.two_loops[(triton.cdiv(T, BT),)](q, k, o, T, K=K, BT=BT, BS=BS, BK=16)
     return {"o": o}
 
 
 def _scale_columns(module, torch):
+    import triton
+
     T, V = 37, 21
     gen = torch.Generator().manual_seed(1)
     x, s = torch.randn(T, V, generator=gen), torch.randn(V, generator=gen)
     y = torch.full((T, V), -7.0)
-    module.scale_columns[(triton_cdiv(T, 16), triton_cdiv(V, 16))](x, s, y, T, V, BT=16, BV=16)
+    module.scale_columns[(triton.cdiv(T, 16), triton.cdiv(V, 16))](x, s, y, T, V, BT=16, BV=16)
     return {"y": y, "s": s}
 
-
-def triton_cdiv(a: int, b: int) -> int:
-    return -(-a // b)

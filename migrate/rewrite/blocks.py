@@ -62,6 +62,44 @@ def without_lines(original: cst.IndentedBlock, updated: cst.IndentedBlock, dropp
     return updated.with_changes(body=body, footer=[*held, *updated.footer])
 
 
+class RenameAndDrop(cst.CSTTransformer):
+    """Variables read under other names (`renamed`; an attribute's or a keyword's name keeps its spelling) and
+    the statements of `dropped` (their ids) removed, what stood above each passed on (`without_lines`); only
+    the nodes of `wanted` are entered (None: every node)."""
+
+    def __init__(self, renamed: dict[str, str], dropped: set[int], wanted: set[int] | None) -> None:
+        self.renamed, self.dropped, self.wanted = renamed, dropped, wanted
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return self.wanted is None or id(node) in self.wanted
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        return updated.with_changes(value=self.renamed.get(updated.value, updated.value))
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+        return updated.with_changes(attr=original.attr)
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        return updated.with_changes(keyword=original.keyword)
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        return filled(without_lines(original, updated, self.dropped))
+
+
+def inner_blocks(statement: cst.CSTNode) -> list[tuple[cst.CSTNode, bool]]:
+    """The blocks of statements inside a compound statement: (block, whether a statement may be inserted
+    into it); an `elif` stands alone where its `if`'s else would be."""
+    if not isinstance(statement, (cst.If, cst.For, cst.While, cst.With)):
+        return []
+    found = [(statement.body, True)]
+    orelse = getattr(statement, "orelse", None)
+    if isinstance(orelse, cst.If):
+        found.append((orelse, False))
+    elif orelse is not None:
+        found.append((orelse.body, True))
+    return found
+
+
 def paths_to(node: cst.CSTNode, edited, found: set[int]) -> bool:
     """Add the ids of `node` and of the nodes below it that lead to an edited node to `found`; True if any."""
     hit = id(node) in edited

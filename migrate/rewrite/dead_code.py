@@ -38,7 +38,7 @@ def drop_dead_code(original: cst.FunctionDef, updated: cst.FunctionDef, member_o
             return updated
         before = before or _Scan.of(original)
         dead, untouched = unread - before.unread(), {id(node) for node in before.ifs}
-        lines = [line for line, name, value in scan.assignments if name in dead and _is_pure(value, member_of)]
+        lines = [line for line, name, value in scan.assignments if name in dead and is_pure(value, member_of)]
         ifs = [node for node in ifs if id(node) not in untouched]
         if not lines and not ifs:
             return updated
@@ -132,7 +132,7 @@ def _has_empty_else(node: cst.If) -> bool:
 
 def _is_removable(node: cst.If, member_of) -> bool:
     """Nothing left to choose between, and nothing the test does."""
-    return node.orelse is None and _is_empty(node.body) and _is_pure(node.test, member_of)
+    return node.orelse is None and _is_empty(node.body) and is_pure(node.test, member_of)
 
 
 def _has_comment(node: cst.If) -> bool:
@@ -150,12 +150,12 @@ def _is_empty(block: cst.BaseSuite) -> bool:
 
 
 class _SideEffects(cst.CSTVisitor):
-    def __init__(self, member_of) -> None:
-        self.member_of = member_of
+    def __init__(self, member_of, members: frozenset[str]) -> None:
+        self.member_of, self.members = member_of, members
         self.found = False
 
     def visit_Call(self, node: cst.Call) -> None:
-        self.found = self.found or not is_pure_call(node, self.member_of, _PARTS)
+        self.found = self.found or not is_pure_call(node, self.member_of, self.members)
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         self.found = True
@@ -167,7 +167,9 @@ class _SideEffects(cst.CSTVisitor):
         self.found = True
 
 
-def _is_pure(expression: cst.BaseExpression, member_of) -> bool:
-    visitor = _SideEffects(member_of)
+def is_pure(expression: cst.BaseExpression, member_of, members: frozenset[str] = _PARTS) -> bool:
+    """Whether `expression` computes without side effects, calling only `.to(...)` and the `triton.language`
+    functions of `members`."""
+    visitor = _SideEffects(member_of, members)
     walk(visitor, expression)
     return not visitor.found

@@ -34,7 +34,7 @@ from triton_migrate.analysis.walk import walk
 from triton_migrate.rules import ttd006_masked_pointers as masked
 from triton_migrate.rules.ttd005_hoist import is_invariant
 
-from .blocks import paths_to
+from .blocks import inner_blocks, paths_to
 
 _LOOPS = (cst.For, cst.While)
 
@@ -119,7 +119,7 @@ class _Scan:
             self.assigned[id(statement)] = assigned_names(statement)
             for part in _headers(statement):
                 self.find(part, here)
-            for child, can_insert in _blocks(statement):
+            for child, can_insert in inner_blocks(statement):
                 self.block(child, here, can_insert)
 
     def find(self, node: cst.CSTNode, path: tuple) -> None:
@@ -147,19 +147,6 @@ def _headers(statement: cst.CSTNode) -> list:
     if isinstance(statement, cst.With):
         return list(statement.items)
     return [statement]  # try, match, a nested function: read as a whole, never entered
-
-
-def _blocks(statement: cst.CSTNode) -> list[tuple[cst.CSTNode, bool]]:
-    """(block, whether a definition may go into it); an `elif` stands alone where its `if`'s else would be."""
-    if not isinstance(statement, (cst.If, cst.For, cst.While, cst.With)):
-        return []
-    found = [(statement.body, True)]
-    orelse = getattr(statement, "orelse", None)
-    if isinstance(orelse, cst.If):
-        found.append((orelse, False))
-    elif orelse is not None:
-        found.append((orelse.body, True))
-    return found
 
 
 class _Placement:

@@ -29,9 +29,10 @@ import libcst as cst
 from triton_migrate.analysis.facts import AssignmentCollector, assigned_names, free_names
 from triton_migrate.analysis.values import canonical_code
 from triton_migrate.analysis.walk import children, walk
-from triton_migrate.rules.ttd005_hoist import PURE_MEMBERS, is_pure_call
+from triton_migrate.rules.ttd005_hoist import PURE_MEMBERS
 
-from .blocks import filled, paths_to, without_lines
+from .blocks import RenameAndDrop, inner_blocks, paths_to
+from .dead_code import is_pure
 
 # What a block pointer's rewritten creation calls.
 _CREATION = PURE_MEMBERS | {"arange", "cast", "make_tensor_descriptor"}
@@ -50,12 +51,8 @@ def drop_repeated(original: cst.FunctionDef, updated: cst.FunctionDef, member_of
         if not found.dropped:
             return updated
         wanted: set[int] = set()
-        paths_to(updated, found.dropped, wanted)
-        updated = updated.visit(_Drop(found.dropped, wanted))
-        if found.renamed:
-            wanted = set()
-            paths_to(updated, {id(name) for name in _names(updated, found.renamed)}, wanted)
-            updated = updated.visit(_Rename(found.renamed, wanted))
+        paths_to(updated, found.dropped | {id(name) for name in _names(updated, found.renamed)}, wanted)
+        updated = updated.visit(RenameAndDrop(found.renamed, found.dropped, wanted))
 
 
 class _Repeats:
@@ -73,12 +70,12 @@ class _Repeats:
         self.replaced: dict[int, str] = {}  # id of an expression -> the name that holds its value
         self._block(function.body, {}, set())
 
-    def _block(self, block: cst.BaseSuite, held: dict[str, str], defined: set[str]) -> None:
+    def _block(self, block: cst.CSTNode, held: dict[str, str], defined: set[str]) -> None:
         """`held`: value code -> the single-assignment name holding it on every path here; `defined`: the
         single-assignment names assigned on every path here."""
         held, defined = dict(held), set(defined)
         earlier: dict[str, frozenset[str]] = {}  # a repeatable line's code -> the names it reads and writes
-        for line in block.body if isinstance(block, cst.IndentedBlock) else ():
+        for line in block.body if isinstance(block, cst.IndentedBlock) else [block]:  # an `elif`: one line
             code = _repeatable(line, self.member_of)
             if id(line) not in self.kept and (code in earlier or self._renames(line, held)):
                 self.dropped.add(id(line))
@@ -92,7 +89,7 @@ class _Repeats:
             if isinstance(line, cst.SimpleStatementLine):
                 self._holds(line, held, defined)
             loop = free_names(line.target) if isinstance(line, cst.For) else frozenset()
-            for inner in _blocks(line):
+            for inner, _ in inner_blocks(line):
                 self._block(inner, held, defined | {n for n in loop if self.assignments.get(n) == 1})
 
     def _renames(self, line: cst.BaseStatement, held: dict[str, str]) -> bool:
@@ -116,7 +113,7 @@ class _Repeats:
             node = pending.pop()
             if id(node) in self.kept:  # the user's own code, carried into the line (`mask=tl.arange(0, BN) < N`)
                 continue
-            if type(node) in (cst.Call, cst.BinaryOperation) and _pure(node, self.member_of):
+            if type(node) in (cst.Call, cst.BinaryOperation) and is_pure(node, self.member_of, _CREATION):
                 holder = held.get(canonical_code(node))
                 if holder is not None and holder not in own:
                     self.replaced[id(node)] = holder
@@ -129,22 +126,10 @@ class _Repeats:
         single = {name for name in assigned_names(line) if self.assignments.get(name) == 1}
         defined |= single
         assignment = _assignment(line)
-        if assignment is None or assignment[0] not in single or not _pure(assignment[1], self.member_of):
+        if assignment is None or assignment[0] not in single or not is_pure(assignment[1], self.member_of, _CREATION):
             return
         if all(name in defined or name not in self.assignments for name in free_names(assignment[1])):
             held.setdefault(canonical_code(assignment[1]), assignment[0])
-
-
-def _blocks(line: cst.BaseStatement) -> list[cst.BaseSuite]:
-    """The blocks of a compound statement, an `elif`'s and an `else`'s included."""
-    if isinstance(line, cst.If):
-        rest = line.orelse
-        return [line.body, *(_blocks(rest) if isinstance(rest, cst.If) else [rest.body] if rest else [])]
-    if isinstance(line, (cst.For, cst.While)):
-        return [line.body, *([line.orelse.body] if line.orelse else [])]
-    if isinstance(line, cst.With):
-        return [line.body]
-    return []
 
 
 def _repeatable(line: cst.BaseStatement, member_of) -> str | None:
@@ -160,7 +145,7 @@ def _repeatable(line: cst.BaseStatement, member_of) -> str | None:
     if None in assignments:
         return None
     values = [value for _, value in assignments] + ([test] if test is not None else [])
-    if not all(_pure(value, member_of) for value in values):
+    if not all(is_pure(value, member_of, _CREATION) for value in values):
         return None
     if {target for target, _ in assignments} & frozenset().union(*map(free_names, values)):
         return None
@@ -177,24 +162,6 @@ def _assignment(line: cst.BaseStatement) -> tuple[str, cst.BaseExpression] | Non
         return None
     target = statement.targets[0].target
     return (target.value, statement.value) if isinstance(target, cst.Name) else None
-
-
-def _pure(expression: cst.BaseExpression, member_of) -> bool:
-    calls = _Calls()
-    walk(calls, expression)
-    return not calls.impure and all(is_pure_call(call, member_of, _CREATION) for call in calls.found)
-
-
-class _Calls(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found: list[cst.Call] = []
-        self.impure = False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.found.append(node)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self.impure = True
 
 
 def _nodes(function: cst.FunctionDef) -> set[int]:
@@ -222,19 +189,6 @@ def _names(function: cst.FunctionDef, spelled: dict[str, str]) -> list[cst.Name]
     return names.found
 
 
-class _Drop(cst.CSTTransformer):
-    """The statements of `dropped` (ids) removed, on the paths `wanted`; what stood above each goes on."""
-
-    def __init__(self, dropped: set[int], wanted: set[int]) -> None:
-        self.dropped, self.wanted = dropped, wanted
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        return id(node) in self.wanted
-
-    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
-        return filled(without_lines(original, updated, self.dropped))
-
-
 class _Replace(cst.CSTTransformer):
     """Expressions replaced by the names that hold their values (`replaced`: id -> name), on the paths `wanted`."""
 
@@ -247,22 +201,3 @@ class _Replace(cst.CSTTransformer):
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
         name = self.replaced.get(id(original))
         return updated if name is None else cst.Name(name, lpar=original.lpar, rpar=original.rpar)
-
-
-class _Rename(cst.CSTTransformer):
-    """Variables read under other names; an attribute's or a keyword's name keeps its spelling."""
-
-    def __init__(self, renamed: dict[str, str], wanted: set[int]) -> None:
-        self.renamed, self.wanted = renamed, wanted
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        return id(node) in self.wanted
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
-        return updated.with_changes(value=self.renamed.get(updated.value, updated.value))
-
-    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
-        return updated.with_changes(attr=original.attr)
-
-    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
-        return updated.with_changes(keyword=original.keyword)

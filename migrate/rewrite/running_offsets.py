@@ -22,7 +22,7 @@ import libcst as cst
 from triton_migrate.analysis.facts import assigned_names, free_names
 from triton_migrate.analysis.values import canonical_code
 
-from .blocks import paths_to, without_lines
+from .blocks import RenameAndDrop, paths_to
 
 _SIMPLE = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Expr, cst.Pass)
 
@@ -73,7 +73,7 @@ def merge(function: cst.FunctionDef, running: dict[str, str], taken: set[str], p
     for placeholder in {p for name in renamed for p in scan.placeholder_mentions[name]}:
         spec, wide = placeholders[placeholder]
         placeholders[placeholder] = (_renamed(spec, renamed), wide)
-    return function.visit(_Merge(renamed, dropped, wanted))
+    return function.visit(RenameAndDrop(renamed, dropped, wanted))
 
 
 def _renamed(spec, renamed: dict[str, str]):
@@ -82,7 +82,7 @@ def _renamed(spec, renamed: dict[str, str]):
     for part in fields(spec):
         value = getattr(spec, part.name)
         if isinstance(value, cst.CSTNode):
-            changes[part.name] = value.visit(_Merge(renamed, set(), None))
+            changes[part.name] = value.visit(RenameAndDrop(renamed, set(), None))
         elif is_dataclass(value):
             changes[part.name] = _renamed(value, renamed)
     return replace(spec, **changes)
@@ -194,19 +194,3 @@ class _Scan(cst.CSTVisitor):
         """A binding other than a plain assignment line (a tuple target, a loop variable, `:=`)."""
         if not isinstance(target, cst.Name) or id(target) not in self._assigned:
             self.other_bindings |= {n for n in free_names(target) if n in self.names}
-
-
-class _Merge(cst.CSTTransformer):
-    def __init__(self, renamed: dict[str, str], dropped: set[int], wanted: Optional[set[int]]) -> None:
-        self.renamed, self.dropped, self.wanted = renamed, dropped, wanted
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        return self.wanted is None or id(node) in self.wanted
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
-        return updated.with_changes(value=self.renamed.get(updated.value, updated.value))
-
-    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
-        """The block without the dropped lines; their comments (`# advance K and V to lo` above the advance
-        that merged into the other) go to the next statement, or end the block."""
-        return without_lines(original, updated, self.dropped)
