@@ -210,23 +210,29 @@ def main() -> None:
              transpose_case(3, 100, 72, torch.float16), add_one_case(4097, 4104, torch.float16),
              add_one_case(8192, 8192, torch.float16), add_one_case(130, 260, torch.float16)]
     for name, kernels, run in cases:
-        launches, reference = {}, None
-        for form in FORMS:
-            y, launch = run(kernels[form])
-            launch()
-            if reference is None:
-                reference = y
-            assert torch.equal(y, reference), f"{name}: {form} differs from the block pointers"
-            launches[form] = launch
-        times = {form: [] for form in FORMS}
-        for _ in range(args.rounds):
-            for form in FORMS:
-                times[form].append(do_bench(launches[form], warmup=25, rep=100))
-        base = statistics.median(times["block"])
-        cells = "  ".join(f"{f} {statistics.median(t) * 1e3:8.1f} us {base / statistics.median(t):5.3f}x"
-                          for f, t in times.items())
-        print(f"{name:32s} {cells}", flush=True)
+        compare(name, kernels, run, args.rounds)
 
+
+def compare(name: str, kernels: dict, run, rounds: int) -> None:
+    """Run each form of `kernels` (form -> kernel; the first is the block pointers) once, check its output is
+    the first's bit for bit, then time them interleaved and print each one's median and its ratio to the
+    first. `run(kernel)` gives the output buffer and a launch."""
+    launches, reference = {}, None
+    for form, kernel in kernels.items():
+        y, launch = run(kernel)
+        launch()
+        if reference is None:
+            reference = y
+        assert torch.equal(y, reference), f"{name}: {form} differs from the block pointers"
+        launches[form] = launch
+    times = {form: [] for form in kernels}
+    for _ in range(rounds):
+        for form, launch in launches.items():
+            times[form].append(do_bench(launch, warmup=25, rep=100))
+    base = statistics.median(next(iter(times.values())))
+    cells = "  ".join(f"{f} {statistics.median(t) * 1e3:8.1f} us {base / statistics.median(t):5.3f}x"
+                      for f, t in times.items())
+    print(f"{name:32s} {cells}", flush=True)
 
 if __name__ == "__main__":
     main()

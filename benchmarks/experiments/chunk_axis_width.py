@@ -15,26 +15,16 @@ block pointers, the median of interleaved rounds.
 from __future__ import annotations
 
 import argparse
-import statistics
+import sys
+from pathlib import Path
 
 import torch
 import triton
 import triton.language as tl
-from triton.testing import do_bench
+from axis_width import compare  # this script's folder is on sys.path when it runs
 
-
-@triton.jit
-def g_block(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: tl.constexpr):
-    i_h = tl.program_id(0)
-    b_h = tl.zeros((K,), dtype=tl.float32)
-    for i_t in range(0, tl.cdiv(T, BT)):
-        p_k = tl.make_block_ptr(k_ptr + i_h * K, (T, K), (H * K, 1), (i_t * BT, 0), (BT, K), (1, 0))
-        p_g = tl.make_block_ptr(g_ptr + i_h, (T,), (H,), (i_t * BT,), (BT,), (0,))
-        b_k = tl.load(p_k, boundary_check=(0, 1)).to(tl.float32)
-        b_g = tl.load(p_g, boundary_check=(0,)).to(tl.float32)
-        b_h = b_h * tl.exp(tl.sum(b_g)) + tl.sum(b_k * b_g[:, None], axis=0)
-        p_o = tl.make_block_ptr(o_ptr + i_h * K, (T, K), (H * K, 1), (i_t * BT, 0), (BT, K), (1, 0))
-        tl.store(p_o, (b_k + b_h[None, :]).to(p_o.dtype.element_ty), boundary_check=(0, 1))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "kernels"))
+from original import gated_chunks  # noqa: E402  (the suite's kernel, with its block pointers)
 
 
 @triton.jit
@@ -92,33 +82,22 @@ def g_corner_local(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT:
                     o_ptr + i_h * K + start * (H * K) + inner, o_i < T - i_t * BT, b_h)
 
 
-FORMS = ("block", "range64", "widen_at_use", "mask32", "corner_local")
+FORMS = ("range64", "widen_at_use", "mask32", "corner_local")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
+    kernels = {"block": gated_chunks, **{form: globals()[f"g_{form}"] for form in FORMS}}
     for T, H, K in [(8192, 16, 64), (1000, 8, 64), (4097, 32, 128)]:
         k = torch.randn(T, H, K, device="cuda", dtype=torch.float16)
         g = torch.rand(T, H, device="cuda", dtype=torch.float16) * -0.01
-        launches, reference = {}, None
-        for form in FORMS:
-            o = torch.empty_like(k)
-            launch = (lambda kernel, o: lambda: kernel[(H,)](k, g, o, T, H=H, K=K, BT=64))(globals()[f"g_{form}"], o)
-            launch()
-            reference = o if reference is None else reference
-            assert torch.equal(o, reference), f"{form} differs from the block pointers"
-            launches[form] = launch
-        times = {form: [] for form in FORMS}
-        for _ in range(args.rounds):
-            for form in FORMS:
-                times[form].append(do_bench(launches[form], warmup=25, rep=100))
-        base = statistics.median(times["block"])
-        cells = "  ".join(f"{f} {statistics.median(t) * 1e3:8.1f} us {base / statistics.median(t):5.3f}x"
-                          for f, t in times.items())
-        print(f"gated_chunks T={T} H={H} K={K}  {cells}", flush=True)
 
+        def run(kernel, k=k, g=g, T=T, H=H, K=K):
+            o = torch.empty_like(k)
+            return o, lambda: kernel[(H,)](k, g, o, T, H=H, K=K, BT=64)
+        compare(f"gated_chunks T={T} H={H} K={K}", kernels, run, args.rounds)
 
 if __name__ == "__main__":
     main()
