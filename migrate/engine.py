@@ -46,6 +46,7 @@ from triton_migrate.rules import (
     ttd008_helper_parts,
     ttd009_launch_guard,
     ttd010_stated_facts,
+    ttd011_dead_helper,
     ttd108_unsupported_use,
     ttd202_triton_imported_elsewhere,
 )
@@ -154,39 +155,43 @@ def _is_site_call(names: TritonNames, call: ast.Call) -> bool:
 
 
 def migrate_source(source: str, verify: bool = True, policy: Policy | None = None,
-                   rewrite: bool = True, launch: str | None = None) -> FileOutcome:
+                   rewrite: bool = True, launch: str | None = None, removable: frozenset[str] = frozenset()
+                   ) -> FileOutcome:
     """Diagnostics for every site and the migrated source. With `verify` (whenever the new source is
     going to be shown or written) the output is re-parsed and re-migrated: it must be a fixed point.
     `rewrite=False` (a check that only reports) skips producing the new source: `new_source` is None."""
     try:
-        return migrate_sources({"": source}, verify, policy, rewrite, launch={"": launch} if launch else None)[""]
+        return migrate_sources({"": source}, verify, policy, rewrite, launch={"": launch} if launch else None,
+                               removable={"": removable})[""]
     except ModuleFailure as failure:
         raise failure.error
 
 
 def migrate_sources(sources: dict[str, str], verify: bool = True, policy: Policy | None = None,
                     rewrite: bool = True, locate: Locate = absolute_module,
-                    frozen: dict[str, str] | None = None, launch: dict[str, str] | None = None
-                    ) -> dict[str, FileOutcome]:
+                    frozen: dict[str, str] | None = None, launch: dict[str, str] | None = None,
+                    removable: dict[str, frozenset[str]] | None = None) -> dict[str, FileOutcome]:
     """The same for modules migrated together, so that block pointers passed to helpers in another module
     are migrated on both sides. Keys: module names; `locate(importer, level, module)` names the module an
     import in `importer` refers to (by default, keys are dotted names). `frozen` (name -> why): modules
     that cannot be migrated: left as they are, with no block pointer crossing into or out of them migrated.
     `launch` (name -> `from X import`'s X): where a module imports the host code its kernels call at launch
     (`_triton_launch`, rules/_launch_support.py); a module not named there gets it pasted in.
+    `removable` (name -> function names): the uncalled helpers (FileOutcome.uncalled_helpers) that nothing
+    in the project names, which the module then loses (TTD011); by default none.
     A module that fails raises ModuleFailure naming it: run again with it frozen to migrate the others."""
-    policy, frozen, launch = policy or Policy(), frozen or {}, launch or {}
+    policy, frozen, launch, removable = policy or Policy(), frozen or {}, launch or {}, removable or {}
     try:
         try:
-            outcomes = _migrate(sources, policy, locate, frozen, launch, rewrite, from_ast=not rewrite)
+            outcomes = _migrate(sources, policy, locate, frozen, launch, removable, rewrite, from_ast=not rewrite)
         except ast_tree.Unsupported:  # syntax the rebuilt tree lacks: libcst's parse decides
-            outcomes = _migrate(sources, policy, locate, frozen, launch, rewrite)
+            outcomes = _migrate(sources, policy, locate, frozen, launch, removable, rewrite)
     except RecursionError as error:  # in the program's own bookkeeping, which no one module is to blame for
         raise SourceError("too deeply nested for the analysis", 0) from error
     changed = {name: o.new_source for name, o in outcomes.items() if o.new_source is not None}
     if verify and changed:
         trees: dict[str, ast.Module | None] = {}  # the output's ast, parsed once for both checks
-        _check_fixed_point({**sources, **changed}, policy, locate, frozen, launch, trees)  # first: it parses
+        _check_fixed_point({**sources, **changed}, policy, locate, frozen, launch, removable, trees)  # first: it parses
         _check_names_bound(sources, changed, trees)
     return outcomes
 
@@ -203,10 +208,11 @@ def _check_names_bound(sources: dict[str, str], changed: dict[str, str], trees: 
 
 
 def _check_fixed_point(new_sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str],
-                       launch: dict[str, str], trees: dict[str, ast.Module | None]) -> None:
+                       launch: dict[str, str], removable: dict[str, frozenset[str]],
+                       trees: dict[str, ast.Module | None]) -> None:
     """`trees` gains the ast of each module it parses."""
     try:
-        again = _migrate(new_sources, policy, locate, frozen, launch, trees=trees)
+        again = _migrate(new_sources, policy, locate, frozen, launch, removable, trees=trees)
     except ModuleFailure as failure:
         if not isinstance(failure.error, SourceError):
             raise
@@ -317,7 +323,7 @@ def _launch_support_bound(module: cst.Module) -> dict[str, str]:
 
 
 def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str],
-             launch: dict[str, str], rewrite: bool = True, from_ast: bool = False,
+             launch: dict[str, str], removable: dict[str, frozenset[str]], rewrite: bool = True, from_ast: bool = False,
              trees: dict[str, ast.Module | None] | None = None, copies: int = MAX_COPY_ROUNDS
              ) -> dict[str, FileOutcome]:
     """`trees` gains the ast of each module that is not frozen. `copies`: how many more times helpers may be
@@ -339,8 +345,8 @@ def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: di
         plan = program.specialisations() if copies else {}
         if plan:
             return _with_copies(sources, plan, program, trees, rewrite,
-                                lambda copied: _migrate(copied, policy, locate, frozen, launch, rewrite, from_ast,
-                                                        copies=copies - 1))
+                                lambda copied: _migrate(copied, policy, locate, frozen, launch, removable, rewrite,
+                                                        from_ast, copies=copies - 1))
     outcomes = {name: FileOutcome((), None) for name in sources}
     with_units = {unit.module_name for unit in units}
     for name, source in sources.items():
@@ -350,7 +356,8 @@ def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: di
     for unit in units:
         own = [a for u, a in analyses if u is unit]
         with _blame(unit.module_name):
-            outcomes[unit.module_name] = _outcome(unit, own, policy, rewrite, launch.get(unit.module_name))
+            outcomes[unit.module_name] = _outcome(unit, own, policy, rewrite, launch.get(unit.module_name),
+                                                  removable.get(unit.module_name, frozenset()))
     return outcomes
 
 
@@ -492,19 +499,27 @@ def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], sett
     return None if crosses else analyses
 
 
-def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool, launch: str | None) -> FileOutcome:
+def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool, launch: str | None,
+             removable: frozenset[str]) -> FileOutcome:
+    uncalled = [analysis for analysis in analyses if _is_uncalled_helper(analysis, unit.module)]
+    dead = [analysis for analysis in uncalled if analysis.function.name.value in removable]
+    analyses = [analysis for analysis in analyses if analysis not in dead]
     diagnostics = [d for analysis in analyses for d in _diagnostics(analysis, unit.positions, unit.namer)]
+    diagnostics += [_removed(d, analysis.function.name.value) for analysis in dead
+                    for d in _diagnostics(analysis, unit.positions, unit.namer)]
+    kept = tuple(analysis.function.name.value for analysis in uncalled if analysis not in dead)
     for call in unit.scan.stray_calls:
         line, column = unit.positions.start(call)
         diagnostics.append(Diagnostic(line, column + 1, ttd108_unsupported_use.CODE,
                                       "block pointer used outside a function", False))
     diagnostics.sort(key=lambda d: (d.line, d.column, d.code))
     if not rewrite:
-        return FileOutcome(tuple(diagnostics), None)
+        return FileOutcome(tuple(diagnostics), None, uncalled_helpers=kept)
     edits = Edits()
     for analysis in analyses:
         edits.collect(analysis)
-    new_module = unit.module.visit(Rewriter(edits, unit.names.member, unit.namer))
+    module = unit.module.with_changes(body=[s for s in unit.module.body if not any(s is a.function for a in dead)])
+    new_module = module.visit(Rewriter(edits, unit.names.member, unit.namer))
     if unit.names.language_prefix() is None and uses_name(new_module, unit.language):
         new_module = add_import(new_module, "triton.language", unit.language)
     if policy.target == "compat" and uses_name(new_module, unit.shim):
@@ -516,7 +531,20 @@ def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool, launch:
     new_source = new_module.code
     imported = () if launch is None else \
         tuple(f for f in launch_support.CALLED if uses_name(new_module, unit.launch_names[f]))
-    return FileOutcome(tuple(diagnostics), new_source if new_source != unit.source else None, imported)
+    return FileOutcome(tuple(diagnostics), new_source if new_source != unit.source else None, imported, kept)
+
+
+def _is_uncalled_helper(analysis: FunctionAnalysis, module: cst.Module) -> bool:
+    """A function of the module's top level that takes block pointers no function of the program passes it
+    (its sites are left, TTD201): dead code unless something outside the program calls it."""
+    context = analysis.context
+    return bool(analysis.orphans) and context is not None and context.helper is not None and \
+        not context.is_called() and any(statement is analysis.function for statement in module.body)
+
+
+def _removed(diagnostic: Diagnostic, helper: str) -> Diagnostic:
+    return replace(diagnostic, code=ttd011_dead_helper.CODE, fixed=True, decision="removed", requirements=(),
+                   message=f"removed with `{helper}`, {ttd011_dead_helper.WHY}")
 
 
 def _with_launch_support(module: cst.Module, unit: _Unit, launch: str | None) -> cst.Module:

@@ -35,6 +35,9 @@ class FileOutcome:
     # The functions new_source imports from the package's launch-support module (engine.migrate_sources'
     # `launch`), which must then be written with them.
     launch_functions: tuple[str, ...] = ()
+    # Helpers of the module's top level that take block pointers nothing in the program passes them, kept:
+    # the front end removes them (engine.migrate_sources' `removable`) if nothing in the project names them.
+    uncalled_helpers: tuple[str, ...] = ()
 
     @property
     def refused(self) -> tuple[Diagnostic, ...]:

@@ -5,10 +5,10 @@ parameter, needs the callee and every call site rewritten together; where they c
 parts (TTD008), and this code reports, with the reason, where they cannot: then the helper and every caller
 keep their block pointers, so that no call is ever broken.
 
-A helper that nothing in the files migrated calls keeps its block-pointer parameters and their uses: its
-callers, if it has any, are outside the run, and only they say what rank and parts it receives (migrate them
-together); one with no caller anywhere is dead code, which a maintainer deletes (Intel did, migrating its
-batched flash-attention benchmark), a decision about the project's code that this tool does not make.
+A helper that nothing in the files migrated calls keeps its block-pointer parameters and their uses when
+something in the project names it: its callers, if it has any, are outside the run, and only they say what
+rank and parts it receives (migrate them together). One that nothing names anywhere is dead code, and goes
+(TTD011), as Intel's maintainers deleted theirs.
 
 A call of a name that nothing in the module binds (no import, definition, assignment or parameter, no star
 import, no builtin: ROCm/aotriton's old_fwd_kernel.py calls a helper a refactoring removed) fails to compile

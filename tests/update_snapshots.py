@@ -10,6 +10,7 @@ import tomllib
 from pathlib import Path
 
 from triton_migrate.engine import migrate_source, migrate_sources
+from triton_migrate.frontend.references import mentions
 from triton_migrate.policy import Policy
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -35,8 +36,11 @@ def migrate_fixture(case_dir: Path, source: str, policy: Policy | None = None):
     policy = policy or policy_of(case_dir)
     config_path = case_dir / "fixture.toml"
     modules = tomllib.loads(config_path.read_text()).get("modules", []) if config_path.is_file() else []
-    if not modules:
-        return migrate_source(source, policy=policy)
+    if not modules:  # the fixture is its own project: a helper it mentions only where it defines it goes (TTD011)
+        outcome = migrate_source(source, policy=policy)
+        counts = mentions(source.encode(), outcome.uncalled_helpers)
+        removable = frozenset(name for name in outcome.uncalled_helpers if counts[name] == 1)
+        return migrate_source(source, policy=policy, removable=removable) if removable else outcome
     others = {Path(m).stem: (case_dir / m).read_text() for m in modules}
     outcomes = migrate_sources({"__main__": source, **others}, policy=policy)
     changed = [m for m in others if outcomes[m].new_source is not None or outcomes[m].diagnostics]

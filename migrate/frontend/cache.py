@@ -61,14 +61,16 @@ def load(directory: str, members: list[tuple[str, bytes]], policy) -> list[FileO
         entry = json.loads((Path(directory) / tool_digest() / key(members, policy)).read_text())
         if len(entry) != len(members):
             return None
-        return [FileOutcome(tuple(Diagnostic(**{**d, "requirements": tuple(d["requirements"])}) for d in found), None)
+        return [FileOutcome(tuple(Diagnostic(**{**d, "requirements": tuple(d["requirements"])})
+                                  for d in found["diagnostics"]), None, uncalled_helpers=tuple(found["uncalled"]))
                 for found in entry]
     except (OSError, ValueError, TypeError, KeyError):
         return None  # absent, or damaged: analyse again
 
 
 def store(directory: str, members: list[tuple[str, bytes]], policy, outcomes: list[FileOutcome]) -> None:
-    entry = [[asdict(d) for d in outcome.diagnostics] for outcome in outcomes]
+    entry = [{"diagnostics": [asdict(d) for d in outcome.diagnostics], "uncalled": list(outcome.uncalled_helpers)}
+             for outcome in outcomes]
     _write(Path(directory), key(members, policy), entry)
 
 

@@ -81,6 +81,7 @@ class Job:
     ignore: tuple[str, ...]
     cache_dir: str | None = None  # where check results are kept between runs (cache.py); None: no cache
     launch: str | None = None  # how the file imports its package's launch support (launch.py); None: pasted
+    removable: frozenset[str] = frozenset()  # its uncalled helpers that nothing in the project names (TTD011)
 
 
 # --- one file ----------------------------------------------------------------------------------------------------
@@ -171,7 +172,8 @@ def _migrate_group(jobs: tuple[Job, ...], decoded: dict, errors: dict[str, str])
     sources = {path: d.text for path, d in decoded.items()}
     outcomes = engine.migrate_sources(sources, verify=first.verify, policy=first.policy, rewrite=first.verify,
                                       locate=Locator(sources), frozen={p: errors[p] for p in sources if p in errors},
-                                      launch={job.path: job.launch for job in jobs if job.launch})
+                                      launch={job.path: job.launch for job in jobs if job.launch},
+                                      removable={job.path: job.removable for job in jobs})
     results = []
     for job in jobs:
         if job.path in errors:
@@ -191,7 +193,8 @@ def _outcome_of(job: Job, text: str) -> FileOutcome:
     if cached is not None:
         return cached[0]
     # The fixed-point check costs a second migration; only output that is shown or written needs it.
-    outcome = engine.migrate_source(text, verify=job.verify, policy=job.policy, rewrite=job.verify, launch=job.launch)
+    outcome = engine.migrate_source(text, verify=job.verify, policy=job.policy, rewrite=job.verify, launch=job.launch,
+                                    removable=job.removable)
     _keep((job,), [outcome])
     return outcome
 
@@ -203,7 +206,7 @@ def _cached(jobs: tuple[Job, ...]) -> list[FileOutcome] | None:
         return None
     from triton_migrate.frontend import cache
 
-    return cache.load(first.cache_dir, [(job.path, job.data) for job in jobs], first.policy)
+    return cache.load(first.cache_dir, [(job.path, job.data) for job in jobs], _cache_policy(jobs))
 
 
 def _keep(jobs: tuple[Job, ...], outcomes: list[FileOutcome]) -> None:
@@ -211,7 +214,12 @@ def _keep(jobs: tuple[Job, ...], outcomes: list[FileOutcome]) -> None:
     if not first.verify and first.cache_dir is not None:
         from triton_migrate.frontend import cache
 
-        cache.store(first.cache_dir, [(job.path, job.data) for job in jobs], first.policy, outcomes)
+        cache.store(first.cache_dir, [(job.path, job.data) for job in jobs], _cache_policy(jobs), outcomes)
+
+
+def _cache_policy(jobs: tuple[Job, ...]) -> tuple:
+    """What the outcomes depend on besides the files' bytes."""
+    return jobs[0].policy, tuple(sorted(job.removable) for job in jobs)
 
 
 def _served(task: tuple[Job, ...]) -> list[FileResult] | None:
@@ -230,7 +238,8 @@ def _served(task: tuple[Job, ...]) -> list[FileResult] | None:
 
 def _result(job: Job, decoded, outcome: FileOutcome) -> FileResult:
     shown, suppressed, warnings, new_text = _filter(outcome, decoded.text, job)
-    result = FileResult(job.path, tuple(shown), decoded.text, warnings=tuple(warnings), suppressed=suppressed)
+    result = FileResult(job.path, tuple(shown), decoded.text, warnings=tuple(warnings), suppressed=suppressed,
+                        uncalled_helpers=outcome.uncalled_helpers)
     if new_text is None or new_text == decoded.text:
         return result
     new_data = encode(new_text, decoded.encoding)
@@ -529,11 +538,30 @@ def analyse_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore:
             else:
                 contents[path] = data  # it may define helpers that files with block pointers import
         tasks = _tasks(jobs, contents, resolver, options)
-        results = launch.with_modules(analyse_all(tasks, options, workers))
+        tasks, results = _without_dead_helpers(tasks, analyse_all(tasks, options, workers), found.files, options,
+                                               workers)
+        results = launch.with_modules(results)
     analysed = [job for task in tasks for job in task]
     originals = {job.path: job.data for job in analysed}
     originals.update((r.path, r.text.encode("utf-8")) for r in results if r.path not in originals)
     return Analysed(results, analysed, originals, [*found.errors, *unreadable], checked)
+
+
+def _without_dead_helpers(tasks: list[tuple[Job, ...]], results: list[FileResult], files: list[str],
+                          options: Options, workers: Workers) -> tuple[list[tuple[Job, ...]], list[FileResult]]:
+    """The tasks, and their results, with the helpers that no call fills and nothing in the project names
+    removed (TTD011): the tasks that have some are analysed again, told which."""
+    from triton_migrate.frontend.references import unnamed
+
+    uncalled = {r.path: r.uncalled_helpers for r in results if r.uncalled_helpers}
+    removable = unnamed(uncalled, files) if uncalled else {}
+    if not removable:
+        return tasks, results
+    tasks = [tuple(replace(job, removable=removable[job.path]) if job.path in removable else job for job in task)
+             for task in tasks]
+    again = analyse_all([task for task in tasks if any(job.removable for job in task)], options, workers)
+    redone = {r.path: r for r in again}
+    return tasks, [redone.get(r.path, r) for r in results]
 
 
 def _tasks(jobs: list[Job], contents: dict[str, bytes], resolver: cfg.Resolver,
