@@ -13,8 +13,10 @@ reads as a maintainer writes it by hand (flash-linear-attention's own migration,
         p_q = q + o_t[:, None] * (H*K) + o_k[None, :]
         b_q = tl.load(p_q, mask=m_t[:, None] & (o_k < K)[None, :])
 
-* The block pointer becomes the pointers its name holds, assigned where it was created (the creation's
-  own line) and read by name at each load and store. One that moves holds them without the offsets it
+* The block pointer becomes the pointers its name holds, read by name at each load and store and assigned
+  where it was created, or lower in that block, just before the statement that first reads them, as a block
+  pointer computes its addresses at the access (rewrite/sink.py: a tile's addresses held in registers through
+  other loads cost the suite's batched transpose a quarter of its speed). One that moves holds them without the offsets it
   moves in, and each access adds those (`p + k_off1`; `p + tl.cast(k_off0, tl.int64) * stride` along a
   stride other than the unit one): one number per access, as a block pointer's lowering adds it, and
   nothing carried through the loop; block pointers that move alike share one offset (`off_k`,

@@ -98,14 +98,14 @@ def gemm(
     off_k = 0
     o_m = pid_m * BM + tl.arange(0, BM).to(tl.int64)
     o_k = tl.arange(0, BK).to(tl.int64)
-    a = a_ptr + o_m[:, None] * stride_am + o_k[None, :]
     if USE_DESCRIPTORS:
         b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN])
     o_n = pid_n * BN + tl.arange(0, BN)
-    b = b_ptr + o_k[:, None] * stride_bk + o_n[None, :]
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     m_m = o_m < M
     m_n = o_n < N
+    a = a_ptr + o_m[:, None] * stride_am + o_k[None, :]
+    b = b_ptr + o_k[:, None] * stride_bk + o_n[None, :]
     for _ in range(0, tl.cdiv(K, BK)):
         m_k = off_k + tl.arange(0, BK) < K
         acc += tl.dot(
@@ -135,10 +135,10 @@ def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.c
     pid_n = tl.program_id(1)
     o_m = pid_m * BM + tl.arange(0, BM).to(tl.int64)
     o_n = pid_n * BN + tl.arange(0, BN)
-    x = x_ptr + o_m[:, None] * stride_xm + o_n[None, :]
-    y = y_ptr + o_m[:, None] * stride_ym + o_n[None, :]
     m_m = o_m < M
     m_n = o_n < N
+    x = x_ptr + o_m[:, None] * stride_xm + o_n[None, :]
+    y = y_ptr + o_m[:, None] * stride_ym + o_n[None, :]
     tl.store(
         y,
         tl.load(x, mask=m_m[:, None] & m_n[None, :]) + 1,
@@ -151,13 +151,13 @@ def rms_norm(x_ptr, w_ptr, y_ptr, M, stride_xm, stride_ym, eps, D: tl.constexpr,
     pid = tl.program_id(0)
     o_m = pid * BM + tl.arange(0, BM).to(tl.int64)
     o_d = tl.arange(0, D)
-    x = x_ptr + o_m[:, None] * stride_xm + o_d[None, :]
-    w = w_ptr + o_d
-    y = y_ptr + o_m[:, None] * stride_ym + o_d[None, :]
     m_m = o_m < M
+    x = x_ptr + o_m[:, None] * stride_xm + o_d[None, :]
     v = tl.load(x, mask=m_m[:, None]).to(tl.float32)
     rstd = 1.0 / tl.sqrt(tl.sum(v * v, axis=1) / D + eps)
+    w = w_ptr + o_d
     out = v * rstd[:, None] * tl.load(w).to(tl.float32)[None, :]
+    y = y_ptr + o_m[:, None] * stride_ym + o_d[None, :]
     tl.store(y, out.to(y.dtype.element_ty), mask=m_m[:, None])
 
 
@@ -168,10 +168,10 @@ def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: t
     o_k = tl.arange(0, K)
     for i_t in range(0, tl.cdiv(T, BT)):
         o_t2 = i_t * BT + tl.arange(0, BT).to(tl.int64)
-        p_k = k_ptr + i_h * K + o_t2[:, None] * (H * K) + o_k[None, :]
-        p_g = g_ptr + i_h + o_t2 * H
         m_t2 = o_t2 < T
+        p_k = k_ptr + i_h * K + o_t2[:, None] * (H * K) + o_k[None, :]
         b_k = tl.load(p_k, mask=m_t2[:, None]).to(tl.float32)
+        p_g = g_ptr + i_h + o_t2 * H
         b_g = tl.load(p_g, mask=m_t2).to(tl.float32)
         b_h = b_h * tl.exp(tl.sum(b_g)) + tl.sum(b_k * b_g[:, None], axis=0)
         p_o = o_ptr + i_h * K + o_t2[:, None] * (H * K) + o_k[None, :]
@@ -235,7 +235,6 @@ def gemm_bt(
     a_block_ptr_off1 = 0
     o_m = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M).to(tl.int64)
     o_k = tl.arange(0, BLOCK_SIZE_K).to(tl.int64)
-    a_block_ptr = a_ptr + o_m[:, None] * stride_am + o_k[None, :] * stride_ak
     # B^T as a K x N view of the N x K weight: column-major, so order=(0, 1)
     if USE_DESCRIPTORS:
         b_block_ptr_desc = tl.make_tensor_descriptor(
@@ -245,10 +244,11 @@ def gemm_bt(
             block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K],
         )
     o_n = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N).to(tl.int64)
-    b_block_ptr = b_ptr + o_k[:, None] * stride_bk + o_n[None, :] * stride_bn
     accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
     m_m = o_m < M
     m_n = (o_n >= 0) & (o_n < N)
+    a_block_ptr = a_ptr + o_m[:, None] * stride_am + o_k[None, :] * stride_ak
+    b_block_ptr = b_ptr + o_k[:, None] * stride_bk + o_n[None, :] * stride_bn
     for k in range(0, K, BLOCK_SIZE_K):
         m_k = a_block_ptr_off1 + tl.arange(0, BLOCK_SIZE_K) < K
         if USE_DESCRIPTORS:
@@ -339,10 +339,6 @@ def attn_fwd(
 
     o_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
     o_head_dim = tl.arange(0, HEAD_DIM).to(tl.int64)
-    # block pointers
-    Q_block_ptr = (
-        Q + q_offset + o_m[:, None] * stride_qm + o_head_dim[None, :] * stride_qk
-    )
     if USE_DESCRIPTORS:
         V_desc = tl.make_tensor_descriptor(
             base=V + v_offset,
@@ -352,9 +348,6 @@ def attn_fwd(
         )
     off_n_ctx = 0
     o_n = tl.arange(0, BLOCK_N).to(tl.int64)
-    V_block_ptr = (
-        V + v_offset + o_n[:, None] * stride_vk + o_head_dim[None, :] * stride_vn
-    )
     if USE_DESCRIPTORS:
         K_desc = tl.make_tensor_descriptor(
             base=K + k_offset,
@@ -362,12 +355,6 @@ def attn_fwd(
             strides=[stride_kn, stride_kk],
             block_shape=[BLOCK_N, HEAD_DIM],
         )
-    K_block_ptr = (
-        K + k_offset + o_head_dim[:, None] * stride_kk + o_n[None, :] * stride_kn
-    )
-    O_block_ptr = (
-        Out + o_offset + o_m[:, None] * stride_om + o_head_dim[None, :] * stride_on
-    )
     # initialize offsets
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.arange(0, BLOCK_N)
@@ -379,12 +366,22 @@ def attn_fwd(
     qk_scale *= 1.44269504  # 1/log(2)
     m_m = o_m < N_CTX
     # load q: it will stay in SRAM throughout
+    # block pointers
+    Q_block_ptr = (
+        Q + q_offset + o_m[:, None] * stride_qm + o_head_dim[None, :] * stride_qk
+    )
     q = tl.load(Q_block_ptr, mask=m_m[:, None], other=0.0)
     if CAUSAL:
         hi = tl.minimum((start_m + 1) * BLOCK_M, N_CTX)
     else:
         hi = N_CTX
     # loop over k, v and update accumulator
+    V_block_ptr = (
+        V + v_offset + o_n[:, None] * stride_vk + o_head_dim[None, :] * stride_vn
+    )
+    K_block_ptr = (
+        K + k_offset + o_head_dim[:, None] * stride_kk + o_n[None, :] * stride_kn
+    )
     for start_n in range(0, hi, BLOCK_N):
         start_n = tl.multiple_of(start_n, BLOCK_N)
         m_n = off_n_ctx + offs_n < N_CTX
@@ -428,6 +425,9 @@ def attn_fwd(
     acc = acc / l_i[:, None]
     m_ptrs = M + off_hz * N_CTX + offs_m
     tl.store(m_ptrs, m_i, mask=offs_m < N_CTX)
+    O_block_ptr = (
+        Out + o_offset + o_m[:, None] * stride_om + o_head_dim[None, :] * stride_on
+    )
     tl.store(O_block_ptr, acc.to(Out.type.element_ty), mask=m_m[:, None])
 
 
@@ -479,11 +479,11 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
     offs_n = start_n + tl.arange(0, BLOCK_N1)
     o_n1 = start_n + tl.arange(0, BLOCK_N1).to(tl.int64)
     o_head_dim = tl.arange(0, HEAD_DIM).to(tl.int64)
-    k_block_ptr = K + o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
-    v_block_ptr = V + o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
     m_n1 = o_n1 < N_CTX
     # load K and V: they stay in SRAM throughout the inner loop.
+    k_block_ptr = K + o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
     k = tl.load(k_block_ptr, mask=m_n1[:, None], other=0.0)
+    v_block_ptr = V + o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
     v = tl.load(v_block_ptr, mask=m_n1[:, None], other=0.0)
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
     dk = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
@@ -498,15 +498,15 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         )
     qT_off1 = start_m
     o_m1 = tl.arange(0, BLOCK_M1).to(tl.int64)
-    qT_block_ptr = Q + o_head_dim[:, None] * stride_d + o_m1[None, :] * stride_tok
     if USE_DESCRIPTORS:
         do_desc = tl.make_tensor_descriptor(
             DO, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM]
         )
+    curr_m = start_m
+    qT_block_ptr = Q + o_head_dim[:, None] * stride_d + o_m1[None, :] * stride_tok
     do_block_ptr = DO + o_m1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
     m_block_ptr = M + o_m1
     d_block_ptr = D + o_m1
-    curr_m = start_m
     for _ in range(start_m, N_CTX, BLOCK_M1):
         m_m1 = qT_off1 + tl.arange(0, BLOCK_M1) < N_CTX
         if USE_DESCRIPTORS:
@@ -574,16 +574,16 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
     m_v = o_v < V
     for i_t in range(NT):
         o_t2 = i_t * BT + tl.arange(0, BT).to(tl.int64)
-        p_k = k + (bos * H + i_h) * K + o_k[:, None] + o_t2[None, :] * (H * K)
-        p_v = v + (bos * H + i_h) * V + o_t2[:, None] * (H * V) + o_v[None, :]
         o_h = ((i_n * NT + i_t) * H + i_h).to(tl.int64) * K * V
         p_h = h + o_h + o_k[:, None] * V + o_v[None, :]
 
         tl.store(p_h, b_h.to(p_h.dtype.element_ty), mask=m_k[:, None] & m_v[None, :])
         m_t2 = o_t2 < T
         # [BK, BT]
+        p_k = k + (bos * H + i_h) * K + o_k[:, None] + o_t2[None, :] * (H * K)
         b_k = tl.load(p_k, mask=m_k[:, None] & m_t2[None, :], other=0.0)
         # [BT, BV]
+        p_v = v + (bos * H + i_h) * V + o_t2[:, None] * (H * V) + o_v[None, :]
         b_v = tl.load(p_v, mask=m_t2[:, None] & m_v[None, :], other=0.0)
         last_idx = min((i_t + 1) * BT, T) - 1
 
@@ -625,15 +625,15 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
     m_v = o_v < V
     for i_k in range(tl.cdiv(K, BK)):
         o_k = i_k * BK + tl.arange(0, BK).to(tl.int64)
-        p_q = q + o_t2[:, None] * (H * K) + o_k[None, :]
-        p_k = k + o_k[:, None] + o_t2[None, :] * (H * K)
-        p_h = h + o_k[:, None] * V + o_v[None, :]
         m_k = o_k < K
         # [BT, BK]
+        p_q = q + o_t2[:, None] * (H * K) + o_k[None, :]
         b_q = tl.load(p_q, mask=m_t2[:, None] & m_k[None, :], other=0.0)
         # [BK, BT]
+        p_k = k + o_k[:, None] + o_t2[None, :] * (H * K)
         b_k = tl.load(p_k, mask=m_k[:, None] & m_t2[None, :], other=0.0)
         # [BK, BV]
+        p_h = h + o_k[:, None] * V + o_v[None, :]
         b_h = tl.load(p_h, mask=m_k[:, None] & m_v[None, :], other=0.0)
         # [BT, BK] @ [BK, BV] -> [BT, BV]
         b_o += tl.dot(b_q, b_h)
@@ -652,9 +652,9 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
     b_A = tl.where(m_A, b_A, 0)
 
     p_v = v + o_t2[:, None] * (H * V) + o_v[None, :]
-    p_o = o + o_t2[:, None] * (H * V) + o_v[None, :]
     b_v = tl.load(p_v, mask=m_t2[:, None] & m_v[None, :], other=0.0)
     b_o = b_o * scale + tl.dot(b_A.to(b_v.dtype), b_v) * scale
+    p_o = o + o_t2[:, None] * (H * V) + o_v[None, :]
     tl.store(p_o, b_o.to(p_o.dtype.element_ty), mask=m_t2[:, None] & m_v[None, :])
 
 
@@ -665,15 +665,10 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
     pid = tl.program_id(0)
     o_m = pid * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
     o_n = tl.arange(0, BLOCK_N)
-    x_block_ptr = X + o_m[:, None] * stride_xm + o_n[None, :]
-    y_block_ptr = Y + o_m[:, None] * stride_ym + o_n[None, :]
-    w_block_ptr = W + o_n
-    b_block_ptr = B + o_n
-    mean_block_ptr = Mean + o_m
-    rstd_block_ptr = Rstd + o_m
 
     m_m = o_m < M
     m_n = o_n < N
+    x_block_ptr = X + o_m[:, None] * stride_xm + o_n[None, :]
     x = tl.load(x_block_ptr, mask=m_m[:, None] & m_n[None, :], other=0.0).to(tl.float32)
     # Compute mean and variance
     mean = tl.sum(x, axis=1) / N
@@ -682,12 +677,17 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
     var = tl.sum(xbar * xbar, axis=1) / N
     rstd = 1 / tl.sqrt(var + eps)
     # Write mean / rstd
+    mean_block_ptr = Mean + o_m
     tl.store(mean_block_ptr, mean, mask=m_m)
+    rstd_block_ptr = Rstd + o_m
     tl.store(rstd_block_ptr, rstd, mask=m_m)
     # Normalize and apply linear transformation
+    w_block_ptr = W + o_n
     w = tl.load(w_block_ptr, mask=m_n).to(tl.float32)
+    b_block_ptr = B + o_n
     b = tl.load(b_block_ptr, mask=m_n).to(tl.float32)
     y = xbar * rstd[:, None] * w[None, :] + b[None, :]
+    y_block_ptr = Y + o_m[:, None] * stride_ym + o_n[None, :]
     tl.store(y_block_ptr, y.to(Y.dtype.element_ty), mask=m_m[:, None] & m_n[None, :])
 
 
@@ -747,12 +747,6 @@ def bmm(
     o_batch = pid_b + tl.arange(0, 1).to(tl.int64)
     o_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
     o_k = tl.arange(0, BLOCK_K).to(tl.int64)
-    a_bp = (
-        a_ptr
-        + o_batch[:, None, None] * stride_ab
-        + o_m[None, :, None] * stride_am
-        + o_k[None, None, :] * stride_ak
-    )
     if USE_DESCRIPTORS:
         b_bp_desc = tl.make_tensor_descriptor(
             b_ptr,
@@ -761,16 +755,22 @@ def bmm(
             [1, BLOCK_K, BLOCK_N],
         )
     o_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N).to(tl.int64)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    m_batch = o_batch < BATCH
+    m_m = o_m < M
+    m_n = o_n < N
+    a_bp = (
+        a_ptr
+        + o_batch[:, None, None] * stride_ab
+        + o_m[None, :, None] * stride_am
+        + o_k[None, None, :] * stride_ak
+    )
     b_bp = (
         b_ptr
         + o_batch[:, None, None] * stride_bb
         + o_k[None, :, None] * stride_bk
         + o_n[None, None, :] * stride_bn
     )
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    m_batch = o_batch < BATCH
-    m_m = o_m < M
-    m_n = o_n < N
     for _ in range(0, tl.cdiv(K, BLOCK_K)):
         m_k = a_bp_off2 + tl.arange(0, BLOCK_K) < K
         if USE_DESCRIPTORS:
@@ -813,21 +813,21 @@ def batched_transpose(x_ptr, y_ptr, M, N, stride_xb, stride_xm, stride_yb, strid
     o_b = pid_b + tl.arange(0, 1).to(tl.int64)
     o_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
     o_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N).to(tl.int64)
+    m_m = o_m < M
+    m_n = o_n < N
     x_block_ptr = (
         x_ptr
         + o_b[:, None, None] * stride_xb
         + o_m[None, :, None] * stride_xm
         + o_n[None, None, :]
     )
+    x = tl.load(x_block_ptr, mask=m_m[None, :, None] & m_n[None, None, :])
     y_block_ptr = (
         y_ptr
         + o_b[:, None, None] * stride_yb
         + o_n[None, :, None] * stride_yn
         + o_m[None, None, :]
     )
-    m_m = o_m < M
-    m_n = o_n < N
-    x = tl.load(x_block_ptr, mask=m_m[None, :, None] & m_n[None, None, :])
     tl.store(
         y_block_ptr,
         tl.permute(x, (0, 2, 1)),
@@ -934,13 +934,6 @@ def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
 
     o_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
     o_head_dim = tl.arange(0, HEAD_DIM).to(tl.int64)
-    # block pointers
-    Q_block_ptr = (
-        Q + qvk_offset + o_m[:, None] * stride_qm + o_head_dim[None, :] * stride_qk
-    )
-    O_block_ptr = (
-        Out + qvk_offset + o_m[:, None] * stride_om + o_head_dim[None, :] * stride_on
-    )
     # initialize offsets
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.arange(0, BLOCK_N)
@@ -952,6 +945,10 @@ def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
     qk_scale = sm_scale
     qk_scale *= 1.44269504  # 1/log(2)
     # load q: it will stay in SRAM throughout
+    # block pointers
+    Q_block_ptr = (
+        Q + qvk_offset + o_m[:, None] * stride_qm + o_head_dim[None, :] * stride_qk
+    )
     q = tl.load(Q_block_ptr)
     # stage 1: off-band
     # For causal = True, STAGE = 3 and _attn_fwd_inner gets 1 as its STAGE
@@ -1014,6 +1011,9 @@ def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
     acc = acc / l_i[:, None]
     m_ptrs = M + off_hz * N_CTX + offs_m
     tl.store(m_ptrs, m_i)
+    O_block_ptr = (
+        Out + qvk_offset + o_m[:, None] * stride_om + o_head_dim[None, :] * stride_on
+    )
     tl.store(O_block_ptr, acc.to(Out.type.element_ty))
 
 

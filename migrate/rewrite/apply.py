@@ -15,6 +15,7 @@ from .blocks import filled, lost_comments, paths_to, removed
 from .dead_code import drop_dead_code
 from .offsets import share
 from .repeated import drop_repeated
+from .sink import sink_pointers
 from .running_offsets import merge
 
 
@@ -145,7 +146,8 @@ class Rewriter(_Expressions):
             updated = merge(updated, self.namer.running, self.namer.taken, self.namer.placeholders)
         updated = share(updated, self.namer.placeholders, self.namer.taken, self.member_of)
         updated = drop_repeated(original, updated, self.member_of)
-        return drop_dead_code(original, updated, self.member_of)
+        updated = drop_dead_code(original, updated, self.member_of)
+        return sink_pointers(original, updated, self.member_of)
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
         return filled(updated)
