@@ -8,18 +8,13 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from test_helpers_package import migrate
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "dead_helper"
 HELPER = "def load_tile_if("
-
-
-def migrate(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "triton_migrate.cli", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=300, input=stdin)
 
 
 @pytest.fixture

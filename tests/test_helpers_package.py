@@ -18,9 +18,9 @@ PACKAGE = Path(__file__).resolve().parent / "data" / "helper_package"
 BLOCK_POINTER_API = ("make_block_ptr", "tl.advance", "boundary_check")
 
 
-def migrate(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+def migrate(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "triton_migrate.cli", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, input=stdin)
 
 
 def outputs(root: Path, name: str, triton39: bool = False) -> dict:

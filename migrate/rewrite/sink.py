@@ -118,12 +118,13 @@ class _Reorder(cst.CSTTransformer):
                 body[index] = line.with_changes(leading_lines=goes)
                 continue
             group = [*_group(before, index), index]
+            first = group[0]
             # What stood above the statement (a blank line, its comment) now heads the lines moved to it.
-            heading = [*held, *body[index].leading_lines]
-            body[index] = body[index].with_changes(leading_lines=[]) if len(group) > 1 else body[index]
-            body[group[0]] = body[group[0]].with_changes(leading_lines=[*heading, *body[group[0]].leading_lines]) \
-                if len(group) > 1 else body[index].with_changes(leading_lines=heading)
-            held = []
+            heading, held = [*held, *line.leading_lines], []
+            if first != index:
+                heading += body[first].leading_lines
+                body[index] = line.with_changes(leading_lines=[])
+            body[first] = body[first].with_changes(leading_lines=heading)
             order += [body[i] for i in group]
         return updated.with_changes(body=order, footer=[*held, *updated.footer])
 
