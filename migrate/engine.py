@@ -253,11 +253,19 @@ class _Unit:
 
     def facts_of(self, function: cst.FunctionDef) -> FunctionFacts:
         if id(function) not in self.facts:
-            launched = is_kernel(function) and function.name.value not in self.scan.called
+            call = self.scan.called.get(function.name.value)
+            launched = is_kernel(function) and call is None
             inline = Inline.of(function, self.stated, lambda node: self.positions.start(node)[0])
             self.facts[id(function)] = FunctionFacts(function, self.names, self.scan.function_assignments[id(function)],
-                                                     launched, inline, self.scan.bound_nowhere)
+                                                     launched, inline, self.scan.bound_nowhere, self._named_by(call))
         return self.facts[id(function)]
+
+    def _named_by(self, call: cst.Call | None) -> str | None:
+        """`obj.name(...)` on line N: an attribute call that may only share a kernel's name (another class's
+        `forward` or `backward`); None for a call of the name itself, which calls the function."""
+        if call is None or type(call.func) is cst.Name:
+            return None
+        return f"`{canonical_code(call.func)}(...)` on line {self.positions.start(call)[0]}"
 
 
 def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool,
@@ -686,7 +694,9 @@ class _ModuleScan(AssignmentCollector):
         self.calls: list[cst.Call] = []  # in source order, for positions
         self.parameters: list[cst.Param] = []  # the same
         self.identifiers: set[str] = set()
-        self.called: set[str] = set()  # the names functions call (`helper(...)`, `module.helper(...)`)
+        # The names functions call (`helper(...)`, `module.helper(...)`) -> a call of each, one of the name itself
+        # (`helper(...)`) where there is one.
+        self.called: dict[str, cst.Call] = {}
         self._named: Counter[str] = Counter()  # names as they occur, callees of calls included
         self._callees: Counter[str] = Counter()  # names called (`f(...)`)
         self._star = False  # `from x import *`: any name may be bound
@@ -722,7 +732,9 @@ class _ModuleScan(AssignmentCollector):
         if type(node.func) is cst.Name:
             self._callees[node.func.value] += 1
         if self._stack and type(node.func) in (cst.Name, cst.Attribute):
-            self.called.add(node.func.value if type(node.func) is cst.Name else node.func.attr.value)
+            name = node.func.value if type(node.func) is cst.Name else node.func.attr.value
+            if name not in self.called or type(node.func) is cst.Name:
+                self.called[name] = node
         member = self.names.member(node.func)
         if not _is_site(member, {a.keyword.value for a in node.args if a.keyword is not None}):
             return

@@ -527,12 +527,20 @@ class Sites:
         """Why a descriptor for this block pointer cannot be chosen at launch (TTD009), or None. `fallback`:
         the other form is this tool's masked pointers (a compat tile falls back to the shim's emulation)."""
         if not self.launched():
-            return "this function is not launched from the host (it is called by other `@triton.jit` functions)"
+            return self.not_launched()
         problem = self.pointer_problem(value) if fallback else None
         if problem is not None:
             return problem
         checks = [self.launch_check(self.creations_by_id(c)) for c in self.knowledge.in_order(value.creations)]
         return next((check for check in checks if isinstance(check, str)), None)
+
+    def not_launched(self) -> str:
+        """Why the analysis takes this function for one the host does not launch, as far as it knows."""
+        called = self.context is not None and self.context.is_called()
+        if self.facts.named_by is None or called:
+            return "this function is not launched from the host (it is called by other `@triton.jit` functions)"
+        return (f"{self.facts.named_by} has this function's name, so it is taken for a helper of other "
+                f"`@triton.jit` functions, with no launch of its own to check")
 
     def launch_check(self, creation: Creation):
         if creation.check is None and creation.unit is not None:
