@@ -539,7 +539,10 @@ def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool, launch:
     new_source = new_module.code
     imported = () if launch is None else \
         tuple(f for f in launch_support.CALLED if uses_name(new_module, unit.launch_names[f]))
-    return FileOutcome(tuple(diagnostics), new_source if new_source != unit.source else None, imported, kept)
+    stated = tuple((analysis.function.name.value, tuple(facts)) for analysis in analyses
+                   if (facts := analysis.launch_facts()))
+    return FileOutcome(tuple(diagnostics), new_source if new_source != unit.source else None, imported, kept,
+                       stated)
 
 
 def _is_uncalled_helper(analysis: FunctionAnalysis, module: cst.Module) -> bool:

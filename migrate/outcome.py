@@ -38,6 +38,9 @@ class FileOutcome:
     # Helpers of the module's top level that take block pointers nothing in the program passes them, kept:
     # the front end removes them (engine.migrate_sources' `removable`) if nothing in the project names them.
     uncalled_helpers: tuple[str, ...] = ()
+    # Per function (its name), what its descriptors rely on that a launch's arguments decide (the analysis's
+    # launch_facts): `migrate verify` checks them at every launch of the migrated kernel.
+    stated_facts: tuple[tuple[str, tuple[dict, ...]], ...] = ()
 
     @property
     def refused(self) -> tuple[Diagnostic, ...]:

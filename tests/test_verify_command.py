@@ -95,6 +95,9 @@ def test_record_on_38_then_compare_the_migrated_code_on_39(golden):
     done = _verify(["compare", str(recording), "--device", "cpu", "--", "python", "bench.py", "40"], project,
                    pythonpath=TRITON39)
     assert done.returncode == 1 and "launches differ" in done.stdout, done.stdout + done.stderr
+    # the launch that raised is a row of its own, with its error (issue 35)
+    assert "  launch 0: ran in recorded; raised in current: InterpreterError: NotImplementedError('Block pointers " \
+           "have been removed" in done.stdout
 
 
 def _perturbed_copy(golden: Path, name: str, edit) -> Path:
@@ -143,6 +146,8 @@ def test_a_recording_of_another_format_version_is_refused(golden):
 def test_no_launch_recorded_is_an_error(project):
     done = _verify(["--device", "cpu", "--", "python", "-c", "print('no kernels here')"], project)
     assert done.returncode == 2 and "no Triton launch was recorded" in done.stdout, done.stdout + done.stderr
+    assert "note: original: no launch recorded; migrated: no launch recorded" in done.stdout
+    assert "None on None" not in done.stdout and "verdict: not verified" in done.stdout
 
 
 def test_importing_the_package_imports_neither_torch_nor_triton():

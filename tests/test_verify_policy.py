@@ -64,8 +64,29 @@ def test_a_project_that_asks_for_pointers_gets_its_copy_migrated_to_pointers(tmp
     assert "tl.make_block_ptr" not in migrated and "make_tensor_descriptor" not in migrated
     assert verdict["policy"] == [{"policy": {**verdict["policy"][0]["policy"], "target": "pointer"},
                                   "non_default": {"target": "pointer"}, "configuration": "pyproject.toml",
-                                  "files": [OPS]}]
-    assert f"policy: target='pointer' (from pyproject.toml) for {OPS}" in output
+                                  "origins": {"target": "pyproject.toml"}, "files": [OPS]}]
+    assert f"policy for {OPS}:\n  target: pointer (pyproject.toml)\n" in output
+
+
+def test_the_verdict_says_the_policy_in_the_users_words_and_where_each_value_came_from(tmp_path, monkeypatch):
+    """Issue 35: `assume: aligned, ... (pyproject.toml)`, not a Python repr of the statements; a line length
+    that the project's ruff configuration sets is said to come from there, not from "no configuration file"."""
+    root = tmp_path / "project"
+    shutil.copytree(PROJECT, root)
+    (root / "pyproject.toml").write_text("[tool.ruff]\nline-length = 120\n")
+    facts = "aligned,aligned-rows,in-bounds,allocator"
+    _, verdict, output = verify_copy(root, tmp_path, monkeypatch, "--assume", facts)
+    assert f"policy for {OPS}:\n  target: auto (default)\n  line-length: 120 (pyproject.toml)\n" \
+           "  assume: aligned, aligned-rows, in-bounds, allocator (command line)\n" in output, output
+    assert "Statement(" not in output and "no configuration file" not in output
+    assert verdict["policy"][0]["origins"] == {"line_length": "pyproject.toml", "assume": "command line"}
+    root.joinpath("pyproject.toml").write_text('[tool.triton-migrate]\nassume = ["aligned"]\nstrict = true\n'
+                                               '[tool.triton-migrate.kernel-assume]\n'
+                                               '"matmul.c_ptr" = ["aligned-rows"]\n')
+    _, _, output = verify_copy(root, tmp_path / "again", monkeypatch)
+    assert f"policy for {OPS}:\n  target: auto (default)\n  strict: true (pyproject.toml)\n" \
+           "  assume: aligned (pyproject.toml)\n  kernel-assume: aligned-rows of matmul.c_ptr (pyproject.toml)\n" \
+           in output, output
 
 
 @pytest.mark.parametrize("table, options", [

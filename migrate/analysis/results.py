@@ -268,6 +268,26 @@ class Results:
         return not self.policy.strict and ("allocator" in self.facts.inline.kernel or
                                            "allocator" in self.policy.stated(kernel, None))
 
+    def launch_facts(self) -> list[dict]:
+        """What this function's descriptors rely on that a launch's arguments decide, whether or not a hook
+        checks it (`migrate verify` does, at every launch): {"argument", "fact", "expressions", "where"} each,
+        and {"fact": "allocator", "where"} where the allocator is stated instead of installed by a hook."""
+        relying = [c for c in self.creations.values()
+                   if self.class_notes(id(c.call), self.knowledge.relied) and not self.is_refused({id(c.call)})]
+        found: dict[tuple[str, str], dict] = {}
+        for creation in relying:
+            for tensor, fact, expressions, where in self.reliance(creation):
+                if fact in CHECKED_AT_LAUNCH:
+                    entry = found.setdefault((tensor, fact), {"argument": tensor, "fact": fact, "expressions": [],
+                                                              "where": where})
+                    entry["expressions"] += [code for code in expressions if code not in entry["expressions"]]
+        facts = list(found.values())
+        if relying and self.states_allocator():
+            kernel = self.function.name.value
+            where = self.facts.inline.kernel.get("allocator") or self.policy.stated(kernel, None)["allocator"]
+            facts.append({"argument": None, "fact": "allocator", "expressions": [], "where": where})
+        return facts
+
     def relied_facts(self, creations: list[Creation]) -> list[tuple[str, ...]]:
         """What these creations' descriptors rely on, as the launch can check it: (argument, fact, expressions
         over the kernel's parameters) each, one per argument and fact that the launch's arguments decide

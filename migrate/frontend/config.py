@@ -57,6 +57,8 @@ class Config:
     per_file_assume: tuple[tuple[str, tuple[Statement, ...]], ...] = ()
     kernel_assume: tuple[Statement, ...] = ()
     _specs: dict = field(default_factory=dict, compare=False, repr=False)  # compiled globs, by pattern
+    # Config field -> where its value was set (a file, "command line"); a field not here has its default.
+    origins: dict = field(default_factory=dict, compare=False, repr=False)
 
     def ignored_for(self, path: str) -> tuple[str, ...]:
         """`ignore` plus every `per-file-ignores` entry whose glob matches `path`."""
@@ -240,7 +242,7 @@ def apply(config: Config, table: dict, where: str) -> Config:
             changes[name] = check(value, f"{_shown(where)}: {key}") if key in STATED else check(value)
         except ValueError as exc:
             raise ConfigError(f"{where}: {key}: {exc}") from None
-    return replace(config, **changes)
+    return replace(config, **changes, origins={**config.origins, **dict.fromkeys(changes, where)})
 
 
 def _shown(where: str) -> str:
@@ -283,8 +285,10 @@ class Resolver:
         self._measured: dict[str, Config] = {}  # directory -> its configuration with the line length
         if explicit is not None:
             fixed = load(explicit) or Config(root=os.path.dirname(os.path.abspath(explicit)))
-            self._fixed = self._final(replace(fixed, line_length=fixed.line_length or
-                                              (declared_line_length(explicit) or DEFAULT_LINE_LENGTH)))
+            declared = declared_line_length(explicit)
+            if not fixed.line_length:
+                fixed = _with_length(fixed, declared or DEFAULT_LINE_LENGTH, explicit if declared else None)
+            self._fixed = self._final(fixed)
         elif isolated:
             self._fixed = self._final(Config(root=os.getcwd(), line_length=DEFAULT_LINE_LENGTH))
 
@@ -296,7 +300,7 @@ class Resolver:
         if directory not in self._measured:
             config = self._nearest(directory)
             self._measured[directory] = config if config.line_length else \
-                replace(config, line_length=self._lengths.for_directory(directory))
+                _with_length(config, self._lengths.for_directory(directory), self._lengths.source_of(directory))
         return self._measured[directory]
 
     def _final(self, config: Config) -> Config:
@@ -323,6 +327,12 @@ class Resolver:
         return self._by_dir[directory]
 
 
+def _with_length(config: Config, length: int, source: str | None) -> Config:
+    """`config` with the project's line length, declared in `source` (None: the default)."""
+    origins = {**config.origins, "line_length": source} if source else config.origins
+    return replace(config, line_length=length, origins=origins)
+
+
 # --- the project's line length, which emitted code keeps to (wrap.py) ---------------------------------------------
 
 DEFAULT_LINE_LENGTH = 88  # ruff's and black's
@@ -339,20 +349,27 @@ class LineLengths:
     files: one that cannot be read or holds no valid length is passed over, never an error here."""
 
     def __init__(self) -> None:
-        self._by_dir: dict[str, int] = {}
+        self._by_dir: dict[str, tuple[int, str | None]] = {}  # directory -> (length, the file declaring it)
 
     def for_directory(self, directory: str) -> int:
+        return self._found(directory)[0]
+
+    def source_of(self, directory: str) -> str | None:
+        """The file that declares the line length `for_directory` gives; None: no file does (88)."""
+        return self._found(directory)[1]
+
+    def _found(self, directory: str) -> tuple[int, str | None]:
         unresolved = []
         while directory not in self._by_dir:
-            found = next((length for length in map(declared_line_length, _candidates(directory))
-                          if length is not None), None)
+            found = next(((length, path) for path in _candidates(directory)
+                          if (length := declared_line_length(path)) is not None), None)
             if found is not None:
                 self._by_dir[directory] = found
                 break
             unresolved.append(directory)
             parent = os.path.dirname(directory)
             if parent == directory:
-                self._by_dir[directory] = DEFAULT_LINE_LENGTH
+                self._by_dir[directory] = (DEFAULT_LINE_LENGTH, None)
                 break
             directory = parent
         for below in unresolved:

@@ -37,6 +37,7 @@ class FileResult:
     launch_module: str | None = None  # the launch-support module new_text imports, to write with it (launch.py)
     launch_functions: tuple[str, ...] = ()  # what new_text imports from it
     uncalled_helpers: tuple[str, ...] = ()  # FileOutcome's: kept until nothing in the project is shown to name them
+    stated_facts: tuple = ()  # FileOutcome's: per function, what its descriptors rely on (`migrate verify` checks it)
 
     @property
     def shown_text(self) -> str:

@@ -103,11 +103,13 @@ def figure(verdict: dict, max_slowdown: float | None = None):
         for r in untimed:
             ax.annotate("no timing", (1.0, y[r["name"]]), xytext=(7, 0), textcoords="offset points",
                         va="center", fontsize=font - 1, color="#616161")
-    for status, text in (("DIFFERS", "outputs differ"), ("launches differ", "launch counts differ")):
-        marked = [r for r in rows if r["status"] == status]
+    for statuses, text in ((("DIFFERS", "inputs differ"), "outputs differ"),
+                           (("launches differ", "RAISED"), "launch counts differ, or a launch raised")):
+        marked = [r for r in rows if r["status"] in statuses]
         if marked:
+            outputs = "DIFFERS" in statuses
             marker = ax.scatter([r["ratio"] or 1.0 for r in marked], [y[r["name"]] for r in marked],
-                                marker="X" if status == "DIFFERS" else "D", s=70 if status == "DIFFERS" else 40,
+                                marker="X" if outputs else "D", s=70 if outputs else 40,
                                 color=COLOURS["differs"], edgecolors="white", linewidths=0.8, zorder=5)
             legend[text] = marker
 
@@ -210,7 +212,7 @@ def _differs_patch():
 
 def _title(verdict: dict) -> str:
     status = verdict.get("exit_status")
-    word = {0: "identical", 1: "DIFFERENT", 2: "ERROR"}.get(status, "?")
+    word = {0: "identical", 1: "DIFFERENT", 2: "not verified"}.get(status, "?")
     return f"migrate verify: {word}" + (f" (exit status {status})" if status is not None else "")
 
 

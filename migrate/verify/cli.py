@@ -10,8 +10,8 @@ import click
 
 from . import recording
 from .report import ERROR, Verdict, ir_diff, text
-from .session import (READS_RECORDINGS, RUNS_KERNELS, Unusable, common, migrating, record, session, tree_paths,
-                      user_command, verdict_of)
+from .session import (READS_RECORDINGS, RUNS_KERNELS, Unusable, checking, common, migrating, record, session,
+                      tree_paths, user_command, verdict_of)
 from .tree import MigratedTree, Migration, make_migrated_copy, migrate_into
 from .tune import tune_command
 
@@ -87,7 +87,8 @@ def run_command(ctx, paths, replacements, **options):
         chosen = {str(p.relative_to(root)): f for p, f in _replacements(replacements, root).items()}
         tree = make_migrated_copy(root, tree_paths(paths, root), work / "tree", chosen, Migration(options))
         original = record(command_line, root, work / "original.tmv", config, work, options)
-        runs = [original, record(command_line, tree.root, work / "migrated.tmv", config, work, options, original)]
+        runs = [original, record(command_line, tree.root, work / "migrated.tmv", checking(config, tree), work,
+                                 options, original)]
         verdict = verdict_of(runs, options)
         _describe_tree(verdict, tree)
         verdict.problems += _ran_original(runs[1][1], root)
@@ -107,9 +108,10 @@ def record_command(ctx, out, **options):
     with session(options) as (device, config, work):
         _, index = record(command_line, Path.cwd().resolve(), out, config, work, options)
         kernels = sorted({l["kernel"] for l in index["launches"]})
+        env = index["environment"]
+        where = f"Triton {env['triton']}, {env['device_name']}, " if env.get("triton") else ""
         click.echo(f"recorded {len(index['launches'])} launches of {len(kernels)} kernels to {out} "
-                   f"(Triton {index['environment'].get('triton')}, {index['environment'].get('device_name')}, "
-                   f"command exit status {index['returncode']})")
+                   f"({where}command exit status {index['returncode']})")
         if not index["launches"]:
             click.echo("ERROR: no Triton launch was recorded", err=True)
             sys.exit(ERROR)
@@ -137,8 +139,8 @@ def compare_command(ctx, golden, other, paths, **options):
             root = Path.cwd().resolve()
             if paths:
                 tree = make_migrated_copy(root, tree_paths(paths, root), work / "tree", {}, Migration(options))
-            second = record(user_command(ctx), tree.root if tree else root, work / "current.tmv", config, work,
-                            options, first)
+            second = record(user_command(ctx), tree.root if tree else root, work / "current.tmv",
+                            checking(config, tree) if tree else config, work, options, first)
         verdict = verdict_of([first, second], options, labels=("recorded", "current" if other is None else "other"))
         if tree is not None:
             _describe_tree(verdict, tree)
@@ -220,6 +222,7 @@ def _describe_tree(verdict: Verdict, tree: MigratedTree) -> None:
     verdict.notes += [f"{p}: {n} site(s) left as block pointers (see `migrate --diff`)"
                       for p, n in tree.refused.items()]
     verdict.notes += [f"{p}: not migrated: {e}" for p, e in tree.errors.items()]
+    verdict.left_as_block_pointers += sum(tree.refused.values())
     verdict.policies += tree.policy_groups()
 
 

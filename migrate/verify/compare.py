@@ -26,6 +26,9 @@ class KernelResult:
     time_a_ms: float | None = None
     time_b_ms: float | None = None
     launch_ratios: list[float] = field(default_factory=list)
+    raised: list[dict] = field(default_factory=list)  # {"launch", "a", "b"}: the error of each run (None: ran)
+    downstream: int = 0  # differing launches whose tensors already differed before they ran
+    root: dict | None = None  # {"launch", "order"} of its first differing launch whose tensors did not
 
     @property
     def ratio(self) -> float | None:
@@ -35,9 +38,13 @@ class KernelResult:
 
     @property
     def status(self) -> str:
+        if any(r["a"] != r["b"] for r in self.raised):
+            return "RAISED"
         if self.launches_a != self.launches_b:
             return "launches differ"
-        return "identical" if self.identical == self.compared else "DIFFERS"
+        if self.identical == self.compared:
+            return "identical"
+        return "inputs differ" if self.root is None and self.downstream else "DIFFERS"
 
     def as_json(self) -> dict:
         spread = sorted(self.launch_ratios)
@@ -45,7 +52,8 @@ class KernelResult:
                 "launches_b": self.launches_b, "compared": self.compared, "identical": self.identical,
                 "max_abs": self.max_abs, "max_ulp": self.max_ulp, "time_a_ms": self.time_a_ms,
                 "time_b_ms": self.time_b_ms, "ratio": self.ratio,
-                "ratio_range": [spread[0], spread[-1]] if spread else None, "differences": self.differences}
+                "ratio_range": [spread[0], spread[-1]] if spread else None, "differences": self.differences,
+                "raised": self.raised, "downstream": self.downstream, "root": self.root}
 
 
 # An argument the migrated kernel has and the original has not: the launch guard's flag (TTD009; `_2`... where
@@ -55,12 +63,12 @@ GUARD_FLAG = "USE_DESCRIPTORS"
 def compare(dir_a: Path, index_a: dict, dir_b: Path, index_b: dict) -> list[KernelResult]:
     by_key_b = {(l["kernel"], l["index"]): l for l in index_b["launches"]}
     results: dict[str, KernelResult] = {}
-    for launch in index_a["launches"]:
+    for order, launch in enumerate(index_a["launches"]):
         result = results.setdefault(launch["kernel"], KernelResult(launch["kernel"]))
         result.launches_a += 1
         other = by_key_b.get((launch["kernel"], launch["index"]))
         if other is not None:
-            _compare_launch(dir_a, launch, dir_b, other, result)
+            _compare_launch(dir_a, launch, dir_b, other, result, order)
     for launch in index_b["launches"]:
         results.setdefault(launch["kernel"], KernelResult(launch["kernel"])).launches_b += 1
     for result in results.values():
@@ -68,7 +76,19 @@ def compare(dir_a: Path, index_a: dict, dir_b: Path, index_b: dict) -> list[Kern
     return list(results.values())
 
 
-def _compare_launch(dir_a, a: dict, dir_b, b: dict, result: KernelResult) -> None:
+def root(results: list[KernelResult]) -> KernelResult | None:
+    """The kernel whose launch is the first, in the first run's order, to differ on identical inputs: where
+    a difference starts, which every later launch that reads its outputs inherits."""
+    rooted = [r for r in results if r.root is not None]
+    return min(rooted, key=lambda r: r.root["order"]) if rooted else None
+
+
+def _compare_launch(dir_a, a: dict, dir_b, b: dict, result: KernelResult, order: int) -> None:
+    if a.get("error") or b.get("error"):
+        result.raised.append({"launch": a["index"], "a": a.get("error"), "b": b.get("error")})
+        result.compared += 1
+        result.identical += a.get("error") == b.get("error")  # the same error in both: the same behaviour
+        return
     found = []
     if a["grid"] != b["grid"]:
         found.append({"what": "grid", "a": a["grid"], "b": b["grid"]})
@@ -85,11 +105,23 @@ def _compare_launch(dir_a, a: dict, dir_b, b: dict, result: KernelResult) -> Non
             found += _compare_tensor(dir_a, arg_a, dir_b, arg_b, name)
     result.compared += 1
     result.identical += not found
+    if found and _inputs_differ(a, b):
+        result.downstream += 1
+        found = [{**item, "inputs_differ": True} for item in found]
+    elif found and result.root is None:
+        result.root = {"launch": a["index"], "order": order}
     for item in found:
         result.max_abs = max(result.max_abs, item.get("max_abs", 0.0))
         result.max_ulp = max(result.max_ulp, item.get("max_ulp", 0))
         if len(result.differences) < MAX_DETAILS:
             result.differences.append({"launch": a["index"], **item})
+
+
+def _inputs_differ(a: dict, b: dict) -> bool:
+    """Whether a tensor argument already held other bits in the two runs before the launch (recordings
+    without `digest_before` cannot tell)."""
+    return any(arg.get("digest_before") and b["args"].get(name, {}).get("digest_before") not in
+               (None, arg["digest_before"]) for name, arg in a["args"].items())
 
 
 def _compare_tensor(dir_a, a: dict, dir_b, b: dict, name: str) -> list[dict]:

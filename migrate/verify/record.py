@@ -13,6 +13,10 @@ calls `activate()` in every Python process of that command):
 Which tensors are outputs: every tensor argument's whole buffer is digested before and after the launch;
 one whose bits changed is *written* and kept in full (below the size limit, else digest + spot values); one
 that did not change is kept as its digest only, which still shows inputs that diverged between two runs.
+
+A launch that raises is written down with its error; a launch of a migrated kernel is first checked against the
+facts it relies on (facts.py), and one that breaks a fact is not run. Memory the program allocates without
+initialising it (`torch.empty` and its kin) is filled with a sentinel, the same in both runs.
 """
 
 from __future__ import annotations
@@ -33,8 +37,10 @@ from .tuning import Tuning
 ENV_OUT, ENV_ROOT = "TRITON_MIGRATE_VERIFY_OUT", "TRITON_MIGRATE_VERIFY_ROOT"
 ENV_CONFIG = "TRITON_MIGRATE_VERIFY_CONFIG"
 DEFAULTS = {"device": "cpu", "keep_bytes": 16 << 20, "total_bytes": 1 << 30, "warmup": 0, "repeat": 0,
-            "allocator": True, "pinned": None}  # pinned: another run's autotuner choices to take (tuning.py)
-_PATCHED_MODULES = {"triton.runtime.jit", "triton.runtime.interpreter", "triton.runtime.autotuner"}
+            "allocator": True, "pinned": None, "facts": {}}
+# pinned: another run's autotuner choices to take (tuning.py); facts: "source:function" -> the stated facts its
+# migrated descriptors rely on (facts.py), checked before each of its launches
+_PATCHED_MODULES = {"triton.runtime.jit", "triton.runtime.interpreter", "triton.runtime.autotuner", "torch"}
 _state = threading.local()  # .busy: inside a recorded launch or an autotuner benchmark (not recorded)
 
 
@@ -69,10 +75,14 @@ class _PatchingLoader(importlib.abc.Loader):
 
     def exec_module(self, module):
         self.inner.exec_module(module)
+        module.__loader__ = module.__spec__.loader = self.inner  # what else asks the loader (resources) finds it
         _patch(module)
 
 
 def _patch(module) -> None:
+    if module.__name__ == "torch":
+        _sentinel_fill(module)
+        return
     for cls_name in ("JITFunction", "InterpretedFunction"):
         cls = getattr(module, cls_name, None)
         if cls is not None and not getattr(cls.run, "_tm_recorded", False):
@@ -81,6 +91,30 @@ def _patch(module) -> None:
     if tuner is not None and not getattr(tuner._bench, "_tm_recorded", False):
         tuner._bench = _unrecorded(tuner._bench)
         tuner.run = _tuning_run(tuner.run)
+
+
+def _sentinel_fill(torch) -> None:
+    """Memory the program allocates without initialising (`torch.empty` and its kin) holds the same sentinel
+    bytes in both runs: what no launch writes then compares equal, instead of as whatever garbage each run's
+    allocator left there, and a difference can say that one run never wrote an element (tensors.py)."""
+    from .tensors import SENTINEL_BYTE
+
+    compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda: False)
+
+    def filled(make):
+        def wrapper(*args, **kwargs):
+            made = make(*args, **kwargs)
+            if made.device.type != "meta" and not compiling():  # a graph being traced keeps its own semantics
+                made.untyped_storage().fill_(SENTINEL_BYTE)
+            return made
+        wrapper._tm_recorded = True
+        return wrapper
+
+    for name in ("empty", "empty_like", "empty_strided"):
+        if not getattr(getattr(torch, name), "_tm_recorded", False):
+            setattr(torch, name, filled(getattr(torch, name)))
+    if not getattr(torch.Tensor.new_empty, "_tm_recorded", False):
+        torch.Tensor.new_empty = filled(torch.Tensor.new_empty)
 
 
 def _unrecorded(bench):
@@ -150,20 +184,41 @@ class Recorder:
         (self.dir / "meta.json").write_text(json.dumps(_environment(self.device)))
 
     def launch(self, run, fn, args, kwargs, grid):
+        """Run one launch and write it down; a launch that raises (or breaks a stated fact, checked before
+        the kernel runs) is written down with its error, and the error goes on to the program."""
+        from .facts import StatedFactBroken
         from .tensors import capture
 
+        bound = _bind(fn, args, kwargs)
+        broken = self._broken_fact(fn, bound)
         if self.config["allocator"]:
             self.device.ensure_allocator()
-        bound = _bind(fn, args, kwargs)
         tensors = dict(_tensor_args(bound))
         before = {name: capture(t, 0).digest for name, t in tensors.items()}
+        if broken is not None:
+            self._log(fn, bound, kwargs, grid, tensors, before, error=broken.message(), broken=broken.as_json())
+            raise StatedFactBroken(broken.message())
         self.device.synchronize()
-        first_ms = self.device.time_ms(lambda: run(fn, *args, grid=grid, warmup=False, **kwargs))
+        try:
+            first_ms = self.device.time_ms(lambda: run(fn, *args, grid=grid, warmup=False, **kwargs))
+        except Exception as error:
+            self._log(fn, bound, kwargs, grid, tensors, before, error=f"{type(error).__name__}: {error}")
+            raise
         after = {name: capture(t, self.config["keep_bytes"]) for name, t in tensors.items()}
         times = self._repeat_times(run, fn, args, kwargs, grid, tensors) or [first_ms]
+        self._log(fn, bound, kwargs, grid, tensors, before, after, times)
+
+    def _broken_fact(self, fn, bound: dict):
+        """The first stated fact this launch of a migrated kernel breaks (facts.py), or None."""
+        from .facts import first_broken
+
+        facts = self.config["facts"].get(f"{self._source(fn)}:{_qualname(fn)}")
+        return first_broken(f"{_module_of(fn)}:{_qualname(fn)}", facts, bound, self.device) if facts else None
+
+    def _log(self, fn, bound, kwargs, grid, tensors, before, after=None, times=(), **failure) -> None:
         with self.lock:
             self.seq += 1
-            entry = self._entry(fn, bound, kwargs, grid, tensors, before, after, times)
+            entry = {**self._entry(fn, bound, kwargs, grid, tensors, before, after, list(times)), **failure}
             with open(self.dir / "launches.jsonl", "a") as out:
                 out.write(json.dumps(entry) + "\n")
 
@@ -184,11 +239,13 @@ class Recorder:
         name = f"{_module_of(fn)}:{_qualname(fn)}"
         args = {}
         for arg, t in tensors.items():
-            state = after[arg]
+            state = after[arg] if after is not None else None  # None: the launch raised
             record = {"kind": "tensor", "dtype": str(t.dtype).removeprefix("torch."), "shape": list(t.shape),
                       "stride": list(t.stride()), "offset": t.storage_offset(), "align": t.data_ptr() % 128,
-                      "buffer_bytes": t.untyped_storage().nbytes(), "written": state.digest != before[arg],
-                      "digest": state.digest, "spots": state.spots, "file": None}
+                      "buffer_bytes": t.untyped_storage().nbytes(), "digest_before": before[arg],
+                      "written": state is not None and state.digest != before[arg],
+                      "digest": state.digest if state else before[arg], "spots": state.spots if state else [],
+                      "file": None}
             if record["written"] and state.host_bits is not None and self._budget(state.host_bits):
                 record["file"] = f"{self.dir.name}/tensors/{self.seq:06d}-{_safe(arg)}.bin"
                 (self.dir.parent / record["file"]).write_bytes(state.host_bits.numpy().tobytes())

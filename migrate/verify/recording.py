@@ -11,10 +11,11 @@
 
 A launch: {"kernel": "module:qualname", "index": n-th launch of this kernel, "seq", "pid", "source" (path
 relative to the tree), "grid": [x, y, z], "options": {num_warps, ...}, "times_ms": [...], "args": {name:
-arg}}; a tensor arg: {"kind": "tensor", "dtype", "shape", "stride", "offset", "align" (data_ptr % 128),
-"buffer_bytes", "written", "digest" (blake2b-128 of the whole buffer's bits, NaNs canonical), "spots":
-[[element, bits], ...] (only when not kept in full), "file": the buffer's raw bits, relative to the
-recording, or null}; other args: {"kind": "scalar" | "constexpr", "value"}.
+arg}, and where the launch raised, "error" (and "broken": the stated fact it broke, facts.py)}; a tensor arg:
+{"kind": "tensor", "dtype", "shape", "stride", "offset", "align" (data_ptr % 128), "buffer_bytes",
+"digest_before" (the buffer's digest before the launch), "written", "digest" (blake2b-128 of the whole
+buffer's bits, NaNs canonical), "spots": [[element, bits], ...] (only when not kept in full), "file": the
+buffer's raw bits, relative to the recording, or null}; other args: {"kind": "scalar" | "constexpr", "value"}.
 Launches are ordered by process start, then by launch order within the process.
 """
 

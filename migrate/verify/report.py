@@ -9,7 +9,7 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .compare import KernelResult
+from .compare import KernelResult, root
 
 OK, DIFFERENT, ERROR = 0, 1, 2
 
@@ -27,6 +27,7 @@ class Verdict:
     environment: dict = field(default_factory=dict)  # "a", "b" → the recording's environment (triton, device_name)
     timing: dict = field(default_factory=dict)  # kernel → its repeats' spread, as timing_spread() returns it
     policies: list[dict] = field(default_factory=list)  # what migrated which files (tree.MigratedTree.policy_groups)
+    left_as_block_pointers: int = 0  # sites of the migrated copy still block pointers (they need Triton <= 3.8)
 
     def slow(self) -> list[KernelResult]:
         if self.max_slowdown is None:
@@ -39,17 +40,31 @@ class Verdict:
     def exit_status(self) -> int:
         if self.errors:
             return ERROR
-        if self.problems or self.slow() or self.compile_regressions() or any(
+        if self.problems or self.slow() or self.compile_regressions() or self.left_as_block_pointers or any(
                 k.status != "identical" for k in self.kernels):
             return DIFFERENT
         return OK
+
+    def headline(self) -> str:
+        """The verdict in a few words."""
+        status = self.exit_status()
+        if status == ERROR:
+            return "verdict: not verified"
+        compared_equal = not self.problems and not self.slow() and not self.compile_regressions() and all(
+            k.status == "identical" for k in self.kernels)
+        if self.left_as_block_pointers and compared_equal:
+            return (f"verdict: partly migrated: {self.left_as_block_pointers} site(s) still need Triton <= 3.8 "
+                    f"(every compared launch identical)")
+        return "verdict: identical" if status == OK else "verdict: DIFFERENT"
 
     def as_json(self) -> dict:
         return {"exit_status": self.exit_status(), "labels": list(self.labels),
                 "kernels": [{**k.as_json(), **self.timing.get(k.name, {})} for k in self.kernels],
                 "compile": {"a": self.compile_a, "b": self.compile_b}, "slow": [k.name for k in self.slow()],
                 "max_slowdown": self.max_slowdown, "environment": self.environment, "problems": self.problems,
-                "errors": self.errors, "notes": self.notes, "policy": self.policies}
+                "errors": self.errors, "notes": self.notes, "policy": self.policies,
+                "left_as_block_pointers": self.left_as_block_pointers, "verdict": self.headline().split(": ", 1)[1],
+                "root": root_json(self.kernels)}
 
 
 def timing_spread(index_a: dict, index_b: dict) -> dict[str, dict]:
@@ -81,65 +96,137 @@ def _quartile_sums(index: dict) -> dict[str, tuple[float, float, int]]:
 
 
 def policy_lines(groups: list[dict]) -> list[str]:
-    """One line per policy the codemod used: the settings that differ from the defaults, where they came
-    from, and the files it migrated with them."""
+    """Per policy the codemod used: the files it migrated with it, then one line a setting, as the user
+    writes it in `[tool.triton-migrate]` and where its value came from (a file, the command line, or the
+    default): the target always, every other setting that is not at its default."""
     lines = []
     for group in groups:
-        settings = ", ".join(f"{name}={value!r}" for name, value in group["non_default"].items()) or "the defaults"
-        source = f"from {group['configuration']}" if group["configuration"] else "no configuration file"
         files = group["files"]
         listed = ", ".join(files[:4]) + (f" and {len(files) - 4} more" if len(files) > 4 else "")
-        lines.append(f"policy: {settings} ({source}) for {listed}")
+        lines.append(f"policy for {listed}:")
+        lines += [f"  {setting}" for setting in _settings(group["policy"], group.get("origins", {}),
+                                                           group["non_default"])]
     return lines
+
+
+_SHOWN = {"target": "target", "strict": "strict", "min_triton": "min-triton-version",
+          "kernel_targets": "kernel-targets", "compat_module": "compat-module", "line_length": "line-length"}
+
+
+def _settings(policy: dict, origins: dict, non_default: dict) -> list[str]:
+    found = []
+    for name, key in _SHOWN.items():
+        if name == "target" or name in non_default or name in origins:
+            found.append(f"{key}: {_spelled(name, policy[name])} ({origins.get(name, 'default')})")
+    by_key: dict[tuple[str, str], list[str]] = {}  # (key, file) -> the facts stated there
+    for statement in policy["assume"]:
+        source, _, key = statement["where"].rpartition(": ")  # "pyproject.toml: kernel-assume \"matmul.c\""
+        subject = ".".join(filter(None, (statement["kernel"], statement["argument"])))
+        fact = statement["fact"] + (f" of {subject}" if subject else "")
+        by_key.setdefault((key.split(" ")[0] or "assume", source or statement["where"]), []).append(fact)
+    return found + [f"{key}: {', '.join(facts)} ({source})" for (key, source), facts in by_key.items()]
+
+
+def _spelled(name: str, value) -> str:
+    """A setting's value as TOML spells it."""
+    if name == "min_triton":
+        return ".".join(map(str, value))
+    if name == "kernel_targets":
+        return ", ".join(f"{kernel} = {target}" for kernel, target in value) or "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+def root_json(kernels: list[KernelResult]) -> dict | None:
+    found = root(kernels)
+    return {"kernel": found.name, "launch": found.root["launch"]} if found else None
+
+
+NAME_WIDTH = 44  # the kernel column; a longer name gets a line of its own above its row, never cut
 
 
 def text(verdict: Verdict) -> str:
     lines = [*(f"note: {n}" for n in verdict.notes), *policy_lines(verdict.policies)]
     a, b = verdict.labels
     if verdict.kernels:
-        lines.append(f"{'kernel':<44} {'launches':>9}  {'result':<15} {'max abs':>9} {'max ulp':>8} "
+        lines.append(f"{'kernel':<{NAME_WIDTH}} {'launches':>9}  {'result':<15} {'max abs':>9} {'max ulp':>8} "
                      f"{a + ' ms':>12} {b + ' ms':>12} {'ratio':>6}")
         for k in sorted(verdict.kernels, key=lambda k: k.name):
-            lines.append(_row(k, k in verdict.slow()))
+            lines += _row(k, k in verdict.slow(), verdict.labels)
         for k in verdict.kernels:
-            lines += [f"  {k.name} launch {d['launch']}: {_describe(d)}" for d in k.differences]
+            lines += [f"  {k.name} launch {d['launch']}: {_describe(d, verdict.labels)}" for d in k.differences]
+        lines += _root_lines(verdict.kernels)
     if verdict.compile_a or verdict.compile_b:
         lines += _compile_table(verdict)
     lines += [f"DIFFERENCE: {p}" for p in verdict.problems] + [f"ERROR: {e}" for e in verdict.errors]
-    status = verdict.exit_status()
-    lines.append({OK: "verdict: identical", DIFFERENT: "verdict: DIFFERENT", ERROR: "verdict: ERROR"}[status])
+    lines.append(verdict.headline())
     return "\n".join(lines)
 
 
-def _row(k: KernelResult, slow: bool) -> str:
+def _row(k: KernelResult, slow: bool, labels: tuple[str, str]) -> list[str]:
+    """The kernel's row (its name on a line of its own first when longer than the column), then a row per
+    launch that raised in either run."""
     launches = f"{k.compared}/{max(k.launches_a, k.launches_b)}"
     diff = f"{k.max_abs:>9.3g} {k.max_ulp:>8}" if k.differences else f"{'':>9} {'':>8}"
     times = f"{_ms(k.time_a_ms)} {_ms(k.time_b_ms)} {k.ratio:>6.2f}" if k.ratio is not None else ""
-    return f"{k.name[-44:]:<44} {launches:>9}  {k.status:<15} {diff} {times}{'  SLOWER' if slow else ''}"
+    name, above = (k.name, []) if len(k.name) <= NAME_WIDTH else ("", [k.name])
+    row = f"{name:<{NAME_WIDTH}} {launches:>9}  {k.status:<15} {diff} {times}{'  SLOWER' if slow else ''}"
+    return [*above, row.rstrip(), *(f"  launch {r['launch']}: {_raised(r, labels)}" for r in k.raised)]
+
+
+def _raised(r: dict, labels: tuple[str, str]) -> str:
+    if r["a"] == r["b"]:
+        return f"raised in both runs: {r['a']}"
+    return "; ".join(f"{'raised' if error else 'ran'} in {label}{': ' + error if error else ''}"
+                     for label, error in zip(labels, (r["a"], r["b"])))
+
+
+def _root_lines(kernels: list[KernelResult]) -> list[str]:
+    """Where the differences start: the first launch to differ on identical inputs; the launches after it
+    whose tensors already differed before they ran follow from it (or from another root)."""
+    found = root(kernels)
+    downstream = sum(k.downstream for k in kernels)
+    if found is None:
+        return [f"  {downstream} launch(es) differ only after their inputs already differed"] if downstream else []
+    lines = [f"root: {found.name} launch {found.root['launch']} is the first launch to differ on identical inputs"]
+    if downstream:
+        lines.append(f"  {downstream} later launch(es) of {sum(k.downstream > 0 for k in kernels)} kernel(s) "
+                     f"differ after their inputs already differed (marked `inputs differ`)")
+    return lines
 
 
 def _ms(value: float | None) -> str:
     return f"{value:>12.4f}" if value is not None else f"{'-':>12}"
 
 
-def _describe(d: dict) -> str:
+def _describe(d: dict, labels: tuple[str, str] = ("original", "migrated")) -> str:
     what = f"{d['what']} {d.get('arg', '')}".strip()
+    inputs = " (its inputs already differed)" if d.get("inputs_differ") else ""
     if "count" in d and d["count"] is not None:
-        return (f"{what}: {d['count']} elements differ; largest at {d['where']}: {d['a']!r} vs {d['b']!r} "
-                f"(abs {d['max_abs']:.3g}{', ' + str(d['max_ulp']) + ' ulp' if 'max_ulp' in d else ''})")
+        unwritten = [f"{d[key]} never written in {label}" for key, label in zip(("unwritten_a", "unwritten_b"), labels)
+                     if d.get(key)]
+        return (f"{what}: {d['count']} elements differ{' (' + ', '.join(unwritten) + ')' if unwritten else ''}; "
+                f"largest at {d['where']}: {d['a']!r} vs {d['b']!r} "
+                f"(abs {d['max_abs']:.3g}{', ' + str(d['max_ulp']) + ' ulp' if 'max_ulp' in d else ''}){inputs}")
     if "reason" in d:
         spots = d.get("spots_differing")
-        return f"{what}: {d['reason']}" + (f"; {spots} of the spot values differ" if spots is not None else "")
-    return f"{what}: {d['a']!r} vs {d['b']!r}"
+        return f"{what}: {d['reason']}" + (f"; {spots} of the spot values differ" if spots is not None else "") + \
+            inputs
+    return f"{what}: {d['a']!r} vs {d['b']!r}{inputs}"
 
 
 def _compile_table(verdict: Verdict) -> list[str]:
     lines = [f"\n{'kernel':<40} {'target':<8} {verdict.labels[0]:<26} {verdict.labels[1]:<26}"]
+    previous = None
     for key in sorted(set(verdict.compile_a) | set(verdict.compile_b)):
         if "|" not in key:
             continue
         kernel, target = key.split("|")
-        lines.append(f"{kernel[-40:]:<40} {target:<8} {_cell(verdict.compile_a.get(key)):<26} "
+        if len(kernel) > 40:  # never cut: the name on a line of its own, once
+            lines += [kernel] if kernel != previous else []
+            previous, kernel = kernel, ""
+        lines.append(f"{kernel:<40} {target:<8} {_cell(verdict.compile_a.get(key)):<26} "
                      f"{_cell(verdict.compile_b.get(key)):<26}")
         for side, results in zip(verdict.labels, (verdict.compile_a, verdict.compile_b)):
             if results.get(key) and not results[key].get("ok"):

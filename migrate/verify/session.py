@@ -129,6 +129,12 @@ def session(options, needs: tuple[str, ...] = RUNS_KERNELS):
             yield device, config, Path(tmp)
 
 
+def checking(config: dict, tree) -> dict:
+    """The recorder's configuration for a run of a migrated copy (tree.MigratedTree): it checks the facts the
+    migration relied on before each launch of a kernel that relies on them (facts.py)."""
+    return {**config, "facts": tree.facts_by_kernel()}
+
+
 def record(command, tree: Path, out: Path, config: dict, work: Path, options,
            pinned_to: tuple[Path, dict] | None = None) -> tuple[Path, dict]:
     """Record the command in `tree`; with `pinned_to` (an earlier recording), its autotuners take that
@@ -148,6 +154,12 @@ def record(command, tree: Path, out: Path, config: dict, work: Path, options,
     return out, result.index
 
 
+def _environment(index: dict) -> str:
+    """Where a run's kernels ran, as its recording says (a run that launched nothing says nothing)."""
+    env = index["environment"]
+    return f"Triton {env['triton']} on {env['device_name']}" if env.get("triton") else "no launch recorded"
+
+
 def verdict_of(runs, options, labels=("original", "migrated")) -> Verdict:
     from .compare import compare
 
@@ -156,13 +168,17 @@ def verdict_of(runs, options, labels=("original", "migrated")) -> Verdict:
                       index_b.get("compile", {}), max_slowdown=options["max_slowdown"],
                       environment={"a": index_a["environment"], "b": index_b["environment"]},
                       timing=timing_spread(index_a, index_b))
-    env_a, env_b = index_a["environment"], index_b["environment"]
-    verdict.notes.append(f"{labels[0]}: Triton {env_a.get('triton')} on {env_a.get('device_name')}; "
-                         f"{labels[1]}: Triton {env_b.get('triton')} on {env_b.get('device_name')}")
+    verdict.notes.append("; ".join(f"{label}: {_environment(index)}"
+                                   for label, index in zip(labels, (index_a, index_b))))
     verdict.notes += filter(None, [tuning.summary(index_a.get("tuning", []), index_b.get("tuning", []), labels)])
-    if index_a["returncode"] != index_b["returncode"]:
-        verdict.problems.append(f"the command's exit status differs: {index_a['returncode']} vs "
-                                f"{index_b['returncode']}")
+    verdict.problems += [f"stated fact broken at {l['kernel']} launch {l['index']} (the {labels[1]} kernel was not "
+                         f"run): {l['broken']['detail']}" for l in index_b["launches"] if l.get("broken")]
+    codes = index_a["returncode"], index_b["returncode"]
+    if codes[0] and codes[1]:
+        verdict.errors.append(f"the command failed in both runs (exit status {codes[0]} and {codes[1]}): what it "
+                              f"did not run is not verified")
+    elif codes[0] != codes[1]:
+        verdict.problems.append(f"the command's exit status differs: {codes[0]} vs {codes[1]}")
     if not index_a["launches"] and not index_b["launches"]:
         verdict.errors.append("no Triton launch was recorded: nothing was verified")
     verdict.errors += [r["error"] for r in (verdict.compile_a, verdict.compile_b) if "error" in r]

@@ -15,6 +15,9 @@ import torch
 INT_OF_SIZE = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 _CHUNK_BYTES = 64 << 20  # a large buffer is copied to the host in pieces of this size, never at once
 SPOTS = 32
+# What the recorder fills memory allocated without initialising with (`torch.empty`, record.py): an element
+# still holding it in every byte was most likely never written.
+SENTINEL_BYTE = 0xA5
 
 
 def buffer_of(t: torch.Tensor) -> torch.Tensor:
@@ -93,7 +96,14 @@ def difference(a_bits: torch.Tensor, b_bits: torch.Tensor, dtype: torch.dtype) -
     if dtype.is_floating_point:
         ulps = (_ordered(a_bits[where]) - _ordered(b_bits[where])).abs()
         result["max_ulp"] = int(ulps.max())
+    sentinel = _sentinel_bits(a_bits.element_size())
+    result["unwritten_a"] = int((a_bits[where] == sentinel).sum())
+    result["unwritten_b"] = int((b_bits[where] == sentinel).sum())
     return result
+
+
+def _sentinel_bits(itemsize: int) -> int:
+    return int(torch.full((itemsize, ), SENTINEL_BYTE, dtype=torch.uint8).view(INT_OF_SIZE[itemsize])[0])
 
 
 def _scalar(v: torch.Tensor):

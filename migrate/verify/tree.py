@@ -5,6 +5,7 @@ line's options), files that share helpers migrated together. The user's tree is 
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import os
 import shutil
@@ -49,19 +50,28 @@ class MigratedTree:
     replaced: list[str] = field(default_factory=list)  # relative paths given by the user (--migrated)
     refused: dict[str, int] = field(default_factory=dict)  # relative path → sites left as they are
     errors: dict[str, str] = field(default_factory=dict)  # relative path → why it could not be migrated
-    policies: dict[str, tuple[Policy, str | None]] = field(default_factory=dict)  # relative path → (policy, its file)
+    # relative path → (policy, its configuration file, where each setting not left at its default was set)
+    policies: dict[str, tuple[Policy, str | None, dict]] = field(default_factory=dict)
+    # relative path → function name → the stated facts its descriptors rely on (facts.py checks them)
+    stated_facts: dict[str, dict[str, list[dict]]] = field(default_factory=dict)
 
     def policy_groups(self) -> list[dict]:
         """Which policy migrated which files, for the verdict: per distinct policy, its fields (`policy`),
         those that differ from the defaults (`non_default`), the configuration file it came from (None:
-        built-in defaults and the command line) and the files."""
+        built-in defaults and the command line), where each setting was set (`origins`: policy field → a
+        file or "command line"; a field not there has its default) and the files."""
         groups: dict[tuple, dict] = {}
-        for rel, (policy, source) in sorted(self.policies.items()):
-            entry = groups.setdefault((repr(policy), source), {
+        for rel, (policy, source, origins) in sorted(self.policies.items()):
+            entry = groups.setdefault((repr(policy), source, repr(sorted(origins.items()))), {
                 "policy": dataclasses.asdict(policy), "non_default": _non_default(policy),
-                "configuration": source, "files": []})
+                "configuration": source, "origins": origins, "files": []})
             entry["files"].append(rel)
         return list(groups.values())
+
+    def facts_by_kernel(self) -> dict[str, list[dict]]:
+        """"path:function" (as the recorder names a kernel's source) → the stated facts it relies on."""
+        return {f"{rel}:{function}": facts for rel, functions in self.stated_facts.items()
+                for function, facts in functions.items()}
 
 
 def _non_default(policy: Policy) -> dict:
@@ -112,16 +122,34 @@ def migrate_into(tree: MigratedTree, root: Path, paths: list[Path], migration: M
         if rel in skip or not _in_copy(target, tree.root, made):  # replaced by hand, or not part of the copy
             continue
         if not made:
-            tree.policies[rel] = (policies[result.path], _shown(resolver.for_path(result.path).source, root))
+            config = resolver.for_path(result.path)
+            origins = {name: where if where == "command line" else _shown(where, root)
+                       for name, where in config.origins.items()}
+            tree.policies[rel] = (policies[result.path], _shown(config.source, root), origins)
+        left = _block_pointers(result.new_data if result.new_data is not None and not result.error
+                               else target.read_bytes() if target.is_file() else b"")
+        if left:  # refused, suppressed, held back with the whole file, or not migrated: needs Triton <= 3.8
+            tree.refused[rel] = left
         if result.error:
             tree.errors[rel] = result.error
             continue
-        refused = sum(not d.fixed for d in result.diagnostics)
-        if refused:
-            tree.refused[rel] = refused
         if result.new_data is not None:
             _put(target, result.new_data)
             tree.migrated.append(rel)
+            if result.stated_facts:
+                tree.stated_facts[rel] = dict(result.stated_facts)
+
+
+def _block_pointers(source: bytes) -> int:
+    """How many `make_block_ptr` calls a module still makes (Triton 3.9 has none)."""
+    if b"make_block_ptr" not in source:
+        return 0
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return 0
+    return sum(isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) ==
+               "make_block_ptr" for node in ast.walk(tree))
 
 
 def _in_copy(target: Path, copy: Path, made: bool = False) -> bool:

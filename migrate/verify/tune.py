@@ -28,7 +28,7 @@ import click
 from triton_migrate.policy import KERNEL_TARGETS, Policy
 
 from .report import policy_lines
-from .session import common, migrating, record, session, tree_paths, user_command, verdict_of
+from .session import checking, common, migrating, record, session, tree_paths, user_command, verdict_of
 from .tree import Migration, make_migrated_copy
 
 DEFAULT_CANDIDATES = ("auto", "pointer")
@@ -169,7 +169,8 @@ def tune_command(ctx, paths, candidates, out, margin, floor, **options):
                                       Migration(options, candidate_policy(candidate)))
             for line in policy_lines(tree.policy_groups()):
                 click.echo(f"{candidate}: {line}", err=True)
-            run = record(command_line, tree.root, work / f"{candidate}.tmv", config, work, options, original)
+            run = record(command_line, tree.root, work / f"{candidate}.tmv", checking(config, tree), work, options,
+                         original)
             runs[candidate] = verdict_of([original, run], options).kernels
         choices = choose(runs, margin, floor)
         click.echo(table(choices, wanted))
