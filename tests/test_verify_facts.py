@@ -105,3 +105,42 @@ def test_a_fact_of_an_argument_the_launch_passes_as_none_holds():
     assert first_broken("k", [fact], {"bias": None, "stride": 3}, Device("cpu", "cpu")) is None
     assert first_broken("k", [fact], {"bias": torch.zeros(8), "stride": 3}, Device("cpu", "cpu")).value == \
         "`stride` is 3 elements, 12 bytes, not a multiple of 16"
+
+
+METHOD_KERNEL = '''import triton
+import triton.language as tl
+
+
+class Scale:
+    @staticmethod
+    @triton.jit
+    def rows(x_ptr, y_ptr, M, N, stride_xm, stride_ym, alpha, BM: tl.constexpr, BN: tl.constexpr):
+        pid = tl.program_id(0)
+        x = tl.make_block_ptr(x_ptr, (M, N), (stride_xm, 1), (pid * BM, 0), (BM, BN), (1, 0))
+        y = tl.make_block_ptr(y_ptr, (M, N), (stride_ym, 1), (pid * BM, 0), (BM, BN), (1, 0))
+        tl.store(y, tl.load(x, boundary_check=(0, 1)) * alpha, boundary_check=(0, 1))
+'''
+METHOD_LAUNCH = """
+import torch
+from kernels.ops import Scale
+
+x = torch.randn(32 * 32 + 1, generator=torch.Generator().manual_seed(0))[1:].view(32, 32)
+y = torch.empty(32, 32)
+Scale.rows[(2, )](x, y, 32, 32, x.stride(0), y.stride(0), 2.0, BM=16, BN=32)
+print(float(y.sum()))
+"""
+
+
+def test_the_facts_of_a_kernel_that_is_a_method_are_checked(tmp_path, monkeypatch):
+    """trident's kernels are `@triton.jit` static methods: the recorder finds their facts by the method's name."""
+    root = tmp_path / "methods"
+    (root / "kernels").mkdir(parents=True)
+    (root / "kernels" / "__init__.py").write_text("")
+    (root / "kernels" / "ops.py").write_text(METHOD_KERNEL)
+    (root / "run.py").write_text(METHOD_LAUNCH)
+    (root / "pyproject.toml").write_text(POLICY)
+    monkeypatch.chdir(root)
+    result, _ = _verify(tmp_path, "python", "run.py")
+    assert result.exit_code == 1, result.output
+    assert "stated fact broken at kernels.ops:Scale.rows launch 0 (the migrated kernel was not run): `x_ptr` is " \
+           "stated `aligned`" in result.output

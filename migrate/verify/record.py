@@ -212,7 +212,7 @@ class Recorder:
         """The first stated fact this launch of a migrated kernel breaks (facts.py), or None."""
         from .facts import first_broken
 
-        facts = self.config["facts"].get(f"{self._source(fn)}:{_qualname(fn)}")
+        facts = self.config["facts"].get(f"{self._source(fn)}:{_python_fn(fn).__name__}")  # a method's own name
         return first_broken(f"{_module_of(fn)}:{_qualname(fn)}", facts, bound, self.device) if facts else None
 
     def _log(self, fn, bound, kwargs, grid, tensors, before, after=None, times=(), **failure) -> None:
