@@ -94,7 +94,7 @@ def test_unwritten_memory_and_the_root_of_a_difference(project, tmp_path):
     assert "root: kernels.ops:scale_rows launch 0 is the first launch to differ on identical inputs" in result.output
     kernels = {k["kernel"]: k for k in verdict["kernels"]}
     assert kernels["kernels.ops:matmul"]["status"] == "inputs differ"
-    assert "(its inputs already differed)" in result.output
+    assert "(a tensor it was given already differed before it ran)" in result.output
     assert verdict["root"] == {"kernel": "kernels.ops:scale_rows", "launch": 0}
     # rows 16 to 63 of h, which no launch wrote, hold the sentinel in both runs' recordings, and compare equal
     index = json.loads((tmp_path / "keep" / "original.tmv" / "index.json").read_text())

@@ -37,25 +37,26 @@ class Verdict:
     def compile_regressions(self) -> list[str]:
         return [key for key, b in self.compile_b.items() if not b.get("ok") and self.compile_a.get(key, {}).get("ok")]
 
+    def differs(self) -> bool:
+        """Whether what was compared differs: outputs, launches, the command, compile results, or time."""
+        return bool(self.problems or self.slow() or self.compile_regressions() or any(
+            k.status != "identical" for k in self.kernels))
+
     def exit_status(self) -> int:
         if self.errors:
             return ERROR
-        if self.problems or self.slow() or self.compile_regressions() or self.left_as_block_pointers or any(
-                k.status != "identical" for k in self.kernels):
-            return DIFFERENT
-        return OK
+        return DIFFERENT if self.differs() or self.left_as_block_pointers else OK
 
     def headline(self) -> str:
         """The verdict in a few words."""
-        status = self.exit_status()
-        if status == ERROR:
+        if self.errors:
             return "verdict: not verified"
-        compared_equal = not self.problems and not self.slow() and not self.compile_regressions() and all(
-            k.status == "identical" for k in self.kernels)
-        if self.left_as_block_pointers and compared_equal:
+        if self.differs():
+            return "verdict: DIFFERENT"
+        if self.left_as_block_pointers:
             return (f"verdict: partly migrated: {self.left_as_block_pointers} site(s) still need Triton <= 3.8 "
                     f"(every compared launch identical)")
-        return "verdict: identical" if status == OK else "verdict: DIFFERENT"
+        return "verdict: identical"
 
     def as_json(self) -> dict:
         return {"exit_status": self.exit_status(), "labels": list(self.labels),
@@ -183,16 +184,16 @@ def _raised(r: dict, labels: tuple[str, str]) -> str:
 
 
 def _root_lines(kernels: list[KernelResult]) -> list[str]:
-    """Where the differences start: the first launch to differ on identical inputs; the launches after it
-    whose tensors already differed before they ran follow from it (or from another root)."""
-    found = root(kernels)
-    downstream = sum(k.downstream for k in kernels)
-    if found is None:
-        return [f"  {downstream} launch(es) differ only after their inputs already differed"] if downstream else []
-    lines = [f"root: {found.name} launch {found.root['launch']} is the first launch to differ on identical inputs"]
+    """Where the differences start: the first launch to differ on identical inputs; the launches whose tensors
+    already differed before they ran follow from it (or from another root)."""
+    found, downstream = root(kernels), sum(k.downstream for k in kernels)
+    lines = []
+    if found is not None:
+        lines.append(f"root: {found.name} launch {found.root['launch']} is the first launch to differ on identical "
+                     f"inputs")
     if downstream:
-        lines.append(f"  {downstream} later launch(es) of {sum(k.downstream > 0 for k in kernels)} kernel(s) "
-                     f"differ after their inputs already differed (marked `inputs differ`)")
+        lines.append(f"  {downstream} launch(es) of {sum(k.downstream > 0 for k in kernels)} kernel(s) differ after "
+                     f"a tensor they were given already differed (marked `inputs differ`)")
     return lines
 
 
@@ -202,7 +203,7 @@ def _ms(value: float | None) -> str:
 
 def _describe(d: dict, labels: tuple[str, str] = ("original", "migrated")) -> str:
     what = f"{d['what']} {d.get('arg', '')}".strip()
-    inputs = " (its inputs already differed)" if d.get("inputs_differ") else ""
+    inputs = " (a tensor it was given already differed before it ran)" if d.get("inputs_differ") else ""
     if "count" in d and d["count"] is not None:
         unwritten = [f"{d[key]} never written in {label}" for key, label in zip(("unwritten_a", "unwritten_b"), labels)
                      if d.get(key)]
