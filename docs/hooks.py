@@ -96,8 +96,8 @@ def example_section(code: str, name: str) -> str:
 
 
 def rule_page(code: str) -> str:
-    """The rule's docstring (the text of `migrate --explain`) under a table of what the registry says of it,
-    then the example."""
+    """The rule's docstring (the text of `migrate --explain`) under what the registry says of it, then the
+    example."""
     rule = rule_modules()[code]
     doc = rule.__doc__.strip()
     kind, fix = KINDS[code[:4]]
@@ -106,12 +106,29 @@ def rule_page(code: str) -> str:
     fixture = example_fixture(code, doc)
     example = example_section(code, fixture) if fixture else (
         "## Example\n\nNo fixture shows this rule on its own; its docstring names the tests that do.\n")
-    return (f"# {code} {rule.NAME}\n\n{headline[:1].upper()}{headline[1:]}\n\n"
-            f"| code | name | summary | kind | fix |\n|---|---|---|---|---|\n"
-            f"| `{code}` | `{rule.NAME}` | {_cell(rule.SUMMARY)} | {kind} | {fix} |\n\n"
-            f"{body.strip()}\n\n{example}\n"
+    return (f"---\nhide:\n  - toc\n---\n\n# {code} {rule.NAME}\n\n{headline[:1].upper()}{headline[1:]}\n\n"
+            f"- **Summary**: {rule.SUMMARY}\n- **Kind**: {kind}. {fix}\n\n"
+            f"{_linked(_fenced(body.strip()), code)}\n\n{example}\n"
             f"---\n\n`migrate --explain {code}` prints this rule's documentation, the docstring of "
             f"`rules/{Path(rule.__file__).name}`.\n")
+
+
+def _fenced(text: str) -> str:
+    """Docstrings show code as indented blocks; the page shows them as highlighted Python."""
+    def fence(found: re.Match) -> str:
+        lines = found.group(0).strip("\n").splitlines()
+        return "\n" + _fence("python", "\n".join(line[4:] for line in lines))
+
+    return re.sub(r"(?<=\n\n)(?:    [^\n]*\n?|\n(?=    ))+", fence, text)
+
+
+def _linked(text: str, own: str) -> str:
+    """Other rules' codes in the prose (not in code) as links to their pages."""
+    parts = re.split(r"(```.*?```|`[^`\n]*`)", text, flags=re.S)
+    return "".join(part if part.startswith("`") else
+                   re.sub(r"\bTTD\d{3}\b", lambda c: c[0] if c[0] == own or c[0] not in rule_modules()
+                          else f"[{c[0]}]({c[0]}.md)", part)
+                   for part in parts)
 
 
 def _cell(text: str) -> str:
@@ -185,9 +202,8 @@ def configuration_keys() -> str:
         option = _option(key)
         twin = (f"`{'/'.join(option.opts + option.secondary_opts)}`: {option.help}" if option is not None
                 else "none")
-        example = _fence("toml", f"[tool.triton-migrate]\n{key} = {_toml(value)}") if value is not None else ""
         sections.append(f"### `{key}`\n\n{help.meaning}\n\n"
-                        f"- Type: {help.type}\n- Default: {default}\n- Command line: {twin}\n\n{example}")
+                        f"- Type: {help.type}\n- Default: {default}\n- Command line: {twin}\n")
     return "\n".join(sections)
 
 
