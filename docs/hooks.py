@@ -71,11 +71,6 @@ def _fence(language: str, text: str, title: str = "") -> str:
     return f"{header}\n{text.rstrip()}\n{ticks}\n"
 
 
-def _tab(label: str, body: str) -> str:
-    return f'=== "{label}"\n\n' + "".join(f"    {line}" if line.strip() else line
-                                          for line in body.splitlines(keepends=True)) + "\n"
-
-
 def _policy(name: str) -> str:
     """The fixture's policy (fixture.toml `[policy]`), as the options that give the same output."""
     with open(FIXTURES / name / "fixture.toml", "rb") as handle:
@@ -86,13 +81,13 @@ def _policy(name: str) -> str:
 
 def example_section(code: str, name: str) -> str:
     case = FIXTURES / name
-    tabs = _tab("Before", _fence("python", (case / "before.py").read_text(), f"fixtures/{name}/before.py"))
-    tabs += _tab("After", _fence("python", (case / "after.py").read_text(), f"fixtures/{name}/after.py"))
-    tabs += _tab("Report", _fence("text", (case / "expected_report.txt").read_text(),
-                                  f"fixtures/{name}/expected_report.txt"))
+    shown = [("Before", "before.py", "python"), ("After `migrate --write`", "after.py", "python"),
+             ("Report", "expected_report.txt", "text")]
+    parts = "".join(f"### {label}\n\n{_fence(language, (case / file).read_text(), f'fixtures/{name}/{file}')}\n"
+                    for label, file, language in shown)
     return (f"## Example\n\nThe fixture `{name}`: the reviewed output of `migrate --write` (`after.py`) and the "
             f"report of every site (`expected_report.txt`); the test suite runs both files in Triton's "
-            f"interpreter and compares them bit for bit.\n\n{_policy(name)}{tabs}")
+            f"interpreter and compares them bit for bit.\n\n{_policy(name)}{parts}")
 
 
 def rule_page(code: str) -> str:
@@ -226,7 +221,8 @@ def run_migrate(args: str) -> str:
     finally:
         os.chdir(cwd)
     stdout = result.stdout if result.stdout.endswith("\n") or not result.stdout else result.stdout + "\n"
-    return _fence("console", f"$ migrate {args}\n{stdout}{result.stderr}")
+    language = "diff" if "--diff" in words else "console"  # a diff's lines coloured as added and removed
+    return _fence(language, f"$ migrate {args}\n{stdout}{result.stderr}")
 
 
 def _run_marker(found: re.Match) -> str:
