@@ -5,8 +5,8 @@
   its docstring names.
 * The configuration reference in configuration.md (the `<!-- configuration-keys -->` marker), from
   migrate/frontend/config.py: every key of KEYS, Config's default, its HELP, and the option of the same name.
-* `<!-- run: migrate ARGS -->` markers: the command and what it prints, run when the site is built (from the
-  repository root, with the colour off).
+* `<!-- run: migrate ARGS -->` markers: the command and what it prints, run in the repository root when the site
+  is built (never a command that writes).
 
 tests/test_docs.py builds the site strictly and imports this module to check the pages against the registry.
 """
@@ -20,6 +20,7 @@ import shlex
 from pathlib import Path
 
 from triton_migrate.frontend.config import tomllib
+from triton_migrate.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -36,12 +37,6 @@ KINDS = {
 
 
 # --- rules --------------------------------------------------------------------------------------------------
-
-
-def rule_modules() -> dict:
-    from triton_migrate.rules import RULES
-
-    return RULES
 
 
 def rule_path(code: str) -> str:
@@ -79,7 +74,7 @@ def _policy(name: str) -> str:
     return f"Migrated with {', '.join(shown)} (the fixture's `fixture.toml`).\n\n" if shown else ""
 
 
-def example_section(code: str, name: str) -> str:
+def example_section(name: str) -> str:
     case = FIXTURES / name
     shown = [("Before", "before.py", "python"), ("After `migrate --write`", "after.py", "python"),
              ("Report", "expected_report.txt", "text")]
@@ -93,13 +88,13 @@ def example_section(code: str, name: str) -> str:
 def rule_page(code: str) -> str:
     """The rule's docstring (the text of `migrate --explain`) under what the registry says of it, then the
     example."""
-    rule = rule_modules()[code]
+    rule = RULES[code]
     doc = rule.__doc__.strip()
     kind, fix = KINDS[code[:4]]
     headline, _, body = doc.partition("\n\n")
     headline = headline.split(":", 1)[1].strip() if headline.startswith(f"{code} ") else headline
     fixture = example_fixture(code, doc)
-    example = example_section(code, fixture) if fixture else (
+    example = example_section(fixture) if fixture else (
         "## Example\n\nNo fixture shows this rule on its own; its docstring names the tests that do.\n")
     return (f"---\nhide:\n  - toc\n---\n\n# {code} {rule.NAME}\n\n{headline[:1].upper()}{headline[1:]}\n\n"
             f"- **Summary**: {rule.SUMMARY}\n- **Kind**: {kind}. {fix}\n\n"
@@ -121,7 +116,7 @@ def _linked(text: str, own: str) -> str:
     """Other rules' codes in the prose (not in code) as links to their pages."""
     parts = re.split(r"(```.*?```|`[^`\n]*`)", text, flags=re.S)
     return "".join(part if part.startswith("`") else
-                   re.sub(r"\bTTD\d{3}\b", lambda c: c[0] if c[0] == own or c[0] not in rule_modules()
+                   re.sub(r"\bTTD\d{3}\b", lambda c: c[0] if c[0] == own or c[0] not in RULES
                           else f"[{c[0]}]({c[0]}.md)", part)
                    for part in parts)
 
@@ -132,7 +127,7 @@ def _cell(text: str) -> str:
 
 def rule_index() -> str:
     rows = "".join(f"| [{code}]({code}.md) | {rule.NAME} | {_cell(rule.SUMMARY)} |\n"
-                   for code, rule in rule_modules().items())
+                   for code, rule in RULES.items())
     return ("# Rules\n\nEvery site gets a code. `TTD0xx` are rewrites, `TTD1xx` reasons a site is left untouched "
             "inside one function, `TTD2xx` reasons that involve other functions. Each rule is one module in "
             "`rules/`; its docstring is both its page here and what `migrate --explain CODE` prints. "
@@ -167,8 +162,10 @@ def _toml_value(key: str):
         candidates = [".".join(map(str, default))]
     elif isinstance(default, tuple):
         candidates = [list(default), {}]
+    elif default:
+        candidates = [default]
     else:
-        return None  # a number: 0 marks "not set"
+        return None  # 0 marks "not set": HELP says what applies then
     for candidate in candidates:
         try:
             if getattr(config.apply(config.Config(), {key: candidate}, "docs"), field) == default:
@@ -193,6 +190,8 @@ def configuration_keys() -> str:
         if help is None:
             raise KeyError(f"config.HELP has no entry for the key `{key}`: the configuration reference shows every key")
         value = _toml_value(key)
+        if value is None and help.unset is None:
+            raise ValueError(f"`{key}` is not set by default: config.HELP must say what applies then (`unset`)")
         default = f"`{key} = {_toml(value)}`" if value is not None else f"not set: {help.unset}"
         option = _option(key)
         twin = (f"`{'/'.join(option.opts + option.secondary_opts)}`: {option.help}" if option is not None
@@ -238,7 +237,7 @@ def on_config(config):
     """The rule pages in the navigation, under Rules."""
     for entry in config.nav or []:
         if isinstance(entry, dict) and "Rules" in entry:
-            entry["Rules"] = ["rules/index.md", *(rule_path(code) for code in rule_modules())]
+            entry["Rules"] = ["rules/index.md", *(rule_path(code) for code in RULES)]
     return config
 
 
@@ -246,7 +245,7 @@ def on_files(files, config):
     from mkdocs.structure.files import File
 
     files.append(File.generated(config, "rules/index.md", content=rule_index()))
-    for code in rule_modules():
+    for code in RULES:
         files.append(File.generated(config, rule_path(code), content=rule_page(code)))
     return files
 

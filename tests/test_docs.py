@@ -111,6 +111,11 @@ def test_every_configuration_key_has_its_entry(site):
         assert f'id="{key}"' in page, f"no entry for `{key}` in the configuration reference"
 
 
+def test_help_says_what_applies_exactly_where_a_key_is_unset_by_default():
+    for key, help in config.HELP.items():
+        assert (hooks._toml_value(key) is None) == (help.unset is not None), key
+
+
 def test_configuration_reference_states_defaults_and_twins():
     reference = hooks.configuration_keys()
     sections = dict(re.findall(r"^### `([\w-]+)`\n(.*?)(?=^### |\Z)", reference, re.S | re.M))
