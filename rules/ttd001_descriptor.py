@@ -6,8 +6,8 @@ positional or keyword arguments and any import alias of `triton.language`.
 The rewrite: `name_desc = tl.make_tensor_descriptor(base, [shape], [strides], [block_shape])`. The
 descriptor carries no position, so the offsets become plain integers: inline expressions where the
 block pointer never moves, `name_off<d>` variables where it is advanced or where control-flow paths
-disagree. One descriptor is created per distinct padding (`name_desc_nan` for `padding_option="nan"`,
-semantics brief D2/D3). Contiguity comes from the strides, not from `order` (D4): when the unit stride
+disagree. One descriptor is created per distinct padding (`name_desc_nan` for `padding_option="nan"`).
+Contiguity comes from the strides, not from `order`: when the unit stride
 is not the last one, the descriptor describes the native layout with the dimensions permuted and every
 load/store transposes (TTD003). `order` is only used to pick the unit-stride dimension when no stride
 is a literal 1 (a stride passed as a kernel argument equal to 1 is specialised to a constant by the

@@ -6,7 +6,7 @@ directly as the pointer of a `tl.load`/`tl.store`.
 The rewrite: a descriptor has no position, so the block pointer's position lives in integers:
 `p_off1 += dn` for a self-advance (dimensions advanced by a literal 0 are left alone), `q_off0 = p_off0 + dm`
 for an advance into another name, and `p_desc.load([p_off0 + dm, ...])` for an inline advance. Works for
-loop-carried advances, advances inside branches, negative and run-time deltas (D8, D9). A copy, `k_next =
+loop-carried advances, advances inside branches, negative and run-time deltas. A copy, `k_next =
 k_ptr`, is an advance by nothing. An advance of `None` (a name that is `None` there, or a parameter every call
 passes as `None`: a block-pointer path kept behind a constexpr flag no caller sets) never compiles; it becomes
 `tl.static_assert(False, "<why>")`, which Triton rejects there just the same (a load or store with

@@ -6,11 +6,11 @@ and `tl.store(p, value, boundary_check=..., ...)` on a block pointer.
 The rewrite: `p_desc.load([o0, o1])` / `p_desc.store([o0, o1], value)`. A descriptor checks every
 dimension against the shape, so a `boundary_check` that leaves a dimension out is only accepted when that
 dimension is provably in bounds (TTD101). Padding moves to the descriptor (TTD001). Cache and eviction
-hints are dropped: descriptors accept none and they are performance hints only (D14); `volatile` is refused
+hints are dropped: descriptors accept none and they are performance hints only; `volatile` is refused
 (TTD104). A transposed view loads `tl.trans(...)` (`tl.permute` for rank ≥ 3) and stores the transposed
 value. A scalar stored through a block pointer is broadcast; a descriptor needs a full tile, so literals
 become `tl.full(block_shape, value, p_desc.dtype)` and values not provably blocks are wrapped in
-`tl.broadcast_to(value, block_shape)`, a no-op on a block of that shape (D12). An access whose
+`tl.broadcast_to(value, block_shape)`, a no-op on a block of that shape. An access whose
 `boundary_check` Triton rejects at compile time (a dimension the block pointer lacks, or one named twice:
 Intel's `store_if` names dimension 1 in the constexpr branches a rank-1 block pointer never takes) becomes
 `tl.static_assert(False, "<why>")`, which Triton rejects there just the same.

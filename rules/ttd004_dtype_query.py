@@ -6,7 +6,7 @@ kernels: `p.to(V_block_ptr.type.element_ty)`): a block pointer's type is its dty
 first is the block type and the second its element type; `.to()` casts to the element type in both cases,
 which is what a descriptor's `dtype` is.
 
-Fixtures: dtype_query, helper_attention_inner.
+Fixtures: dtype_query, dtype_only_pointer.
 """
 
 from __future__ import annotations

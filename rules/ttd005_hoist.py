@@ -6,7 +6,7 @@ block shape do not change inside the loop.
 
 The rewrite: the descriptor is created once before the outermost such loop; inside the loop only the
 offsets remain. On NVIDIA sm_90+ every device-side descriptor creation writes a 128-byte tensormap and
-fences (D20), so per-iteration creation costs real time. Creations under an `if` are not hoisted (their
+fences, so per-iteration creation costs real time. Creations under an `if` are not hoisted (their
 base may be `None` on the other path), nor are creations whose arguments call anything but pure
 `triton.language` functions, nor one whose name another creation gives a handle of another type (Triton
 would carry the hoisted one through the other's loop, with two types, and refuse to compile).

@@ -2,8 +2,8 @@
 
 Why: a block pointer only masks the listed dimensions; an unlisted one is read or written past `shape`,
 into whatever memory lies there (the next row, physical padding). A descriptor always checks every
-dimension, so the two differ exactly when an unchecked dimension leaves the tensor (semantics brief D1:
-1,300 of 64×96 elements differed in the interpreter).
+dimension, so the two differ exactly when an unchecked dimension leaves the tensor (1,300 of
+64×96 elements differed in the interpreter).
 
 Accepted without a check: a dimension whose offset is the literal 0 on every path and whose block size is
 the very same expression as its extent (`shape=(T, HEAD_DIM)`, `block_shape=(BT, HEAD_DIM)`), or both are

@@ -1,7 +1,7 @@
 """TTD102 inner-offset-alignment: the innermost offset is not provably a multiple of 16 bytes.
 
 Why: on NVIDIA Hopper/Blackwell a TMA access whose innermost coordinate × element size is not a multiple
-of 16 bytes traps with an illegal instruction (D7, triton#7385); the interpreter asserts "block offset
+of 16 bytes traps with an illegal instruction (triton#7385); the interpreter asserts "block offset
 start must be 16-byte aligned". Block pointers have no such rule, so offsets like `pid * BN + 1`,
 `start + i` or a causal shift by one are fine there and fatal here.
 

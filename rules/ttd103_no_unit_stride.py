@@ -1,6 +1,6 @@
 """TTD103 no-unit-stride: no dimension has a provable unit stride.
 
-Why: a descriptor's last stride must be a compile-time 1 (D4, D5). Block pointers accept any strides, so
+Why: a descriptor's last stride must be a compile-time 1. Block pointers accept any strides, so
 rank-1 views with a stride (per-head gates, `strides=(H,)`), or views whose strides are computed
 expressions, have no legal descriptor.
 

@@ -1,6 +1,6 @@
 """TTD104 volatile: `volatile=True` access (memory ordering; descriptors have no volatile).
 
-Why: `volatile` has memory-ordering meaning (spin-waiting on a flag, D14); `desc.load` accepts no
+Why: `volatile` has memory-ordering meaning (spin-waiting on a flag); `desc.load` accepts no
 such argument in any Triton version. Cache and eviction hints are dropped instead (TTD003).
 
 Fixtures: volatile_refused.

@@ -1,6 +1,6 @@
 """TTD105 rank: rank not between 1 and 5, or tuples whose elements cannot be told.
 
-Why: descriptors have ranks 1–5 (D18). A block pointer whose shape, strides, offsets or block shape have no
+Why: descriptors have ranks 1–5. A block pointer whose shape, strides, offsets or block shape have no
 elements the codemod can see has a rank it cannot see either. They can be spelt out, held by a name assigned
 one tuple once (`shape = (M, N)`, whose names hold one value all along), returned by a `@triton.jit` helper
 that only returns a tuple of its parameters, chosen by a conditional expression between tuples of one length

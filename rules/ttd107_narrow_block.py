@@ -1,6 +1,6 @@
 """TTD107 narrow-block: innermost block dimension may hold fewer than 16 bytes.
 
-Why: a descriptor's innermost block dimension must hold at least 16 bytes (D17); `(BM, 1)`, `(BM, 8)`
+Why: a descriptor's innermost block dimension must hold at least 16 bytes; `(BM, 1)`, `(BM, 8)`
 with fp8/int8 or `(4,)` fp16 are rejected at trace time. Widening the block changes which elements are
 masked and touched, so it is not a mechanical rewrite. Literal sizes under 16 elements are refused because
 the element type is not visible in the source.

@@ -2,7 +2,7 @@
 
 Why: a block pointer masks negative coordinates on checked dimensions and writes nothing there; on
 NVIDIA Hopper/Blackwell a TMA store with any negative coordinate traps with an illegal instruction
-(semantics brief D7; measured on the H100 with Triton 3.6, and the fixture negative_advance crashed
+(measured on the H100 with Triton 3.6, and the fixture negative_advance crashed
 there). Loads with negative coordinates are fine (zero fill), so only stores are refused.
 
 Proven non-negative: literals ≥ 0, `tl.program_id`, `tl.num_programs`, integer kernel arguments (taken

@@ -2,7 +2,7 @@
 
 Why: NVIDIA TMA stores write whole 16-byte chunks: when `shape[-1] × itemsize` is not a multiple of 16,
 a descriptor store overwrites the columns past the row end up to the next 16-byte boundary
-(triton#11583, semantics brief D12). Those bytes belong to the row padding — or, for a view such as
+(triton#11583). Those bytes belong to the row padding — or, for a view such as
 `out[:, :N]` of a wider buffer or a slice of a concatenation buffer, to someone else's data. Measured here:
 on an H100/H200 with Triton 3.6, 20 of the first 31 migrated fixtures overwrote sentinel cells past odd
 row ends.

@@ -1,11 +1,11 @@
 """TTD113 min-triton-version: the oldest Triton the code must support lacks what a descriptor needs.
 
 Why: `tl.make_tensor_descriptor` exists from Triton 3.4; `padding_option="nan"` on a descriptor, and
-stores that cast the value to the descriptor's type, from 3.5 (semantics brief §1.2, D2, D12). With
+stores that cast the value to the descriptor's type, from 3.5. With
 `min-triton-version` below 3.4 every block pointer uses masked pointers; below 3.5, loads with NaN padding
 do, and descriptor stores cast explicitly.
 
-Fixtures: tests/test_planner.py.
+Fixtures: min_triton_3_4.
 """
 
 CODE = "TTD113"

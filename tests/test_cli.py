@@ -2,7 +2,6 @@
 
 import gc
 import os
-import pathlib
 import re
 import subprocess
 import sys
@@ -546,11 +545,3 @@ def test_verify_says_clearly_when_it_is_not_installed(monkeypatch):
 def test_verify_is_the_verify_package_command():
     verify = pytest.importorskip("triton_migrate.verify")
     assert main.get_command(None, "verify") is verify.command
-
-
-def test_readme_rule_table_is_generated_from_the_registry():
-    from triton_migrate.frontend.output import rule_table
-
-    readme = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
-    table = readme.split("<!-- rules:start -->\n")[1].split("<!-- rules:end -->")[0]
-    assert table == rule_table(), "README rule table is stale; regenerate it with output.rule_table()"

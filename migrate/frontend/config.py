@@ -416,3 +416,79 @@ def declared_line_length(path: str, extended: int = 0) -> int | None:
 def _length(value) -> int | None:
     valid = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_LINE_LENGTH
     return value if valid else None
+
+
+# --- the documentation's configuration reference ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KeyHelp:
+    """A key as the documentation's configuration reference shows it (docs/hooks.py generates the page from
+    KEYS, Config's defaults, the command line's options and this; tests/test_docs.py holds HELP to KEYS)."""
+
+    type: str
+    meaning: str  # Markdown
+    unset: str | None = None  # what applies while the key is not set, where Config's default only marks that
+
+
+HELP = {
+    "target": KeyHelp(
+        "`auto`, `descriptor`, `pointer` or `compat`",
+        "`auto`: a descriptor where provably legal and safe (chosen at launch, or relying on stated facts), "
+        "masked pointers otherwise; `descriptor`: a descriptor only where what it needs is proven or stated, "
+        "every other site refused with the fact that would make it migratable; `pointer`: masked pointers "
+        "everywhere; `compat`: tiles of the `triton_migrate.compat` shim."),
+    "strict": KeyHelp(
+        "bool", "No descriptor that relies on anything unproven: no launch guard, no stated fact."),
+    "min-triton-version": KeyHelp(
+        '`"X.Y"`',
+        "The oldest Triton the migrated code must run on: descriptors need 3.4; `padding_option` and casting "
+        "stores need 3.5."),
+    "select": KeyHelp(
+        'list of rule codes, prefixes or `"ALL"`',
+        "The rule codes that run: a code runs if a `select` entry is a prefix of it and no `ignore` entry is "
+        '(`"TTD1"` is every TTD1xx). Disabling a rewrite code (`TTD001`, `TTD006`) leaves the files that have '
+        "such a site untouched."),
+    "ignore": KeyHelp('list of rule codes, prefixes or `"ALL"`', "The rule codes that do not run (see `select`)."),
+    "per-file-ignores": KeyHelp(
+        "table: glob → codes",
+        "Codes ignored in the files a gitignore-style glob matches, relative to the `pyproject.toml` (a bare "
+        'name matches at any depth), added to `ignore`; `["ALL"]`: the files are not even read.'),
+    "exclude": KeyHelp(
+        "list of globs",
+        "Skip these files (gitignore-style, relative to this file); added to the built-in list (`.git`, "
+        "`.venv`, `build`, `dist`, ...). Paths named on the command line are still checked unless "
+        "`--force-exclude` (inside a named directory that is excluded itself, the patterns are matched "
+        "relative to it)."),
+    "extend-exclude": KeyHelp("list of globs", "Added to `exclude`, as in ruff."),
+    "output-format": KeyHelp(
+        "`full`, `concise`, `json`, `sarif` or `github`",
+        "As `--output-format`, for the default command (`migrate report` defaults to its grouped view). "
+        "Applies to the whole run: read from the configuration of the working directory."),
+    "jobs": KeyHelp(
+        "int ≥ 1", "Worker processes, as `-j`. Applies to the whole run.", unset="one per CPU"),
+    "respect-gitignore": KeyHelp(
+        "bool", "Skip files that `.gitignore` files ignore. Applies to the whole run."),
+    "compat-module": KeyHelp(
+        "dotted module path",
+        "Where `--target compat` code imports the shim from; `migrate vendor-compat mypkg/_triton_compat.py` "
+        "writes a self-contained copy (triton only) so that the migrated package does not depend on this tool."),
+    "kernel-targets": KeyHelp(
+        "table: function → `auto`, `descriptor` or `pointer`",
+        "That function's target instead of `target`; `migrate tune` measures and writes this table."),
+    "line-length": KeyHelp(
+        f"int 1–{MAX_LINE_LENGTH}", "Emitted code keeps within it.",
+        unset="the project's ruff, black or flake8 setting, else 88"),
+    "assume": KeyHelp(
+        "list of facts: " + ", ".join(f"`{fact}`" for fact in FACTS),
+        "Facts about the tensor arguments and launches of every kernel of the files this configuration covers, "
+        "which descriptors may rely on (TTD010)."),
+    "per-file-assume": KeyHelp(
+        "table: glob → facts",
+        "The same for the files a gitignore-style glob matches (relative to the `pyproject.toml`), added to "
+        "`assume`."),
+    "kernel-assume": KeyHelp(
+        'table: kernel or `"kernel.argument"` → facts',
+        "The same for one kernel (function name, in any file) or one of its arguments "
+        '(`matmul_kernel = [...]`, `"matmul_kernel.c_ptr" = [...]` or `matmul_kernel = {c_ptr = [...]}`).'),
+}

@@ -339,12 +339,3 @@ def grouped_report(results: list[FileResult]) -> str:
                    "correct only if every launch meets them (TRITON_MIGRATE_CHECK_FACTS=1 checks at launch those "
                    "that the arguments decide, in kernels whose `allocator` no one stated).\n")
     return "".join(out)
-
-
-def rule_table() -> str:
-    """The README's rule table, generated from the registry (tests/test_cli.py keeps the README in sync)."""
-    from triton_migrate.rules import RULES
-
-    escaped = {code: rule.SUMMARY.replace("|", "\\|") for code, rule in RULES.items()}  # a `|` would end the cell
-    rows = [f"| {code} | {rule.NAME} | {escaped[code]} |\n" for code, rule in RULES.items()]
-    return "| code | name | summary |\n|---|---|---|\n" + "".join(rows)

@@ -1,0 +1,255 @@
+"""MkDocs hooks: the pages that are generated from the code, so that they cannot drift from it.
+
+* `rules/index.md` and one page per rule code, `rules/TTDxxx.md`, from the registry (rules/__init__.py): the
+  rule module's docstring (the text `migrate --explain CODE` prints) and the before/after of the first fixture
+  its docstring names.
+* The configuration reference in configuration.md (the `<!-- configuration-keys -->` marker), from
+  migrate/frontend/config.py: every key of KEYS, Config's default, its HELP, and the option of the same name.
+* `<!-- run: migrate ARGS -->` markers: the command and what it prints, run in the repository root when the site
+  is built (never a command that writes).
+
+tests/test_docs.py builds the site strictly and imports this module to check the pages against the registry.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+from pathlib import Path
+
+from triton_migrate.frontend.config import tomllib
+from triton_migrate.rules import RULES
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+KEYS_MARKER = "<!-- configuration-keys -->"
+RUN_MARKER = re.compile(r"^(?P<indent> *)<!-- run: migrate (?P<args>.*?) -->$", re.M)
+WRITES = ("--write", "--fix", "--add-noqa", "vendor-compat")  # never run by a build: they change files
+KINDS = {
+    "TTD0": ("rewrite", "`--write` migrates the site (`[*]` in the report)."),
+    "TTD1": ("refusal, inside one function",
+             ("No fix: the site is left untouched, or becomes masked pointers under `--target auto` (TTD006), "
+              "with this code as the reason.")),
+    "TTD2": ("refusal, across functions", "No fix: the site is left untouched, with this code as the reason."),
+}
+
+
+# --- rules --------------------------------------------------------------------------------------------------
+
+
+def rule_path(code: str) -> str:
+    return f"rules/{code}.md"
+
+
+def named_fixtures(doc: str) -> list[str]:
+    """The fixtures a rule's docstring names in its `Fixtures:` paragraph, in order."""
+    found = re.search(r"^Fixtures?:(.*?)(?:\n\n|\Z)", doc, re.S | re.M)
+    if found is None:
+        return []
+    return [name for name in re.findall(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b", found.group(1))
+            if (FIXTURES / name / "before.py").is_file()]
+
+
+def example_fixture(code: str, doc: str) -> str | None:
+    """The fixture a rule page shows: the first its docstring names whose report has the code, else the first
+    it names that has a migrated `after.py`."""
+    candidates = [name for name in named_fixtures(doc) if (FIXTURES / name / "after.py").is_file()]
+    reporting = [name for name in candidates if code in (FIXTURES / name / "expected_report.txt").read_text()]
+    return (reporting or candidates or [None])[0]
+
+
+def _fence(language: str, text: str, title: str = "") -> str:
+    ticks = "````" if "```" in text else "```"
+    header = f'{ticks}{language}' + (f' title="{title}"' if title else "")
+    return f"{header}\n{text.rstrip()}\n{ticks}\n"
+
+
+def _policy(name: str) -> str:
+    """The fixture's policy (fixture.toml `[policy]`), as the options that give the same output."""
+    with open(FIXTURES / name / "fixture.toml", "rb") as handle:
+        policy = tomllib.load(handle).get("policy", {})
+    shown = [f"`{key} = {json.dumps(value)}`" for key, value in policy.items()]
+    return f"Migrated with {', '.join(shown)} (the fixture's `fixture.toml`).\n\n" if shown else ""
+
+
+def example_section(name: str) -> str:
+    case = FIXTURES / name
+    shown = [("Before", "before.py", "python"), ("After `migrate --write`", "after.py", "python"),
+             ("Report", "expected_report.txt", "text")]
+    parts = "".join(f"### {label}\n\n{_fence(language, (case / file).read_text(), f'fixtures/{name}/{file}')}\n"
+                    for label, file, language in shown)
+    return (f"## Example\n\nThe fixture `{name}`: the reviewed output of `migrate --write` (`after.py`) and the "
+            f"report of every site (`expected_report.txt`); the test suite runs both files in Triton's "
+            f"interpreter and compares them bit for bit.\n\n{_policy(name)}{parts}")
+
+
+def rule_page(code: str) -> str:
+    """The rule's docstring (the text of `migrate --explain`) under what the registry says of it, then the
+    example."""
+    rule = RULES[code]
+    doc = rule.__doc__.strip()
+    kind, fix = KINDS[code[:4]]
+    headline, _, body = doc.partition("\n\n")
+    headline = headline.split(":", 1)[1].strip() if headline.startswith(f"{code} ") else headline
+    fixture = example_fixture(code, doc)
+    example = example_section(fixture) if fixture else (
+        "## Example\n\nNo fixture shows this rule on its own; its docstring names the tests that do.\n")
+    return (f"---\nhide:\n  - toc\n---\n\n# {code} {rule.NAME}\n\n{headline[:1].upper()}{headline[1:]}\n\n"
+            f"- **Summary**: {rule.SUMMARY}\n- **Kind**: {kind}. {fix}\n\n"
+            f"{_linked(_fenced(body.strip()), code)}\n\n{example}\n"
+            f"---\n\n`migrate --explain {code}` prints this rule's documentation, the docstring of "
+            f"`rules/{Path(rule.__file__).name}`.\n")
+
+
+def _fenced(text: str) -> str:
+    """Docstrings show code as indented blocks; the page shows them as highlighted Python."""
+    def fence(found: re.Match) -> str:
+        lines = found.group(0).strip("\n").splitlines()
+        return "\n" + _fence("python", "\n".join(line[4:] for line in lines))
+
+    return re.sub(r"(?<=\n\n)(?:    [^\n]*\n?|\n(?=    ))+", fence, text)
+
+
+def _linked(text: str, own: str) -> str:
+    """Other rules' codes in the prose (not in code) as links to their pages."""
+    parts = re.split(r"(```.*?```|`[^`\n]*`)", text, flags=re.S)
+    return "".join(part if part.startswith("`") else
+                   re.sub(r"\bTTD\d{3}\b", lambda c: c[0] if c[0] == own or c[0] not in RULES
+                          else f"[{c[0]}]({c[0]}.md)", part)
+                   for part in parts)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")  # a `|` would end the table's cell
+
+
+def rule_index() -> str:
+    rows = "".join(f"| [{code}]({code}.md) | {rule.NAME} | {_cell(rule.SUMMARY)} |\n"
+                   for code, rule in RULES.items())
+    return ("# Rules\n\nEvery site gets a code. `TTD0xx` are rewrites, `TTD1xx` reasons a site is left untouched "
+            "inside one function, `TTD2xx` reasons that involve other functions. Each rule is one module in "
+            "`rules/`; its docstring is both its page here and what `migrate --explain CODE` prints. "
+            "`migrate --list-rules` lists them; `--select` and `--ignore` take codes and prefixes.\n\n"
+            f"| code | name | summary |\n|---|---|---|\n{rows}")
+
+
+# --- configuration ------------------------------------------------------------------------------------------
+
+
+def _option(key: str):
+    """The command line's option of the key's name, if any."""
+    import click
+
+    from triton_migrate.frontend.cli import check
+
+    for param in check.params:
+        if isinstance(param, click.Option) and f"--{key}" in param.opts + param.secondary_opts:
+            return param
+    return None
+
+
+def _toml_value(key: str):
+    """Config's default for `key`, as the TOML value that sets it (checked by setting it)."""
+    from triton_migrate.frontend import config
+
+    field = config.KEYS[key][0]
+    default = getattr(config.Config(), field)
+    if isinstance(default, (bool, str)):
+        candidates = [default]
+    elif isinstance(default, tuple) and len(default) == 2 and all(isinstance(x, int) for x in default):
+        candidates = [".".join(map(str, default))]
+    elif isinstance(default, tuple):
+        candidates = [list(default), {}]
+    elif default:
+        candidates = [default]
+    else:
+        return None  # 0 marks "not set": HELP says what applies then
+    for candidate in candidates:
+        try:
+            if getattr(config.apply(config.Config(), {key: candidate}, "docs"), field) == default:
+                return candidate
+        except config.ConfigError:
+            continue
+    raise ValueError(f"no TOML value gives {key}'s default {default!r}")
+
+
+def _toml(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "{}" if value == {} else json.dumps(value, ensure_ascii=False)
+
+
+def configuration_keys() -> str:
+    from triton_migrate.frontend import config
+
+    sections = []
+    for key in config.KEYS:
+        help = config.HELP.get(key)
+        if help is None:
+            raise KeyError(f"config.HELP has no entry for the key `{key}`: the configuration reference shows every key")
+        value = _toml_value(key)
+        if value is None and help.unset is None:
+            raise ValueError(f"`{key}` is not set by default: config.HELP must say what applies then (`unset`)")
+        default = f"`{key} = {_toml(value)}`" if value is not None else f"not set: {help.unset}"
+        option = _option(key)
+        twin = (f"`{'/'.join(option.opts + option.secondary_opts)}`: {option.help}" if option is not None
+                else "none")
+        sections.append(f"### `{key}`\n\n{help.meaning}\n\n"
+                        f"- Type: {help.type}\n- Default: {default}\n- Command line: {twin}\n")
+    return "\n".join(sections)
+
+
+# --- commands run when the site is built ------------------------------------------------------------------
+
+
+def run_migrate(args: str) -> str:
+    """`migrate ARGS` in the repository root, as a console block with what it printed (stdout, then stderr)."""
+    from click.testing import CliRunner
+
+    from triton_migrate.frontend.cli import main
+
+    words = shlex.split(args)
+    if any(word in WRITES for word in words):
+        raise ValueError(f"`migrate {args}` in the documentation would change files when the site is built")
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        result = CliRunner().invoke(main, words, catch_exceptions=False)
+    finally:
+        os.chdir(cwd)
+    stdout = result.stdout if result.stdout.endswith("\n") or not result.stdout else result.stdout + "\n"
+    language = "diff" if "--diff" in words else "console"  # a diff's lines coloured as added and removed
+    return _fence(language, f"$ migrate {args}\n{stdout}{result.stderr}")
+
+
+def _run_marker(found: re.Match) -> str:
+    indent = found["indent"]
+    return "".join(indent + line if line.strip() else line
+                   for line in run_migrate(found["args"]).splitlines(keepends=True))
+
+
+# --- MkDocs events ------------------------------------------------------------------------------------------
+
+
+def on_config(config):
+    """The rule pages in the navigation, under Rules."""
+    for entry in config.nav or []:
+        if isinstance(entry, dict) and "Rules" in entry:
+            entry["Rules"] = ["rules/index.md", *(rule_path(code) for code in RULES)]
+    return config
+
+
+def on_files(files, config):
+    from mkdocs.structure.files import File
+
+    files.append(File.generated(config, "rules/index.md", content=rule_index()))
+    for code in RULES:
+        files.append(File.generated(config, rule_path(code), content=rule_page(code)))
+    return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    markdown = markdown.replace(KEYS_MARKER, configuration_keys())
+    return RUN_MARKER.sub(_run_marker, markdown)
