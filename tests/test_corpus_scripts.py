@@ -54,6 +54,17 @@ def test_only_calls_in_code_count_as_block_pointers_left():
     assert measure.block_pointer_calls(source) == [3]
 
 
+def test_only_calls_of_triton_form_count_not_other_libraries_methods_of_the_same_name():
+    source = b"""def make_block_ptr(self, state):
+    return indexing.make_block_ptr(state)
+guide.advance(token)
+p = tl.make_block_ptr(a, (n,), (1,), (0,), (B,), (0,))
+p = p.advance((B,))
+q = tl.advance(base=p, offsets=(B,))
+"""
+    assert measure.block_pointer_calls(source) == [4, 5, 6]
+
+
 def test_a_comment_lost_counts_and_a_comment_moved_or_joined_does_not(tmp_path):
     before, after = tmp_path / "before", tmp_path / "after"
     (before / "r").mkdir(parents=True)
@@ -140,3 +151,13 @@ def test_a_configuration_ruff_cannot_read_leaves_the_repository_unchecked_not_cl
 def test_a_corpus_below_a_configuration_would_inherit_it(tmp_path):
     (tmp_path / "setup.cfg").write_text("[flake8]\n")
     assert measure.inherited_configuration(tmp_path / "corpus" / "work") == tmp_path / "setup.cfg"
+
+
+def test_a_function_the_rewrite_deleted_counts_and_one_it_added_does_not(tmp_path):
+    before, after = tmp_path / "before", tmp_path / "after"
+    source = "import triton\n\n\n@triton.jit\ndef _tile(x):\n    pass\n\n\nclass Op:\n    def forward(self):\n        pass\n"
+    _repository(before, {"r/k.py": source})
+    _repository(after, {"r/k.py": source.replace("def _tile(x):", "def _tile_0(x):")})
+    assert measure.removed_functions(before, after) == ["r/k.py: _tile"]
+    assert measure.removed_functions(after, before) == ["r/k.py: _tile_0"]
+    assert measure.removed_functions(before, before) == []

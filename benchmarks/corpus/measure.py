@@ -35,6 +35,7 @@ without one would inherit it.
 from __future__ import annotations
 
 import argparse
+import ast
 import collections
 import datetime
 import filecmp
@@ -126,13 +127,28 @@ def relative(path: str, tree: Path) -> str:
 
 
 def block_pointer_calls(data: bytes) -> list[int]:
-    """Lines of `make_block_ptr(` and `advance(` calls, read from tokens (comments and strings are not)."""
+    """Lines of calls that make or advance a Triton block pointer, read from the syntax tree (comments,
+    strings and definitions are not calls). Other libraries have methods of these names (a code generator's
+    `indexing.make_block_ptr(state)`, a grammar's `guide.advance(token)`), so a call counts by its form:
+    `make_block_ptr` with at least five arguments (Triton's has six); `advance` with two (`tl.advance(p,
+    offsets)`), or a method call whose one argument is a tuple or list of offsets (`p.advance((0, BK))`)."""
     try:
-        tokens = list(tokenize.tokenize(io.BytesIO(data).readline))
-    except (tokenize.TokenError, SyntaxError):
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
         return []
-    return [t.start[0] for t, nxt in zip(tokens, tokens[1:])
-            if t.type == tokenize.NAME and t.string in ("make_block_ptr", "advance") and nxt.string == "("]
+    return sorted(node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call) and _is_block_pointer_call(node))
+
+
+def _is_block_pointer_call(call: ast.Call) -> bool:
+    function = call.func
+    name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)
+    arguments = len(call.args) + len(call.keywords)
+    if name == "make_block_ptr":
+        return arguments >= 5
+    if name != "advance":
+        return False
+    offsets_only = len(call.args) == 1 and not call.keywords and isinstance(call.args[0], (ast.Tuple, ast.List))
+    return arguments == 2 or (isinstance(function, ast.Attribute) and offsets_only)
 
 
 def silent(tree: Path, run: dict) -> list[str]:
@@ -236,17 +252,18 @@ def percent(part: int, whole: int) -> str:
 
 def render(rows: list[dict]) -> str:
     head = ("| repository | sites | migrated | % | left, by code | internal errors | other errors | silent "
-            "| comments lost | new pyflakes findings | own lint | new lint findings | repeated reports |\n"
-            "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|\n")
+            "| comments lost | functions removed | new pyflakes findings | own lint | new lint findings "
+            "| repeated reports |\n"
+            "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|\n")
     total = {k: sum(r[k] for r in rows) for k in ("sites", "migrated", "internal", "other_errors", "silent",
-                                                    "lost", "findings", "lint", "repeated")}
+                                                    "lost", "removed", "findings", "lint", "repeated")}
     total["left"] = sum((r["left"] for r in rows), collections.Counter())
     total["linters"] = f"{sum(bool(r['linters']) for r in rows)} configured"
     lines = []
     for r in [*rows, {"repo": "**all**", **total}]:
         left = ", ".join(f"{code} {n}" for code, n in sorted(r["left"].items())) or "-"
         lines.append(f"| {r['repo']} | {r['sites']} | {r['migrated']} | {percent(r['migrated'], r['sites'])} "
-                     f"| {left} | {r['internal']} | {r['other_errors']} | {r['silent']} | {r['lost']} "
+                     f"| {left} | {r['internal']} | {r['other_errors']} | {r['silent']} | {r['lost']} | {r['removed']} "
                      f"| {r['findings']} | {r['linters'] or '-'} | {r['lint']} | {r['repeated']} |")
     return head + "\n".join(lines) + "\n"
 
@@ -272,6 +289,36 @@ def revision() -> str:
         return subprocess.run(["git", *args], cwd=HERE, capture_output=True, text=True).stdout.strip()
     changed = git("status", "--porcelain", "--untracked-files=no", "--", "../..")  # not a link to a Triton
     return git("rev-parse", "--short=10", "HEAD") + (" (with uncommitted changes)" if changed else "")
+
+
+def removed_functions(before: Path, after: Path) -> list[str]:
+    """`file: qualified.name` for each function or class of a `before` file that its `after` file no longer
+    defines: user code the rewrite deleted (a kernel launched from outside the run is API). Helpers the
+    rewrite copies per call signature are added, never counted."""
+    removed = []
+    for path in sorted(before.rglob("*.py")):
+        rel = path.relative_to(before)
+        old, new = _definitions(path), _definitions(after / rel)
+        if old is not None and new is not None:
+            removed += [f"{rel}: {name}" for name in sorted(old - new)]
+    return removed
+
+
+def _definitions(path: Path) -> set[str] | None:
+    """Qualified names of the functions and classes a file defines; None where it cannot be read."""
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    names, todo = set(), [(node, "") for node in tree.body]
+    while todo:
+        node, prefix = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(prefix + node.name)
+            todo += [(child, f"{prefix}{node.name}.") for child in node.body]
+        else:
+            todo += [(child, prefix) for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt)]
+    return names
 
 
 def lost_comments(before: Path, after: Path) -> list[str]:
@@ -439,10 +486,12 @@ def main(argv: list[str] | None = None) -> int:
     silent_calls = silent(run_tree, run)
     unparsable, undefined = broken(corpus, run_tree)
     lost, new_findings = lost_comments(corpus, run_tree), new_pyflakes_findings(corpus, run_tree)
+    removed = removed_functions(corpus, run_tree)
     linters = configured_linters(corpus)
     lint, unlinted = new_lint_findings(corpus, run_tree, linters)
     rows = table(survey_run, run, run_tree, names,
-                 {"silent": silent_calls, "lost": lost, "findings": new_findings or [], "lint": lint}, linters)
+                 {"silent": silent_calls, "lost": lost, "removed": removed, "findings": new_findings or [], "lint": lint},
+                 linters)
     disagree = agreement(survey_run, run, run_tree)
 
     second = migrate(run_tree, work, "second", args.jobs)
@@ -473,12 +522,13 @@ def main(argv: list[str] | None = None) -> int:
     ]
     lines.append(f"written files that do not parse: {len(unparsable)}; names the rewrite left undefined: "
                  f"{len(undefined)}")
-    lines.append(f"comments lost: {len(lost)}; new pyflakes findings (ruff --select F): "
+    lines.append(f"comments lost: {len(lost)}; functions removed: {len(removed)}; new pyflakes findings (ruff --select F): "
                  f"{'not checked, ruff not found' if new_findings is None else len(new_findings)}")
     lines.append(f"new findings of each repository's own linters ({sum(map(bool, linters.values()))} configure "
                  f"ruff or isort): {len(lint)}; checks that could not run: {len(unlinted)}")
     lines += [f"  does not parse: {p}" for p in unparsable]
     lines += [f"  comment lost: {c}" for c in lost[:50]]
+    lines += [f"  function removed: {f}" for f in removed]
     lines += [f"  new finding: {f}" for f in (new_findings or [])[:50]]
     lines += [f"  new lint finding: {f}" for f in lint[:100]]
     lines += [f"  not linted: {u}" for u in unlinted]
@@ -495,7 +545,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.left:
         args.left.write_text(left_sites(survey_run, run, run_tree))
     ok = not (changed or migrated_again or differ or not same_report or run["errors"] or silent_calls
-              or unparsable or undefined or lost or new_findings or lint or unlinted or disagree)
+              or unparsable or undefined or lost or removed or new_findings or lint or unlinted or disagree)
     return 0 if ok else 1
 
 
