@@ -161,3 +161,21 @@ def test_a_function_the_rewrite_deleted_counts_and_one_it_added_does_not(tmp_pat
     assert measure.removed_functions(before, after) == ["r/k.py: _tile"]
     assert measure.removed_functions(after, before) == ["r/k.py: _tile_0"]
     assert measure.removed_functions(before, before) == []
+
+
+def test_build_lays_out_a_commits_kernels_with_the_configuration_above_them(tmp_path):
+    import subprocess
+
+    repo = tmp_path / "mirror"
+    _repository(repo, {"pyproject.toml": "[tool.ruff.lint]\nselect = ['I']\n", "pkg/__init__.py": "",
+                       "pkg/k.py": KERNEL.decode().replace("from .helpers import inner\n", ""),
+                       "docs/conf/setup.cfg": "[isort]\n", "docs/conf/build.py": "pass\n"})
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "c"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    record = build.build({"name": "o/r", "commit": commit}, repo, tmp_path / "out")
+    laid_out = sorted(str(p.relative_to(tmp_path / "out" / "o__r")) for p in (tmp_path / "out").rglob("*") if p.is_file())
+    assert laid_out == ["pkg/__init__.py", "pkg/k.py", "pyproject.toml"]
+    assert record["configs"] == ["pyproject.toml"]
