@@ -155,7 +155,8 @@ def test_a_corpus_below_a_configuration_would_inherit_it(tmp_path):
 
 def test_a_function_the_rewrite_deleted_counts_and_one_it_added_does_not(tmp_path):
     before, after = tmp_path / "before", tmp_path / "after"
-    source = "import triton\n\n\n@triton.jit\ndef _tile(x):\n    pass\n\n\nclass Op:\n    def forward(self):\n        pass\n"
+    source = ("import triton\n\n\n@triton.jit\ndef _tile(x):\n    pass\n\n\n"
+              "class Op:\n    def forward(self):\n        pass\n")
     _repository(before, {"r/k.py": source})
     _repository(after, {"r/k.py": source.replace("def _tile(x):", "def _tile_0(x):")})
     assert measure.removed_functions(before, after) == ["r/k.py: _tile"]
@@ -176,6 +177,7 @@ def test_build_lays_out_a_commits_kernels_with_the_configuration_above_them(tmp_
     subprocess.run([*git, "commit", "-q", "-m", "c"], check=True)
     commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
     record = build.build({"name": "o/r", "commit": commit}, repo, tmp_path / "out")
-    laid_out = sorted(str(p.relative_to(tmp_path / "out" / "o__r")) for p in (tmp_path / "out").rglob("*") if p.is_file())
+    out = tmp_path / "out" / "o__r"
+    laid_out = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
     assert laid_out == ["pkg/__init__.py", "pkg/k.py", "pyproject.toml"]
     assert record["configs"] == ["pyproject.toml"]

@@ -36,8 +36,9 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import tomllib
 from pathlib import Path, PurePosixPath
+
+import tomllib
 
 HERE = Path(__file__).resolve().parent
 # Files that configure a linter or formatter (ruff, isort, black, flake8), by name, at any depth.

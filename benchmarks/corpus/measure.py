@@ -36,7 +36,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import builtins
 import collections
+import configparser
 import datetime
 import filecmp
 import hashlib
@@ -44,8 +46,6 @@ import io
 import json
 import os
 import re
-import builtins
-import configparser
 import shutil
 import subprocess
 import symtable
@@ -53,8 +53,9 @@ import sys
 import tempfile
 import time
 import tokenize
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 HERE = Path(__file__).resolve().parent
 MIGRATE = [sys.executable, "-m", "triton_migrate"]
@@ -422,8 +423,9 @@ def _ruff_findings(repo: Path) -> collections.Counter:
     ruff = shutil.which("ruff") or shutil.which("ruff", path=os.path.dirname(sys.executable))
     if ruff is None:
         raise Unchecked("ruff is not installed")
+    # --exit-zero: findings exit 0, so a non-zero status is a configuration it cannot read
     done = subprocess.run([os.path.abspath(ruff), "check", "--no-cache", "--exit-zero", "--output-format", "json",
-                           "."], cwd=repo, capture_output=True, text=True)
+                           "."], cwd=repo, capture_output=True, text=True, check=False)
     if done.returncode:
         raise Unchecked(_first_error(done.stderr))
     return collections.Counter(f"{Path(f['filename']).relative_to(repo.resolve())}: {f['code'] or 'syntax'}"
@@ -434,7 +436,7 @@ def _isort_findings(repo: Path) -> collections.Counter:
     """isort as the project runs it: `--check-only` from its folder, each file under its nearest
     configuration; one finding per file whose imports it would reorder."""
     done = subprocess.run([sys.executable, "-m", "isort", "--check-only", "--resolve-all-configs", "--config-root",
-                           ".", "."], cwd=repo, capture_output=True, text=True)
+                           ".", "."], cwd=repo, capture_output=True, text=True, check=False)  # 1: files it would sort
     if done.returncode not in (0, 1) or "No module named isort" in done.stderr:
         raise Unchecked(_first_error(done.stderr))
     unsorted = (m["path"] for m in map(_ISORT_UNSORTED.match, done.stderr.splitlines() + done.stdout.splitlines())
@@ -490,8 +492,8 @@ def main(argv: list[str] | None = None) -> int:
     linters = configured_linters(corpus)
     lint, unlinted = new_lint_findings(corpus, run_tree, linters)
     rows = table(survey_run, run, run_tree, names,
-                 {"silent": silent_calls, "lost": lost, "removed": removed, "findings": new_findings or [], "lint": lint},
-                 linters)
+                 {"silent": silent_calls, "lost": lost, "removed": removed, "findings": new_findings or [],
+                  "lint": lint}, linters)
     disagree = agreement(survey_run, run, run_tree)
 
     second = migrate(run_tree, work, "second", args.jobs)
@@ -522,7 +524,8 @@ def main(argv: list[str] | None = None) -> int:
     ]
     lines.append(f"written files that do not parse: {len(unparsable)}; names the rewrite left undefined: "
                  f"{len(undefined)}")
-    lines.append(f"comments lost: {len(lost)}; functions removed: {len(removed)}; new pyflakes findings (ruff --select F): "
+    lines.append(f"comments lost: {len(lost)}; functions removed: {len(removed)}; "
+                 "new pyflakes findings (ruff --select F): "
                  f"{'not checked, ruff not found' if new_findings is None else len(new_findings)}")
     lines.append(f"new findings of each repository's own linters ({sum(map(bool, linters.values()))} configure "
                  f"ruff or isort): {len(lint)}; checks that could not run: {len(unlinted)}")
