@@ -54,6 +54,17 @@ def test_only_calls_in_code_count_as_block_pointers_left():
     assert measure.block_pointer_calls(source) == [3]
 
 
+def test_only_calls_of_triton_form_count_not_other_libraries_methods_of_the_same_name():
+    source = b"""def make_block_ptr(self, state):
+    return indexing.make_block_ptr(state)
+guide.advance(token)
+p = tl.make_block_ptr(a, (n,), (1,), (0,), (B,), (0,))
+p = p.advance((B,))
+q = tl.advance(base=p, offsets=(B,))
+"""
+    assert measure.block_pointer_calls(source) == [4, 5, 6]
+
+
 def test_a_comment_lost_counts_and_a_comment_moved_or_joined_does_not(tmp_path):
     before, after = tmp_path / "before", tmp_path / "after"
     (before / "r").mkdir(parents=True)
@@ -71,3 +82,102 @@ def test_a_pyflakes_finding_the_rewrite_added_counts_and_the_sources_own_does_no
         (tree / "r" / "k.py").write_text(f"import os\n\n\ndef k(n):\n{extra}    return n\n")  # os: F401 in both
     assert measure.new_pyflakes_findings(before, after) == ["r/k.py: F841"]
     assert measure.new_pyflakes_findings(before, before) == []
+
+
+def test_build_lays_out_the_configuration_that_governs_the_files_and_what_it_extends():
+    configs = {
+        "pyproject.toml": b"[tool.black]\nline-length = 100\n",
+        "pkg/ruff.toml": b'extend = "../lint/base.toml"\n',
+        "lint/base.toml": b"line-length = 120\n",
+        "pkg/sub/setup.cfg": b"[isort]\nprofile = black\n",
+        "other/tox.ini": b"[isort]\n",  # a sibling folder's: it governs nothing laid out
+    }
+    assert build.configs_for({"pkg/sub/k.py"}, configs) == {"pyproject.toml", "pkg/ruff.toml", "lint/base.toml",
+                                                            "pkg/sub/setup.cfg"}
+    assert build.configs_for({"top.py"}, configs) == {"pyproject.toml"}
+
+
+def _repository(tree, files):
+    for path, text in files.items():
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_text(text)
+
+
+def test_the_linters_a_repository_configures_for_itself_are_found_where_they_look(tmp_path):
+    _repository(tmp_path, {
+        "a/pyproject.toml": "[tool.ruff.lint]\nselect = ['I']\n",
+        "b/setup.cfg": "[flake8]\nmax-line-length = 100\n[tool:isort]\nprofile = black\n",
+        "c/pyproject.toml": "[tool.black]\nline-length = 100\n",
+        "d/src/.isort.cfg": "[settings]\n",
+        "d/src/pkg/ruff.toml": "line-length = 100\n",
+        "e/pyproject.toml": "not toml [",
+    })
+    assert measure.configured_linters(tmp_path) == {"a": ["ruff"], "b": ["isort"], "c": [], "d": ["isort", "ruff"],
+                                                    "e": []}
+
+
+SORTED = "import os\n\nimport triton\n\nfrom r.util import f\n\n\ndef k():\n    return os, triton, f\n"
+# An import added after the project's own, where neither ruff's `I` nor isort would put it.
+MISPLACED = SORTED.replace("from r.util import f\n", "from r.util import f\nfrom r._launch import fits\n").replace(
+    "return os,", "return fits, os,")
+
+
+def test_an_import_the_projects_sorter_would_move_is_a_new_finding_of_its_own_ruff(tmp_path):
+    before, after = tmp_path / "before", tmp_path / "after"
+    for tree, source in ((before, SORTED), (after, MISPLACED)):
+        _repository(tree, {"r/pyproject.toml": "[tool.ruff.lint]\nselect = ['I', 'F']\n", "r/r/k.py": source,
+                           "r/r/__init__.py": "", "r/r/util.py": "def f():\n    pass\n"})
+    assert measure.new_lint_findings(before, after, {"r": ["ruff"]}) == (["r/r/k.py: I001"], [])
+    assert measure.new_lint_findings(before, before, {"r": ["ruff"]}) == ([], [])
+    # The project's selection decides, not ruff's defaults: a project that does not sort imports has no I001.
+    (after / "r" / "pyproject.toml").write_text("[tool.ruff.lint]\nselect = ['F']\n")
+    assert measure.new_lint_findings(before, after, {"r": ["ruff"]}) == ([], [])
+
+
+def test_an_import_the_projects_sorter_would_move_is_a_new_finding_of_its_own_isort(tmp_path):
+    before, after = tmp_path / "before", tmp_path / "after"
+    for tree, source in ((before, SORTED), (after, MISPLACED)):
+        _repository(tree, {"r/.isort.cfg": "[settings]\nprofile = black\nknown_first_party = r\n", "r/r/k.py": source})
+    assert measure.new_lint_findings(before, after, {"r": ["isort"]}) == (["r/r/k.py: isort"], [])
+    assert measure.new_lint_findings(before, before, {"r": ["isort"]}) == ([], [])
+
+
+def test_a_configuration_ruff_cannot_read_leaves_the_repository_unchecked_not_clean(tmp_path):
+    _repository(tmp_path, {"r/ruff.toml": "line-length = 'long'\n", "r/k.py": SORTED})
+    findings, unchecked = measure.new_lint_findings(tmp_path, tmp_path, {"r": ["ruff"]})
+    assert findings == [] and len(unchecked) == 1 and unchecked[0].startswith("r: ruff: ")
+
+
+def test_a_corpus_below_a_configuration_would_inherit_it(tmp_path):
+    (tmp_path / "setup.cfg").write_text("[flake8]\n")
+    assert measure.inherited_configuration(tmp_path / "corpus" / "work") == tmp_path / "setup.cfg"
+
+
+def test_a_function_the_rewrite_deleted_counts_and_one_it_added_does_not(tmp_path):
+    before, after = tmp_path / "before", tmp_path / "after"
+    source = ("import triton\n\n\n@triton.jit\ndef _tile(x):\n    pass\n\n\n"
+              "class Op:\n    def forward(self):\n        pass\n")
+    _repository(before, {"r/k.py": source})
+    _repository(after, {"r/k.py": source.replace("def _tile(x):", "def _tile_0(x):")})
+    assert measure.removed_functions(before, after) == ["r/k.py: _tile"]
+    assert measure.removed_functions(after, before) == ["r/k.py: _tile_0"]
+    assert measure.removed_functions(before, before) == []
+
+
+def test_build_lays_out_a_commits_kernels_with_the_configuration_above_them(tmp_path):
+    import subprocess
+
+    repo = tmp_path / "mirror"
+    _repository(repo, {"pyproject.toml": "[tool.ruff.lint]\nselect = ['I']\n", "pkg/__init__.py": "",
+                       "pkg/k.py": KERNEL.decode().replace("from .helpers import inner\n", ""),
+                       "docs/conf/setup.cfg": "[isort]\n", "docs/conf/build.py": "pass\n"})
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "c"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    record = build.build({"name": "o/r", "commit": commit}, repo, tmp_path / "out")
+    out = tmp_path / "out" / "o__r"
+    laid_out = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    assert laid_out == ["pkg/__init__.py", "pkg/k.py", "pyproject.toml"]
+    assert record["configs"] == ["pyproject.toml"]

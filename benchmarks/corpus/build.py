@@ -15,6 +15,12 @@ Imports are resolved as Python would from the repository's own files: relative i
 package, absolute ones from the file's directory and from the directory above its outermost package (an
 import of an installed package, `triton` or `torch`, resolves to nothing and is not followed). The
 `__init__.py` of every package on the way to a laid-out file comes along, so packages stay packages.
+
+The project's lint configuration comes along too: every file that configures ruff, isort, black or flake8
+(`pyproject.toml`, `ruff.toml`, `.ruff.toml`, `.isort.cfg`, `setup.cfg`, `tox.ini`, `.flake8`) in a
+directory that holds a laid-out file or one of its parents, and what a ruff configuration extends. Both
+tools find it as they would in the repository (the nearest one upward), and so does `migrate`, which keeps
+emitted code within the project's line length.
 """
 
 from __future__ import annotations
@@ -24,15 +30,19 @@ import ast
 import fnmatch
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
 import tarfile
-import tomllib
 from pathlib import Path, PurePosixPath
 
+import tomllib
+
 HERE = Path(__file__).resolve().parent
+# Files that configure a linter or formatter (ruff, isort, black, flake8), by name, at any depth.
+CONFIG_NAMES = ("pyproject.toml", "ruff.toml", ".ruff.toml", ".isort.cfg", "setup.cfg", "tox.ini", ".flake8")
 # A call, not the definition (`def make_block_ptr(`) nor a mention in a comment or string that is not
 # followed by an argument list.
 _CALL = re.compile(rb"(?<!def )\bmake_block_ptr\s*\(")
@@ -84,6 +94,44 @@ def python_files(mirror: Path, commit: str) -> dict[str, bytes]:
         if member.isfile() and member.name.endswith(".py"):
             files[member.name] = archive.extractfile(member).read()
     return files
+
+
+def config_files(mirror: Path, commit: str) -> dict[str, bytes]:
+    """Every lint configuration file of the commit (CONFIG_NAMES), by its path in the repository."""
+    names = git(mirror, "ls-tree", "-r", "--name-only", "-z", commit).decode(errors="surrogateescape").split("\0")
+    wanted = [n for n in names if n and PurePosixPath(n).name in CONFIG_NAMES]
+    if not wanted:
+        return {}
+    archive = tarfile.open(fileobj=io.BytesIO(git(mirror, "archive", "--format=tar", commit, "--", *wanted)))
+    return {m.name: archive.extractfile(m).read() for m in archive if m.isfile()}
+
+
+def configs_for(chosen: set[str], configs: dict[str, bytes]) -> set[str]:
+    """The configuration files that govern the chosen files: those in a directory that holds one of them or
+    one of its parents (the repository's root included), and the files a ruff configuration `extend`s."""
+    directories = {parent for path in chosen for parent in PurePosixPath(path).parents}
+    found = {path for path in configs if PurePosixPath(path).parent in directories}
+    todo = list(found)
+    while todo:
+        base = _extended(todo.pop(), configs)
+        if base is not None and base not in found:
+            found.add(base)
+            todo.append(base)
+    return found
+
+
+def _extended(path: str, configs: dict[str, bytes]) -> str | None:
+    """The repository path that a ruff configuration's `extend` names, if it is one of `configs`."""
+    try:
+        table = tomllib.loads(configs[path].decode())
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    ruff = table.get("tool", {}).get("ruff", {}) if PurePosixPath(path).name == "pyproject.toml" else table
+    extend = ruff.get("extend") if isinstance(ruff, dict) else None
+    if not isinstance(extend, str):
+        return None
+    target = os.path.normpath(PurePosixPath(path).parent / extend)
+    return target if target in configs else None
 
 
 def excluded(path: str, patterns: list[str]) -> bool:
@@ -170,13 +218,17 @@ def build(entry: dict, mirror: Path, out: Path) -> dict:
     target = out / folder
     if target.exists():
         shutil.rmtree(target)
-    for path in sorted(chosen):
+    configs = config_files(mirror, entry["commit"])
+    governing = sorted(configs_for(chosen, configs))
+    laid_out = {**{p: files[p] for p in chosen}, **{p: configs[p] for p in governing}}
+    for path, data in sorted(laid_out.items()):
         dest = target / path
         dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_bytes(files[path])
+        dest.write_bytes(data)
     calls = sum(len(_CALL.findall(files[p])) for p in seeds)
     return {"name": entry["name"], "commit": entry["commit"], "dir": folder,
-            "block_pointer_files": len(seeds), "files": len(chosen), "make_block_ptr_calls": calls}
+            "block_pointer_files": len(seeds), "files": len(chosen), "make_block_ptr_calls": calls,
+            "configs": governing}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,16 +18,27 @@ Besides the report, the written tree is read back: a `make_block_ptr(` or `advan
 there (comments and strings do not count) in a file where no site was left and no error was reported is a
 block pointer the tool neither migrated nor reported ("silent" in the table); a written file that does not
 parse, or a function that reads a name nothing binds any more (the rewrite removed a block pointer that a
-use still needs), is broken output. Output fit for review: no comment of the corpus is lost, and ruff's
+use still needs), is broken output. Output fit for review: no comment of the corpus is lost, ruff's
 pyflakes rules (`--select F`, where ruff is installed) find nothing in the written tree that they did not
-find in the corpus. The exit status is 0 only if none of these and no error occurred. Run it with the
-interpreter that has this checkout installed (`.venv/bin/python`): migrate runs as `python -m triton_migrate`.
+find in the corpus, and neither do the linters each repository configures for itself (its ruff
+configuration as it stands, `I` and `F` included where it selects them; its isort configuration, through
+isort), run in the repository's folder as its CI would. The exit status is 0 only if none of these and no
+error occurred. Run it with the interpreter that has this checkout installed (`.venv/bin/python`): migrate
+runs as `python -m triton_migrate`.
+
+migrate reads each project's configuration as it would in the repository (the corpus carries it, see
+build.py): emitted code keeps to the project's line length. So neither CORPUS_DIR nor WORK may lie inside
+a folder that has a configuration file of its own (a checkout of this project, say): every repository
+without one would inherit it.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import builtins
 import collections
+import configparser
 import datetime
 import filecmp
 import hashlib
@@ -35,7 +46,6 @@ import io
 import json
 import os
 import re
-import builtins
 import shutil
 import subprocess
 import symtable
@@ -44,6 +54,8 @@ import tempfile
 import time
 import tokenize
 from pathlib import Path
+
+import tomllib
 
 HERE = Path(__file__).resolve().parent
 MIGRATE = [sys.executable, "-m", "triton_migrate"]
@@ -62,7 +74,7 @@ def copy_corpus(corpus: Path, target: Path) -> None:
 def migrate(tree: Path, work: Path, label: str, jobs: int | None) -> dict:
     """One `migrate --write` over the whole tree; its report, errors, exit status and time."""
     report = work / f"{label}-report.json"
-    command = [*MIGRATE, "--write", "--isolated", "--no-cache", "--exit-zero", "--output-format", "json",
+    command = [*MIGRATE, "--write", "--no-cache", "--exit-zero", "--output-format", "json",
                "-o", str(work / f"{label}-diagnostics.json"), "--report", str(report), "--color", "never"]
     if jobs:
         command += ["-j", str(jobs)]
@@ -79,7 +91,7 @@ def migrate(tree: Path, work: Path, label: str, jobs: int | None) -> dict:
 def survey(corpus: Path, work: Path, jobs: int | None) -> dict:
     """One `migrate report` over the corpus as laid out: every site, migrated or left, where it is there."""
     output = work / "survey.txt"
-    command = [*MIGRATE, "report", "--isolated", "--no-cache", "--output-format", "concise", "-o", str(output),
+    command = [*MIGRATE, "report", "--no-cache", "--output-format", "concise", "-o", str(output),
                "--color", "never"]
     if jobs:
         command += ["-j", str(jobs)]
@@ -116,13 +128,28 @@ def relative(path: str, tree: Path) -> str:
 
 
 def block_pointer_calls(data: bytes) -> list[int]:
-    """Lines of `make_block_ptr(` and `advance(` calls, read from tokens (comments and strings are not)."""
+    """Lines of calls that make or advance a Triton block pointer, read from the syntax tree (comments,
+    strings and definitions are not calls). Other libraries have methods of these names (a code generator's
+    `indexing.make_block_ptr(state)`, a grammar's `guide.advance(token)`), so a call counts by its form:
+    `make_block_ptr` with at least five arguments (Triton's has six); `advance` with two (`tl.advance(p,
+    offsets)`), or a method call whose one argument is a tuple or list of offsets (`p.advance((0, BK))`)."""
     try:
-        tokens = list(tokenize.tokenize(io.BytesIO(data).readline))
-    except (tokenize.TokenError, SyntaxError):
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
         return []
-    return [t.start[0] for t, nxt in zip(tokens, tokens[1:])
-            if t.type == tokenize.NAME and t.string in ("make_block_ptr", "advance") and nxt.string == "("]
+    return sorted(node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call) and _is_block_pointer_call(node))
+
+
+def _is_block_pointer_call(call: ast.Call) -> bool:
+    function = call.func
+    name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)
+    arguments = len(call.args) + len(call.keywords)
+    if name == "make_block_ptr":
+        return arguments >= 5
+    if name != "advance":
+        return False
+    offsets_only = len(call.args) == 1 and not call.keywords and isinstance(call.args[0], (ast.Tuple, ast.List))
+    return arguments == 2 or (isinstance(function, ast.Attribute) and offsets_only)
 
 
 def silent(tree: Path, run: dict) -> list[str]:
@@ -174,14 +201,17 @@ def broken(before: Path, after: Path) -> tuple[list[str], list[str]]:
     return unparsable, undefined
 
 
-def table(survey_run: dict, run: dict, tree: Path, names: dict[str, str], findings: dict[str, list[str]]) -> list[dict]:
-    """Per repository: the sites from the report (`survey_run`), the errors from the write (`run`), and
-    per kind of finding in the written tree (`findings`: kind -> paths) how many. A site is a place in the
+def table(survey_run: dict, run: dict, tree: Path, names: dict[str, str], findings: dict[str, list[str]],
+          linters: dict[str, list[str]]) -> list[dict]:
+    """Per repository: the sites from the report (`survey_run`), the errors from the write (`run`), the
+    linters it configures (`linters`), and per kind of finding in the written tree (`findings`: kind ->
+    paths) how many. A site is a place in the
     code (file, line, column, code): the report can name one several times (a helper's use, once per
     caller), which the `repeated` column counts. The sites of a file the write failed on are left, as
     `error`."""
     rows = {slug: {"repo": name, "sites": 0, "migrated": 0, "left": collections.Counter(), "repeated": 0,
-                   "internal": 0, "other_errors": 0, **{kind: 0 for kind in findings}}
+                   "internal": 0, "other_errors": 0, "linters": ", ".join(linters.get(slug, [])),
+                   **{kind: 0 for kind in findings}}
             for slug, name in names.items()}
     failed = {relative(e["path"], tree) for e in run["errors"]}
     seen = set()
@@ -223,17 +253,19 @@ def percent(part: int, whole: int) -> str:
 
 def render(rows: list[dict]) -> str:
     head = ("| repository | sites | migrated | % | left, by code | internal errors | other errors | silent "
-            "| comments lost | new pyflakes findings | repeated reports |\n"
-            "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n")
+            "| comments lost | functions removed | new pyflakes findings | own lint | new lint findings "
+            "| repeated reports |\n"
+            "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|\n")
     total = {k: sum(r[k] for r in rows) for k in ("sites", "migrated", "internal", "other_errors", "silent",
-                                                    "lost", "findings", "repeated")}
+                                                    "lost", "removed", "findings", "lint", "repeated")}
     total["left"] = sum((r["left"] for r in rows), collections.Counter())
+    total["linters"] = f"{sum(bool(r['linters']) for r in rows)} configured"
     lines = []
     for r in [*rows, {"repo": "**all**", **total}]:
         left = ", ".join(f"{code} {n}" for code, n in sorted(r["left"].items())) or "-"
         lines.append(f"| {r['repo']} | {r['sites']} | {r['migrated']} | {percent(r['migrated'], r['sites'])} "
-                     f"| {left} | {r['internal']} | {r['other_errors']} | {r['silent']} | {r['lost']} "
-                     f"| {r['findings']} | {r['repeated']} |")
+                     f"| {left} | {r['internal']} | {r['other_errors']} | {r['silent']} | {r['lost']} | {r['removed']} "
+                     f"| {r['findings']} | {r['linters'] or '-'} | {r['lint']} | {r['repeated']} |")
     return head + "\n".join(lines) + "\n"
 
 
@@ -258,6 +290,36 @@ def revision() -> str:
         return subprocess.run(["git", *args], cwd=HERE, capture_output=True, text=True).stdout.strip()
     changed = git("status", "--porcelain", "--untracked-files=no", "--", "../..")  # not a link to a Triton
     return git("rev-parse", "--short=10", "HEAD") + (" (with uncommitted changes)" if changed else "")
+
+
+def removed_functions(before: Path, after: Path) -> list[str]:
+    """`file: qualified.name` for each function or class of a `before` file that its `after` file no longer
+    defines: user code the rewrite deleted (a kernel launched from outside the run is API). Helpers the
+    rewrite copies per call signature are added, never counted."""
+    removed = []
+    for path in sorted(before.rglob("*.py")):
+        rel = path.relative_to(before)
+        old, new = _definitions(path), _definitions(after / rel)
+        if old is not None and new is not None:
+            removed += [f"{rel}: {name}" for name in sorted(old - new)]
+    return removed
+
+
+def _definitions(path: Path) -> set[str] | None:
+    """Qualified names of the functions and classes a file defines; None where it cannot be read."""
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    names, todo = set(), [(node, "") for node in tree.body]
+    while todo:
+        node, prefix = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(prefix + node.name)
+            todo += [(child, f"{prefix}{node.name}.") for child in node.body]
+        else:
+            todo += [(child, prefix) for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt)]
+    return names
 
 
 def lost_comments(before: Path, after: Path) -> list[str]:
@@ -299,6 +361,106 @@ def new_pyflakes_findings(before: Path, after: Path) -> list[str] | None:
     return sorted((findings(after) - findings(before)).elements())
 
 
+# Where a project configures ruff or isort for itself (their own rules for finding it, one directory at a time).
+_RUFF_FILES = ("ruff.toml", ".ruff.toml")
+_ISORT_SECTIONS = ("isort", "tool:isort")
+_ISORT_UNSORTED = re.compile(r"^ERROR: (?P<path>.+) Imports are incorrectly sorted and/or formatted\.$")
+
+
+class Unchecked(Exception):
+    """A linter could not check a repository (its configuration is not one this linter reads, or the linter
+    is not installed): said in the results, never counted as clean."""
+
+
+def configured_linters(tree: Path) -> dict[str, list[str]]:
+    """Per repository folder of the tree, which of ruff and isort its own configuration files set up: a
+    `ruff.toml`, `.ruff.toml` or `[tool.ruff]` in a pyproject.toml; an `.isort.cfg`, `[tool.isort]`, or an
+    `[isort]`/`[tool:isort]` section of setup.cfg or tox.ini."""
+    return {repo.name: sorted({tool for path in repo.rglob("*") if path.is_file() for tool in _configures(path)})
+            for repo in sorted(tree.iterdir()) if repo.is_dir()}
+
+
+def _configures(path: Path) -> set[str]:
+    if path.name in _RUFF_FILES:
+        return {"ruff"}
+    if path.name == ".isort.cfg":
+        return {"isort"}
+    if path.name == "pyproject.toml":
+        try:
+            tools = tomllib.loads(path.read_text("utf-8")).get("tool", {})
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return set()
+        return {tool for tool in ("ruff", "isort") if tool in tools}
+    if path.name in ("setup.cfg", "tox.ini"):
+        parser = configparser.RawConfigParser()
+        try:
+            parser.read_string(path.read_text("utf-8"))
+        except (UnicodeDecodeError, configparser.Error):
+            return set()
+        return {"isort"} if any(parser.has_section(s) for s in _ISORT_SECTIONS) else set()
+    return set()
+
+
+def new_lint_findings(before: Path, after: Path, linters: dict[str, list[str]]) -> tuple[list[str], list[str]]:
+    """`repository/file: code` for each finding of a repository's own linters (`linters`: repository ->
+    ruff, isort) that its written copy has and its corpus copy did not (an import added where the sorter
+    would not put it: I001 or isort); and `repository: linter: why` for each check that could not run."""
+    found, unchecked = [], []
+    for repo, tools in linters.items():
+        for tool in tools:
+            try:
+                old, new = (_LINTERS[tool](tree / repo) for tree in (before, after))
+            except Unchecked as why:
+                unchecked.append(f"{repo}: {tool}: {why}")
+                continue
+            found += [f"{repo}/{finding}" for finding in sorted((new - old).elements())]
+    return found, unchecked
+
+
+def _ruff_findings(repo: Path) -> collections.Counter:
+    """ruff as the project runs it: from its folder, with its configuration (the nearest one upward of
+    each file, its `exclude` honoured), no rule added or removed."""
+    ruff = shutil.which("ruff") or shutil.which("ruff", path=os.path.dirname(sys.executable))
+    if ruff is None:
+        raise Unchecked("ruff is not installed")
+    # --exit-zero: findings exit 0, so a non-zero status is a configuration it cannot read
+    done = subprocess.run([os.path.abspath(ruff), "check", "--no-cache", "--exit-zero", "--output-format", "json",
+                           "."], cwd=repo, capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise Unchecked(_first_error(done.stderr))
+    return collections.Counter(f"{Path(f['filename']).relative_to(repo.resolve())}: {f['code'] or 'syntax'}"
+                               for f in json.loads(done.stdout))
+
+
+def _isort_findings(repo: Path) -> collections.Counter:
+    """isort as the project runs it: `--check-only` from its folder, each file under its nearest
+    configuration; one finding per file whose imports it would reorder."""
+    done = subprocess.run([sys.executable, "-m", "isort", "--check-only", "--resolve-all-configs", "--config-root",
+                           ".", "."], cwd=repo, capture_output=True, text=True, check=False)  # 1: files it would sort
+    if done.returncode not in (0, 1) or "No module named isort" in done.stderr:
+        raise Unchecked(_first_error(done.stderr))
+    unsorted = (m["path"] for m in map(_ISORT_UNSORTED.match, done.stderr.splitlines() + done.stdout.splitlines())
+                if m)
+    return collections.Counter(f"{os.path.relpath(Path(repo, path), repo)}: isort" for path in unsorted)
+
+
+_LINTERS = {"ruff": _ruff_findings, "isort": _isort_findings}
+
+
+def _first_error(stderr: str) -> str:
+    return next((line.strip() for line in stderr.splitlines() if line.strip()), "no output")
+
+
+def inherited_configuration(folder: Path) -> Path | None:
+    """A configuration file in a folder above `folder`, which every repository laid out below it without
+    one of its own would inherit (migrate's line length, ruff's rules)."""
+    for parent in folder.resolve().parents:
+        for name in (*_RUFF_FILES, "pyproject.toml", ".isort.cfg", "setup.cfg", "tox.ini", ".flake8"):
+            if (parent / name).is_file():
+                return parent / name
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpus", type=Path, help="the folder build.py laid out")
@@ -312,6 +474,11 @@ def main(argv: list[str] | None = None) -> int:
     names = {r["dir"]: f"{r['name']} @ {r['commit'][:10]}" for r in records}
     work = (args.work or Path(tempfile.mkdtemp(prefix="corpus-"))).resolve()
     work.mkdir(parents=True, exist_ok=True)
+    for folder in (corpus, work):
+        above = inherited_configuration(folder)
+        if above is not None:
+            parser.error(f"{folder} lies below {above}: every repository without a configuration of its own "
+                         f"would be migrated and linted under it; choose a folder outside any project")
     run_tree, again_tree = work / "run", work / "again"
 
     survey_run = survey(corpus, work, args.jobs)
@@ -321,8 +488,12 @@ def main(argv: list[str] | None = None) -> int:
     silent_calls = silent(run_tree, run)
     unparsable, undefined = broken(corpus, run_tree)
     lost, new_findings = lost_comments(corpus, run_tree), new_pyflakes_findings(corpus, run_tree)
+    removed = removed_functions(corpus, run_tree)
+    linters = configured_linters(corpus)
+    lint, unlinted = new_lint_findings(corpus, run_tree, linters)
     rows = table(survey_run, run, run_tree, names,
-                 {"silent": silent_calls, "lost": lost, "findings": new_findings or []})
+                 {"silent": silent_calls, "lost": lost, "removed": removed, "findings": new_findings or [],
+                  "lint": lint}, linters)
     disagree = agreement(survey_run, run, run_tree)
 
     second = migrate(run_tree, work, "second", args.jobs)
@@ -353,11 +524,17 @@ def main(argv: list[str] | None = None) -> int:
     ]
     lines.append(f"written files that do not parse: {len(unparsable)}; names the rewrite left undefined: "
                  f"{len(undefined)}")
-    lines.append(f"comments lost: {len(lost)}; new pyflakes findings (ruff --select F): "
+    lines.append(f"comments lost: {len(lost)}; functions removed: {len(removed)}; "
+                 "new pyflakes findings (ruff --select F): "
                  f"{'not checked, ruff not found' if new_findings is None else len(new_findings)}")
+    lines.append(f"new findings of each repository's own linters ({sum(map(bool, linters.values()))} configure "
+                 f"ruff or isort): {len(lint)}; checks that could not run: {len(unlinted)}")
     lines += [f"  does not parse: {p}" for p in unparsable]
     lines += [f"  comment lost: {c}" for c in lost[:50]]
+    lines += [f"  function removed: {f}" for f in removed]
     lines += [f"  new finding: {f}" for f in (new_findings or [])[:50]]
+    lines += [f"  new lint finding: {f}" for f in lint[:100]]
+    lines += [f"  not linted: {u}" for u in unlinted]
     lines += [f"  undefined: {u}" for u in undefined]
     lines += [f"  changed by the second run: {p}" for p in changed[:20]]
     lines += [f"  differ between the runs: {p}" for p in differ[:20]]
@@ -371,7 +548,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.left:
         args.left.write_text(left_sites(survey_run, run, run_tree))
     ok = not (changed or migrated_again or differ or not same_report or run["errors"] or silent_calls
-              or unparsable or undefined or lost or new_findings or disagree)
+              or unparsable or undefined or lost or removed or new_findings or lint or unlinted or disagree)
     return 0 if ok else 1
 
 
