@@ -335,8 +335,8 @@ def grouped_report(results: list[FileResult]) -> str:
     required = sum(len(d.requirements) for _, d in sites)
     if required:
         out.append(f"\n{required} stated fact{'s' if required != 1 else ''} relied on above: the migrated code is "
-                   "correct only if every launch meets them (TRITON_MIGRATE_CHECK_FACTS=1 checks at launch those "
-                   "that the arguments decide, in kernels whose `allocator` no one stated).\n")
+                   "correct only if every launch meets them (`migrate verify` checks at each launch it records those "
+                   "that the arguments decide).\n")
     return "".join(out)
 
 
