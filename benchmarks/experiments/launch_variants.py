@@ -13,6 +13,8 @@ The 64x64x64 GEMM of launch_overhead.py (host-bound), best of 5 rounds of `--lau
 * `lean fast`: the same check behind a one-frame wrapper instead of `@triton.heuristics`.
 
 Each variant runs in a context of its own (`contextvars.Context`), so that each sees only its allocator.
+`kernels/migrated_prev.py` is the guard as emitted before: `git show f7b8afd:benchmarks/kernels/migrated.py`;
+`migrated.py` was then still that form, and `gemm.fn` is the same JIT function in both.
 """
 
 from __future__ import annotations
