@@ -245,8 +245,7 @@ def _result(job: Job, decoded, outcome: FileOutcome) -> FileResult:
     new_data = encode(new_text, decoded.encoding)
     check_parses(job.path, job.data, new_data)
     needs = launch.location(job.path) if outcome.launch_functions else None
-    return replace(result, new_text=new_text, new_data=new_data, launch_module=needs,
-                   launch_functions=outcome.launch_functions)
+    return replace(result, new_text=new_text, new_data=new_data, launch_module=needs)
 
 
 def _filter(outcome: FileOutcome, text: str, job: Job) -> tuple[list[Diagnostic], int, list, str | None]:
