@@ -1,6 +1,7 @@
 """Write the tool's output for benchmarks/kernels/original.py: migrated.py (the default target),
 migrated_pointer.py (`--target pointer`) and migrated_tuned.py (the default target with the
-`kernel-targets` table that `migrate tune` measured on the H100, results/tune-h100-triton3.6.toml). The GPU machine has no libcst, so the outputs are committed;
+`kernel-targets` table that `migrate tune` measured on the H100, results/tune-h100-triton3.6.toml), and
+the launch support they import, _triton_launch.py. The GPU machine has no libcst, so the outputs are committed;
 tests/test_benchmarks.py fails when they are stale.
 
     python benchmarks/regenerate.py           # rewrite the generated files
@@ -51,11 +52,20 @@ def generate(form: str, source: str | None = None) -> str:
     return header(form) + outcome.new_source
 
 
+def texts() -> dict[str, str]:
+    """Each generated module's name -> the text the tool produces now: the migrated forms, and the launch
+    support they import from beside them (`_triton_launch.py`)."""
+    from triton_migrate.rules import _launch_support as launch_support
+
+    source = ORIGINAL.read_text()
+    return {launch_support.MODULE: launch_support.module_source(),
+            **{name: generate(target, source) for name, target in FORMS.items()}}
+
+
 def stale() -> list[str]:
     """The generated modules whose committed text is not what the tool produces now."""
-    source = ORIGINAL.read_text()
-    return [name for name, target in FORMS.items()
-            if not (KERNELS / f"{name}.py").is_file() or (KERNELS / f"{name}.py").read_text() != generate(target, source)]
+    return [name for name, text in texts().items()
+            if not (KERNELS / f"{name}.py").is_file() or (KERNELS / f"{name}.py").read_text() != text]
 
 
 def main() -> None:
@@ -67,10 +77,8 @@ def main() -> None:
         for name in names:
             print(f"benchmarks/kernels/{name}.py is stale: run `python benchmarks/regenerate.py`")
         sys.exit(1 if names else 0)
-    source = ORIGINAL.read_text()
-    for name, target in FORMS.items():
+    for name, text in texts().items():
         path = KERNELS / f"{name}.py"
-        text = generate(target, source)
         if not path.is_file() or path.read_text() != text:
             path.write_text(text)
             print(f"wrote {path.relative_to(KERNELS.parent.parent)}")

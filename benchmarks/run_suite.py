@@ -27,6 +27,8 @@ KERNELS = HERE / "kernels"
 
 def load(name: str):
     """kernels/NAME.py as module `bench_NAME` (registered in sys.modules: Triton's JIT finds globals there)."""
+    if str(KERNELS) not in sys.path:  # a migrated module imports its launch support, _triton_launch.py, beside it
+        sys.path.insert(0, str(KERNELS))
     spec = importlib.util.spec_from_file_location(f"bench_{name}", KERNELS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module

@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
-import re
 import warnings
 from collections.abc import Sequence
 from collections import Counter, defaultdict
@@ -37,7 +36,7 @@ from triton_migrate.analysis.triton_names import TritonNames, imported_elsewhere
 from triton_migrate.analysis.values import canonical_code
 from triton_migrate.analysis.walk import walk
 from triton_migrate.rewrite import branches, specialise, unbound, wrap
-from triton_migrate.rewrite.apply import Edits, Rewriter, add_definitions, add_from_import, add_import, uses_name
+from triton_migrate.rewrite.apply import Edits, Rewriter, add_from_import, add_import, uses_name
 from triton_migrate.rules import _launch_support as launch_support
 from triton_migrate.rules import (
     ttd001_descriptor,
@@ -176,7 +175,8 @@ def migrate_sources(sources: dict[str, str], verify: bool = True, policy: Policy
     import in `importer` refers to (by default, keys are dotted names). `frozen` (name -> why): modules
     that cannot be migrated: left as they are, with no block pointer crossing into or out of them migrated.
     `launch` (name -> `from X import`'s X): where a module imports the host code its kernels call at launch
-    (`_triton_launch`, rules/_launch_support.py); a module not named there gets it pasted in.
+    (`_triton_launch`, rules/_launch_support.py); a module not named there imports it from beside itself
+    (launch_support.MODULE: relatively, or else as a top-level module).
     `removable` (name -> function names): the uncalled helpers (FileOutcome.uncalled_helpers) that nothing
     in the project names, which the module then loses (TTD011); by default none.
     A module that fails raises ModuleFailure naming it: run again with it frozen to migrate the others."""
@@ -245,7 +245,7 @@ class _Unit:
     language: str
     shim: str
     # The launch-support functions (rules/_launch_support.py) -> the name the module calls each by, and those
-    # it already binds (an earlier run's import or pasted definition): a later run reuses them.
+    # it already imports (an earlier run's import): a later run reuses them.
     launch_names: dict[str, str] = field(default_factory=dict)
     launch_bound: frozenset[str] = frozenset()
     stated: dict[int, dict[str, str]] = field(default_factory=dict)  # line -> `# migrate: assume[...]` facts
@@ -304,8 +304,7 @@ def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool,
     shim = "compat" if "compat" not in taken else "triton_migrate_compat"
     namer = Namer(taken)
     bound = _launch_support_bound(module) if wrapper is not None else {}  # (a report's tree prints nothing)
-    launch_names = {name: bound.get(name) or namer.flag(name if name in launch_support.CALLED else f"_{name}")
-                    for name in launch_support.FUNCTIONS}
+    launch_names = {name: bound.get(name) or namer.flag(name) for name in launch_support.CALLED}
     try:
         statements = stated.by_line(source)
     except stated.BadStatement as error:
@@ -315,18 +314,17 @@ def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool,
 
 
 def _launch_support_bound(module: cst.Module) -> dict[str, str]:
-    """The launch-support functions the module binds at its top level (function -> name): imported from a
-    `_triton_launch` module, or pasted by an earlier run (their docstrings say so)."""
+    """The launch-support functions the module imports at its top level (function -> name), from a
+    `_triton_launch` module: an earlier run's import, or the `try` that holds it."""
     bound = {}
     for statement in module.body:
-        if isinstance(statement, cst.FunctionDef) and launch_support.is_ours(statement):
-            name = statement.name.value
-            bound.update({f: name for f in launch_support.FUNCTIONS if re.fullmatch(rf"_?{f}(_\d+)?", name)})
-        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+        lines = [statement] if isinstance(statement, cst.SimpleStatementLine) else \
+            list(statement.body.body) if isinstance(statement, cst.Try) else []
+        for small in (small for line in lines if isinstance(line, cst.SimpleStatementLine) for small in line.body):
             if isinstance(small, cst.ImportFrom) and isinstance(small.names, Sequence) and small.module is not None \
                     and get_full_name_for_node(small.module).split(".")[-1] == launch_support.MODULE:
                 bound.update({a.name.value: (a.asname.name.value if a.asname else a.name.value)
-                              for a in small.names if a.name.value in launch_support.FUNCTIONS})
+                              for a in small.names if a.name.value in launch_support.CALLED})
     return bound
 
 
@@ -537,8 +535,7 @@ def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool, launch:
         new_module = branches.split(new_module, flag, policy.line_length)
     new_module = wrap.fit(_with_launch_support(new_module, unit, launch), unit.module, policy.line_length)
     new_source = new_module.code
-    imported = () if launch is None else \
-        tuple(f for f in launch_support.CALLED if uses_name(new_module, unit.launch_names[f]))
+    imported = tuple(f for f in launch_support.CALLED if uses_name(new_module, unit.launch_names[f]))
     stated = tuple((analysis.function.name.value, tuple(facts)) for analysis in analyses
                    if (facts := analysis.launch_facts()))
     return FileOutcome(tuple(diagnostics), new_source if new_source != unit.source else None, imported, kept,
@@ -559,22 +556,17 @@ def _removed(diagnostic: Diagnostic, helper: str) -> Diagnostic:
 
 
 def _with_launch_support(module: cst.Module, unit: _Unit, launch: str | None) -> cst.Module:
-    """The launch-support functions the kernels call (rules/_launch_support.py) and the module does not bind
-    yet: imported from `launch` (`from ._triton_launch import descriptor_fits`), or else pasted in, with
-    `import triton` if the module has none."""
+    """The launch-support functions the kernels call (rules/_launch_support.py) and the module does not
+    import yet, imported from `launch` (`from ._triton_launch import descriptor_fits`), or, for a module
+    outside any package, from beside it (frontend/launch.py)."""
     called = [f for f in launch_support.CALLED if f not in unit.launch_bound and
               uses_name(module, unit.launch_names[f])]
     if not called:
         return module
-    if launch is not None:
-        return add_from_import(module, launch, [(f, unit.launch_names[f]) for f in called])
-    pasted = [f for f in launch_support.needed(called) if f not in unit.launch_bound]
-    triton = unit.names.triton_prefix()
-    if triton is None and launch_support.ALLOCATOR in pasted:
-        triton = "triton"
-        module = add_import(module, "triton", "triton")
-    definitions = launch_support.pasted(pasted, unit.launch_names, triton or "triton", module.default_indent)
-    return add_definitions(module, definitions)
+    names = [(f, unit.launch_names[f]) for f in called]
+    if launch is None:  # relatively where the folder is imported as a (namespace) package, else by its name
+        return add_from_import(module, f".{launch_support.MODULE}", names, fallback=launch_support.MODULE)
+    return add_from_import(module, launch, names)
 
 
 def _diagnostics(analysis: FunctionAnalysis, positions: Positions, namer: Namer) -> list[Diagnostic]:

@@ -32,8 +32,8 @@ class Diagnostic:
 class FileOutcome:
     diagnostics: tuple[Diagnostic, ...]
     new_source: str | None  # None when nothing would change
-    # The functions new_source imports from the package's launch-support module (engine.migrate_sources'
-    # `launch`), which must then be written with them.
+    # The functions new_source imports from a launch-support module (its package's, engine.migrate_sources'
+    # `launch`, or the one beside it), which must then be written with it.
     launch_functions: tuple[str, ...] = ()
     # Helpers of the module's top level that take block pointers nothing in the program passes them, kept:
     # the front end removes them (engine.migrate_sources' `removable`) if nothing in the project names them.

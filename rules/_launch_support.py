@@ -1,15 +1,19 @@
 """The host code that migrated kernels call at launch (not a rule: the registry lists only `ttdNNN_*` modules).
 
-`descriptor_fits` decides a launch guard (TTD009); `stated_facts` hooks a kernel whose descriptors rely on
-facts the user stated (TTD010). Both give the launching thread the allocator that device-side descriptors
-need on NVIDIA sm_90+ (per thread from Triton 3.5; autograd runs backward on threads of its own), so the
+`launch_guard` and `descriptor_fits` choose a guarded kernel's form at each launch (TTD009); `with_allocator`
+gives the launching thread of a kernel whose descriptors rely on stated facts the allocator they need
+(TTD010). Both install a Triton allocator in the launching thread if it has none (device-side descriptors
+need one on NVIDIA sm_90+, per thread from Triton 3.5; autograd runs backward on threads of its own), so the
 migrated code needs nothing from its user.
 
-Where it lives: a module inside a package imports it from `_triton_launch.py`, which `migrate --write`
-writes once, next to the package's outermost `__init__.py` (`module_source`); a module outside any package
-(a script, a member of a namespace package, a file a test loads by path: no import of a sibling is sure to
-work there) gets the functions it calls pasted in, with private names (`pasted`). Every template fits 79
-columns (PEP 8's, the narrowest any project asks for), so that it fits any project's line length.
+Where it lives: `_triton_launch.py`, a module of its own that `migrate --write` writes once per package,
+next to the package's outermost `__init__.py`, or next to the migrated files of a folder that is not a
+package (a namespace package, scripts); migrated modules import it (frontend/launch.py), never paste it.
+Its text is `SOURCE`, whole: every module of ours is the same file, so a later run rewrites an older one.
+
+What a launch costs (benchmarks/launch_overhead.py): `launch_guard` is `@triton.heuristics` for one flag
+with one frame less, `descriptor_fits` reads each tensor once, and the allocator it installs keeps one
+scratch buffer per device and stream instead of calling `torch.empty` at each launch.
 """
 
 from __future__ import annotations
@@ -17,162 +21,129 @@ from __future__ import annotations
 import re
 
 MODULE = "_triton_launch"
-ENVIRONMENT = "TRITON_MIGRATE_CHECK_FACTS"  # set (not "0"): stated facts are checked at every launch
-MARK = "Written by triton-migrate"  # in every docstring: a later run recognises what an earlier one wrote
-HEADER = '''"""Launch-time support for the tensor descriptors of this package's kernels.
+MARK = "Written by triton-migrate"  # in the docstring: a later run recognises what an earlier one wrote
+CALLED = ("descriptor_fits", "launch_guard", "with_allocator")  # what migrated modules import
 
-Written by triton-migrate (`migrate --write`), once per package, with the
-functions that its migrated modules import. Regenerate it rather than edit it.
+SOURCE = '''"""Launch-time support for the tensor descriptors of migrated Triton kernels.
+
+Written by triton-migrate (`migrate --write`); regenerate it rather than
+edit it. `launch_guard` picks a guarded kernel's form at each launch
+(TTD009), `with_allocator` hooks a kernel whose descriptors rely on stated
+facts (TTD010). Device-side descriptors need a Triton allocator in every
+launching thread (NVIDIA sm_90+; per thread from Triton 3.5, and autograd
+runs backward on threads of its own): both install one where none is set,
+and keep a user's.
+
+Triton has no public API that reads the current allocator: it is read from
+`triton.runtime._allocation` (a ContextVar from Triton 3.5, a module global
+in 3.4).
 """
-'''
 
-# Each function's source; `{name}` is how the module names a function of this table, `{triton}` triton.
-_SOURCES = {
-    "descriptor_fits": '''
-def {descriptor_fits}(tensor, width, *multiples, unit_stride=1):
+from contextvars import ContextVar
+
+import torch
+import triton
+from triton.runtime import _allocation
+from triton.runtime.autotuner import Heuristics
+
+
+def descriptor_fits(tensor, width, *multiples, unit_stride=1):
     """Whether a tensor descriptor over `tensor` is legal at this launch.
 
-    Written by triton-migrate (TTD009). Its data 16-byte aligned, `width`
-    elements at least 16 bytes, each of `multiples` (strides and offsets, in
-    elements) a multiple of 16 bytes, a unit last stride. If so, the
-    launching thread also gets an allocator for descriptors.
+    Its data 16-byte aligned, not bool, `width` elements at least 16
+    bytes, each of `multiples` (strides and offsets, in elements) a
+    multiple of 16 bytes, a unit last stride. If so, the launching thread
+    also gets an allocator for descriptors.
     """
-    size = tensor.element_size() if hasattr(tensor, "data_ptr") else 0
-    aligned = tensor.data_ptr() % 16 == 0 if size else False
-    fits = aligned and str(tensor.dtype) != "torch.bool" and width * size >= 16
-    if not fits or unit_stride != 1 or any(m * size % 16 for m in multiples):
-        return False
-    {ensure_allocator}()
-    return True
-''',
-    "stated_facts": '''
-def {stated_facts}(*facts):
-    """Hook a `@triton.jit` kernel whose descriptors rely on stated facts.
-
-    Written by triton-migrate (TTD010). `facts`: `(argument, fact,
-    *expressions)` each. Every launch gives its thread an allocator for
-    descriptors; with {environment}=1 it first checks each
-    fact, and raises ValueError (naming the kernel, argument and fact) where
-    one is false.
-    """
-
-    def hooked(kernel):
-        def before_launch(*args, **kwargs):
-            from os import environ
-
-            if environ.get("{environment}", "0") != "0":
-                {check_facts}(kernel, facts, args, kwargs)
-            {ensure_allocator}()
-
-        if hasattr(kernel, "add_pre_run_hook"):  # interpreted: Triton 3.6+
-            kernel.add_pre_run_hook(before_launch)
-        return kernel
-
-    return hooked
-''',
-    "check_facts": '''
-def {check_facts}(kernel, facts, args, kwargs):
-    """Raise ValueError for the first of `facts` that this launch breaks.
-
-    Written by triton-migrate (TTD010). `expressions`: the kernel's own
-    arithmetic on its arguments (strides, offsets, row widths, in elements).
-    """
-    import inspect
-
-    function = getattr(kernel, "fn", kernel)
-    signature = inspect.signature(function)
-    named = {{k: v for k, v in kwargs.items() if k in signature.parameters}}
-    launch = signature.bind_partial(*args, **named)
-    launch.apply_defaults()
-    values = dict(launch.arguments)
-    for name, fact, *expressions in facts:
-        tensor = values[name]
-        if not hasattr(tensor, "data_ptr"):  # None, where the kernel takes one
-            continue
+    try:
         size = tensor.element_size()
-        if str(tensor.dtype) == "torch.bool":
-            raise ValueError(f"{{function.__name__}}: `{{name}}` holds bool data, "
-                             "which no tensor descriptor takes")
-        wrong = []
-        if fact == "aligned" and tensor.data_ptr() % 16:
-            wrong.append(f"its data starts at {{tensor.data_ptr():#x}}")
-        for expression in expressions:
-            value = eval(expression, {{}}, values)  # the kernel's arithmetic
-            if fact == "contiguous" and value != 1:
-                wrong.append(f"`{{expression}}` is {{value}}, not 1")
-            elif fact != "contiguous" and value * size % 16:
-                wrong.append(f"`{{expression}}` is {{value * size}} bytes")
-        if wrong:
-            raise ValueError(
-                f"{{function.__name__}}: `{{name}}` is stated `{{fact}}` to "
-                f"triton-migrate, but {{'; '.join(wrong)}}"
-                + ("" if fact == "contiguous" else ", not a multiple of 16")
-            )
-''',
-    "ensure_allocator": '''
-def {ensure_allocator}():
-    """Give this thread an allocator for device-side tensor descriptors.
+        start = tensor.data_ptr()
+    except AttributeError:  # None or a number where the kernel takes one
+        return False
+    if start % 16 or width * size < 16 or unit_stride != 1:
+        return False
+    for multiple in multiples:  # a loop: a generator costs more than the test
+        if multiple * size % 16:
+            return False
+    if tensor.dtype is torch.bool:
+        return False
+    _ensure_allocator()
+    return True
 
-    Written by triton-migrate. NVIDIA sm_90+ needs one in every launching
-    thread (per thread from Triton 3.5; autograd runs backward on threads of
-    its own); a thread that has one, a user's, keeps it.
+
+def launch_guard(values):
+    """`@triton.heuristics` for the one flag that picks a kernel's form.
+
+    `@launch_guard({"FLAG": lambda args: ...})` sets FLAG at every launch
+    from the launch's arguments (`args`: name -> value), as the heuristic
+    would, with one Python frame less on the way to the kernel.
     """
-    from triton.runtime import _allocation
+    return lambda kernel: _Guarded(kernel, values)
 
-    current = _allocation._allocator
-    held = current.get() if hasattr(current, "get") else current
+
+class _Guarded(Heuristics):
+    def __init__(self, kernel, values):
+        super().__init__(kernel, kernel.arg_names, values)
+        ((self.flag, self.decide),) = values.items()
+
+    def run(self, *args, **kwargs):  # under an autotuner, or warmed up
+        named = dict(zip(self.arg_names, args), **kwargs)
+        kwargs[self.flag] = self.decide(named)
+        return self.fn.run(*args, **kwargs)
+
+    def __getitem__(self, grid):
+        run, names, flag, decide = (
+            self.fn.run, self.arg_names, self.flag, self.decide)
+
+        def launch(*args, **kwargs):
+            kwargs[flag] = decide(dict(zip(names, args), **kwargs))
+            return run(*args, grid=grid, warmup=False, **kwargs)
+
+        return launch
+
+
+def with_allocator(kernel):
+    """A `@triton.jit` kernel whose every launch finds an allocator."""
+    kernel.add_pre_run_hook(lambda *args, **kwargs: _ensure_allocator())
+    return kernel
+
+
+def _ensure_allocator():
+    """Give this thread an allocator for descriptors, unless it has one."""
+    held = _allocation._allocator
+    if isinstance(held, ContextVar):
+        held = held.get()
     if isinstance(held, _allocation.NullAllocator):
-        import torch
-
-        def allocate(size, alignment, stream):
-            return torch.empty(size, dtype=torch.int8, device="cuda")
-
-        {triton}.set_allocator(allocate)
-''',
-}
-FUNCTIONS = tuple(_SOURCES)
-CALLED = ("descriptor_fits", "stated_facts")  # what migrated kernels call; the others serve them
-ALLOCATOR = "ensure_allocator"  # the one that needs triton
-_NEEDS = {"descriptor_fits": ("ensure_allocator",), "stated_facts": ("check_facts", "ensure_allocator")}
+        triton.set_allocator(_scratch)
 
 
-def module_source(called: list[str] = CALLED) -> str:
-    """`_triton_launch.py` with the functions of `called` (of CALLED) and those they call, public but the
-    check that only `stated_facts` calls: no more than the package's kernels use."""
-    names = {name: name for name in _SOURCES} | {"check_facts": "_check_facts"}
-    functions = "\n".join(_filled(_SOURCES[name], names, "triton") for name in needed(list(called)))
-    return f"{HEADER}\nimport triton\n\n{functions}"
+_buffers = {}  # (device, stream) -> the scratch buffer its launches share
+
+
+def _scratch(size, alignment, stream):
+    """Scratch memory for one launch's descriptors.
+
+    One buffer per device and stream, grown as needed: launches on a stream
+    run one after another, as torch's caching allocator assumes when it
+    hands a freed block to the next allocation on the same stream. A CUDA
+    graph being captured gets memory of its own, which it keeps.
+    """
+    if torch.cuda.is_current_stream_capturing():
+        return torch.empty(size, dtype=torch.int8, device="cuda")
+    key = (torch.cuda.current_device(), stream)
+    buffer = _buffers.get(key)
+    if buffer is None or buffer.numel() < size:
+        buffer = torch.empty(size, dtype=torch.int8, device="cuda")
+        _buffers[key] = buffer
+    return buffer
+'''
+
+
+def module_source() -> str:
+    """`_triton_launch.py`: the same text wherever it is written."""
+    return SOURCE
 
 
 def defined(source: str) -> set[str]:
     """The functions of CALLED that a module an earlier run wrote (`source`) defines."""
-    return set(re.findall(r"^def (\w+)\(", source, flags=re.M)) & set(CALLED)
-
-
-def needed(called: list[str]) -> list[str]:
-    """The functions that those `called` (of CALLED) are, or call."""
-    return [name for name in _SOURCES if name in called or any(name in _NEEDS[c] for c in called)]
-
-
-def pasted(functions: list[str], names: dict[str, str], triton: str, indent: str) -> list:
-    """`functions` as module-level definitions (libcst statements), each calling the others by `names`
-    (function -> the name the module binds it to), indented as the module is (`indent`: its default, four
-    spaces or a tab)."""
-    import libcst as cst  # here: the front end reads this module's other names without libcst
-
-    source = "\n".join(_filled(_SOURCES[name], names, triton) for name in functions)
-    source = re.sub(r"^(?:    )+", lambda m: indent * (len(m.group(0)) // 4), source, flags=re.M)
-    module = cst.parse_module(source)
-    blank = [cst.EmptyLine(), cst.EmptyLine()]
-    return [module.body[0].with_changes(leading_lines=blank), *module.body[1:]]
-
-
-def _filled(template: str, names: dict[str, str], triton: str) -> str:
-    return template.format(**names, triton=triton, environment=ENVIRONMENT)
-
-
-def is_ours(function) -> bool:
-    """Whether a module-level function (a libcst FunctionDef) is one an earlier run pasted (its docstring
-    says so)."""
-    docstring = function.get_docstring()
-    return docstring is not None and MARK in docstring
+    return set(re.findall(r"^(?:def|class) (\w+)\b", source, flags=re.M)) & set(CALLED)

@@ -9,11 +9,11 @@ The source cannot prove the data pointer's alignment, so no descriptor of the de
 unguarded.
 
 What it does: the kernel gets a constexpr parameter, `USE_DESCRIPTORS: tl.constexpr = False`, which
-`@triton.heuristics` sets on every launch from the launch's own arguments, and every guarded access
-keeps both forms, chosen at compile time:
+`@launch_guard` (`@triton.heuristics` for one flag, with one Python frame less) sets on every launch from
+the launch's own arguments, and every guarded access keeps both forms, chosen at compile time:
 
 ```python
-@triton.heuristics({"USE_DESCRIPTORS": lambda args: descriptor_fits(args["q"], args["BK"], args["H"] * args["K"], args["K"])})
+@launch_guard({"USE_DESCRIPTORS": lambda args: descriptor_fits(args["q"], args["BK"], args["H"] * args["K"], args["K"])})
 @triton.jit
 def kernel(q, ..., USE_DESCRIPTORS: tl.constexpr = False):
     p_q_desc = tl.make_tensor_descriptor(q + (bos * H + i_h) * K, ...) if USE_DESCRIPTORS else None
@@ -22,12 +22,16 @@ def kernel(q, ..., USE_DESCRIPTORS: tl.constexpr = False):
 
 The check names a *witness* per term (`K` for `(bos * H + i_h) * K`: whatever `bos` is, the term is a
 multiple of `K`; migrate/guards.py). Triton compiles one variant per value of the flag and caches both,
-so a launch pays one host-side check and no device-side branch. `descriptor_fits` is written once per
-package (`_triton_launch.py`, imported) or pasted into a module outside any package
-(rules/_launch_support.py); it also installs a torch-backed allocator (`triton.set_allocator`) in the launching thread when
-none is set there, which device-side descriptors need on sm_90+ from any thread (from Triton 3.5 the
-allocator is per thread, and autograd runs backward on threads of its own); a user's allocator is kept.
-Launched without the heuristic (the bare `kernel.fn`), the flag's default keeps the masked pointers.
+so a launch pays one host-side check and no device-side branch: on the H100, 2-5 µs of Python over a
+launch with the flag passed by hand, and a descriptor launch also Triton's call of the allocator for the
+descriptors' scratch memory (benchmarks/RESULTS.md).
+`launch_guard` and `descriptor_fits` live in `_triton_launch.py`, which `migrate --write` writes once per
+package, or beside the migrated files of a folder that is no package, and the modules import
+(rules/_launch_support.py). The check also installs an allocator (`triton.set_allocator`, one scratch
+buffer per device and stream) in the launching thread when none is set there, which device-side
+descriptors need on sm_90+ from any thread (from Triton 3.5 the allocator is per thread, and autograd runs
+backward on threads of its own); a user's allocator is kept. Launched without the guard (the bare
+`kernel.fn`), the flag's default keeps the masked pointers.
 
 When it does not apply: in helpers (`@triton.jit` functions called by other ones; they have no launch),
 where a term has no witness computed from the kernel's arguments (`pid * 3` added to the base), where
@@ -47,11 +51,12 @@ from ._syntax import appended
 
 CODE = "TTD009"
 NAME = "launch-guard"
-SUMMARY = "descriptor chosen at launch (`@triton.heuristics`), masked pointers otherwise"
+SUMMARY = "descriptor chosen at launch (`@launch_guard`), masked pointers otherwise"
 FLAG = "USE_DESCRIPTORS"
 PAYS_OFF = ("a descriptor pays off for loads in a loop that feed `tl.dot` through a block pointer created before "
             "the loop; elsewhere masked pointers are as fast (H100) and keep reductions bit-identical")
-CHECK = "descriptor_fits"  # rules/_launch_support.py
+GUARD = "launch_guard"  # rules/_launch_support.py
+CHECK = "descriptor_fits"
 
 def guarded(flag: str, descriptor: cst.BaseExpression, pointers: cst.BaseExpression,
             grouped: bool = True) -> cst.IfExp:
@@ -76,11 +81,10 @@ def with_flag(parameters: cst.Parameters, flag: str, language: cst.BaseExpressio
     return parameters.with_changes(params=appended(list(parameters.params), new))
 
 
-def decorator(triton: str, flag: str, check: str, checks: list) -> cst.Decorator:
-    """`@triton.heuristics({"FLAG": lambda args: check(...) and check(...)})`, one check (guards.Check) a
-    line."""
+def decorator(guard: str, flag: str, check: str, checks: list) -> cst.Decorator:
+    """`@guard({"FLAG": lambda args: check(...) and check(...)})`, one check (guards.Check) a line."""
     tests = "\n    and ".join(_call(check, c) for c in checks)
-    expression = cst.parse_expression(f'{triton}.heuristics({{\n    "{flag}": lambda args: {tests},\n}})')
+    expression = cst.parse_expression(f'{guard}({{\n    "{flag}": lambda args: {tests},\n}})')
     return cst.Decorator(expression)
 
 

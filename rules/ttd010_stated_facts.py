@@ -23,9 +23,8 @@ The facts, about a kernel's tensor arguments and its launches:
   (TTD110) or a descriptor load the block pointer did not check (TTD101). No launch can check it (tiles
   depend on program ids), so only a plain descriptor, whose other facts are stated too, relies on it;
 * `allocator`, of a kernel: every thread that launches it has an allocator for device-side descriptors, or
-  runs where none is needed (AMD, Intel XPU, NVIDIA before sm_90); the kernel then gets no hook, and with
-  nothing checked at launch, its other facts cover what no launch could check (a base term without a
-  witness); stated of a helper (every function: `assume`), it lets the helper's descriptors rely on facts.
+  runs where none is needed (AMD, Intel XPU, NVIDIA before sm_90); the kernel then gets no hook, and its
+  other facts cover what no launch could check (a base term without a witness); stated of a helper (every function: `assume`), it lets the helper's descriptors rely on facts.
 
 Where: in `[tool.triton-migrate]`, `assume = ["aligned"]` (every kernel the configuration covers),
 `[tool.triton-migrate.per-file-assume]` (gitignore-style glob = facts), `[tool.triton-migrate.kernel-assume]`
@@ -35,30 +34,31 @@ argument), of a line of its parameters (those), or of the line where a `tl.make_
 (that block pointer). Facts add up; nothing is assumed that no one stated.
 
 What is still proven or refused, facts or not: an innermost offset that is a multiple of 16 bytes (TTD102),
-int32 offsets (TTD106), no volatile, ranks 1 to 5; where a hook checks the facts, a base term without a
-witness (`bos` loaded in the kernel, added unscaled) keeps the launch guard's answer, since the debug check
-could not test it. Triton itself rejects, when it compiles, a `bool` tensor and an innermost block under 16
+int32 offsets (TTD106), no volatile, ranks 1 to 5; unless `allocator` is stated too, a base term
+without a witness (`bos` loaded in the kernel, added unscaled) keeps the launch guard's answer, since
+`migrate verify` could not test it at a launch. Triton itself rejects, when it compiles, a `bool` tensor and an innermost block under 16
 bytes. Only launched kernels, and helpers whose `allocator` is stated, rely on facts; `--strict` relies on
 none, and `--target pointer`, `--target compat` and a kernel tuned to `pointer`
 (`kernel-targets`) emit what they always do.
 
-Unless its `allocator` is stated, the kernel gets one decorator, above `@triton.jit`, that lists what it
-relies on (what the launch's arguments decide: not `in-bounds`):
+The emitted code checks none of them: `migrate verify` does, at every launch it records, on the real
+arguments, and names the first fact broken (kernel, argument, fact, value) before the migrated kernel runs.
+Unless its `allocator` is stated, the kernel gets one decorator above `@triton.jit`, which gives each
+launching thread the allocator that device-side descriptors need (per thread from Triton 3.5; autograd runs
+backward on threads of its own) and checks nothing:
 
 ```python
-@stated_facts(("a_ptr", "aligned", "stride_am"), ("c_ptr", "aligned", "stride_cm"), ("c_ptr", "aligned-rows", "N"))
+@with_allocator
 @triton.jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, ...):
     a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
 ```
 
-On each launch it gives the launching thread the allocator that device-side descriptors need (per thread
-from Triton 3.5; autograd runs backward on threads of its own); with `TRITON_MIGRATE_CHECK_FACTS=1` it
-first checks each fact against the launch's arguments (and that no such tensor holds `bool` data) and
-raises `ValueError` naming the kernel, the argument and the fact (instead of a misaligned-address fault,
-silently wrong data, or Triton's "0 bytes" compile error). `stated_facts` is
-written once per package (`_triton_launch.py`, rules/_launch_support.py). `migrate report` lists each
-such site with the facts it relies on and where they were stated.
+`with_allocator` lives in `_triton_launch.py`, which `migrate --write` writes once per package, or beside
+the migrated files of a folder that is no package (rules/_launch_support.py). `migrate report` lists each
+such site with the facts it relies on and where they were stated. (The debug switch
+`TRITON_MIGRATE_CHECK_FACTS` that earlier versions' hook read is gone: it checked nothing where `allocator`
+was stated, and it put a check into every migrated package that `migrate verify` does better.)
 
 `--target descriptor` is this, and nothing else: a descriptor where what it needs is proven or stated,
 every other site left untouched with the fact that would make it migratable.
@@ -69,15 +69,8 @@ stated_facts_helper_parts (a block pointer passed to a helper whose `allocator` 
 
 from __future__ import annotations
 
-import libcst as cst
-
 CODE = "TTD010"
 NAME = "stated-facts"
-HOOK = "stated_facts"  # rules/_launch_support.py
-SUMMARY = "tensor descriptor on facts the user stated (`assume`); checked at launch only under a debug switch"
+HOOK = "with_allocator"  # rules/_launch_support.py
+SUMMARY = "tensor descriptor on facts the user stated (`assume`); `migrate verify` checks them"
 
-
-def decorator(hook: str, facts: list[tuple[str, ...]]) -> cst.Decorator:
-    """`@hook(("argument", "fact", "expression", ...), ...)`: what the kernel relies on, one tuple a fact."""
-    listed = ", ".join("(" + ", ".join(f'"{part}"' for part in fact) + ")" for fact in facts)
-    return cst.Decorator(cst.parse_expression(f"{hook}({listed})"))

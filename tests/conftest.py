@@ -16,5 +16,9 @@ settings.register_profile("suite", deadline=None, suppress_health_check=[HealthC
 settings.load_profile("suite")
 
 _TESTS = str(Path(__file__).resolve().parent)
-if _TESTS not in sys.path:
-    sys.path.insert(0, _TESTS)
+# fixtures/ holds `_triton_launch.py`, the launch support that a migrated module outside a package imports by
+# name where it is loaded by its path (migrate --write puts it beside the module; a test writes only the module)
+_FIXTURES = str(Path(__file__).resolve().parent.parent / "fixtures")
+for _path in (_FIXTURES, _TESTS):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)

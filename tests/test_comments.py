@@ -158,7 +158,7 @@ def test_the_launch_check_decorator_leaves_the_comments_above_and_between_decora
     new = migrate_source(GUARDED).new_source
     lines = [line for line in new.splitlines() if line.startswith(("#", "@"))]
     assert lines[:3] == ["# a pipelined loop", '@triton.autotune(configs=[triton.Config({"BN": 64})], key=["N"])',
-                         "@triton.heuristics("]
+                         "@launch_guard("]
     assert lines[3:] == ["# compiled per block width", "@triton.jit"]
 
 

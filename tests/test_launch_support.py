@@ -1,23 +1,30 @@
 """The launch support (rules/_launch_support.py, frontend/launch.py): the host code guarded kernels call at
-launch is written once per package, `_triton_launch.py` beside the outermost `__init__.py`, and imported as
-the module imports its own package (relatively if it does so); a module outside any package gets it pasted
-in. A second run, or another group of the same
-package, reuses it; a file of that name that the tool did not write stops the package's write."""
+launch is a module of its own, `_triton_launch.py`, written once per package beside the outermost
+`__init__.py` and imported as the module imports its own package (relatively if it does so), or, for a
+folder that is no package (a namespace package, scripts), beside the migrated files, imported relatively or
+else by its name. Never pasted into a kernel module. A second run, or another group of the same package,
+reuses it; a file of that name that the tool did not write stops the write."""
 
 from __future__ import annotations
 
 import importlib
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from test_cli import invoke, put, snapshot, tree  # noqa: F401 (tree is a fixture)
 
 import differential as D
 from triton_migrate.engine import migrate_source
+from triton_migrate.frontend.launch import pasted_support
 from triton_migrate.rules import _launch_support as launch_support
 
 GUARDED = (D.FIXTURES / "launch_guard" / "before.py").read_text()
-MODULE = launch_support.module_source(["descriptor_fits"])  # what package()'s guarded kernels import
+MODULE = launch_support.module_source()
+REPO = Path(__file__).resolve().parent.parent
+SIBLING = ("try:\n    from ._triton_launch import descriptor_fits, launch_guard\nexcept ImportError:  # not imported "
+           "as part of a package\n    from _triton_launch import descriptor_fits, launch_guard\n")
 
 
 def package(root, name="fla_like"):
@@ -30,19 +37,41 @@ def package(root, name="fla_like"):
     put(root, "bench/gemm.py", GUARDED)
 
 
-def test_one_module_per_package_imported_as_the_package_is_and_pasted_into_a_script(tree):
+def test_one_module_per_package_imported_as_the_package_is_and_one_beside_a_script(tree):
     package(tree)
     result = invoke("--write", "--isolated", ".")
     assert result.exit_code == 0, result.stderr
     assert (tree / "fla_like" / "_triton_launch.py").read_text() == MODULE
-    assert "def descriptor_fits(" in MODULE and "stated_facts" not in MODULE  # nothing the package does not call
-    assert sorted(p.name for p in tree.rglob("_triton_launch.py")) == ["_triton_launch.py"]
+    assert sorted(str(p.relative_to(tree)) for p in tree.rglob("_triton_launch.py")) == \
+        ["bench/_triton_launch.py", "fla_like/_triton_launch.py"]
     chunk, fused = (tree / "fla_like/ops/gla/chunk.py").read_text(), (tree / "fla_like/ops/fused.py").read_text()
-    assert "from ..._triton_launch import descriptor_fits\n" in chunk and "def descriptor_fits" not in chunk
-    assert "from fla_like._triton_launch import descriptor_fits\n" in fused  # it imports nothing relatively
+    assert "from ..._triton_launch import descriptor_fits, launch_guard\n" in chunk
+    assert "from fla_like._triton_launch import descriptor_fits, launch_guard\n" in fused  # nothing relative
+    assert (tree / "bench/_triton_launch.py").read_text() == MODULE
     script = (tree / "bench/gemm.py").read_text()
-    assert "import" not in script.split("def descriptor_fits")[0].replace("import triton", "")
-    assert "def descriptor_fits(" in script and "def _ensure_allocator(" in script
+    assert SIBLING in script and "def " not in script.split("@launch_guard")[0]
+    assert all(not pasted_support(p.read_text()) for p in tree.rglob("*.py"))
+
+
+NAMESPACE_KERNEL = GUARDED.replace("import triton\n", "import triton\n\nfrom .constants import SCALE  # noqa: F401\n", 1)
+
+
+def test_a_namespace_package_imports_it_relatively_and_runs_as_a_member_and_as_a_script(tree):
+    """A folder of kernels without `__init__.py`: a module with a relative import gets a relative one; one
+    without, the `try` that works imported as a member of the folder and run with the folder on sys.path."""
+    put(tree, "kernels/constants.py", "SCALE = 1\n")
+    put(tree, "kernels/relative.py", NAMESPACE_KERNEL)
+    put(tree, "kernels/plain.py", GUARDED)
+    assert invoke("--write", "--isolated", "kernels").exit_code == 0
+    assert (tree / "kernels/_triton_launch.py").read_text() == MODULE
+    assert "from ._triton_launch import descriptor_fits, launch_guard\n" in (tree / "kernels/relative.py").read_text()
+    assert SIBLING in (tree / "kernels/plain.py").read_text()
+    imports = ["import kernels.relative, kernels.plain",  # members of the namespace package
+               "import sys; sys.path.insert(0, 'kernels'); import plain"]  # a script's folder on sys.path
+    for statement in imports:
+        done = subprocess.run([sys.executable, "-c", statement + "; print('ok')"], cwd=tree, capture_output=True,
+                              text=True, env={"TRITON_INTERPRET": "1", "PATH": ""})
+        assert done.stdout == "ok\n", (statement, done.stderr[-2000:])
 
 
 def test_a_second_run_and_another_group_reuse_the_module(tree):
@@ -54,9 +83,10 @@ def test_a_second_run_and_another_group_reuse_the_module(tree):
     assert result.exit_code == 0, result.stderr
     after = snapshot(tree)
     assert after[tree / "fla_like/_triton_launch.py"] == before[tree / "fla_like/_triton_launch.py"]  # untouched
-    assert "from fla_like._triton_launch import descriptor_fits\n" in (tree / "fla_like/ops/other.py").read_text()
+    assert "from fla_like._triton_launch import descriptor_fits, launch_guard\n" in \
+        (tree / "fla_like/ops/other.py").read_text()
     again = invoke("--diff", "--isolated", ".")
-    assert "_triton_launch" not in again.stdout.split("bench/gemm.py")[0]  # nothing to add to the package
+    assert "fla_like/_triton_launch.py" not in again.stdout  # nothing to change in the package's module
 
 
 def test_a_new_kernel_in_a_migrated_module_reuses_its_import(tree):
@@ -68,7 +98,7 @@ def test_a_new_kernel_in_a_migrated_module_reuses_its_import(tree):
         put(tree, path, migrated + "\n\n" + second)
         assert invoke("--write", "--isolated", path).exit_code == 0
         text = (tree / path).read_text()
-        assert text.count("import descriptor_fits") + text.count("def descriptor_fits") == 1, path
+        assert text.count("import descriptor_fits") == (2 if path.startswith("bench") else 1), path
         assert "descriptor_fits_2" not in text and text.count("lambda args: descriptor_fits(") == 2
 
 
@@ -92,27 +122,28 @@ def test_an_older_module_of_ours_is_brought_up_to_date(tree):
     assert (tree / "fla_like/_triton_launch.py").read_text() == MODULE
 
 
-def test_the_module_grows_with_what_later_runs_import_and_never_loses_a_function(tree):
-    package(tree)
-    assert invoke("--write", "--isolated", "fla_like/ops/fused.py").exit_code == 0
-    put(tree, "fla_like/ops/gemm.py", (D.FIXTURES / "stated_facts_gemm" / "before.py").read_text())
-    assert invoke("--write", "--isolated", "fla_like/ops/gemm.py").exit_code == 0
-    grown = (tree / "fla_like/_triton_launch.py").read_text()
-    assert grown == launch_support.module_source(["descriptor_fits", "stated_facts"])
-    assert invoke("--write", "--isolated", "fla_like/ops/gla").exit_code == 0  # guarded kernels only
-    assert (tree / "fla_like/_triton_launch.py").read_text() == grown  # gemm.py still imports stated_facts
-
-
-def test_stdin_pastes_it(tree):
+def test_stdin_imports_it_as_written_and_writes_nothing_else(tree):
     package(tree)
     result = invoke("--write", "--isolated", "--stdin-filename", "fla_like/ops/fused.py", "-", stdin=GUARDED)
-    assert "def descriptor_fits(" in result.stdout and "_triton_launch" not in result.stdout
+    assert "from fla_like._triton_launch import descriptor_fits, launch_guard\n" in result.stdout
+    assert "def descriptor_fits" not in result.stdout
     assert not (tree / "fla_like/_triton_launch.py").exists()
 
 
+def test_pasted_support_finds_what_earlier_versions_pasted():
+    """The corpus measurement's check: a module that defines launch or facts helpers of ours itself."""
+    old = (REPO / "fixtures" / "launch_guard" / "after.py").read_text()
+    assert pasted_support(old) == []
+    pasted = ('"""Kernels."""\n\nimport triton\n\n\ndef descriptor_fits(tensor, width):\n    """Whether a tensor '
+              'descriptor fits.\n\n    Written by triton-migrate (TTD009).\n    """\n    return True\n\n\n'
+              'def _ensure_allocator():\n    """Written by triton-migrate."""\n')
+    assert pasted_support(pasted) == ["descriptor_fits", "_ensure_allocator"]
+    assert pasted_support(MODULE) == []  # the module of its own defines them, undocumented as pasted
+
+
 @pytest.mark.parametrize("fixture, module, imported", [
-    ("launch_guard", "ops.gla.chunk", "from ..._triton_launch import descriptor_fits\n"),
-    ("stated_facts_gemm", "ops.gemm", "from launch_support_pkg._triton_launch import stated_facts\n"),
+    ("launch_guard", "ops.gla.chunk", "from ..._triton_launch import descriptor_fits, launch_guard\n"),
+    ("stated_facts_gemm", "ops.gemm", "from launch_support_pkg._triton_launch import with_allocator\n"),
 ])
 def test_the_migrated_package_runs_bit_for_bit(tree, monkeypatch, fixture, module, imported):
     """Imported as a package (the import resolves), in the interpreter, against the original."""
@@ -138,4 +169,91 @@ def test_the_migrated_package_runs_bit_for_bit(tree, monkeypatch, fixture, modul
 def test_the_engine_binds_no_support_name_twice(launch):
     new = migrate_source(GUARDED, launch=launch).new_source
     assert migrate_source(new, launch=launch).new_source is None  # a fixed point
-    assert new.count("descriptor_fits") == new.count("descriptor_fits(") + (launch is not None)
+    assert new.count("import descriptor_fits") == (2 if launch is None else 1)  # the `try` imports it twice
+
+
+RUFF = Path(sys.executable).with_name("ruff")
+SORTED = {  # module -> its imports before the kernel, as isort (ruff `I`) sorts them
+    "fla_like/ops/absolute.py": "import torch\nimport triton\nimport triton.language as tl\n\n"
+                                "from fla_like.ops.utils import prepare  # noqa: F401\n"
+                                "from fla_like.utils import SCALE  # noqa: F401\n",
+    "fla_like/ops/relative.py": "import triton\nimport triton.language as tl\n\n"
+                                "from ..utils import SCALE  # noqa: F401\nfrom .x import y  # noqa: F401\n",
+    "fla_like/ops/mixed.py": "import triton\nimport triton.language as tl\n\n"
+                             "from fla_like.ops import utils  # noqa: F401\nimport fla_like.utils  # noqa: F401\n",
+}
+
+
+@pytest.mark.parametrize("force_sort", [False, True])
+def test_the_added_import_lands_where_ruffs_isort_puts_it(tree, force_sort):
+    """Under a project's ruff configuration with isort (`I`) selected, the migrated modules have no I001: the
+    import of the launch support goes among the imports of its section, in their order (issue 34)."""
+    put(tree, "pyproject.toml", '[tool.ruff.lint]\nselect = ["I"]\n\n[tool.ruff.lint.isort]\n'
+                                f'known-first-party = ["fla_like"]\nforce-sort-within-sections = {str(force_sort).lower()}\n')
+    for directory in ("fla_like", "fla_like/ops"):
+        put(tree, f"{directory}/__init__.py", "")
+    put(tree, "fla_like/utils.py", "SCALE = 1\n")
+    put(tree, "fla_like/ops/x.py", "y = 1\n")
+    put(tree, "fla_like/ops/utils.py", "prepare = 1\n")
+    kernel = GUARDED.split("\n\n\n", 1)[1]
+    for path, imports in SORTED.items():
+        if path.endswith("mixed.py") and not force_sort:
+            imports = imports.replace("from fla_like.ops import utils  # noqa: F401\nimport fla_like.utils  # noqa: F401\n",
+                                      "import fla_like.utils  # noqa: F401\nfrom fla_like.ops import utils  # noqa: F401\n")
+        put(tree, path, f"{imports}\n\n{kernel}")
+    assert subprocess.run([str(RUFF), "check", "--no-cache", "."], cwd=tree, capture_output=True).returncode == 0
+    assert invoke("--write", "--isolated", "fla_like").exit_code == 0
+    assert "from fla_like._triton_launch import" in (tree / "fla_like/ops/absolute.py").read_text()
+    checked = subprocess.run([str(RUFF), "check", "--no-cache", "--output-format", "concise", "."], cwd=tree,
+                             capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout
+
+
+ON_EACH_TRITON = '''
+import sys, threading
+sys.path.insert(0, sys.argv[1])
+import torch, triton, triton.language as tl
+from triton.runtime import _allocation
+import _triton_launch as support
+
+@support.launch_guard({"FLAG": lambda args: support.descriptor_fits(args["x"], 16, args["n"])})
+@triton.jit
+def copy(x, y, n, FLAG: tl.constexpr = False):
+    o = tl.arange(0, 16)
+    tl.store(y + o, tl.load(x + o) + (1 if FLAG else 2))
+
+hooked = support.with_allocator(triton.jit(copy.fn.fn))
+seen = {}
+def launch(name, x, user=None):
+    if user is not None:
+        triton.set_allocator(user)
+    y = torch.zeros(16)
+    copy[(1,)](x, y, 16)
+    hooked[(1,)](x, torch.zeros(16), 16)
+    seen[name] = (y[0].item(), _allocation._allocator.get())
+def users(size, alignment, stream):
+    raise AssertionError("not called")
+storage = torch.zeros(17)
+for name, x, user in (("aligned", storage[:16], None), ("mid-storage", storage[1:], None), ("user", storage[:16], users)):
+    thread = threading.Thread(target=launch, args=(name, x, user))
+    thread.start()
+    thread.join()
+assert seen["aligned"][0] == 1.0 and seen["aligned"][1] is support._scratch, seen
+assert seen["mid-storage"][0] == 2.0 and seen["mid-storage"][1] is support._scratch, seen  # the hook's
+assert seen["user"] == (1.0, users), seen
+print(triton.__version__)
+'''
+
+
+@pytest.mark.parametrize("where", [".triton36", None, ".triton39"])
+def test_the_module_works_on_each_supported_triton(tmp_path, where):
+    """Its one private read (the current allocator) and its public calls, in the interpreter: the guard picks
+    the form per launch, each launching thread gets the module's allocator, a user's is kept."""
+    (tmp_path / f"{launch_support.MODULE}.py").write_text(MODULE)
+    environment = {"TRITON_INTERPRET": "1", "PATH": ""}
+    if where is not None:
+        environment["PYTHONPATH"] = str(REPO / where)
+    done = subprocess.run([sys.executable, "-c", ON_EACH_TRITON, str(tmp_path)], capture_output=True, text=True,
+                          env=environment)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.startswith({".triton36": "3.6", None: "3.8", ".triton39": "3.9"}[where])

@@ -5,7 +5,7 @@ into a Python error naming the kernel, the argument and the fact before Triton e
 
 from __future__ import annotations
 
-import os
+from pathlib import Path
 import re
 import threading
 
@@ -17,6 +17,7 @@ from test_cli import invoke, put, snapshot, tree  # noqa: F401 (tree is a fixtur
 import differential as D
 from triton_migrate.engine import SourceError, migrate_source
 from triton_migrate.policy import Policy, Statement
+from triton_migrate.rules import _launch_support as launch_support
 
 GEMM = config_tests.GEMM  # matmul: a K loop feeding `tl.dot`, then a store
 
@@ -26,8 +27,8 @@ def stating(*facts: str, **policy) -> Policy:
 
 
 def kernel_of(source: str) -> str:
-    """The migrated kernel, from its first decorator on (the launch support pasted before it is its own)."""
-    return source[source.index("@", source.index("def _ensure_allocator") if "def _ensure" in source else 0):]
+    """The migrated kernel, from its first decorator on (after the import of its launch support)."""
+    return source[source.index("@"):]
 
 
 def codes(outcome) -> list[str]:
@@ -41,12 +42,7 @@ def test_a_gemm_with_its_facts_stated_gets_plain_descriptors_for_loads_and_store
     offset along K for both operands."""
     outcome = migrate_source(GEMM, policy=stating("aligned", "aligned-rows"))
     assert codes(outcome) == ["TTD010"] * 3
-    assert kernel_of(outcome.new_source) == '''@stated_facts(
-    ("a_ptr", "aligned", "stride_am"),
-    ("b_ptr", "aligned", "stride_bk"),
-    ("c_ptr", "aligned", "stride_cm"),
-    ("c_ptr", "aligned-rows", "N"),
-)
+    assert kernel_of(outcome.new_source) == '''@with_allocator
 @triton.jit
 def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr,
            BK: tl.constexpr):
@@ -162,8 +158,7 @@ def test_in_bounds_covers_store_offsets_and_unchecked_dimensions_that_depend_on_
     assert "`c_ptr` stated `in-bounds` (the test): no tile starts before it, and each lies inside it where its " \
            "access does not check the bounds (not checked at launch: tiles depend on program ids)" in \
            stated.diagnostics[2].requirements
-    # nothing the launch could check: the hook lists the other facts only
-    assert '("c_ptr", "aligned-rows", "N")' in stated.new_source and '"in-bounds"' not in stated.new_source
+    assert "@with_allocator\n" in stated.new_source and '"in-bounds"' not in stated.new_source  # no facts listed
 
 
 def test_in_bounds_serves_plain_descriptors_only():
@@ -296,7 +291,7 @@ def test_the_report_lists_each_fact_relied_on_and_where_it_was_stated(tree):
            "multiples of 16 bytes\n" in report
     assert '      requires: `c_ptr` stated `aligned-rows` (pyproject.toml: kernel-assume "matmul.c_ptr"): a row, ' \
            "`N` × itemsize, a multiple of 16 bytes\n" in report
-    assert "4 stated facts relied on above" in report and "TRITON_MIGRATE_CHECK_FACTS=1" in report
+    assert "4 stated facts relied on above" in report and "`migrate verify` checks" in report
 
 
 # --- at launch: the fixture's migration, in the interpreter --------------------------------------------------------
@@ -308,6 +303,7 @@ CASE = D.FIXTURES / "stated_facts_gemm"
 def migrated(tmp_path_factory):
     path = tmp_path_factory.mktemp("stated") / "after.py"
     path.write_text(migrate_source((CASE / "before.py").read_text()).new_source)
+    path.with_name(f"{launch_support.MODULE}.py").write_text(launch_support.module_source())  # as --write does
     return D.import_path(path, "stated")
 
 
@@ -316,8 +312,7 @@ def launch(module, a, b, c, M, N, K):
                                  c.stride(1), BLOCK_M=16, BLOCK_N=32, BLOCK_K=16)
 
 
-def test_the_migrated_kernel_runs_bit_for_bit_with_the_debug_switch_on(monkeypatch, migrated):
-    monkeypatch.setenv("TRITON_MIGRATE_CHECK_FACTS", "1")  # what was stated holds: no false alarm
+def test_the_migrated_kernel_runs_bit_for_bit(migrated):
     harness = D.load_harness(CASE)
     after = {name: {k: D._bit_copy(v) for k, v in harness.run(migrated, inputs).items()}
              for name, inputs in harness.cases()}
@@ -328,31 +323,11 @@ def tensors(M=40, N=52, K=36):
     return torch.ones(M, K), torch.ones(K, N), torch.zeros(M, N)
 
 
-@pytest.mark.parametrize("breaking, message", [
-    (lambda a, b, c: (torch.ones(40 * 36 + 1)[1:].view(40, 36), b, c),  # a view one element into its storage
-     r"matmul_kernel: `a_ptr` is stated `aligned` to triton-migrate, but its data starts at 0x[0-9a-f]+, not a "
-     r"multiple of 16"),
-    (lambda a, b, c: (torch.ones(40, 37)[:, :36], b, c),  # rows of 37 fp32: 148 bytes apart
-     r"matmul_kernel: `a_ptr` is stated `aligned` to triton-migrate, but `stride_am` is 148 bytes, not a multiple"),
-    (lambda a, b, c: (a, torch.ones(52, 36).t(), c),  # B's columns are not contiguous
-     r"matmul_kernel: `b_ptr` is stated `contiguous` to triton-migrate, but `stride_bn` is 36, not 1$"),
-    (lambda a, b, c: (a, b, torch.zeros(40, 56)[:, :50]),  # C's rows of 50 fp32 end mid-16 bytes
-     r"matmul_kernel: `c_ptr` is stated `aligned-rows` to triton-migrate, but `N` is 200 bytes, not a multiple"),
-    (lambda a, b, c: (a.bool(), b, c),  # descriptors take no bool (Triton would fail to compile it)
-     r"matmul_kernel: `a_ptr` holds bool data, which no tensor descriptor takes"),
-])
-def test_the_debug_switch_turns_a_false_fact_into_an_error_naming_kernel_argument_and_fact(
-        monkeypatch, migrated, breaking, message):
-    a, b, c = breaking(*tensors())
-    M, N, K = a.shape[0], c.shape[1], a.shape[1]
-    monkeypatch.setenv("TRITON_MIGRATE_CHECK_FACTS", "1")
-    with pytest.raises(ValueError, match=message):
-        launch(migrated, a, b, c, M, N, K)
-
-
-def test_without_the_switch_the_interpreter_finds_the_false_fact_itself(monkeypatch, migrated):
-    """The error above comes first: here, not ours, the interpreter's own assertion (a GPU would fault)."""
-    monkeypatch.delenv("TRITON_MIGRATE_CHECK_FACTS", raising=False)
+def test_the_emitted_code_checks_no_fact_and_the_interpreter_finds_a_false_one_itself(migrated):
+    """No hook lists or checks the facts (`migrate verify` does): a view that starts one element into its
+    storage reaches the interpreter's own assertion (a GPU would fault)."""
+    source = Path(migrated.__file__).read_text()
+    assert "stated_facts" not in source and "stride_am\")" not in source and "CHECK_FACTS" not in source
     a, b, c = tensors()
     with pytest.raises(Exception, match="16-byte aligned|16 bytes") as error:
         launch(migrated, torch.ones(40 * 36 + 1)[1:].view(40, 36), b, c, 40, 52, 36)
@@ -372,4 +347,3 @@ def test_every_launching_thread_gets_an_allocator(migrated):
     thread.start()
     thread.join()
     assert not isinstance(seen["allocator"], _allocation.NullAllocator)
-    assert os.environ.get("TRITON_MIGRATE_CHECK_FACTS") is None

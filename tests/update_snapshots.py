@@ -1,4 +1,5 @@
-"""Regenerate every fixture's after.py and expected report from the current engine.
+"""Regenerate every fixture's after.py and expected report from the current engine, and the launch support
+that the migrated fixtures import, fixtures/_triton_launch.py (rules/_launch_support.py).
 
 Run after an intentional change of the rewrite, then *review the diff*: the snapshots are the reviewed
 expectation, and tests/test_snapshots.py fails until they match.   python tests/update_snapshots.py
@@ -12,6 +13,7 @@ from pathlib import Path
 from triton_migrate.engine import migrate_source, migrate_sources
 from triton_migrate.frontend.references import mentions
 from triton_migrate.policy import Policy
+from triton_migrate.rules import _launch_support as launch_support
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -49,6 +51,7 @@ def migrate_fixture(case_dir: Path, source: str, policy: Policy | None = None):
 
 
 def main() -> None:
+    (FIXTURES / f"{launch_support.MODULE}.py").write_text(launch_support.module_source())
     for before in sorted(FIXTURES.glob("*/before.py")):
         source = before.read_text()
         outcome = migrate_fixture(before.parent, source)

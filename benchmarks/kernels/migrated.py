@@ -29,45 +29,13 @@ writes the tool's output for this file to migrated.py and migrated_pointer.py.
 import triton
 import triton.language as tl
 
-
-def descriptor_fits(tensor, width, *multiples, unit_stride=1):
-    """Whether a tensor descriptor over `tensor` is legal at this launch.
-
-    Written by triton-migrate (TTD009). Its data 16-byte aligned, `width`
-    elements at least 16 bytes, each of `multiples` (strides and offsets, in
-    elements) a multiple of 16 bytes, a unit last stride. If so, the
-    launching thread also gets an allocator for descriptors.
-    """
-    size = tensor.element_size() if hasattr(tensor, "data_ptr") else 0
-    aligned = tensor.data_ptr() % 16 == 0 if size else False
-    fits = aligned and str(tensor.dtype) != "torch.bool" and width * size >= 16
-    if not fits or unit_stride != 1 or any(m * size % 16 for m in multiples):
-        return False
-    _ensure_allocator()
-    return True
+try:
+    from ._triton_launch import descriptor_fits, launch_guard
+except ImportError:  # not imported as part of a package
+    from _triton_launch import descriptor_fits, launch_guard
 
 
-def _ensure_allocator():
-    """Give this thread an allocator for device-side tensor descriptors.
-
-    Written by triton-migrate. NVIDIA sm_90+ needs one in every launching
-    thread (per thread from Triton 3.5; autograd runs backward on threads of
-    its own); a thread that has one, a user's, keeps it.
-    """
-    from triton.runtime import _allocation
-
-    current = _allocation._allocator
-    held = current.get() if hasattr(current, "get") else current
-    if isinstance(held, _allocation.NullAllocator):
-        import torch
-
-        def allocate(size, alignment, stream):
-            return torch.empty(size, dtype=torch.int8, device="cuda")
-
-        triton.set_allocator(allocate)
-
-
-@triton.heuristics(
+@launch_guard(
     {
         "USE_DESCRIPTORS": lambda args: descriptor_fits(
             args["a_ptr"], args["BK"], args["stride_am"]
@@ -178,7 +146,7 @@ def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: t
         tl.store(p_o, (b_k + b_h[None, :]).to(p_o.dtype.element_ty), mask=m_t2[:, None])
 
 
-@triton.heuristics(
+@launch_guard(
     {
         "USE_DESCRIPTORS": lambda args: descriptor_fits(
             args["a_ptr"],
@@ -274,7 +242,7 @@ def gemm_bt(
     tl.store(c_block_ptr, c, mask=m_m[:, None] & m_n[None, :])
 
 
-@triton.heuristics(
+@launch_guard(
     {
         "USE_DESCRIPTORS": lambda args: descriptor_fits(
             args["V"],
@@ -431,7 +399,7 @@ def attn_fwd(
     tl.store(O_block_ptr, acc.to(Out.type.element_ty), mask=m_m[:, None])
 
 
-@triton.heuristics(
+@launch_guard(
     {
         "USE_DESCRIPTORS": lambda args: descriptor_fits(
             args["Q"],
@@ -691,7 +659,7 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
     tl.store(y_block_ptr, y.to(Y.dtype.element_ty), mask=m_m[:, None] & m_n[None, :])
 
 
-@triton.heuristics(
+@launch_guard(
     {
         "USE_DESCRIPTORS": lambda args: descriptor_fits(
             args["a_ptr"],

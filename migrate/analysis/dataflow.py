@@ -72,11 +72,11 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.shim = cst.Name(shim)  # how migrated code names triton_migrate.compat (--target compat)
         self.facts = facts
         self.arguments = guards.Arguments(function)
-        # the launch guard's names (TTD009): the kernel's flag, the module's check, how the module names triton
+        # the launch guard's names (TTD009): the kernel's flag; how the module names the launch support's
+        # guard, its check and the allocator hook of a kernel on stated facts (TTD010)
         self.guard_flag = namer.flag(ttd009_launch_guard.FLAG)
-        self.guard_check = (launch_names or {}).get(ttd009_launch_guard.CHECK, ttd009_launch_guard.CHECK)
-        self.facts_hook = (launch_names or {}).get(ttd010_stated_facts.HOOK, ttd010_stated_facts.HOOK)
-        self.triton_module = names.triton_prefix() or "triton"
+        self.launch_names = {name: (launch_names or {}).get(name, name) for name in
+                             (ttd009_launch_guard.GUARD, ttd009_launch_guard.CHECK, ttd010_stated_facts.HOOK)}
         self.knowledge = Knowledge()
         self.parameter_calls: dict[str, cst.Call] = {}  # a parameter's block pointer, re-created (crossing.py)
         self.inline_names: dict[int, str] = {}  # id of a creation inside a load or store -> the name it gets

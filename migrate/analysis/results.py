@@ -24,7 +24,7 @@ from .records import Creation, Refusal
 from .values import BlockPtr, canonical_code, code_of
 
 Builder = Callable[..., object]
-CHECKED_AT_LAUNCH = ("contiguous", "aligned", "aligned-rows")  # what the hook checks under its debug switch
+CHECKED_AT_LAUNCH = ("contiguous", "aligned", "aligned-rows")  # what a launch's arguments decide
 PART_ORDER = ("base", "shape", "stride", "range")
 
 
@@ -238,10 +238,11 @@ class Results:
 
     def guard_edit(self) -> Optional[tuple[frozenset[int], Builder]]:
         """A kernel with guarded descriptors gets its flag and launch check (TTD009); one whose descriptors
-        rely on stated facts, the hook that lists them (TTD010), right above `@triton.jit`."""
+        rely on stated facts, the hook that gives its launching threads an allocator (TTD010), unless the
+        user stated that they have one; right above `@triton.jit`."""
         guarded = [c for c in self.creations.values() if self.is_guarded({id(c.call)})]
         relying = [c for c in self.creations.values() if self.class_notes(id(c.call), self.knowledge.relied)]
-        if self.states_allocator():  # the hook's allocator is the user's, and so are the facts (no check)
+        if self.states_allocator():  # the allocator is the user's
             relying = []
         if not guarded and not relying:
             return None
@@ -251,11 +252,12 @@ class Results:
             hooked = [c for c in relying if not self.is_refused({id(c.call)})]
             added, params = [], updated.params
             if checks:
-                added.append(ttd009_launch_guard.decorator(self.triton_module, self.guard_flag, self.guard_check,
-                                                           checks))
+                added.append(ttd009_launch_guard.decorator(self.launch_names[ttd009_launch_guard.GUARD],
+                                                           self.guard_flag,
+                                                           self.launch_names[ttd009_launch_guard.CHECK], checks))
                 params = ttd009_launch_guard.with_flag(params, self.guard_flag, self.language)
             if hooked:
-                added.append(ttd010_stated_facts.decorator(self.facts_hook, self.relied_facts(hooked)))
+                added.append(cst.Decorator(cst.Name(self.launch_names[ttd010_stated_facts.HOOK])))
             jit = next(i for i, d in enumerate(updated.decorators) if is_jit(d))
             return updated.with_changes(decorators=[*updated.decorators[:jit], *added, *updated.decorators[jit:]],
                                         params=params)
@@ -287,19 +289,6 @@ class Results:
             where = self.facts.inline.kernel.get("allocator") or self.policy.stated(kernel, None)["allocator"]
             facts.append({"argument": None, "fact": "allocator", "expressions": [], "where": where})
         return facts
-
-    def relied_facts(self, creations: list[Creation]) -> list[tuple[str, ...]]:
-        """What these creations' descriptors rely on, as the launch can check it: (argument, fact, expressions
-        over the kernel's parameters) each, one per argument and fact that the launch's arguments decide
-        (TTD010; not `in-bounds`, which depends on program ids)."""
-        found: dict[tuple[str, str], list[str]] = {}
-        for creation in creations:
-            for tensor, fact, expressions, _ in self.reliance(creation):
-                if fact not in CHECKED_AT_LAUNCH:
-                    continue
-                listed = found.setdefault((tensor, fact), [])
-                listed += [code for code in expressions if code not in listed]
-        return [(tensor, fact, *expressions) for (tensor, fact), expressions in found.items()]
 
     def reliance(self, creation: Creation) -> list[tuple[str, str, list[str], str]]:
         """(argument, fact, expressions, where it was stated) for each fact a creation's descriptors rely on."""

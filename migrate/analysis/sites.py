@@ -584,7 +584,7 @@ class Sites:
 
     def covered(self, obstacle: planner.Obstacle, creations: list[Creation]) -> planner.Obstacle:
         """The obstacle, `stated` where the user's facts cover it for every creation merged here (TTD010), in a
-        form the launch can check under TRITON_MIGRATE_CHECK_FACTS: data alignment and every term of the
+        form `migrate verify` can check at a launch: data alignment and every term of the
         base with a witness (`aligned`), the row width computed from the arguments (`aligned-rows`); the
         tiles' bounds (`in-bounds`), which depend on program ids, for a descriptor whose other facts can be."""
         fact = planner.COVERING_FACT.get(obstacle.code)
@@ -598,8 +598,8 @@ class Sites:
         return replace(obstacle, stated=creations[0].stated[fact])
 
     def stated_check(self, creation: Creation):
-        """What a descriptor on stated facts relies on for its tensor (TTD010): what its launch can check, or,
-        where no hook checks anything (the kernel's `allocator` is stated), also what no launch could (a base
+        """What a descriptor on stated facts relies on for its tensor (TTD010): what `migrate verify` can check
+        at its launch, or, where the kernel's `allocator` is stated too, also what no launch could (a base
         term without a witness, `qvk_offset` assigned on two paths), which the user's `aligned` covers all the
         same. Why there is nothing to rely on otherwise."""
         check = self.launch_check(creation)

@@ -64,8 +64,8 @@ class Options:
     cache_dir: str | None = None
     # Applied to the policy each file's configuration gives (`migrate tune`: the candidate form it measures).
     policy_override: Callable[[Policy], Policy] | None = None
-    # Each module is imported on its own, by its path (`migrate verify cases`): no package module to import
-    # the launch support from, so it is written into the module.
+    # Each module is imported on its own, by its path (`migrate verify cases`): it imports its launch support
+    # from beside itself, not from a package.
     standalone: bool = False
 
 
@@ -80,7 +80,7 @@ class Job:
     select: tuple[str, ...]
     ignore: tuple[str, ...]
     cache_dir: str | None = None  # where check results are kept between runs (cache.py); None: no cache
-    launch: str | None = None  # how the file imports its package's launch support (launch.py); None: pasted
+    launch: str | None = None  # how the file imports its launch support (launch.py); None: the engine's `try`
     removable: frozenset[str] = frozenset()  # its uncalled helpers that nothing in the project names (TTD011)
 
 
@@ -246,7 +246,7 @@ def _result(job: Job, decoded, outcome: FileOutcome) -> FileResult:
     check_parses(job.path, job.data, new_data)
     needs = launch.location(job.path) if outcome.launch_functions else None
     return replace(result, new_text=new_text, new_data=new_data, launch_module=needs,
-                   launch_functions=outcome.launch_functions, stated_facts=outcome.stated_facts)
+                   stated_facts=outcome.stated_facts)
 
 
 def _filter(outcome: FileOutcome, text: str, job: Job) -> tuple[list[Diagnostic], int, list, str | None]:
@@ -607,8 +607,9 @@ def run_stdin(name: str, resolver: cfg.Resolver, options: Options) -> int:
     data = sys.stdin.buffer.read()
     config = resolver.for_path(name)
     skipped = _skip_reason(name, config, True, options) is not None
-    # stdout holds the one migrated file: its launch support is pasted in, as for a module outside a package
-    result = FileResult(name) if skipped else analyse(replace(_job(name, data, config, options), launch=None))
+    # stdout holds the one migrated file: it imports its launch support as written, which `migrate --write`
+    # on the file writes beside it (or its package)
+    result = FileResult(name) if skipped else analyse(_job(name, data, config, options))
     if options.mode == "write":
         # On any error the input comes back unchanged, so an editor buffer piped through us is never lost.
         written = result.error is None and result.new_data is not None

@@ -35,7 +35,6 @@ class FileResult:
     error: str | None = None
     written: bool = False  # new_text was written: the positions are in it (written.as_written moved them)
     launch_module: str | None = None  # the launch-support module new_text imports, to write with it (launch.py)
-    launch_functions: tuple[str, ...] = ()  # what new_text imports from it
     uncalled_helpers: tuple[str, ...] = ()  # FileOutcome's: kept until nothing in the project is shown to name them
     stated_facts: tuple = ()  # FileOutcome's: per function, what its descriptors rely on (`migrate verify` checks it)
 
@@ -336,6 +335,6 @@ def grouped_report(results: list[FileResult]) -> str:
     required = sum(len(d.requirements) for _, d in sites)
     if required:
         out.append(f"\n{required} stated fact{'s' if required != 1 else ''} relied on above: the migrated code is "
-                   "correct only if every launch meets them (TRITON_MIGRATE_CHECK_FACTS=1 checks at launch those "
-                   "that the arguments decide, in kernels whose `allocator` no one stated).\n")
+                   "correct only if every launch meets them (`migrate verify` checks at each launch it records those "
+                   "that the arguments decide).\n")
     return "".join(out)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Callable
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 
 from triton_migrate.analysis.dataflow import FunctionAnalysis
 from triton_migrate.analysis.naming import Namer
@@ -202,18 +203,6 @@ def uses_name(module: cst.Module, name: str) -> bool:
     return False
 
 
-def add_definitions(module: cst.Module, definitions: list) -> cst.Module:
-    """Module-level definitions, placed before the module's first function or class."""
-    body = list(module.body)
-    first = next((i for i, s in enumerate(body) if isinstance(s, (cst.FunctionDef, cst.ClassDef))), len(body))
-    following = body[first:first + 1]
-    if following:  # two blank lines after a top-level definition, as PEP 8 has it
-        kept = following[0].leading_lines
-        blank = next((i for i, line in enumerate(kept) if line.comment is not None), len(kept))
-        following = [following[0].with_changes(leading_lines=[*[cst.EmptyLine()] * max(0, 2 - blank), *kept])]
-    return module.with_changes(body=[*body[:first], *definitions, *following, *body[first + 1:]])
-
-
 def add_import(module: cst.Module, dotted: str, alias: str) -> cst.Module:
     """Add `import <dotted> as <alias>` after the module's last top-level import."""
     return _insert_import(module, cst.parse_statement(f"import {dotted}\n" if dotted == alias else
@@ -221,16 +210,74 @@ def add_import(module: cst.Module, dotted: str, alias: str) -> cst.Module:
 
 
 def _insert_import(module: cst.Module, statement: cst.SimpleStatementLine) -> cst.Module:
+    """`statement` after the module's last top-level import."""
     body = list(module.body)
-    imports = [i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
-               and any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in s.body)]
+    imports = [i for i, s in enumerate(body) if _import_of(s) is not None]
     position = imports[-1] + 1 if imports else 0
     body.insert(position, statement)
     return module.with_changes(body=body)
 
 
-def add_from_import(module: cst.Module, dotted: str, names: list[tuple[str, str]]) -> cst.Module:
-    """Add `from <dotted> import name [as alias], ...` (`names`: (name, alias)) after the module's last
-    top-level import."""
-    spelled = ", ".join(name if name == alias else f"{name} as {alias}" for name, alias in names)
-    return _insert_import(module, cst.parse_statement(f"from {dotted} import {spelled}\n"))
+def add_from_import(module: cst.Module, dotted: str, names: list[tuple[str, str]],
+                    fallback: str | None = None) -> cst.Module:
+    """Add `from <dotted> import name [as alias], ...` (`names`: (name, alias), sorted) where isort (ruff's
+    `I` rules) puts it: among the module's imports of its section (those of the same top-level package, or
+    the relative ones), in their order; else after the module's last top-level import, a blank line between.
+    With `fallback`, a relative `dotted` is tried first and `from <fallback> import ...` where the module
+    is not imported as part of a package (a `try` that isort leaves alone, after the imports)."""
+    spelled = ", ".join(name if name == alias else f"{name} as {alias}" for name, alias in sorted(names))
+    if fallback is not None:
+        guarded = cst.parse_statement(
+            f"try:\n    from {dotted} import {spelled}\nexcept ImportError:  # not imported as part of a package\n"
+            f"    from {fallback} import {spelled}\n")
+        return _insert_import(module, guarded.with_changes(leading_lines=[cst.EmptyLine()]))
+    statement = cst.parse_statement(f"from {dotted} import {spelled}\n")
+    body = list(module.body)
+    section = [i for i, s in enumerate(body) if _same_section(_import_of(s), _import_of(statement))]
+    if not section:  # a section of its own, after the others (first-party or local imports)
+        return _insert_import(module, statement.with_changes(leading_lines=[cst.EmptyLine()]))
+    froms = [isinstance(_import_of(body[i]), cst.ImportFrom) for i in section]
+    by_module = True in froms and not all(froms[froms.index(True):])
+    key = _sort_key(_import_of(statement), by_module)
+    following = next((i for i in section if _sort_key(_import_of(body[i]), by_module) > key), None)
+    if following is None:
+        body.insert(section[-1] + 1, statement)
+    else:  # it takes the blank lines and comments above the import it goes before
+        held = body[following].leading_lines
+        body[following] = body[following].with_changes(leading_lines=[])
+        body.insert(following, statement.with_changes(leading_lines=held))
+    return module.with_changes(body=body)
+
+
+def _import_of(statement) -> cst.Import | cst.ImportFrom | None:
+    """The import a top-level line holds alone."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and \
+            isinstance(statement.body[0], (cst.Import, cst.ImportFrom)):
+        return statement.body[0]
+    return None
+
+
+def _dotted(node: cst.Import | cst.ImportFrom) -> str:
+    if isinstance(node, cst.Import):
+        return get_full_name_for_node(node.names[0].name) or ""
+    return get_full_name_for_node(node.module) if node.module is not None else ""
+
+
+def _same_section(node, new: cst.ImportFrom) -> bool:
+    """Whether isort puts `node` in the section of `new`: both relative, or both of one top-level package."""
+    if node is None:
+        return False
+    relative = isinstance(node, cst.ImportFrom) and bool(node.relative)
+    if new.relative:
+        return relative
+    return not relative and _dotted(node).split(".")[0] == _dotted(new).split(".")[0]
+
+
+def _sort_key(node, by_module: bool) -> tuple:
+    """isort's order in a section (ruff's defaults): `import x` before `from x import` unless the section
+    sorts by module alone (force-sort-within-sections, seen where an `import` follows a `from`); relative
+    imports furthest first; modules compared without case."""
+    kind = 0 if isinstance(node, cst.Import) else 1
+    level = -len(node.relative) if isinstance(node, cst.ImportFrom) else 0
+    name = _dotted(node).lower()
+    return (0 if by_module else kind, level, name)

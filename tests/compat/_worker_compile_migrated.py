@@ -25,6 +25,7 @@ from triton_migrate.verify.compile import TARGETS, launch_source  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent.parent / "fixtures"))  # _triton_launch.py, which the migrated module imports
 import bp_kernels  # noqa: E402
 
 

@@ -19,6 +19,7 @@ from triton_migrate.engine import migrate_source  # noqa: E402
 from triton_migrate.policy import Policy  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent / "fixtures"))  # _triton_launch.py, which the migrated module imports
 
 
 def load(form: str):

@@ -1,0 +1,112 @@
+"""Launch-time support for the tensor descriptors of migrated Triton kernels.
+
+Written by triton-migrate (`migrate --write`); regenerate it rather than
+edit it. `launch_guard` picks a guarded kernel's form at each launch
+(TTD009), `with_allocator` hooks a kernel whose descriptors rely on stated
+facts (TTD010). Device-side descriptors need a Triton allocator in every
+launching thread (NVIDIA sm_90+; per thread from Triton 3.5, and autograd
+runs backward on threads of its own): both install one where none is set,
+and keep a user's.
+
+Triton has no public API that reads the current allocator: it is read from
+`triton.runtime._allocation` (a ContextVar from Triton 3.5, a module global
+in 3.4).
+"""
+
+from contextvars import ContextVar
+
+import torch
+import triton
+from triton.runtime import _allocation
+from triton.runtime.autotuner import Heuristics
+
+
+def descriptor_fits(tensor, width, *multiples, unit_stride=1):
+    """Whether a tensor descriptor over `tensor` is legal at this launch.
+
+    Its data 16-byte aligned, not bool, `width` elements at least 16
+    bytes, each of `multiples` (strides and offsets, in elements) a
+    multiple of 16 bytes, a unit last stride. If so, the launching thread
+    also gets an allocator for descriptors.
+    """
+    try:
+        size = tensor.element_size()
+        start = tensor.data_ptr()
+    except AttributeError:  # None or a number where the kernel takes one
+        return False
+    if start % 16 or width * size < 16 or unit_stride != 1:
+        return False
+    for multiple in multiples:  # a loop: a generator costs more than the test
+        if multiple * size % 16:
+            return False
+    if tensor.dtype is torch.bool:
+        return False
+    _ensure_allocator()
+    return True
+
+
+def launch_guard(values):
+    """`@triton.heuristics` for the one flag that picks a kernel's form.
+
+    `@launch_guard({"FLAG": lambda args: ...})` sets FLAG at every launch
+    from the launch's arguments (`args`: name -> value), as the heuristic
+    would, with one Python frame less on the way to the kernel.
+    """
+    return lambda kernel: _Guarded(kernel, values)
+
+
+class _Guarded(Heuristics):
+    def __init__(self, kernel, values):
+        super().__init__(kernel, kernel.arg_names, values)
+        ((self.flag, self.decide),) = values.items()
+
+    def run(self, *args, **kwargs):  # under an autotuner, or warmed up
+        named = dict(zip(self.arg_names, args), **kwargs)
+        kwargs[self.flag] = self.decide(named)
+        return self.fn.run(*args, **kwargs)
+
+    def __getitem__(self, grid):
+        run, names, flag, decide = (
+            self.fn.run, self.arg_names, self.flag, self.decide)
+
+        def launch(*args, **kwargs):
+            kwargs[flag] = decide(dict(zip(names, args), **kwargs))
+            return run(*args, grid=grid, warmup=False, **kwargs)
+
+        return launch
+
+
+def with_allocator(kernel):
+    """A `@triton.jit` kernel whose every launch finds an allocator."""
+    kernel.add_pre_run_hook(lambda *args, **kwargs: _ensure_allocator())
+    return kernel
+
+
+def _ensure_allocator():
+    """Give this thread an allocator for descriptors, unless it has one."""
+    held = _allocation._allocator
+    if isinstance(held, ContextVar):
+        held = held.get()
+    if isinstance(held, _allocation.NullAllocator):
+        triton.set_allocator(_scratch)
+
+
+_buffers = {}  # (device, stream) -> the scratch buffer its launches share
+
+
+def _scratch(size, alignment, stream):
+    """Scratch memory for one launch's descriptors.
+
+    One buffer per device and stream, grown as needed: launches on a stream
+    run one after another, as torch's caching allocator assumes when it
+    hands a freed block to the next allocation on the same stream. A CUDA
+    graph being captured gets memory of its own, which it keeps.
+    """
+    if torch.cuda.is_current_stream_capturing():
+        return torch.empty(size, dtype=torch.int8, device="cuda")
+    key = (torch.cuda.current_device(), stream)
+    buffer = _buffers.get(key)
+    if buffer is None or buffer.numel() < size:
+        buffer = torch.empty(size, dtype=torch.int8, device="cuda")
+        _buffers[key] = buffer
+    return buffer
