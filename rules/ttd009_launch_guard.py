@@ -4,7 +4,8 @@ Why: a device-side descriptor is legal on NVIDIA sm_90+ only if the tensor's dat
 every stride but the unit one and every offset added to the base is a multiple of 16 bytes, and the
 innermost block holds at least 16 bytes. A view that starts mid-storage, a head dim of 60, a sequence
 that starts at an odd row of a variable-length batch: each breaks one of these, and then a descriptor
-faults ("misaligned address") or reads wrong data, where the block pointer ran (semantics brief D5, D6).
+faults ("misaligned address": tests/gpu_verify_facts.py shows it on a GPU) or reads wrong data, where
+the block pointer ran.
 The source cannot prove the data pointer's alignment, so no descriptor of the default output goes
 unguarded.
 
@@ -21,7 +22,7 @@ def kernel(q, ..., USE_DESCRIPTORS: tl.constexpr = False):
 ```
 
 The check names a *witness* per term (`K` for `(bos * H + i_h) * K`: whatever `bos` is, the term is a
-multiple of `K`; migrate/guards.py). Triton compiles one variant per value of the flag and caches both,
+multiple of `K`; migrate/analysis/guards.py). Triton compiles one variant per value of the flag and caches both,
 so a launch pays one host-side check and no device-side branch: on the H100, 2-5 µs of Python over a
 launch with the flag passed by hand, and a descriptor launch also Triton's call of the allocator for the
 descriptors' scratch memory (benchmarks/RESULTS.md).

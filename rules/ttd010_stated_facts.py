@@ -2,9 +2,9 @@
 
 Why: a device-side descriptor is legal on NVIDIA sm_90+ only if the tensor's data is 16-byte aligned, every
 stride but the unit one and every offset added to the base is a multiple of 16 bytes, and the unit stride
-is a compile-time 1; a descriptor store also overwrites a row's end up to the next 16 bytes (semantics
-brief §1.4, D5, D6, D12). No source proves a tensor's data alignment, so by default every descriptor is
-chosen at launch (TTD009) and keeps its masked-pointer twin. A maintainer who knows their tensors (they
+is a compile-time 1; a descriptor store also overwrites a row's end up to the next 16 bytes (TMA stores
+write whole 16-byte chunks: TTD111). No source proves a tensor's data alignment, so by default every
+descriptor is chosen at launch (TTD009) and keeps its masked-pointer twin. A maintainer who knows their tensors (they
 allocate them contiguous, with rows of 64 halves) can say so, and get what they would write by hand: plain
 descriptors, for loads and stores, in loops or not, without `USE_DESCRIPTORS`.
 

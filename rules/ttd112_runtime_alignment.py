@@ -2,7 +2,7 @@
 
 Why: on NVIDIA sm_90+ every stride but the last must be a multiple of 16 bytes and the base address
 16-byte aligned. Nothing checks this in compiled code: a misaligned base faults ("misaligned address")
-and a misaligned run-time stride gives **silently wrong data** (semantics brief D5, D6). Strides that are
+and a misaligned run-time stride gives **silently wrong data**. Strides that are
 multiples of the innermost block size, and base offsets built from them, are proven; the data's alignment
 never is.
 

@@ -273,9 +273,6 @@ def test_readme_links_resolve():
 # Rule modules that other work owns at the time of writing, whose references are known to be broken; strict:
 # fixing one fails here until its entry goes.
 KNOWN_BROKEN = {
-    "TTD009": "cites migrate/guards.py (now migrate/analysis/guards.py) and the semantics brief (D5, D6)",
-    "TTD010": "cites the semantics brief (§1.4, D5, D6, D12)",
-    "TTD112": "cites the semantics brief (D5, D6)",
     "TTD201": "names the fixture helper_call_refused, which does not exist",
 }
 
