@@ -11,17 +11,18 @@ import collections
 import re
 
 import pytest
-from fuzz import grammar, invalid, runner
+from fuzz import compiled, grammar, invalid, runner
 
-# Seeds of grammar.generate that pass in every policy today (measured: 30 kernels, about 60 s on 2 busy cores).
-SEEDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 16, 17, 18, 19, 21, 22, 25, 28, 30, 31, 32, 33, 34, 35, 36,
-         39, 40]
-# Seeds below 41 left out, and why (the fuzzer's findings; the lead decides): rank 4-5 kernels under
-# --target compat (the shim emulates ranks 1-3 only), descriptors for blocks under 16 bytes on stated facts.
-KNOWN_FAILING = {0: "compat rank", 13: "facts narrow", 15: "facts narrow", 20: "compat rank", 23: "compat rank",
-                 24: "compat rank", 26: "compat rank", 27: "compat rank", 29: "facts narrow", 37: "compat rank",
-                 38: "compat rank, facts narrow"}
+# Seeds of grammar.generate that pass in every policy today (30 kernels; chosen among 0-79 so that every
+# feature of the grammar is in the run).
+SEEDS = [1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 17, 18, 19, 21, 22, 25, 28, 30, 31, 32, 33, 34, 35, 36, 39, 49, 50,
+         62]
+# Seeds below 40 left out, and why (the fuzzer's findings, written to the shared inbox; the lead decides):
+#   compat: rank 4-5 kernels under --target compat (the shim emulates ranks 1-3): 0, 2, 20, 23, 24, 26, 37
+#   facts: descriptors on stated facts for blocks under 16 bytes (13, 15, 29, 38) or a non-unit last stride (16)
+#   all but compat: `tl.arange(0, D2)` moved out of `if D2 > 0:` (27)
 INVALID_SEEDS = 40
+COMPILED_SEEDS = [1, 19, 28, 49, 50, 62]
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +39,8 @@ def test_seeded_kernels_match_in_every_policy_on_38_and_39(work):
                 if v.failed]
     assert not failures, "\n\n".join(failures)
     outcomes = collections.Counter(v.outcome for vs in verdicts for v in vs)
-    assert outcomes["identical"] >= 12, outcomes  # the run compares migrated kernels, not only refusals
+    # The run compares migrated kernels, not only refusals (partial: what was not refused, on 3.8).
+    assert outcomes["identical"] + outcomes["partial"] >= 60, outcomes
     assert len(verdicts) * 4 == sum(outcomes.values())
 
 
@@ -56,13 +58,24 @@ REQUIRED = ({f"rank:{r}" for r in range(1, 6)} | grammar.all_orders(1) | grammar
 
 
 def test_the_generator_covers_every_feature():
-    seen = collections.Counter(f for seed in range(600) for f in grammar.generate(seed).features)
+    seen = collections.Counter(f for seed in range(2000) for f in grammar.generate(seed).features)
     assert not REQUIRED - set(seen), sorted(REQUIRED - set(seen))
-    assert all(seen[f] >= 5 for f in REQUIRED if not f.startswith("order:")), seen
-    assert len(grammar.all_orders(5) & set(seen)) >= 80  # of 120; the campaign draws them all
+    assert all(seen[f] >= 10 for f in REQUIRED if not f.startswith("order:")), seen
+    assert len(grammar.all_orders(5) & set(seen)) >= 110  # of 120; the campaign draws them all
     in_the_run = set().union(*(grammar.generate(seed).features for seed in SEEDS))
-    assert {"bc:constexpr", "bc:attribute", "advance:method", "tuple", "guard:zero-dim", "transpose",
-            "helper:noinline", "create:both-branches-constexpr"} <= in_the_run
+    assert not {f for f in REQUIRED if not f.startswith("order:")} - in_the_run
+
+
+def test_generated_kernels_compile_for_a_gpu(tmp_path):
+    """Valid Triton, not only what the interpreter accepts (it ignores types that differ between branches)."""
+    jobs = []
+    for seed in COMPILED_SEEDS:
+        path = tmp_path / f"k{seed}.py"
+        program = grammar.generate(seed)
+        path.write_text(program.source)
+        jobs.append((seed, str(path), program.launch))
+    errors = {seed: error for seed, error in compiled.compile_all(jobs).items() if error}
+    assert not errors, errors
 
 
 def test_the_same_choices_give_the_same_program():
@@ -164,7 +177,8 @@ def test_invalid_programs_are_rejected_by_triton(tmp_path):
 # Invalid seeds the codemod refuses today; the others are findings (an internal KeyError for a
 # make_block_ptr call without its `order`, and calls migrated as if they were valid).
 INVALID_FINDINGS = {5: "boundary-out-of-range migrated", 6: "mask-with-block-pointer migrated",
-                    9: "boundary-out-of-range migrated", 20: "missing-argument KeyError",
+                    8: "boundary-out-of-range migrated", 9: "boundary-out-of-range migrated",
+                    12: "missing-argument migrated", 14: "missing-argument migrated", 20: "missing-argument KeyError",
                     27: "missing-argument KeyError", 29: "boundary-out-of-range migrated",
                     30: "order-not-permutation migrated", 31: "mask-with-block-pointer migrated",
                     39: "missing-argument migrated"}

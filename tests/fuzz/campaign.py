@@ -22,7 +22,7 @@ from pathlib import Path
 os.environ.setdefault("TRITON_INTERPRET", "1")  # before triton is imported, by the generated kernels
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fuzz import grammar, invalid, runner, shrink
+from fuzz import compiled, grammar, invalid, runner, shrink
 
 
 class Tally:
@@ -42,14 +42,14 @@ class Tally:
         new = []
         for verdict in verdicts:
             self.outcomes[f"{verdict.policy}: {verdict.outcome}"] += 1
-            for code in filter(None, verdict.detail.split(",") if verdict.outcome == "refused" else []):
+            for code in filter(None, verdict.detail.split(",") if verdict.outcome in ("refused", "partial") else []):
                 self.refusals[code] += 1
             if verdict.failed:
-                klass = verdict.klass()
-                self.classes[klass] += 1
-                if klass not in self.first:
-                    self.first[klass] = (seed, program, verdict)
-                    new.append(klass)
+                self.classes[verdict.klass()] += 1
+                finding = verdict.finding()  # one finding for a class seen in several policies
+                if finding not in self.first:
+                    self.first[finding] = (seed, program, verdict)
+                    new.append(finding)
         return new
 
     def report(self, seconds: float) -> str:
@@ -74,6 +74,7 @@ def main() -> int:
     parser.add_argument("--batch", type=int, default=25, help="kernels per round trip to the 3.9 worker")
     parser.add_argument("--findings", type=Path, help="write each failure class here, shrunk")
     parser.add_argument("--shrink-seconds", type=float, default=120.0)
+    parser.add_argument("--compile", action="store_true", help=f"also compile for {compiled.TARGET} (CPU only)")
     parser.add_argument("--seconds", type=float, default=0, help="stop after this long (0: no limit)")
     parser.add_argument("--replay", help="the choices of one program (a finding's), run and shown")
     parser.add_argument("--policy", help="with --replay: only this policy")
@@ -81,7 +82,7 @@ def main() -> int:
     sys.stdout.reconfigure(line_buffering=True)
     if args.jobs != 1:
         parser.error("--jobs: only 1 is supported (the machine's cores run the interpreter)")
-    work = runner.Runner(tempfile.mkdtemp(prefix="fuzz-campaign-"))
+    work = runner.Runner(tempfile.mkdtemp(prefix="fuzz-campaign-"), compile_for_gpu=args.compile)
     try:
         if args.replay:
             return replay(work, ast.literal_eval(args.replay), args.policy)
@@ -134,14 +135,15 @@ def record(work: runner.Runner, tally: Tally, klass: str, args, shrink_again: bo
     seed, program, verdict = tally.first[klass]
     if shrink_again or klass not in _shrunk:
         def fails(candidate):
-            return any(v.failed and v.klass() == klass for v in work.check([candidate], verdict.policy)[0])
+            return any(v.failed and v.finding() == klass for v in work.check([candidate], verdict.policy)[0])
 
         small = shrink.shrink(program, fails, args.shrink_seconds)
-        found = next((v for v in work.check([small], verdict.policy)[0] if v.klass() == klass), None)
+        found = next((v for v in work.check([small], verdict.policy)[0] if v.finding() == klass), None)
         _shrunk[klass] = (small, found) if found else (program, verdict)
         print(f"  shrunk from {len(program.choices)} to {len(small.choices)} choices")
     small, found = _shrunk[klass]
-    path = shrink.write_finding(args.findings, klass, small, found, seed, tally.classes[klass])
+    policies = {k.split("/")[1]: n for k, n in tally.classes.items() if runner.Verdict.finding_of(k) == klass}
+    path = shrink.write_finding(args.findings, klass, small, found, seed, policies)
     if shrink_again:
         print(f"  written {path.name}")
 

@@ -32,7 +32,9 @@ MAX_DEPTH = 2
 # without the features the codemod refuses today still reaches the rewrite, and feature pairs meet often.
 SWARM = ("bc-constexpr", "bc-attribute", "method", "tuple", "helper", "transposed", "guard", "reduce", "loops",
          "branches", "create", "keywords", "both-branches", "store", "inline-advance", "advance")
-CHECK_FIELDS = ("load", "store")  # the fields of the module-level namedtuple CHECKS (the attribute form)
+# The attribute form: constexprs of a module (a kernel may read a module's attributes, not a class's or a
+# tuple's; here a module made in the kernel's file, as `import config` would give).
+CHECK_FIELDS = ("load", "store")
 
 
 class Choices:
@@ -99,7 +101,7 @@ class Slot:
         if self.form == "constexpr":
             return f", boundary_check={self.name}"
         if self.form == "attribute":
-            return f", boundary_check=CHECKS.{self.name}"
+            return f", boundary_check=checks.{self.name}"
         return f", boundary_check={tup(self.dims)}" if self.dims else ""
 
 
@@ -132,10 +134,11 @@ class Gen:
         self.accesses: list[tuple[Pointer, Slot]] = []
         self.pointers: dict[str, Pointer] = {}
         self.helpers: dict[str, list[str]] = {}
+        self.orders: dict[tuple, tuple[int, ...]] = {}
         self.loops = 0
         self.uses_checks = False
         self.draw_launch()
-        self.on = {feature for feature in SWARM if c.chance(50)}
+        self.on = {feature for feature in SWARM if c.chance(40)}
 
     # --- the launch -------------------------------------------------------------------------------------------
 
@@ -191,22 +194,28 @@ class Gen:
             self.features.add("start:past-end")
         return text, lo, hi
 
-    def order(self, dims: tuple[int, ...], tensor: str) -> tuple[int, ...]:
-        """Mostly the tensor's layout (pointer dims from fastest to slowest), else any permutation."""
+    def order(self, dims: tuple[int, ...], tensor: str, fresh: bool = False) -> tuple[int, ...]:
+        """Mostly the tensor's layout (pointer dims from fastest to slowest), else any permutation. One order per
+        family (tensor and dims): `order` is part of a block pointer's type, which a name keeps through run-time
+        branches and loops; `fresh` draws another (a constexpr branch compiles one side only)."""
+        family = (tensor, dims)
+        if family in self.orders and not fresh:
+            return self.orders[family]
         layout = self.perm[tensor]
         natural = tuple(sorted(range(len(dims)), key=lambda i: -layout.index(dims[i])))
         order = natural if not self.c.chance(30) else self.permutation(len(dims))
         self.features.add(f"order:{len(dims)}:{''.join(map(str, order))}")
+        self.orders.setdefault(family, order)
         return order
 
-    def make(self, tensor: str, dims: tuple[int, ...], starts=None, blocks=None) -> tuple[str, Pointer]:
+    def make(self, tensor: str, dims: tuple[int, ...], starts=None, blocks=None, fresh=False) -> tuple[str, Pointer]:
         """A `tl.make_block_ptr` call over `tensor` (its pointer dims in `dims`) and the pointer it makes."""
         base = f"{tensor}_ptr"
         blocks_text = blocks or [f"B{d}" for d in dims]
         block_values = [self.B[d] if b == f"B{d}" else self.D2 for d, b in zip(dims, blocks_text)]
         drawn = starts or [self.start(d, self.B[d]) for d in dims]
         args = [tup(f"S{d}" for d in dims), tup(f"s{tensor}{d}" for d in dims), tup(t for t, _, _ in drawn),
-                tup(blocks_text), tup(self.order(dims, tensor))]
+                tup(blocks_text), tup(self.order(dims, tensor, fresh))]
         if "keywords" in self.on and self.c.chance(30):
             self.features.add("make:keywords")
             names = ("shape", "strides", "offsets", "block_shape", "order")
@@ -523,7 +532,7 @@ class Gen:
             return [f"p = {call}", f"o = {o_call}"]
         self.features.add(f"create:both-branches-{how}")
         first, self.pointers["p"] = self.make("x", dims)
-        second, other = self.make("x", dims)
+        second, other = self.make("x", dims, fresh=how == "constexpr")
         self.pointers["p"].widen(other.lo, other.hi)
         test = "if FLAG:" if how == "constexpr" else f"if flag == {self.c.below(3)}:"
         then, orelse = [f"p = {first}"], [f"p = {second}"]
@@ -599,9 +608,8 @@ class Gen:
     def render(self, body: list[str]) -> Program:
         header = ["import triton", "import triton.language as tl", ""]
         if self.uses_checks:
-            header = ["from collections import namedtuple", "", *header,
-                      f"Checks = namedtuple(\"Checks\", {list(CHECK_FIELDS)!r})",
-                      "CHECKS = Checks(" + ", ".join(f"{n}={tup(self.checks[n].dims)}" for n in CHECK_FIELDS) + ")", ""]
+            header = ["import types", "", *header, 'checks = types.ModuleType("checks")',
+                      *(f"checks.{n} = {tup(self.checks[n].dims)}" for n in CHECK_FIELDS), ""]
         helpers = [line for name in self.helpers for line in ["", *self.helpers[name], ""]]
         params = (["x_ptr", "y_ptr", *self.params("S"), *self.params("sx"), *self.params("sy"), "step", "n_iter",
                    "flag"] + [f"B{d}: tl.constexpr" for d in range(self.r)]

@@ -30,7 +30,8 @@ import torch
 from fuzz import launch
 
 # Symptoms that are failures of the codemod (the rest are outcomes: identical, refused).
-FAILURES = ("internal-error", "source-error", "unreported", "error-3.8", "error-3.9", "diff-3.8", "diff-3.9")
+FAILURES = ("internal-error", "source-error", "unreported", "error-3.8", "error-3.9", "diff-3.8", "diff-3.9",
+            "compile-error")
 FUZZER_BUG = "original-error"  # the generator drew a kernel Triton 3.8 cannot run
 # The method form of advance, which Triton 3.8's interpreter cannot run (grammar's docstring).
 METHOD_ADVANCE = re.compile(r"([\w\[\]]+)\.advance\((\([^()]*\))\)")
@@ -39,7 +40,9 @@ METHOD_ADVANCE = re.compile(r"([\w\[\]]+)\.advance\((\([^()]*\))\)")
 @dataclass
 class Verdict:
     policy: str
-    outcome: str  # "identical", "refused" (some site left, nothing wrong run), or one of FAILURES
+    # "identical" (migrated, the same bits on 3.8 and 3.9), "partial" (some sites refused, the others migrated:
+    # the same bits on 3.8; 3.9 cannot run what is left), "refused" (nothing changed), or one of FAILURES
+    outcome: str
     detail: str = ""  # refused codes, or the failure's message
     migrated: str | None = None
 
@@ -50,6 +53,15 @@ class Verdict:
     def klass(self) -> str:
         """The failure class: symptom, policy, and the message with its particulars (numbers, names) erased."""
         return f"{self.outcome}/{self.policy}/{signature(self.detail)}"
+
+    def finding(self) -> str:
+        return self.finding_of(self.klass())
+
+    @staticmethod
+    def finding_of(klass: str) -> str:
+        """A class without its policy: one finding, whichever policies show it."""
+        outcome, _, message = klass.split("/", 2)
+        return f"{outcome}/{message}"
 
 
 def signature(detail: str) -> str:
@@ -159,9 +171,10 @@ def _serve39() -> int:
 class Runner:
     """Checks batches of programs; `directory` holds their files (one set per program)."""
 
-    def __init__(self, directory: str, worker: Worker39 | None = None) -> None:
+    def __init__(self, directory: str, worker: Worker39 | None = None, compile_for_gpu: bool = False) -> None:
         self.directory = Path(directory)
         self.worker = worker or Worker39()
+        self.compile_for_gpu = compile_for_gpu  # also compile original and migrated kernels (compiled.TARGET)
         self.count = 0
 
     def check(self, programs, only: str | None = None) -> list[list[Verdict]]:
@@ -183,7 +196,30 @@ class Runner:
                     problems = D.compare_outputs(expected, outcome, "3.9")
                     if problems:
                         verdict.outcome, verdict.detail = "diff-3.9", "\n".join(problems)
+        if self.compile_for_gpu:
+            self.compile(programs, verdicts)
         return verdicts
+
+    def compile(self, programs, verdicts: list[list[Verdict]]) -> None:
+        """Compile each original and each migrated source that ran identically (in part): a migrated kernel that
+        the compiler rejects where the original compiled is a failure the interpreter cannot show."""
+        from fuzz import compiled
+
+        jobs, waiting = [], {}
+        for number, (program, program_verdicts) in enumerate(zip(programs, verdicts)):
+            original = self.directory / f"compile_{self.count}_{number}.py"
+            original.write_text(program.source)
+            jobs.append((str(original), str(original), program.launch))
+            for verdict in program_verdicts:
+                if verdict.outcome in ("identical", "partial"):
+                    path = self.directory / f"compile_{self.count}_{number}_{verdict.policy}.py"
+                    path.write_text(verdict.migrated)
+                    jobs.append((str(path), str(path), program.launch))
+                    waiting[str(path)] = (str(original), verdict)
+        errors = compiled.compile_all(jobs)
+        for key, (original, verdict) in waiting.items():
+            if errors[key] and not errors[original]:
+                verdict.outcome, verdict.detail = "compile-error", f"{compiled.TARGET}: {errors[key]}"
 
     def check_38(self, program, only: str | None):
         self.count += 1
@@ -206,7 +242,8 @@ class Runner:
                 verdict.outcome = "identical"  # until a run says otherwise
                 by_source.setdefault(new_source, []).append(verdict)
             elif outcome == "refused" and new_source is not None:
-                by_source.setdefault(new_source, []).append(verdict)  # partly migrated: runs on 3.8 only
+                verdict.outcome = "partial"  # runs on 3.8 only
+                by_source.setdefault(new_source, []).append(verdict)
         jobs = []
         for source, waiting in by_source.items():
             path = folder / f"m_{hashlib.sha1(source.encode()).hexdigest()[:10]}.py"

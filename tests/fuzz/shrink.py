@@ -49,7 +49,8 @@ def slug(klass: str) -> str:
     return words[:60].rstrip("-")
 
 
-def write_finding(directory: Path, klass: str, program: grammar.Program, verdict, seed: int, count: int) -> Path:
+def write_finding(directory: Path, klass: str, program: grammar.Program, verdict, seed: int,
+                  policies: dict[str, int]) -> Path:
     """The finding file for one failure class: the minimal kernel, its launch, the policy and the symptom."""
     path = Path(directory) / f"fuzz-{slug(klass)}.md"
     migrated = f"\n## Migrated ({verdict.policy})\n\n```python\n{verdict.migrated}```\n" if verdict.migrated else ""
@@ -58,8 +59,8 @@ def write_finding(directory: Path, klass: str, program: grammar.Program, verdict
                  " (3.8's interpreter cannot run the method form).\n")
     path.write_text(
         f"# fuzz: {klass}\n\n"
-        f"Found by the block-pointer fuzzer (`tests/fuzz/`), {count} kernel(s) of the campaign in this class; "
-        f"first at seed {seed}, shrunk to the kernel below.\n"
+        f"Found by the block-pointer fuzzer (`tests/fuzz/`): kernels of the campaign in this class, by policy: "
+        f"{policies}; first at seed {seed}, shrunk (policy `{verdict.policy}`) to the kernel below.\n"
         f"Reproduce: `python tests/fuzz/campaign.py --replay '{program.choices}' --policy {verdict.policy}`\n\n"
         f"- policy: `{verdict.policy}`\n- symptom: `{verdict.outcome}`\n- launch: `{program.launch}`\n"
         f"- stated facts (policy `facts`): `{', '.join(program.facts)}`\n\n"
