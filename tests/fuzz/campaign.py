@@ -137,10 +137,12 @@ def record(work: runner.Runner, tally: Tally, klass: str, args, shrink_again: bo
         def fails(candidate):
             return any(v.failed and v.finding() == klass for v in work.check([candidate], verdict.policy)[0])
 
+        work.compile_for_gpu = args.compile and verdict.outcome == "compile-error"  # compiling is slow
         small = shrink.shrink(program, fails, args.shrink_seconds)
         found = next((v for v in work.check([small], verdict.policy)[0] if v.finding() == klass), None)
         _shrunk[klass] = (small, found) if found else (program, verdict)
-        print(f"  shrunk from {len(program.choices)} to {len(small.choices)} choices")
+        work.compile_for_gpu = args.compile
+        print(f"  shrunk from {sum(map(bool, program.choices))} to {sum(map(bool, small.choices))} non-zero choices")
     small, found = _shrunk[klass]
     policies = {k.split("/")[1]: n for k, n in tally.classes.items() if runner.Verdict.finding_of(k) == klass}
     path = shrink.write_finding(args.findings, klass, small, found, seed, policies)

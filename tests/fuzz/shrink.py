@@ -29,12 +29,15 @@ def shrink(program: grammar.Program, fails, seconds: float = 120.0) -> grammar.P
     progress = True
     while progress and time.monotonic() < deadline:
         progress = False
-        for at in range(len(best.choices)):  # lower each choice: to the simplest, else by one
-            value = best.choices[at] if at < len(best.choices) else 0
-            if value and (attempt(best.choices[:at] + [0] + best.choices[at + 1:])
-                          or attempt(best.choices[:at] + [value - 1] + best.choices[at + 1:])):
+        for keep in (0.25, 0.5, 0.75, 0.875):  # cut the tail: what is left draws the simplest options
+            if attempt(best.choices[:int(len(best.choices) * keep)]):
                 progress = True
-        for size in (16, 8, 4, 2, 1):  # delete runs of choices (what a statement drew, say)
+        for size in (8, 4, 2, 1):  # zero runs of choices, then lower single ones, from the end (statements)
+            for at in reversed(range(0, len(best.choices), size)):
+                chunk = best.choices[at:at + size]
+                if any(chunk) and attempt(best.choices[:at] + [0] * len(chunk) + best.choices[at + size:]):
+                    progress = True
+        for size in (8, 4, 2, 1):  # delete runs of choices (what one statement drew, say)
             at = 0
             while at < len(best.choices):
                 if attempt(best.choices[:at] + best.choices[at + size:]):
