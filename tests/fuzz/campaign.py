@@ -124,7 +124,7 @@ def campaign(work: runner.Runner, args) -> int:
             record(work, tally, klass, args, shrink_again=False)
     print()
     print(tally.report(time.monotonic() - started))
-    bad_invalid = sum(n for k, n in tally.invalid.items() if not k.startswith("refused"))
+    bad_invalid = sum(n for k, n in tally.invalid.items() if not k.startswith(("refused", "still rejected")))
     return 1 if tally.classes or bad_invalid else 0
 
 

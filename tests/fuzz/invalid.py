@@ -1,5 +1,6 @@
 """Kernels Triton rejects: a generated kernel with one block-pointer call broken. The codemod must refuse them
-(a diagnostic that leaves the site), never fail inside and never migrate them as if they were valid.
+(a diagnostic that leaves the site) or keep them rejected, never fail inside and never migrate them into a kernel
+that runs.
 
 A mutation touches a call of a statement at the top of the kernel's body, which every launch runs, so that
 Triton's rejection does not depend on a branch; `tests/test_fuzz_grammar.py` checks that Triton 3.8 rejects
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import ast
 import random
+import tempfile
+from pathlib import Path
 
 from fuzz import grammar
 
@@ -95,16 +98,25 @@ def generate(seed: int) -> tuple[str, str, int]:
 
 
 def check(drawn) -> str:
-    """How the codemod took one invalid kernel: "refused", "internal-error: ...", or "migrated as if valid"."""
+    """How the codemod took one invalid kernel: "refused: KIND", "still rejected: KIND" (migrated, and Triton
+    3.8 rejects the output as it rejected the input: an error kept on purpose, TTD108's `tl.static_assert`),
+    "internal-error: KIND: ERROR", or "migrated as if valid: KIND" (the output runs)."""
     from triton_migrate import engine
 
-    source, kind, _ = drawn
+    from fuzz import runner
+
+    source, kind, launch = drawn
     try:
         outcome = engine.migrate_source(source)
     except engine.SourceError:
         return f"refused (source error): {kind}"
     except Exception as error:  # noqa: BLE001 - what this looks for
         return f"internal-error: {kind}: {type(error).__name__}"
-    if outcome.refused:
+    if outcome.refused or outcome.new_source is None:
         return f"refused: {kind}"
+    with tempfile.TemporaryDirectory(prefix="fuzz_invalid_") as directory:
+        path = Path(directory) / "migrated.py"
+        path.write_text(outcome.new_source)
+        if isinstance(runner.run_file(path, launch), str):
+            return f"still rejected: {kind}"
     return f"migrated as if valid: {kind}"
