@@ -89,7 +89,7 @@ class Pointer:
         return Pointer(self.tensor, self.dims, self.blocks, lo, hi, self)
 
 
-@dataclass
+@dataclass(eq=False)  # slots are told apart by identity: fit_budget widens one, not every equal one
 class Slot:
     """A boundary_check: a literal, the constexpr parameter `BCL`/`BCS`, or the attribute `CHECKS.load`/`.store`."""
 
@@ -178,9 +178,6 @@ class Gen:
 
     # --- expressions ------------------------------------------------------------------------------------------
 
-    def pid_range(self) -> tuple[int, int]:
-        return 0, self.grid - 1
-
     def start(self, dim: int, block: int) -> tuple[str, int, int]:
         """An offset along tensor dim `dim`: its text and the range of its values."""
         b, s, top = block, self.S[dim], self.grid - 1
@@ -227,7 +224,7 @@ class Gen:
     def forms(self) -> list[str]:
         return ["literal"] + [form for form in ("constexpr", "attribute") if f"bc-{form}" in self.on]
 
-    def slot(self, pointer_dims: int) -> Slot:
+    def slot(self) -> Slot:
         form = self.c.pick(self.forms())
         if form == "constexpr":
             self.features.add("bc:constexpr")
@@ -252,7 +249,7 @@ class Gen:
         return f"<{self.slots.index(slot)}>"
 
     def load(self, text: str, pointer: Pointer, slot: Slot | None = None) -> str:
-        slot = slot or self.slot(len(pointer.dims))
+        slot = slot or self.slot()
         return f"tl.load({text}{self.access(pointer, slot)}{self.padding(slot)})"
 
     def reduced(self, value: str, rank: int) -> str:
