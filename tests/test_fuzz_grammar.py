@@ -11,7 +11,7 @@ import collections
 import re
 
 import pytest
-from fuzz import compiled, grammar, invalid, runner
+from fuzz import compiled, grammar, invalid, runner, shrink
 
 # Seeds of grammar.generate that pass in every policy today (30 kernels; chosen among 0-79 so that every
 # feature of the grammar is in the run).
@@ -82,6 +82,19 @@ def test_the_same_choices_give_the_same_program():
     program = grammar.generate(7)
     assert grammar.generate(prefix=program.choices) == program
     assert grammar.generate(prefix=[]).source != program.source  # all zeros: the simplest kernel
+
+
+def test_the_shrinker_keeps_the_failure_and_drops_the_rest():
+    """A stand-in failure (the kernel has a tuple of block pointers and a helper): the shrunk kernel keeps both
+    and little else."""
+    def fails(program):
+        return {"tuple", "helper:take"} <= program.features
+
+    big = max((p for p in map(grammar.generate, range(1000)) if fails(p)), key=lambda p: len(p.features))
+    small = shrink.shrink(big, fails, seconds=60)
+    assert fails(small)
+    assert len(small.source.splitlines()) < len(big.source.splitlines()) / 2, small.source
+    assert sum(map(bool, small.choices)) < sum(map(bool, big.choices)) / 3
 
 
 # A kernel whose rows past the end are masked off by the migrated kernel: reading one more row reads a marker.

@@ -5,6 +5,8 @@
 * `launch`: the sentinel-padded buffers and the launch, the same on Triton 3.8 (in process) and 3.9
   (a subprocess that stays up for a whole campaign: `runner.Worker39`).
 * `runner`: every kernel migrated in every policy, run in the interpreter, compared bit for bit.
-* `invalid`: kernels Triton rejects; the codemod must refuse them, never fail inside.
+* `compiled`: the original and migrated kernels compiled for sm_90 on the CPU (what the interpreter accepts
+  and compilers reject; `campaign.py --compile`).
+* `invalid`: kernels Triton rejects; the codemod must refuse them (or keep them rejected), never fail inside.
 * `campaign`: the long run and its figures (`python tests/fuzz/campaign.py --help`).
 """
