@@ -59,8 +59,19 @@ def _compile_one(path: str, spec: dict) -> str | None:
     try:
         triton.compile(launch_source(fn, args, kwargs)[0], target=GPUTarget(*TARGETS[TARGET]))
     except Exception as error:  # noqa: BLE001 - the error is the result
-        return [line for line in str(error).strip().splitlines() if line.strip()][-1][:300]
+        return reason(error)
     return None
+
+
+def reason(error: BaseException) -> str:
+    """The compiler's excerpt of the innermost failing statement, then its message on the last line (a
+    CompilationError that wraps another has no message of its own)."""
+    while getattr(error, "error_message", None) is None and error.__cause__ is not None:
+        error = error.__cause__
+    message = getattr(error, "error_message", None) or f"{type(error).__name__}: {error}"
+    excerpt = str(error).removesuffix(message).strip() if hasattr(error, "error_message") else ""
+    last = [line for line in message.strip().splitlines() if line.strip()][-1:] or [type(error).__name__]
+    return f"{excerpt[-1500:]}\n{last[0][:300]}".strip()
 
 
 def _main(job_path: str, out_path: str) -> int:
