@@ -98,6 +98,7 @@ def test_the_shrinker_keeps_the_failure_and_drops_the_rest():
 
 
 # A kernel whose rows past the end are masked off by the migrated kernel: reading one more row reads a marker.
+# Margins of 4 rows hold a whole block past the end (the planted store without its check writes there).
 PLANTED = '''import triton
 import triton.language as tl
 
@@ -112,7 +113,7 @@ def kernel(x_ptr, y_ptr, S0, S1, sx0, sx1, sy0, sy1, step, n_iter, flag, B0: tl.
     tl.store(r, acc, boundary_check=(0, 1))
 '''
 PLANTED_LAUNCH = {"rank": 2, "grid": 2,
-                  "tensors": {t: {"shape": [5, 4], "perm": [0, 1], "margins": [2, 4]} for t in ("x", "y")},
+                  "tensors": {t: {"shape": [5, 4], "perm": [0, 1], "margins": [4, 4]} for t in ("x", "y")},
                   "scalars": {"step": 0, "n_iter": 0, "flag": 0},
                   "constexprs": {"B0": 4, "B1": 4, "FLAG": 0, "D1": 0, "D2": 0, "BCL": (), "BCS": ()}}
 

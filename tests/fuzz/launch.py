@@ -11,6 +11,7 @@ need and the stated fact `aligned` says.
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import torch
@@ -18,22 +19,27 @@ import torch
 SENTINEL_BITS = 0x7FC0DEAD  # fixtures/_harness_util.py: the float32 sentinel NaN that differential.py knows
 
 
+GUARD = 1024  # elements before and after each buffer, compared too: a migrated kernel that strays past the
+# margins shows as a difference instead of writing into memory the process uses (and crashing it)
+
+
 def buffer(spec: dict, fill: str, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """(the whole buffer, the logical view inside it) for one tensor of the launch."""
+    """(the whole storage, guards included; the logical view inside it) for one tensor of the launch."""
     shape, perm, margins = spec["shape"], spec["perm"], spec["margins"]
     sizes = [shape[d] + 2 * margins[d] for d in perm]
     sizes[-1] = (sizes[-1] + 3) // 4 * 4
-    whole = torch.empty(sizes, dtype=torch.float32)
+    storage = torch.empty(math.prod(sizes) + 2 * GUARD, dtype=torch.float32)
     if fill == "markers":
-        whole.copy_(-100.0 - torch.arange(whole.numel(), dtype=torch.float32).reshape(sizes) / 64)
+        storage.copy_(-100.0 - torch.arange(storage.numel(), dtype=torch.float32) / 64)
     else:
-        whole.view(torch.int32).fill_(SENTINEL_BITS)
+        storage.view(torch.int32).fill_(SENTINEL_BITS)
+    whole = storage[GUARD:GUARD + math.prod(sizes)].view(sizes)
     view = whole[tuple(slice(margins[d], margins[d] + shape[d]) for d in perm)]
     logical = view.permute([perm.index(d) for d in range(len(perm))])
     if fill == "markers":
         generator = torch.Generator().manual_seed(seed)
         logical.copy_(torch.randn(logical.shape, generator=generator))
-    return whole, logical
+    return storage, logical
 
 
 def run(module, launch: dict, seed: int = 0) -> dict[str, torch.Tensor]:
