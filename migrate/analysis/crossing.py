@@ -192,7 +192,7 @@ class Crossing:
         if not self.context.is_called():
             return f"the parameter `{name}` of `{helper.qualname}`, which nothing in the files migrated calls: its " \
                    "callers, if any, are elsewhere and give its rank and parts (migrate them together); if none, it is " \
-                   "dead code"
+                   "dead code, which `--unsafe-fixes` removes where nothing in the project names it (TTD011)"
         why = self.context.refusal(helper, name)
         if why is None:
             return f"the parameter `{name}`, to which no call site passes a block pointer"
@@ -227,12 +227,20 @@ class Crossing:
         if type(value) is not cst.Call or self.context is None:
             return None
         if id(value) not in self.inlined_calls:
-            key = self.context.resolve(value.func)
-            bound = self.context.bind(key, value) if key is not None else None
-            helper = self.context.program.helpers[key] if bound is not None else None
-            self.inlined_calls[id(value)] = helper and inlining.inlined_creation(
-                helper.node, bound, helper.unit.names.member, self.language)
+            self.inlined_calls[id(value)] = self.creation_returned(self.context.unit, value, frozenset())
         return self.inlined_calls[id(value)]
+
+    def creation_returned(self, unit, call: cst.Call, seen: frozenset) -> Optional[cst.Call]:
+        """The creation a call, in `unit`, of a helper that returns one amounts to; a helper may return another
+        helper's (`return _tile(base, ..., pid * BR, ...)`), at any depth short of recursion (`seen`)."""
+        program = self.context.program
+        key = program.resolve(unit, call.func)
+        bound = self.context.bind(key, call) if key is not None and key not in seen else None
+        if bound is None:
+            return None
+        helper = program.helpers[key]
+        return inlining.inlined_creation(helper.node, bound, helper.unit.names.member, self.language,
+                                         lambda inner: self.creation_returned(helper.unit, inner, seen | {key}))
 
     def create_inlined(self, node, name: str, call: cst.Call, creation: cst.Call, state: State):
         """`p = helper(...)`, read as the creation it amounts to: the statement becomes the creation's."""

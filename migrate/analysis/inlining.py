@@ -21,7 +21,7 @@ default) keeps only its branch.
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 import libcst as cst
 
@@ -31,20 +31,22 @@ from .values import canonical_code
 
 # A branch tree: a `make_block_ptr` call, or (condition, taken, otherwise).
 Tree = Union[cst.Call, tuple]
+Nested = Optional[Callable[[cst.Call], Optional[cst.Call]]]
 _ATOMIC = (cst.Name, cst.Integer, cst.Float, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString)
 _TUPLES = ("shape", "strides", "offsets", "block_shape", "order")
 
 
 def inlined_creation(helper: cst.FunctionDef, arguments: dict[str, cst.Arg], member,
-                     language: cst.BaseExpression) -> Optional[cst.Call]:
+                     language: cst.BaseExpression, nested: Nested = None) -> Optional[cst.Call]:
     """The `make_block_ptr` call a call of `helper` with `arguments` (parameter -> argument) amounts to, or
     None if the helper is not one this reads exactly. `member(func)`: the `triton.language` member a callee
-    names, in the helper's module."""
+    names, in the helper's module; `nested(call)`: the creation a call in the helper's body amounts to, where
+    it returns another helper's block pointer (`return _tile(base, ..., pid * BR, ...)`), or None."""
     params = {p.name.value: p for p in helper.params.params}
     constexprs = {name for name, p in params.items() if p.annotation is not None
                   and canonical_code(p.annotation.annotation).split(".")[-1] == "constexpr"}
     statements, values = _values(helper, arguments)
-    tree = _returned(statements, member)
+    tree = _returned(statements, member, nested or (lambda call: None))
     if tree is None or not _conditions(tree) <= constexprs:
         return None
     leaves = [_parts(call) for call in _leaves(tree)]
@@ -137,21 +139,24 @@ def _body(helper: cst.FunctionDef) -> list:
     return body
 
 
-def _returned(statements: list, member) -> Optional[Tree]:
-    """The branch tree of statements that are only `if`/`else` and `return tl.make_block_ptr(...)`."""
+def _returned(statements: list, member, nested) -> Optional[Tree]:
+    """The branch tree of statements that are only `if`/`else` and `return tl.make_block_ptr(...)` (or the
+    return of a call `nested` reads as one)."""
     if not statements:
         return None
     first, rest = statements[0], statements[1:]
     if isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and not rest:
         value = first.body[0].value if isinstance(first.body[0], cst.Return) else None
-        return value if isinstance(value, cst.Call) and member(value.func) == "make_block_ptr" else None
+        if not isinstance(value, cst.Call):
+            return None
+        return value if member(value.func) == "make_block_ptr" else nested(value)
     if not isinstance(first, cst.If):
         return None
     if first.orelse is not None and rest:
         return None
     otherwise = [first.orelse] if isinstance(first.orelse, cst.If) else \
         first.orelse.body.body if first.orelse is not None else rest
-    taken, other = _returned(list(first.body.body), member), _returned(list(otherwise), member)
+    taken, other = _returned(list(first.body.body), member, nested), _returned(list(otherwise), member, nested)
     return None if taken is None or other is None else (first.test, taken, other)
 
 

@@ -219,7 +219,7 @@ class Results:
     def function_edit(self) -> Optional[tuple[frozenset[int], Builder]]:
         """A helper's block-pointer parameters become their parts, re-created on entry (crossing.py); a kernel
         with guarded descriptors gets its flag and launch check (TTD009)."""
-        if self.context is not None and self.context.removed():
+        if self.context is not None and self.context.removed(self.policy):
             return frozenset(), lambda updated: cst.RemovalSentinel.REMOVE
         params = [p for p in self.function.params.params if self.context and p.name.value in self.context.entry]
         if not params:

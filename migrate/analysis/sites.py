@@ -95,21 +95,30 @@ class Sites:
         return self.join_values(name, pointer, Placeholder(frozenset({id(value)})))
 
     def is_inline_creation(self, pointer: cst.BaseExpression) -> bool:
-        """`tl.load(tl.make_block_ptr(...), ...)` on a line of one statement, where statements can go before."""
+        """`tl.load(tl.make_block_ptr(...), ...)`, or `tl.load(_tile(...), ...)` of a helper that returns the
+        creation it amounts to (inlining.py), on a line of one statement, where statements can go before."""
         return type(pointer) is cst.Call and self.line is not None and \
-            self.names.member(pointer.func) == "make_block_ptr"
+            (self.names.member(pointer.func) == "make_block_ptr" or self.inlined_helper(pointer) is not None)
 
     def inline_creation(self, call: cst.Call, state: State) -> Value:
         """A creation that is the pointer of a load or store migrates as if it were assigned to a fresh name on
-        the line before: what it creates (a descriptor) goes there, the access uses it."""
-        name = self.inline_names.get(id(call)) or \
-            self.inline_names.setdefault(id(call), self.namer.inline(self.inline_name(call)))
-        value = self.create(call, name, call, state)
+        the line before: what it creates (a descriptor) goes there, the access uses it. A helper's call is read
+        as its creation, as `p = _tile(...)` is (create_inlined)."""
+        name = self.namer.inline(id(call), self.inline_name(call))
+        creation = call if self.names.member(call.func) == "make_block_ptr" else self.inlined_helper(call)
+        if creation is call:
+            value = self.create(call, name, call, state)
+        else:
+            value = self.create_inlined(call, name, call, creation, state)
         value = replace(value, pointers=False) if isinstance(value, BlockPtr) else value  # no name holds them
-        self.creations[id(call)].inline = True
+        self.creations[id(creation)].inline = True
         owners, builder = self.stmt_edits.pop(id(call))
         self.line_edits.setdefault(id(self.line), {})[(name, "creation")] = (id(call), owners, builder)
         return value
+
+    def created_in_access(self, pointer: cst.BaseExpression, value: BlockPtr) -> bool:
+        """Whether the access's pointer is the creation itself, or a helper's call read as one."""
+        return id(pointer) in value.creations or id(self.inlined_calls.get(id(pointer))) in value.creations
 
     def inline_name(self, call: cst.Call) -> str:
         """`p_x` for `x = tl.load(tl.make_block_ptr(...))`, else after the base: `tl.store(tl.make_block_ptr(y,
@@ -370,7 +379,7 @@ class Sites:
             elif (why := self.none_pointer(base, state)) is not None:
                 self.never_compiles(call, ttd002_advance.CODE, f"`tl.advance` where {why}", f"{why}: no block pointer")
             elif isinstance(base, cst.Name):
-                self.orphan(call, f"`tl.advance` on {self.untracked_origin(base)}")
+                self.orphan(call, f"`tl.advance` on {self.untracked_origin(base)}", base)
             else:
                 self.visit(base, state)
                 if not self.is_site_call(base):  # a creation or an advance there is reported where it is
@@ -824,7 +833,7 @@ class Sites:
             if named:
                 return ttd006_masked_pointers.shifted(self.language, held, offsets, strides,
                                                       self.moving_dims(value.creations))
-            if id(pointer) in value.creations:  # created in the access (`tl.load(tl.make_block_ptr(...))`)
+            if self.created_in_access(pointer, value):  # `tl.load(tl.make_block_ptr(...))`, `tl.load(_tile(...))`
                 return ttd006_masked_pointers.addresses(base, strides, axes, self.namer.placeholder)
             # Rebuilt from the parts a helper receives: the block's corner, then the offsets inside it, which do
             # not change as the block moves in the caller's loop: the compiler computes them once.
@@ -864,7 +873,7 @@ class Sites:
                                 f"where {why}", f"{why}: no block pointer")
         elif not isinstance(pointer, cst.Name) or not isinstance(state.get(pointer.value), (Opaque, BlockPtr)):
             self.orphan(call, f"`tl.{member}` with `boundary_check`/`padding_option` on "
-                        f"{self.untracked_origin(pointer)}")
+                        f"{self.untracked_origin(pointer)}", pointer)
 
     def never_compiles(self, call: cst.Call, code: str, what: str, assertion: str,
                        owners: frozenset = frozenset()) -> None:
