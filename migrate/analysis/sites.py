@@ -745,6 +745,8 @@ class Sites:
         masks = self.knowledge.creation_masks
         if not differs or any(masks.get(c, checked) != checked for c in value.creations):
             return False
+        if any(self.creation_mask(c, checked) is None for c in creations):  # in bounds there: nothing to assign
+            return False
         masks.update(dict.fromkeys(value.creations, checked))
         self.knowledge.named.update(value.creations)
         return True
