@@ -15,11 +15,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import differential as D
 import pytest
 import torch
 from test_helpers_package import migrate
-
-import differential as D
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "dead_helper"
 HELPER = "def load_tile_if("

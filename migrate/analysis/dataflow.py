@@ -394,12 +394,15 @@ class FunctionAnalysis(Sites, Results, Crossing):
     def refuse_ambiguous(self, value: Opaque, node: cst.Name) -> None:
         self.refuse(value.creations, Refusal(ttd109_ambiguous_value.CODE, f"`{node.value}` {value.why}", node))
 
-    def orphan(self, node: cst.CSTNode, message: str, pointer: Optional[cst.BaseExpression] = None) -> None:
+    def orphan(self, node: cst.CSTNode, message: str, pointer: Optional[cst.BaseExpression] = None,
+               code: str = ttd201_crosses_function.CODE) -> None:
+        """A block-pointer use left as it is that no creation of this function answers for (`code`: TTD201, a
+        block pointer from elsewhere; TTD108, a call Triton rejects)."""
         if isinstance(pointer, cst.Name) and pointer.value in self.facts.params:
             self.orphan_parameters.add(pointer.value)
         if any(o.node is node for o in self.orphans):
             return  # met again on a loop's next pass: one site, one diagnostic
-        self.orphans.append(Refusal(ttd201_crosses_function.CODE, message, node))
+        self.orphans.append(Refusal(code, message, node))
         self.cross_check(self.orphans[-1])
 
     def cross_check(self, refusal: Refusal) -> None:

@@ -50,9 +50,8 @@ def inlined_creation(helper: cst.FunctionDef, arguments: dict[str, cst.Arg], mem
     if tree is None or not _conditions(tree) <= constexprs:
         return None
     leaves = [_parts(call) for call in _leaves(tree)]
-    if None in leaves or len({tuple(len(leaf[k]) for k in _TUPLES) for leaf in leaves}) != 1 or \
-            len({len(leaf["shape"]) for leaf in leaves}) != 1:
-        return None
+    if None in leaves or len({len(leaf[k]) for leaf in leaves for k in _TUPLES}) != 1:
+        return None  # tuples of different lengths (Triton rejects the creation), or ranks that differ
     for fixed in ("block_shape", "order"):
         if len({tuple(canonical_code(e) for e in leaf[fixed]) for leaf in leaves}) != 1:
             return None

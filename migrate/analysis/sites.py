@@ -110,11 +110,12 @@ class Sites:
             value = self.create(call, name, call, state)
         else:
             value = self.create_inlined(call, name, call, creation, state)
-        value = replace(value, pointers=False) if isinstance(value, BlockPtr) else value  # no name holds them
         self.creations[id(creation)].inline = True
+        if not isinstance(value, BlockPtr):
+            return value  # refused: it has no statements
         owners, builder = self.stmt_edits.pop(id(call))
         self.line_edits.setdefault(id(self.line), {})[(name, "creation")] = (id(call), owners, builder)
-        return value
+        return replace(value, pointers=False)  # no name holds them
 
     def created_in_access(self, pointer: cst.BaseExpression, value: BlockPtr) -> bool:
         """Whether the access's pointer is the creation itself, or a helper's call read as one."""
@@ -142,9 +143,9 @@ class Sites:
         """Fill in the creation's shape, strides, ...; or say why it has no descriptor."""
         call = creation.call
         try:
-            bound = bind(call, "make_block_ptr")
+            bound = bind(call, "make_block_ptr", complete=not self.is_parameter_pointer(creation))
         except UnboundCall as error:
-            return Refusal(ttd108_unsupported_use.CODE, str(error), call)
+            return Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.rejected(str(error)), call)
         if creation.target is None:
             return Refusal(ttd108_unsupported_use.CODE, "block pointer created outside a plain "
                            "`name = tl.make_block_ptr(...)` (or `... if FLAG else None`) assignment or the "
@@ -160,6 +161,9 @@ class Sites:
             return Refusal(ttd105_rank.CODE, "shape, strides, offsets and block_shape must be tuples of one "
                            "length, spelt out, in a name assigned once, or returned by a helper that only "
                            "returns one", call)
+        rejected = self.rejected_creation(parts)
+        if rejected is not None:
+            return Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.rejected(rejected), call)
         creation.spelt = {key: parts[key] for key in parts if key in bound and parts[key] is not None
                           and tuple_elements(bound[key].value) is None}
         creation.base = self.facts.movable(bound["base"].value)
@@ -174,6 +178,22 @@ class Sites:
             creation.shape, creation.strides, creation.offsets, creation.block,
             None if order is None or None in order else order, self.facts, self.policy, frozenset(self.unit_strides),
             "contiguous" in creation.stated)
+        return None
+
+    @staticmethod
+    def rejected_creation(parts: dict) -> Optional[str]:
+        """Why Triton rejects a `make_block_ptr` whose tuples have one length (as literals say it), or None: no
+        dimension, an `order` that is not a permutation of the dimensions, a block size that is not a positive
+        power of two."""
+        rank = len(parts["block_shape"])
+        if rank == 0:
+            return "`make_block_ptr` describes no dimension"
+        order = [int_value(o) for o in parts["order"] or ()]
+        if order and None not in order and sorted(order) != list(range(rank)):
+            return f"`order` {tuple(order)} is not a permutation of the {rank} dimensions"
+        for size in map(int_value, parts["block_shape"]):
+            if size is not None and (size <= 0 or size & (size - 1)):
+                return f"the block size {size} is not a positive power of two"
         return None
 
     def stated_facts(self, creation: Creation) -> dict[str, str]:
@@ -406,8 +426,8 @@ class Sites:
     def access(self, call: cst.Call, member: str, state: State) -> None:
         try:
             bound = self.specialised(bind(call, member))
-        except UnboundCall:
-            self.visit_children(call, state)
+        except UnboundCall as error:
+            self.unbound_access(call, str(error), state)
             return
         if "value" in bound:
             self.visit(bound["value"].value, state)
@@ -425,8 +445,8 @@ class Sites:
         value, deltas = resolved
         impossible = self.impossible_check(bound, len(value.dims))
         if impossible is not None:  # never compiles (an untaken constexpr branch): it still does not
-            self.expr_edits[id(call)] = (value.creations, lambda updated: ttd003_access.compile_error(
-                self.language, impossible))
+            self.never_compiles(call, ttd003_access.CODE, f"`tl.{member}` where {impossible}", impossible,
+                                value.creations)
             return
         refusal = self.unsupported_access(call, member, bound, value)
         if refusal is None:
@@ -864,6 +884,18 @@ class Sites:
             return chosen
 
         return build
+
+    def unbound_access(self, call: cst.Call, error: str, state: State) -> None:
+        """A load or store Triton rejects as called (an argument missing, unknown or given twice): the block
+        pointers it names stay as they are, reported with what is wrong."""
+        self.visit_children(call, state)
+        refusal = Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.rejected(error), call)
+        named = [state.get(arg.value.value) for arg in call.args if isinstance(arg.value, cst.Name)]
+        pointers = [value for value in named if isinstance(value, (BlockPtr, Opaque))]
+        for value in pointers:
+            self.refuse(value.creations, refusal)
+        if not pointers and {"boundary_check", "padding_option"} & {a.keyword.value for a in call.args if a.keyword}:
+            self.orphan(call, refusal.message, code=refusal.code)
 
     def untracked_access(self, call, member, bound, state) -> None:
         pointer = bound["pointer"].value
