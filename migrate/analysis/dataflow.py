@@ -97,6 +97,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.placeholders: dict[int, cst.CSTNode] = {}
         self.orphans: list[Refusal] = []
         self.orphan_parameters: set[str] = set()  # parameters used as block pointers that no call fills
+        self.sensitive: Optional[set[int]] = None  # loads whose tile's layout shows (sites.layout_sensitive)
         self.dead_uses: list[Refusal] = []  # uses of `None` as a block pointer, which never compile (never_compiles)
         self.line: Optional[cst.SimpleStatementLine] = None  # the line being analysed, if a single statement
         # statements to put before a line: line id -> stem (an access's temporaries) or (stem, "creation") (an

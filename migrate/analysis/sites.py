@@ -17,6 +17,7 @@ from triton_migrate.rules import (
     ttd007_compat,
     ttd009_launch_guard,
     ttd101_unchecked_dimension,
+    ttd103_no_unit_stride,
     ttd105_rank,
     ttd106_int64_offsets,
     ttd108_unsupported_use,
@@ -26,7 +27,7 @@ from triton_migrate.rules import (
 )
 from triton_migrate.rules._syntax import keyword
 
-from . import guards, inlining, planner
+from . import guards, inlining, layout, planner
 from .calls import UnboundCall, bind, bool_value, int_value, string_value, tuple_elements
 from .records import Creation, Loop, Refusal, SiteForm
 from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, canonical_code, is_none
@@ -450,7 +451,7 @@ class Sites:
             return
         refusal = self.unsupported_access(call, member, bound, value)
         if refusal is None:
-            obstacles = self.obstacles(member, bound, value, deltas)
+            obstacles = self.obstacles(call, member, bound, value, deltas)
             if self.user_mask(bound):
                 obstacles.append(planner.Obstacle(ttd108_unsupported_use.CODE, "an access with `mask=` keeps it on "
                                                   "masked pointers"))
@@ -587,7 +588,7 @@ class Sites:
                            "literal or a name", call)
         return None
 
-    def obstacles(self, member: str, bound, value: BlockPtr, deltas) -> list:
+    def obstacles(self, call: cst.Call, member: str, bound, value: BlockPtr, deltas) -> list:
         creations = [self.creations_by_id(c) for c in self.knowledge.in_order(value.creations)]
         creation = creations[0]
         unchecked = set(range(len(value.dims))) - self.checked_dims(bound, len(value.dims))
@@ -601,7 +602,16 @@ class Sites:
         found = [o for c in creations for o in c.blockers] + planner.merge_obstacles(creations)
         found += planner.access_obstacles(member, self.proven_offsets(value, deltas), in_bounds, creation.unit,
                                           volatile, self.padding(bound), row_width, requirements, self.policy)
+        if member == "load" and any(c.permutation != sorted(c.permutation) for c in creations) and \
+                id(call) in self.layout_sensitive():
+            found.append(planner.Obstacle(ttd103_no_unit_stride.CODE, ttd103_no_unit_stride.LAYOUT))
         return [self.covered(obstacle, creations) for obstacle in found]
+
+    def layout_sensitive(self) -> set[int]:
+        """The loads of this function whose tile reaches a use that depends on its layout (layout.py)."""
+        if self.sensitive is None:
+            self.sensitive = layout.sensitive_loads(self.function, self.names.member)
+        return self.sensitive
 
     def covered(self, obstacle: planner.Obstacle, creations: list[Creation]) -> planner.Obstacle:
         """The obstacle, `stated` where the user's facts cover it for every creation merged here (TTD010), in a
