@@ -21,7 +21,8 @@ A call that Triton itself rejects is reported with this code and what is wrong, 
 compiled, and no migration could give it a meaning): a `tl.make_block_ptr` with too many positional arguments,
 an unknown keyword, an argument missing or given twice, no dimension, an `order` that is not a permutation of
 the dimensions (`order=(0, 0)`), a block size that is not a positive power of two, tuples whose lengths differ
-(TTD105); a `tl.load` or `tl.store` called so on a block pointer. A `boundary_check` naming a dimension the
+(TTD105); a `tl.load` or `tl.store` called so on a block pointer. The function that holds such a call never
+compiled: it stays as it is, whole, every block pointer of it reported with this code. A `boundary_check` naming a dimension the
 block pointer lacks, or one twice, becomes `tl.static_assert(False, ...)` (TTD003, decision `compile-error`),
 which Triton rejects there as it rejected the access: such an access can sit in a constexpr branch that the
 callers of a helper never take.
@@ -38,3 +39,8 @@ SUMMARY = "block pointer used in a way the rewrite does not model"
 def rejected(what: str) -> str:
     """The message for a call Triton rejects: what is wrong with it."""
     return f"Triton rejects this call ({what}): it never compiled, and it is left as it is"
+
+
+def in_rejected(function: str, why: str) -> str:
+    """The message for a block pointer of a function that holds a call Triton rejects (`why`: what is wrong)."""
+    return f"`{function}` holds a call Triton rejects ({why}), so it never compiled: it stays as it is, whole"

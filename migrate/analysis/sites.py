@@ -68,6 +68,9 @@ class Sites:
         for argument in call.args:
             self.visit(argument.value, state)
         refusal = self.describe(creation)
+        if refusal is None and self.knowledge.rejected is not None:
+            refusal = Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.in_rejected(
+                self.function.name.value, self.knowledge.rejected), call)
         if refusal is None and creation.blockers and self.policy.target == "descriptor":
             refusal = Refusal(creation.blockers[0].code, creation.blockers[0].message, call)
         if refusal is not None:
@@ -146,7 +149,7 @@ class Sites:
         try:
             bound = bind(call, "make_block_ptr", complete=not self.is_parameter_pointer(creation))
         except UnboundCall as error:
-            return Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.rejected(str(error)), call)
+            return self.reject(str(error), call)
         if creation.target is None:
             return Refusal(ttd108_unsupported_use.CODE, "block pointer created outside a plain "
                            "`name = tl.make_block_ptr(...)` (or `... if FLAG else None`) assignment or the "
@@ -164,7 +167,7 @@ class Sites:
                            "returns one", call)
         rejected = self.rejected_creation(parts)
         if rejected is not None:
-            return Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.rejected(rejected), call)
+            return self.reject(rejected, call)
         creation.spelt = {key: parts[key] for key in parts if key in bound and parts[key] is not None
                           and tuple_elements(bound[key].value) is None}
         creation.base = self.facts.movable(bound["base"].value)
@@ -180,6 +183,14 @@ class Sites:
             None if order is None or None in order else order, self.facts, self.policy, frozenset(self.unit_strides),
             "contiguous" in creation.stated)
         return None
+
+    def reject(self, what: str, call: cst.Call) -> Refusal:
+        """A call Triton rejects (`what` is wrong with it): the function never compiled, so it stays as it is,
+        whole (the next run refuses its every block pointer, naming this call)."""
+        if self.knowledge.rejected is None:
+            self.knowledge.rejected = what
+            self.dirty = True
+        return Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.rejected(what), call)
 
     @staticmethod
     def rejected_creation(parts: dict) -> Optional[str]:
@@ -408,7 +419,11 @@ class Sites:
             return None
         value = self.settle(value)
         deltas = self.facts.movable_elements(offsets.value) if offsets is not None else None
-        if deltas is None or len(deltas) != len(value.dims):
+        if deltas is not None and len(deltas) != len(value.dims):
+            self.refuse(value.creations, self.reject(f"`tl.advance` moves {len(deltas)} dimensions of a "
+                                                     f"rank-{len(value.dims)} block pointer", call))
+            return None
+        if deltas is None:
             self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "`tl.advance` deltas must be a "
                                                  "literal tuple with one entry per dimension", call))
             return None
@@ -583,6 +598,9 @@ class Sites:
             return Refusal(ttd108_unsupported_use.CODE, f"`tl.{member}` with `{self.user_mask(bound)[0]}=` on a block "
                            "pointer, which Triton rejects at compile time (every version), on a line of several "
                            "statements (a `tl.static_assert` that keeps it so would go before it)", call)
+        option = string_value(bound["padding_option"].value) if "padding_option" in bound else None
+        if option is not None and self.literal_padding(bound) is None:
+            return self.reject(f"`padding_option` {option!r} is none of \"zero\", \"nan\"", call)
         if self.checked_dims(bound, len(value.dims)) is None or self.padding(bound) is None:
             return Refusal(ttd108_unsupported_use.CODE, "`boundary_check` must be a literal, `padding_option` a "
                            "literal or a name", call)
@@ -900,6 +918,10 @@ class Sites:
         pointers it names stay as they are, reported with what is wrong."""
         self.visit_children(call, state)
         refusal = Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.rejected(error), call)
+        if {"boundary_check", "padding_option"} & {a.keyword.value for a in call.args if a.keyword} or \
+                any(isinstance(state.get(a.value.value), (BlockPtr, Opaque)) for a in call.args
+                    if isinstance(a.value, cst.Name)):
+            self.reject(error, call)
         named = [state.get(arg.value.value) for arg in call.args if isinstance(arg.value, cst.Name)]
         pointers = [value for value in named if isinstance(value, (BlockPtr, Opaque))]
         for value in pointers:
