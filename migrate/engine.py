@@ -559,8 +559,7 @@ def _kept_helper(diagnostic: Diagnostic, analysis: FunctionAnalysis, unit: _Unit
     context, function = analysis.context, analysis.function
     if diagnostic.fixed or context is not None and context.is_called() and not context.inlined_everywhere():
         return diagnostic
-    identity = {p.name.value: cst.Arg(cst.Name(p.name.value)) for p in function.params.params}
-    if inlining.inlined_creation(function, identity, unit.names.member, cst.Name(unit.language)) is None:
+    if "creation" not in inlining.returned_kinds(function, unit.names.member):
         return diagnostic
     inlined = context is not None and context.inlined_everywhere()
     return replace(diagnostic, code=ttd011_dead_helper.CODE,

@@ -187,6 +187,11 @@ class Crossing:
             return f"`{canonical_code(pointer)}`, which is not a block pointer the migration follows (one kept in a " \
                    "tuple, or a call's result)"
         helper, name = self.context.helper if self.context is not None else None, pointer.value
+        mixed = self.mixed_helper(name)
+        if mixed is not None:
+            return f"`{name}`, what `{mixed}` returns: a block pointer on one compile-time branch and something else " \
+                   "on another, which the call leaves to a constexpr it does not spell (pass a literal, `True` or " \
+                   "`False`, for the condition at each call: each is then read as the creation it amounts to)"
         if helper is None or name not in self.facts.params:
             return f"`{name}`, which is not a block pointer created in this function (a parameter or a call result)"
         if not self.context.is_called():
@@ -197,6 +202,18 @@ class Crossing:
         if why is None:
             return f"the parameter `{name}`, to which no call site passes a block pointer"
         return f"the block-pointer parameter `{name}`, which its callers cannot pass as parts: {why}"
+
+    def mixed_helper(self, name: str) -> Optional[str]:
+        """The helper `name` is assigned the result of, where it returns a block pointer on some compile-time
+        branch and something else on another (inlining.returned_kinds); else None."""
+        calls = [v for v in self.facts.assignments.get(name, []) if isinstance(v, cst.Call)]
+        for call in calls if self.context is not None else ():
+            key = self.context.resolve(call.func)
+            helper = self.context.program.helpers[key] if key is not None else None
+            if helper is not None and inlining.returned_kinds(helper.node, helper.unit.names.member) == {"creation",
+                                                                                                         "other"}:
+                return canonical_code(call.func)
+        return None
 
     def none_pointer(self, pointer: cst.BaseExpression, state: State) -> Optional[str]:
         """How `pointer`, used as a block pointer, is `None` (or `0`) wherever this runs: a name that is so here,

@@ -16,7 +16,9 @@ constexpr parameters, every part reads only parameters (their literal defaults w
 those lines, the block shape and the order are the same in every branch (a block size must stay a
 compile-time constant), and neither the arguments nor the lines the parts read hold a call (they are evaluated
 where the block pointer is used, maybe more than once). A condition the call decides with a literal (or a
-default) keeps only its branch.
+default) keeps only its branch: a helper that returns a block pointer on one branch and a raw pointer on the
+other (`if USE_BP: return tl.make_block_ptr(...)` / `return base + offsets`) is read so at a call that passes
+`True`; one that leaves the choice to a constexpr of the caller is refused, saying so (TTD201).
 """
 
 from __future__ import annotations
@@ -47,8 +49,9 @@ def inlined_creation(helper: cst.FunctionDef, arguments: dict[str, cst.Arg], mem
                   and canonical_code(p.annotation.annotation).split(".")[-1] == "constexpr"}
     statements, values = _values(helper, arguments)
     tree = _returned(statements, member, nested or (lambda call: None))
-    if tree is None or not _conditions(tree) <= constexprs:
-        return None
+    tree = _decided(tree, _Substitute(values)) if tree is not None else None
+    if tree is None or not _conditions(tree) <= constexprs or any(isinstance(leaf, _Other) for leaf in _leaves(tree)):
+        return None  # a branch the call may take returns something else (a raw pointer: no creation to read)
     leaves = [_parts(call) for call in _leaves(tree)]
     if None in leaves or len({len(leaf[k]) for leaf in leaves for k in _TUPLES}) != 1:
         return None  # tuples of different lengths (Triton rejects the creation), or ranks that differ
@@ -69,6 +72,15 @@ def inlined_creation(helper: cst.FunctionDef, arguments: dict[str, cst.Arg], mem
     for key in _TUPLES:
         args.append(cst.Arg(cst.Tuple([cst.Element(merged(key, d)) for d in range(rank)])))
     return cst.Call(cst.Attribute(language, cst.Name("make_block_ptr")), args)
+
+
+def returned_kinds(helper: cst.FunctionDef, member) -> set[str]:
+    """What the branches of a helper made of `if`s and `return`s hand back: "creation" (a `make_block_ptr`),
+    "other" (anything else, a raw pointer, say); empty for any other helper. Both: a call that does not decide
+    the branch with a literal is no creation."""
+    statements, _ = _values(helper, {})
+    tree = _returned(statements, member, lambda call: None)
+    return {"other" if isinstance(leaf, _Other) else "creation" for leaf in _leaves(tree)} if tree is not None else set()
 
 
 def returned_tuple(helper: cst.FunctionDef, arguments: dict[str, cst.Arg]) -> Optional[list]:
@@ -138,17 +150,24 @@ def _body(helper: cst.FunctionDef) -> list:
     return body
 
 
+class _Other:
+    """A branch that returns something else than a block pointer (a raw pointer): a call that may take it is no
+    creation; one that decides, with a literal, to take another branch is (`_decided`)."""
+
+
 def _returned(statements: list, member, nested) -> Optional[Tree]:
     """The branch tree of statements that are only `if`/`else` and `return tl.make_block_ptr(...)` (or the
-    return of a call `nested` reads as one)."""
+    return of a call `nested` reads as one, or anything else: `_Other`)."""
     if not statements:
         return None
     first, rest = statements[0], statements[1:]
     if isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and not rest:
         value = first.body[0].value if isinstance(first.body[0], cst.Return) else None
-        if not isinstance(value, cst.Call):
+        if value is None:
             return None
-        return value if member(value.func) == "make_block_ptr" else nested(value)
+        creation = value if isinstance(value, cst.Call) and member(value.func) == "make_block_ptr" else \
+            nested(value) if isinstance(value, cst.Call) else None
+        return creation if creation is not None else _Other()
     if not isinstance(first, cst.If):
         return None
     if first.orelse is not None and rest:
@@ -159,12 +178,24 @@ def _returned(statements: list, member, nested) -> Optional[Tree]:
     return None if taken is None or other is None else (first.test, taken, other)
 
 
-def _leaves(tree: Tree) -> list[cst.Call]:
-    return [tree] if isinstance(tree, cst.Call) else _leaves(tree[1]) + _leaves(tree[2])
+def _decided(tree: Tree, substitute: "_Substitute") -> Tree:
+    """The tree less the branches the call rules out: a condition that reads, at this call, `True` or `False`
+    (a literal argument, or a default)."""
+    if not isinstance(tree, tuple):
+        return tree
+    condition, taken, other = tree
+    test = condition.visit(substitute)
+    if isinstance(test, cst.Name) and test.value in ("True", "False"):
+        return _decided(taken if test.value == "True" else other, substitute)
+    return condition, _decided(taken, substitute), _decided(other, substitute)
+
+
+def _leaves(tree: Tree) -> list:
+    return _leaves(tree[1]) + _leaves(tree[2]) if isinstance(tree, tuple) else [tree]
 
 
 def _condition_nodes(tree: Tree) -> list:
-    return [] if isinstance(tree, cst.Call) else [tree[0]] + _condition_nodes(tree[1]) + _condition_nodes(tree[2])
+    return [tree[0]] + _condition_nodes(tree[1]) + _condition_nodes(tree[2]) if isinstance(tree, tuple) else []
 
 
 def _conditions(tree: Tree) -> set[str]:
