@@ -43,6 +43,7 @@ def test_without_the_opt_in_it_is_kept_and_says_what_removes_it(project):
     written = (project / "bench" / "kernels.py").read_text()
     assert HELPER in written and "# Loads a tile" in written, done.stdout + done.stderr
     assert "--unsafe-fixes" in done.stdout and done.returncode == 1, done.stdout
+    assert "3 of them in helpers kept, which `--unsafe-fixes` may remove" in done.stderr, done.stderr
 
 
 def test_the_diff_shows_the_removal_before_the_write_makes_it(project):

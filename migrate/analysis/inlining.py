@@ -222,7 +222,7 @@ def _parts(call: cst.Call) -> Optional[dict]:
 def _merge(tree: Tree, part, substitute: "_Substitute") -> cst.BaseExpression:
     """One part of the creation: the branch's own where every branch agrees, else `a if C else b`."""
     if isinstance(tree, cst.Call):
-        return part(tree).visit(substitute)
+        return _bare(part(tree).visit(substitute))
     condition, taken, other = tree
     test = condition.visit(substitute)
     if isinstance(test, cst.Name) and test.value in ("True", "False"):  # a default, or a literal argument
@@ -231,6 +231,14 @@ def _merge(tree: Tree, part, substitute: "_Substitute") -> cst.BaseExpression:
     if canonical_code(a) == canonical_code(b):
         return a
     return cst.IfExp(test, a, b, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _bare(node: cst.BaseExpression) -> cst.BaseExpression:
+    """A whole part (an argument, a tuple's element, a branch of `a if C else b`) needs no parentheses of its
+    own: `pid * BR`, not `(pid * BR)`. Only a conditional expression (it may be a branch) and what the
+    parentheses make (a tuple, a generator) keep theirs."""
+    keep = (cst.IfExp, cst.Lambda, cst.NamedExpr, cst.Tuple, cst.GeneratorExp, cst.Yield)
+    return node.with_changes(lpar=[], rpar=[]) if node.lpar and not isinstance(node, keep) else node
 
 
 class _Substitute(cst.CSTTransformer):

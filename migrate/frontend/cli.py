@@ -347,6 +347,12 @@ def _plural(count: int, word: str) -> str:
 
 def _summary(results: list[FileResult], checked: int, write: bool) -> str:
     diagnostics = [d for r in results for d in r.diagnostics]
+    kept = sum(d.code == "TTD011" and not d.fixed for d in diagnostics)
+    hidden = f"; {kept} of them in helpers kept, which `--unsafe-fixes` may remove (TTD011)" if kept else ""
+    return _counts(results, diagnostics, checked, write).removesuffix(".") + hidden + "."
+
+
+def _counts(results: list[FileResult], diagnostics: list, checked: int, write: bool) -> str:
     refused = sum(not d.fixed for d in diagnostics)
     suppressed = sum(r.suppressed for r in results)
     if not diagnostics and not any(r.new_data for r in results) and suppressed:
