@@ -509,6 +509,8 @@ def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool, launch:
                    for d in _diagnostics(analysis, unit.positions, unit.namer)]
     diagnostics += [_removed(d, analysis.function.name.value) for analysis in dead
                     for d in _diagnostics(analysis, unit.positions, unit.namer)]
+    diagnostics += [_removed_creator(analysis, unit.positions) for analysis in analyses
+                    if analysis.context is not None and analysis.context.removed(policy)]
     kept = tuple(analysis.function.name.value for analysis in uncalled if analysis not in dead)
     for call in unit.scan.stray_calls:
         line, column = unit.positions.start(call)
@@ -550,6 +552,13 @@ def _is_uncalled_helper(analysis: FunctionAnalysis, unit: _Unit) -> bool:
 def _removed(diagnostic: Diagnostic, helper: str) -> Diagnostic:
     return replace(diagnostic, code=ttd011_dead_helper.CODE, fixed=True, decision="removed", requirements=(),
                    message=f"removed with `{helper}`, {ttd011_dead_helper.WHY}")
+
+
+def _removed_creator(analysis: FunctionAnalysis, positions: Positions) -> Diagnostic:
+    """A helper returning a block pointer that every call now creates itself, removed on the user's opt-in."""
+    line, column = positions.start(analysis.function.name)
+    return Diagnostic(line, column + 1, ttd011_dead_helper.CODE,
+                      ttd011_dead_helper.removed_creator(analysis.function.name.value), True, "removed")
 
 
 def _kept_helper(diagnostic: Diagnostic, analysis: FunctionAnalysis, unit: _Unit) -> Diagnostic:

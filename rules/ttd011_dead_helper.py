@@ -48,3 +48,8 @@ def kept_creator(helper: str, inlined: bool) -> str:
     return (f"`{helper}` returns a block pointer, which Triton 3.9 lacks, and nothing in the files migrated calls it; "
             "it is kept, as code outside the run may: migrate that code with it (each call then creates the block "
             "pointer itself), or delete the helper")
+
+
+def removed_creator(helper: str) -> str:
+    return (f"removed `{helper}`, a helper that returns a block pointer, which every call in the files migrated now "
+            "creates itself (`--unsafe-fixes`)")
