@@ -47,7 +47,8 @@ def _tainted(load: cst.Call, assignments: dict, member) -> set[str]:
     while changed:
         changed = False
         for name, values in assignments.items():
-            if name not in tainted and any(_reads(value, tainted, load, member) for value in values):
+            if name not in tainted and any(_reads(value.iter if isinstance(value, cst.For) else value, tainted,
+                                                  load, member) for value in values):  # a loop's counter: its range
                 tainted.add(name)
                 changed = True
     return tainted
