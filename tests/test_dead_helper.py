@@ -70,6 +70,8 @@ def test_check_reports_each_site_it_held_as_removed(project):
     done = migrate("--output-format", "json", "--unsafe-fixes", "bench/kernels.py", cwd=project)
     assert codes(done).count("TTD011") == 3 and "TTD201" not in codes(done), done.stdout
     assert done.returncode == 1  # sites to migrate, as for every other fix
+    fixes = [site["fix"] for site in json.loads(done.stdout) if site["fix"] and site["fix"]["edits"]]
+    assert [fix["applicability"] for fix in fixes] == ["unsafe"]  # it deletes a function, as ruff would say
 
 
 @pytest.mark.parametrize("where, text", [
