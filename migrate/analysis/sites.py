@@ -356,10 +356,13 @@ class Sites:
         return replace(source, dims=tuple(dims))
 
     def note_moving(self, value: BlockPtr, deltas) -> None:
-        """The dimensions this block pointer moves in: its pointers leave their offsets out (`shifted`)."""
+        """The dimensions this block pointer moves in: its pointers leave their offsets out (`shifted`). What an
+        earlier access of this run decided without knowing it (`masks_at_creation`) is decided again."""
         moving = {d for d, delta in enumerate(deltas) if int_value(delta) != 0}
         for creation in value.creations if moving else ():
-            self.knowledge.moving.setdefault(creation, set()).update(moving)
+            known = self.knowledge.moving.setdefault(creation, set())
+            self.dirty = self.dirty or not moving <= known
+            known.update(moving)
 
     def moved_pointers(self, name: str, base_name: str, source: BlockPtr) -> Callable[[], list]:
         """`q = p` for `q = tl.advance(p, ...)` (or a copy) where some access reads the pointers `q` holds:
@@ -779,11 +782,13 @@ class Sites:
         STATE_V_FIRST:` creating `p_h` over `(V, K)` or `(K, V)`) are masked where they are created: each
         creation assigns its mask next to its pointers (`p_h_mask = m_v[:, None] & m_k[None, :]`), as a
         careful person writes it, instead of every part it differs in. Only where the access reads the
-        pointers the name holds, unmoved since they were created, and every access checks the same
+        pointers the name holds, unmoved since they were created, of a block pointer that moves nowhere (its
+        pointers leave out the offsets it moves in, which the access adds), and every access checks the same
         dimensions."""
         variants = self.check_variants(bound, len(value.dims))
         if not value.pointers or deltas is not None or len(variants) != 1 or len(value.creations) < 2 or \
-                any(d.stale or not d.defs <= value.creations for d in value.dims):
+                any(d.stale or not d.defs <= value.creations for d in value.dims) or \
+                self.moving_dims(value.creations):  # its pointers leave out where it moves: the access adds it
             return False
         checked = frozenset(variants[0][1])
         creations = [self.creations_by_id(c) for c in self.knowledge.in_order(value.creations)]
