@@ -474,6 +474,8 @@ class Sites:
                 obstacles.append(planner.Obstacle(ttd108_unsupported_use.CODE, "an access with `mask=` keeps it on "
                                                   "masked pointers"))
             form = planner.choose(obstacles, self.policy, member)
+            if form == "compat" and self.beyond_emulation(value):
+                form = "pointer"
             if form is None:
                 first = planner.deciding(obstacles, self.policy)
                 refusal = Refusal(first.code, first.message, call)
@@ -627,6 +629,13 @@ class Sites:
                 id(call) in self.layout_sensitive():
             found.append(planner.Obstacle(ttd103_no_unit_stride.CODE, ttd103_no_unit_stride.LAYOUT))
         return [self.covered(obstacle, creations) for obstacle in found]
+
+    def beyond_emulation(self, value: BlockPtr) -> bool:
+        """Whether the compat shim would have to emulate a tile of a rank it cannot (above 3): no descriptor is
+        legal for it (no unit last stride, a transposed view, ...). Masked pointers are exact on every Triton
+        version the shim serves."""
+        return len(value.dims) > COMPAT_EMULATED_RANK and any(
+            c.blockers or c.permutation != sorted(c.permutation) for c in map(self.creations_by_id, value.creations))
 
     def layout_sensitive(self) -> set[int]:
         """The loads of this function whose tile reaches a use that depends on its layout (layout.py)."""
