@@ -50,11 +50,14 @@ def unit_stride_dimension(strides: list[cst.BaseExpression], order: list[int] | 
     return order[0] if is_stride_parameter else None
 
 
-def stated_unit_dimension(strides: list[cst.BaseExpression], parameters: set[str]) -> int | None:
-    """The last dimension, where the user stated its tensor `contiguous` (TTD010) and its stride is a kernel
-    parameter (the JIT specialises one that is 1: a descriptor needs a compile-time unit stride)."""
-    last = strides[-1]
-    return len(strides) - 1 if isinstance(last, cst.Name) and last.value in parameters else None
+def stated_unit_dimension(strides: list[cst.BaseExpression], parameters: set[str],
+                          order: list[int] | None = None) -> int | None:
+    """The dimension the user stated `contiguous` (TTD010), where its stride is a kernel parameter (the JIT
+    specialises one that is 1: a descriptor needs a compile-time unit stride): the last one, or, stated of the
+    tensor rather than of this view, the one `order` names first (a transposed view's is not its last)."""
+    dim = order[0] if order and sorted(order) == list(range(len(strides))) else len(strides) - 1
+    stride = strides[dim]
+    return dim if isinstance(stride, cst.Name) and stride.value in parameters else None
 
 
 def permutation(rank: int, unit: int) -> list[int]:

@@ -181,7 +181,8 @@ class Sites:
         creation.unit, creation.blockers, creation.stated_unit = planner.creation_obstacles(
             creation.shape, creation.strides, creation.offsets, creation.block,
             None if order is None or None in order else order, self.facts, self.policy, frozenset(self.unit_strides),
-            "contiguous" in creation.stated)
+            "contiguous" in creation.stated,
+            not self.is_parameter_pointer(creation) and "contiguous" in self.facts.inline.at(call))
         return None
 
     def reject(self, what: str, call: cst.Call) -> Refusal:
