@@ -15,7 +15,13 @@ In a helper that receives block pointers as parts (TTD008), a stride part counts
 every call site's block pointer has its unit stride in that dimension: what the caller passes there is a
 literal 1 or a kernel stride parameter, which reaches the helper as the same constant.
 
-Fixtures: transposed_view, kt_view_attention, helper_stride_parameters.
+A transposed view's descriptor describes the native layout, and its load is the `tl.trans` (`tl.permute`) of
+the tile read there: the same values in another layout. Where the tile (or anything computed from it, but a
+`tl.dot`) reaches a reduction or a scan (`tl.sum(k, axis=1)`, `tl.max`, `tl.cumsum`, ...), a helper or the
+function's return, whose result may follow the layout, the load keeps its exact form (masked pointers; with
+`--target descriptor`, refused with this code): a descriptor there changed a sum by up to 3 ulp (issue 34).
+
+Fixtures: transposed_view, kt_view_attention, helper_stride_parameters, transposed_reduction.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from triton_migrate.analysis.calls import int_value
 CODE = "TTD103"
 NAME = "no-unit-stride"
 SUMMARY = "no dimension with a provable unit stride (descriptors need a last stride of 1)"
+LAYOUT = ("the view is transposed, and the loaded tile reaches a reduction, a scan, a helper or the return, "
+          "whose result may follow its layout: the descriptor's transposed load would change its bits")
 
 
 def unit_stride_dimension(strides: list[cst.BaseExpression], order: list[int] | None,
@@ -42,11 +50,14 @@ def unit_stride_dimension(strides: list[cst.BaseExpression], order: list[int] | 
     return order[0] if is_stride_parameter else None
 
 
-def stated_unit_dimension(strides: list[cst.BaseExpression], parameters: set[str]) -> int | None:
-    """The last dimension, where the user stated its tensor `contiguous` (TTD010) and its stride is a kernel
-    parameter (the JIT specialises one that is 1: a descriptor needs a compile-time unit stride)."""
-    last = strides[-1]
-    return len(strides) - 1 if isinstance(last, cst.Name) and last.value in parameters else None
+def stated_unit_dimension(strides: list[cst.BaseExpression], parameters: set[str],
+                          order: list[int] | None = None) -> int | None:
+    """The dimension the user stated `contiguous` (TTD010), where its stride is a kernel parameter (the JIT
+    specialises one that is 1: a descriptor needs a compile-time unit stride): the last one, or, stated of the
+    tensor rather than of this view, the one `order` names first (a transposed view's is not its last)."""
+    dim = order[0] if order and sorted(order) == list(range(len(strides))) else len(strides) - 1
+    stride = strides[dim]
+    return dim if isinstance(stride, cst.Name) and stride.value in parameters else None
 
 
 def permutation(rank: int, unit: int) -> list[int]:

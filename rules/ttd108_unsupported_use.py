@@ -17,9 +17,30 @@ kernel fails to compile as it always did. On a line of several statements, where
 before it, it stays as it is and is reported. `mask=None` and `other=None` are no mask (Triton 3.7 and earlier
 took them so) and migrate as if absent.
 
-Fixtures: mask_none, scalar_and_conditional_parts (accepted), store_mask_never_compiled; property test.
+A call that Triton itself rejects is reported with this code and what is wrong, and left as it is (it never
+compiled, and no migration could give it a meaning): a `tl.make_block_ptr` with too many positional arguments,
+an unknown keyword, an argument missing or given twice, no dimension, an `order` that is not a permutation of
+the dimensions (`order=(0, 0)`), a block size that is not a positive power of two, tuples whose lengths differ
+(TTD105); a `tl.load` or `tl.store` called so on a block pointer. The function that holds such a call never
+compiled: it stays as it is, whole, every block pointer of it reported with this code. A `boundary_check` naming a dimension the
+block pointer lacks, or one twice, becomes `tl.static_assert(False, ...)` (TTD003, decision `compile-error`),
+which Triton rejects there as it rejected the access: such an access can sit in a constexpr branch that the
+callers of a helper never take.
+
+Fixtures: mask_none, scalar_and_conditional_parts (accepted), store_mask_never_compiled; property test;
+tests/test_invalid_programs.py (a generator of calls Triton rejects: each refused, never an internal error).
 """
 
 CODE = "TTD108"
 NAME = "unsupported-use"
 SUMMARY = "block pointer used in a way the rewrite does not model"
+
+
+def rejected(what: str) -> str:
+    """The message for a call Triton rejects: what is wrong with it."""
+    return f"Triton rejects this call ({what}): it never compiled, and it is left as it is"
+
+
+def in_rejected(function: str, why: str) -> str:
+    """The message for a block pointer of a function that holds a call Triton rejects (`why`: what is wrong)."""
+    return f"`{function}` holds a call Triton rejects ({why}), so it never compiled: it stays as it is, whole"

@@ -35,8 +35,9 @@ def test_an_order_that_is_not_a_permutation_is_not_taken_as_a_layout():
     source = KERNEL.replace("stride_m, BM", "stride_m, stride_n, BM").replace(
         "(stride_m, 1), (0, 0), (BM, BN), (1, 0))\n    y", "(stride_m, stride_n), (0, 0), (BM, BN), (3, 0))\n    y")
     assert "(3, 0)" in source
-    outcome = engine.migrate_source(source)  # once an IndexError
-    assert outcome.diagnostics[0].decision == "pointer"
+    outcome = engine.migrate_source(source)  # once an IndexError, then migrated as if valid
+    first = outcome.diagnostics[0]  # Triton rejects it: refused, saying why (issue 34)
+    assert (first.code, first.decision) == ("TTD108", "untouched") and "not a permutation" in first.message
 
 
 def test_the_users_syntax_warnings_are_not_printed():

@@ -102,12 +102,14 @@ def unstated(obstacle: Obstacle) -> Obstacle:
 
 
 def creation_obstacles(shape, strides, offsets, block, order, facts: FunctionFacts, policy: Policy,
-                       stride_parameters: frozenset[str] = frozenset(), contiguous: bool = False
-                       ) -> tuple[Optional[int], list[Obstacle], bool]:
+                       stride_parameters: frozenset[str] = frozenset(), contiguous: bool = False,
+                       of_view: bool = False) -> tuple[Optional[int], list[Obstacle], bool]:
     """The unit-stride dimension (None if there is none), what rules out any descriptor, and whether the
     unit stride is the one the user stated (`contiguous`), not one the source proves. `stride_parameters`:
     names that count as kernel stride parameters besides the function's own (a helper's parts that every
-    caller fills with one)."""
+    caller fills with one). `of_view`: `contiguous` was stated on the creation's line, of this block pointer's
+    last dimension; stated of a tensor (a kernel, an argument, the configuration), it is of the tensor's
+    innermost dimension, which a transposed view of it has where its `order` says (the tutorials' K^T)."""
     rank = len(block)
     found = []
     if policy.min_triton < DESCRIPTORS:
@@ -116,7 +118,7 @@ def creation_obstacles(shape, strides, offsets, block, order, facts: FunctionFac
         found.append(Obstacle(ttd105_rank.CODE, f"rank {rank}: tensor descriptors have ranks 1 to {MAX_RANK}"))
     unit = ttd103_no_unit_stride.unit_stride_dimension(strides, order, facts.params | stride_parameters)
     # What the user states of the data beats `order`, a hint (fixture order_wrong_hint); a literal 1 is proof.
-    stated = ttd103_no_unit_stride.stated_unit_dimension(strides, facts.params) \
+    stated = ttd103_no_unit_stride.stated_unit_dimension(strides, facts.params, None if of_view else order) \
         if contiguous and not any(int_value(s) == 1 for s in strides) else None
     unit = unit if stated is None else stated
     if unit is None:

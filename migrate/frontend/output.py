@@ -175,8 +175,10 @@ def _fix_owner(result: FileResult) -> Diagnostic | None:
 
 
 def _applicability(result: FileResult) -> str:
-    # A fix that relies on run-time conditions (requirements) is what ruff calls unsafe.
-    return "unsafe" if any(d.requirements for d in result.diagnostics if d.fixed) else "safe"
+    # A fix that relies on run-time conditions (requirements), or that deletes a function (TTD011, opted in),
+    # is what ruff calls unsafe.
+    fixed = [d for d in result.diagnostics if d.fixed]
+    return "unsafe" if any(d.requirements or d.decision == "removed" for d in fixed) else "safe"
 
 
 # --- json: ruff's fields, plus decision and requirements ------------------------------------------------------------
