@@ -256,7 +256,8 @@ class _Unit:
             launched = is_kernel(function) and function.name.value not in self.scan.called
             inline = Inline.of(function, self.stated, lambda node: self.positions.start(node)[0])
             self.facts[id(function)] = FunctionFacts(function, self.names, self.scan.function_assignments[id(function)],
-                                                     launched, inline, self.scan.bound_nowhere)
+                                                     launched, inline, self.scan.bound_nowhere,
+                                                     function.name.value in self.scan.grid_launched)
         return self.facts[id(function)]
 
 
@@ -687,6 +688,7 @@ class _ModuleScan(AssignmentCollector):
         self.parameters: list[cst.Param] = []  # the same
         self.identifiers: set[str] = set()
         self.called: set[str] = set()  # the names functions call (`helper(...)`, `module.helper(...)`)
+        self.grid_launched: set[str] = set()  # the names launched on a grid (`kernel[grid](...)`)
         self._named: Counter[str] = Counter()  # names as they occur, callees of calls included
         self._callees: Counter[str] = Counter()  # names called (`f(...)`)
         self._star = False  # `from x import *`: any name may be bound
@@ -719,6 +721,9 @@ class _ModuleScan(AssignmentCollector):
 
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append(node)
+        if type(node.func) is cst.Subscript and type(node.func.value) in (cst.Name, cst.Attribute):
+            launched = node.func.value
+            self.grid_launched.add(launched.value if type(launched) is cst.Name else launched.attr.value)
         if type(node.func) is cst.Name:
             self._callees[node.func.value] += 1
         if self._stack and type(node.func) in (cst.Name, cst.Attribute):

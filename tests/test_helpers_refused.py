@@ -66,6 +66,9 @@ def test_a_site_met_again_on_a_loops_next_pass_is_reported_once():
      "elsewhere and give its rank and parts (migrate them together); if none, it is dead code"),
     ("@triton.jit\ndef raw(x_ptr):\n    y = walk(x_ptr, 1, 4)\n", "the parameter `p`, to which no call site passes a "
      "block pointer"),
+    ("def launch(x):\n    walk[(1,)](x, 1, 4)\n", "the parameter `p` of `walk`, a kernel this module launches "
+     "(`walk[...](...)`) and no `@triton.jit` function of the files migrated calls: a launch passes tensors and "
+     "scalars, never a block pointer (Triton rejects this use at compile time)"),
 ])
 def test_a_helpers_own_use_of_a_parameter_it_cannot_take_as_parts_says_why(callers, reason):
     source = HEAD + ("@triton.jit\ndef walk(p, N, BN: tl.constexpr):\n    p = tl.advance(p, (BN,))\n"

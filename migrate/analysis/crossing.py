@@ -189,6 +189,11 @@ class Crossing:
         helper, name = self.context.helper if self.context is not None else None, pointer.value
         if helper is None or name not in self.facts.params:
             return f"`{name}`, which is not a block pointer created in this function (a parameter or a call result)"
+        if not self.context.is_called() and self.facts.grid_launched:
+            return f"the parameter `{name}` of `{helper.qualname}`, a kernel this module launches " \
+                   f"(`{helper.qualname.rpartition('.')[2]}[...](...)`) and no `@triton.jit` function of the files " \
+                   "migrated calls: a launch passes tensors and scalars, never a block pointer (Triton rejects this " \
+                   "use at compile time)"
         if not self.context.is_called():
             return f"the parameter `{name}` of `{helper.qualname}`, which nothing in the files migrated calls: its " \
                    "callers, if any, are elsewhere and give its rank and parts (migrate them together); if none, it is " \
