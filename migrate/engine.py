@@ -23,7 +23,7 @@ from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper
 
 from triton_migrate.analysis import ast_tree
-from triton_migrate.analysis.calls import is_kernel
+from triton_migrate.analysis.calls import is_jit, is_kernel, member_called
 from triton_migrate.analysis.dataflow import CrossesFunctions, FunctionAnalysis
 from triton_migrate.analysis.facts import AssignmentCollector, FunctionFacts
 from triton_migrate.analysis.naming import Namer
@@ -729,6 +729,8 @@ class _ModuleScan(AssignmentCollector):
         if self._stack and type(node.func) in (cst.Name, cst.Attribute):
             self.called.add(node.func.value if type(node.func) is cst.Name else node.func.attr.value)
         member = self.names.member(node.func)
+        if member is None and self._stack and any(is_jit(d) for d in self._stack[-1][0].decorators):
+            member = member_called(node, self.names)
         if not _is_site(member, {a.keyword.value for a in node.args if a.keyword is not None}):
             return
         if self._stack:

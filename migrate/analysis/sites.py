@@ -27,7 +27,17 @@ from triton_migrate.rules import (
 from triton_migrate.rules._syntax import keyword
 
 from . import guards, inlining, planner
-from .calls import UnboundCall, bind, bool_value, int_value, string_value, tuple_elements
+from .calls import (
+    UnboundCall,
+    advance_arguments,
+    advanced_base,
+    bind,
+    bool_value,
+    int_value,
+    member_called,
+    string_value,
+    tuple_elements,
+)
 from .records import Creation, Loop, Refusal, SiteForm
 from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, canonical_code, is_none
 
@@ -293,7 +303,7 @@ class Sites:
         if resolved is None:
             return self.untracked_advance(call, state)
         source, deltas = resolved
-        return self.moved(node, name, call.args[0].value.value, source, deltas, state)
+        return self.moved(node, name, advanced_base(call, self.names).value, source, deltas, state)
 
     def copy(self, node, name: str, source: BlockPtr, state: State) -> Value:
         """`k_next = k_ptr`: the same block pointer under another name, whose offsets then move on their own. A
@@ -328,10 +338,9 @@ class Sites:
         return lambda: [ttd002_advance.assign(name, cst.Name(base_name))] if self.reads_pointers(source.creations) \
             else []
 
-    @staticmethod
-    def untracked_advance(call: cst.Call, state: State) -> Value:
+    def untracked_advance(self, call: cst.Call, state: State) -> Value:
         """Advancing a block pointer we do not rewrite keeps it untouched (and reported once)."""
-        base = call.args[0].value if call.args else None
+        base = advanced_base(call, self.names)
         known = state.get(base.value) if isinstance(base, cst.Name) else None
         return known if isinstance(known, Opaque) else OTHER
 
@@ -356,7 +365,7 @@ class Sites:
     def advanced_pointer(self, call: cst.Call, state: State):
         """(block pointer, deltas) for `tl.advance(p, deltas)`, or None (reported) if it is not one we track."""
         try:
-            bound = bind(call, "advance")
+            bound = advance_arguments(call, self.names)
         except UnboundCall:
             self.visit_children(call, state)
             return None
@@ -710,11 +719,10 @@ class Sites:
         self.expr_edits[id(call)] = (value.creations, self.pointer_builder(call, member, bound, value, offsets,
                                                                            deltas))
 
-    @staticmethod
-    def holds_pointers(bound, value: BlockPtr, deltas) -> bool:
+    def holds_pointers(self, bound, value: BlockPtr, deltas) -> bool:
         """Whether the access can read the pointers the block pointer's name holds (`p`, `tl.advance(p, d)`)."""
         pointer = bound["pointer"].value
-        held = pointer.args[0].value if deltas is not None else pointer
+        held = advanced_base(pointer, self.names) if deltas is not None else pointer
         return value.pointers and isinstance(held, cst.Name)
 
     def masks_at_creation(self, call, bound, value: BlockPtr, deltas) -> bool:
@@ -808,7 +816,7 @@ class Sites:
         checked_by_any = set().union(*(dims for _, dims in variants))
         named = self.holds_pointers(bound, value, deltas)
         pointer = bound["pointer"].value
-        held = pointer.args[0].value if deltas is not None else pointer  # `tl.advance(p, ...)` moves `p`'s
+        held = advanced_base(pointer, self.names) if deltas is not None else pointer  # `tl.advance(p, ...)` moves `p`'s
         kinds = ("shape", "range", "stride") if named else ("base", "shape", "stride", "range")
         base, shape, strides, blocks, ranged = self.merged_parts(value, checked_by_any, kinds)
         (self.knowledge.named if named else self.knowledge.rebuilt).update(value.creations)
@@ -879,7 +887,7 @@ class Sites:
 
     def is_site_call(self, node: cst.BaseExpression) -> bool:
         """`tl.make_block_ptr(...)` or `tl.advance(...)`."""
-        return type(node) is cst.Call and self.names.member(node.func) in ("make_block_ptr", "advance")
+        return type(node) is cst.Call and member_called(node, self.names) in ("make_block_ptr", "advance")
 
     def pointer(self, pointer: cst.BaseExpression, state: State):
         if isinstance(pointer, cst.Name):
@@ -889,7 +897,7 @@ class Sites:
             if isinstance(value, Opaque):
                 self.refuse_ambiguous(value, pointer)
             return None
-        if isinstance(pointer, cst.Call) and self.names.member(pointer.func) == "advance":
+        if isinstance(pointer, cst.Call) and member_called(pointer, self.names) == "advance":
             return self.advanced_pointer(pointer, state)
         return None
 

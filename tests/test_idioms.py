@@ -1,0 +1,61 @@
+"""Idioms of code outside our corpus (issue 34, item 4), each read as the spelling the engine already follows:
+the method form of advance, ... Each has a fixture run bit for bit in the interpreter (fixtures/); these tests
+show the reading is exact (the same output as the spelling it stands for) and where it refuses."""
+
+from __future__ import annotations
+
+import differential as D
+
+from triton_migrate.engine import migrate_source
+
+METHOD_ADVANCE = D.FIXTURES / "method_advance"
+
+
+def _as_function_advance(source: str) -> str:
+    """The method_advance fixture with `tl.advance(p, d)` for each `p.advance(d)`."""
+    spelt = source.replace("block = block.advance((ROWS, 0))", "block = tl.advance(block, (ROWS, 0))")
+    spelt = spelt.replace("tl.load(x_block.advance((0, BN))", "tl.load(tl.advance(x_block, (0, BN))")
+    spelt = spelt.replace("x_block = x_block.advance((BM, 0))", "x_block = tl.advance(x_block, (BM, 0))")
+    assert spelt.count("tl.advance(") == 3 and ".advance(" not in spelt.replace("tl.advance(", "")
+    return spelt
+
+
+def test_the_method_form_of_advance_migrates_as_tl_advance_does():
+    """`p.advance(d)` in a loop, in branches, inline in a load and in a helper: the same code as `tl.advance`."""
+    source = (METHOD_ADVANCE / "before.py").read_text()
+    method, function = migrate_source(source), migrate_source(_as_function_advance(source))
+    assert method.new_source is not None and method.new_source == function.new_source
+    assert [(d.line, d.code) for d in method.diagnostics] == [(d.line, d.code) for d in function.diagnostics]
+
+
+def test_the_fixtures_interpreter_patch_runs_the_method_as_tl_advance(tmp_path):
+    """The harness lets Triton 3.8's interpreter run `p.advance(d)` (its compiler does): the outputs are those
+    of the `tl.advance` spelling, bit for bit, so before.py's run is the method's semantics."""
+    spelt = tmp_path / "spelt.py"
+    spelt.write_text(_as_function_advance((METHOD_ADVANCE / "before.py").read_text()))
+    assert D.compare_runs(D.run_fixture(METHOD_ADVANCE), D.run_fixture(METHOD_ADVANCE, str(spelt)), "spelt") == []
+
+
+HEAD = "import triton\nimport triton.language as tl\n\n\n"
+KERNEL = HEAD + """@triton.jit
+def k(x_ptr, N, STEPS, BN: tl.constexpr):
+    p = tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (BN,), (0,))
+    for _ in range(STEPS):
+        {advance}
+    tl.store(p, tl.zeros((BN,), tl.float32), boundary_check=(0,))
+"""
+
+
+def test_a_method_advance_by_a_tuple_the_rewrite_cannot_read_is_refused():
+    outcome = migrate_source(KERNEL.format(advance="p = p.advance(DELTAS)"))
+    assert outcome.new_source is None
+    assert [(d.code, d.line) for d in outcome.diagnostics] == [("TTD108", 7)]
+    assert "deltas must be a literal tuple" in outcome.diagnostics[0].message
+
+
+def test_host_codes_advance_method_is_no_site():
+    """`.advance()` outside `@triton.jit` code is another object's (an iterator, a scheduler)."""
+    source = KERNEL.format(advance="p = p.advance((BN,))") + "\n\ndef drive(clock):\n    clock.advance(1)\n"
+    outcome = migrate_source(source)
+    assert outcome.new_source is not None and "clock.advance(1)" in outcome.new_source
+    assert {d.code for d in outcome.diagnostics} == {"TTD006"}
