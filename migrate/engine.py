@@ -33,6 +33,7 @@ from triton_migrate.analysis import guards, stated
 from triton_migrate.analysis.prefilter import SITE_KEYWORDS, SITE_MEMBERS
 from triton_migrate.analysis.program import Key, Locate, Program
 from triton_migrate.analysis.stated import Inline
+from triton_migrate.analysis.borrowed import Borrowed
 from triton_migrate.analysis.triton_names import TritonNames, imported_elsewhere, reexported
 from triton_migrate.analysis.values import canonical_code
 from triton_migrate.analysis.walk import walk
@@ -155,14 +156,15 @@ def _is_site_call(names: TritonNames, call: ast.Call) -> bool:
 
 
 def migrate_source(source: str, verify: bool = True, policy: Policy | None = None,
-                   rewrite: bool = True, launch: str | None = None, removable: frozenset[str] = frozenset()
-                   ) -> FileOutcome:
+                   rewrite: bool = True, launch: str | None = None, removable: frozenset[str] = frozenset(),
+                   imported: tuple[Borrowed, ...] = ()) -> FileOutcome:
     """Diagnostics for every site and the migrated source. With `verify` (whenever the new source is
     going to be shown or written) the output is re-parsed and re-migrated: it must be a fixed point.
-    `rewrite=False` (a check that only reports) skips producing the new source: `new_source` is None."""
+    `rewrite=False` (a check that only reports) skips producing the new source: `new_source` is None.
+    `imported`: names it imports from modules outside the run that bind them to triton (migrate_sources)."""
     try:
         return migrate_sources({"": source}, verify, policy, rewrite, launch={"": launch} if launch else None,
-                               removable={"": removable})[""]
+                               removable={"": removable}, imported={"": imported})[""]
     except ModuleFailure as failure:
         raise failure.error
 
@@ -170,7 +172,8 @@ def migrate_source(source: str, verify: bool = True, policy: Policy | None = Non
 def migrate_sources(sources: dict[str, str], verify: bool = True, policy: Policy | None = None,
                     rewrite: bool = True, locate: Locate = absolute_module,
                     frozen: dict[str, str] | None = None, launch: dict[str, str] | None = None,
-                    removable: dict[str, frozenset[str]] | None = None) -> dict[str, FileOutcome]:
+                    removable: dict[str, frozenset[str]] | None = None,
+                    imported: dict[str, tuple[Borrowed, ...]] | None = None) -> dict[str, FileOutcome]:
     """The same for modules migrated together, so that block pointers passed to helpers in another module
     are migrated on both sides. Keys: module names; `locate(importer, level, module)` names the module an
     import in `importer` refers to (by default, keys are dotted names). `frozen` (name -> why): modules
@@ -179,19 +182,25 @@ def migrate_sources(sources: dict[str, str], verify: bool = True, policy: Policy
     (`_triton_launch`, rules/_launch_support.py); a module not named there gets it pasted in.
     `removable` (name -> function names): the uncalled helpers (FileOutcome.uncalled_helpers) that nothing
     in the project names, which the module then loses (TTD011); by default none.
+    `imported` (name -> Borrowed): the names a module imports from modules outside the run (installed, or
+    elsewhere in its project) that bind them to triton, as the front end read them or the configuration states
+    them (frontend/triton_modules.py); a module of the run that binds them decides first.
     A module that fails raises ModuleFailure naming it: run again with it frozen to migrate the others."""
     policy, frozen, launch, removable = policy or Policy(), frozen or {}, launch or {}, removable or {}
+    imported = {name: found for name, found in (imported or {}).items() if found}
     try:
         try:
-            outcomes = _migrate(sources, policy, locate, frozen, launch, removable, rewrite, from_ast=not rewrite)
+            outcomes = _migrate(sources, policy, locate, frozen, launch, removable, rewrite, from_ast=not rewrite,
+                                imported=imported)
         except ast_tree.Unsupported:  # syntax the rebuilt tree lacks: libcst's parse decides
-            outcomes = _migrate(sources, policy, locate, frozen, launch, removable, rewrite)
+            outcomes = _migrate(sources, policy, locate, frozen, launch, removable, rewrite, imported=imported)
     except RecursionError as error:  # in the program's own bookkeeping, which no one module is to blame for
         raise SourceError("too deeply nested for the analysis", 0) from error
     changed = {name: o.new_source for name, o in outcomes.items() if o.new_source is not None}
     if verify and changed:
         trees: dict[str, ast.Module | None] = {}  # the output's ast, parsed once for both checks
-        _check_fixed_point({**sources, **changed}, policy, locate, frozen, launch, removable, trees)  # first: it parses
+        _check_fixed_point({**sources, **changed}, policy, locate, frozen, launch, removable, trees,  # first: it parses
+                           imported)
         _check_names_bound(sources, changed, trees)
     return outcomes
 
@@ -209,10 +218,10 @@ def _check_names_bound(sources: dict[str, str], changed: dict[str, str], trees: 
 
 def _check_fixed_point(new_sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str],
                        launch: dict[str, str], removable: dict[str, frozenset[str]],
-                       trees: dict[str, ast.Module | None]) -> None:
+                       trees: dict[str, ast.Module | None], imported: dict[str, tuple[Borrowed, ...]]) -> None:
     """`trees` gains the ast of each module it parses."""
     try:
-        again = _migrate(new_sources, policy, locate, frozen, launch, removable, trees=trees)
+        again = _migrate(new_sources, policy, locate, frozen, launch, removable, trees=trees, imported=imported)
     except ModuleFailure as failure:
         if not isinstance(failure.error, SourceError):
             raise
@@ -325,12 +334,17 @@ def _launch_support_bound(module: cst.Module) -> dict[str, str]:
 
 def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str],
              launch: dict[str, str], removable: dict[str, frozenset[str]], rewrite: bool = True, from_ast: bool = False,
-             trees: dict[str, ast.Module | None] | None = None, copies: int = MAX_COPY_ROUNDS
-             ) -> dict[str, FileOutcome]:
+             trees: dict[str, ast.Module | None] | None = None, copies: int = MAX_COPY_ROUNDS,
+             imported: dict[str, tuple[Borrowed, ...]] | None = None) -> dict[str, FileOutcome]:
     """`trees` gains the ast of each module that is not frozen. `copies`: how many more times helpers may be
     copied per call signature (a copy's own calls may then differ)."""
-    trees = {} if trees is None else trees
+    trees, imported = {} if trees is None else trees, imported or {}
     borrowed = _borrowed(sources, locate, frozen, trees) if len(sources) > 1 else {}
+    stated = {}  # name -> the stated bindings its rewrite relies on
+    for name, found in imported.items():  # after the modules of the run: where one binds a name, it decides
+        names = borrowed.setdefault(name, TritonNames())
+        stated[name] = tuple(b for b in found if b.stated is not None and b.local not in names.bound)
+        names.adopt_outside(found)
     units = [u for u in (_blamed_unit(name, text, True, from_ast, trees, borrowed.get(name))
                          for name, text in sources.items() if name not in frozen) if u is not None]
     program, inherited = None, {}
@@ -347,7 +361,7 @@ def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: di
         if plan:
             return _with_copies(sources, plan, program, trees, rewrite,
                                 lambda copied: _migrate(copied, policy, locate, frozen, launch, removable, rewrite,
-                                                        from_ast, copies=copies - 1))
+                                                        from_ast, copies=copies - 1, imported=imported))
     outcomes = {name: FileOutcome((), None) for name in sources}
     with_units = {unit.module_name for unit in units}
     for name, source in sources.items():
@@ -357,9 +371,20 @@ def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: di
     for unit in units:
         own = [a for u, a in analyses if u is unit]
         with _blame(unit.module_name):
-            outcomes[unit.module_name] = _outcome(unit, own, policy, rewrite, launch.get(unit.module_name),
-                                                  removable.get(unit.module_name, frozenset()))
+            outcomes[unit.module_name] = _relying(_outcome(unit, own, policy, rewrite, launch.get(unit.module_name),
+                                                           removable.get(unit.module_name, frozenset())),
+                                                  stated.get(unit.module_name, ()))
     return outcomes
+
+
+def _relying(outcome: FileOutcome, stated: tuple[Borrowed, ...]) -> FileOutcome:
+    """The outcome of a module whose `tl` (or `triton`) only the configuration says is Triton's: each rewrite
+    relies on that, as on a stated fact, and says so (the report's `requires`; an unsafe fix in JSON)."""
+    if not stated:
+        return outcome
+    relied = tuple(b.requirement() for b in stated)
+    return replace(outcome, diagnostics=tuple(replace(d, requirements=d.requirements + relied) if d.fixed else d
+                                              for d in outcome.diagnostics))
 
 
 def _with_copies(sources: dict[str, str], plan: dict, program: Program, trees: dict[str, ast.Module | None],
@@ -419,11 +444,13 @@ def _imported_elsewhere(source: str, tree: ast.Module, borrowed: TritonNames | N
     found = []
     for call, head, origin in calls:
         line, column = positions.start(call)
+        statement = f"`--triton-module {origin}.{head}={'triton' if head == 'triton' else 'triton.language'}`" \
+            if not origin.startswith(".") else "`triton-modules`, under the module's full name"
         found.append(Diagnostic(line, column + 1, ttd202_triton_imported_elsewhere.CODE,
                                 f"`{head}` is imported from `{origin}`, which is not known to import it from triton "
-                                "(it is not migrated with this module, or it imports another package): the block "
-                                "pointer is left as it is",
-                                False, "untouched"))
+                                "(neither the files migrated, its project nor the installed packages have it, or it "
+                                "imports another package): the block pointer is left as it is; if it is triton's, "
+                                f"state it ({statement})", False, "untouched"))
     return tuple(found)
 
 

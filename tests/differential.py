@@ -67,9 +67,14 @@ def default_policy_fixture_dirs() -> list[Path]:
 def import_path(path: Path, tag: str):
     """Import ``path`` as a fresh module with a unique name (registered in sys.modules,
     which Triton's JIT uses to find globals and source). Its directory is on sys.path while
-    it runs, as a script's is: a kernel imports its fixture's other ``modules`` by name."""
+    it runs, as a script's is: a kernel imports its fixture's other ``modules`` by name. A
+    fixture directory with an ``__init__.py`` is a package (fixtures/ is on sys.path): its
+    modules are imported inside it, where relative imports resolve."""
     path = Path(path)
     name = f"_tmfx_{path.parent.name}_{tag}_{next(_counter)}"
+    if (path.parent / "__init__.py").is_file() and path.parent.parent == FIXTURES:
+        _ensure_fixtures_on_path()
+        name = f"{path.parent.name}.{name}"
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod

@@ -5,7 +5,6 @@ show the reading is exact (the same output as the spelling it stands for) and wh
 from __future__ import annotations
 
 import differential as D
-
 from triton_migrate.engine import migrate_source
 
 METHOD_ADVANCE = D.FIXTURES / "method_advance"
