@@ -25,7 +25,7 @@ from libcst.metadata import MetadataWrapper
 from triton_migrate.analysis import ast_tree
 from triton_migrate.analysis.calls import is_jit, is_kernel, member_called
 from triton_migrate.analysis.dataflow import CrossesFunctions, FunctionAnalysis
-from triton_migrate.analysis.facts import AssignmentCollector, FunctionFacts
+from triton_migrate.analysis.facts import AssignmentCollector, FunctionFacts, module_constants
 from triton_migrate.analysis.naming import Namer
 from triton_migrate.analysis.packages import absolute_module
 from triton_migrate.analysis.positions import Positions
@@ -259,6 +259,13 @@ class _Unit:
     launch_bound: frozenset[str] = frozenset()
     stated: dict[int, dict[str, str]] = field(default_factory=dict)  # line -> `# migrate: assume[...]` facts
     facts: dict[int, FunctionFacts] = field(default_factory=dict)  # id(function) -> its facts
+    _constants: dict | None = None  # facts.module_constants, once a function asks
+
+    @property
+    def constants(self) -> dict:
+        if self._constants is None:
+            self._constants = module_constants(self.module, self.scan.assignments, self.names)
+        return self._constants
 
     def facts_of(self, function: cst.FunctionDef) -> FunctionFacts:
         if id(function) not in self.facts:
@@ -266,7 +273,7 @@ class _Unit:
             inline = Inline.of(function, self.stated, lambda node: self.positions.start(node)[0])
             self.facts[id(function)] = FunctionFacts(function, self.names, self.scan.function_assignments[id(function)],
                                                      launched, inline, self.scan.bound_nowhere,
-                                                     function.name.value in self.scan.grid_launched)
+                                                     function.name.value in self.scan.grid_launched, self.constants)
         return self.facts[id(function)]
 
 

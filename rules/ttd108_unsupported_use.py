@@ -2,11 +2,18 @@
 
 Why: everything the codemod rewrites it must model exactly. A block pointer compared, stored in a tuple,
 created outside a plain `name = tl.make_block_ptr(...)` (or `name = tl.make_block_ptr(...) if FLAG else
-None`, which migrates as `if FLAG:` statements would), or given a `boundary_check` that is not a literal (a
-tuple with as many entries as the block pointer has dimensions is read as checking all of them, whatever their
-spelling: Triton compiles nothing else), or a `padding_option` that is neither a literal nor a name, is left
-untouched and reported. A `padding_option` that
-is a name (a constexpr) keeps the access off descriptors (TTD006 says why).
+None`, which migrates as `if FLAG:` statements would), or given a `boundary_check` whose dimensions the
+source does not show, or a `padding_option` that is neither a literal nor a name, is left untouched and
+reported. A `boundary_check` is read where it is a literal (a tuple with as many entries as the block pointer
+has dimensions checks all of them, whatever their spelling: Triton compiles nothing else), a name that holds one
+literal wherever the function reads it (a module's `CHECK = (0, 1)` or `tl.constexpr(...)`, a local assigned
+once), a constexpr flag's choice between literals (`(0, 1) if CHECK_ROWS else (1,)`), or a helper's parameter
+that its calls fill with literals. A kernel's constexpr parameter (`boundary_check=CHECK`) is refused: each
+launch chooses it, no one access is exact for every value, and Triton has no compile-time `in` with which to
+choose the dimensions per value (a chain of `CHECK == (0, 1)` tests over every spelling, order and duplicate
+included, is no code anyone would keep); the message says how to spell it so that it migrates. A
+`padding_option` that is a name (a constexpr) keeps the access off descriptors (TTD006 says why); one that holds
+a literal (a module's `PADDING = tl.constexpr("zero")`) is that literal.
 
 A load or store with a real `mask=` or `other=` on a block pointer is another matter: Triton rejects it at
 compile time in every version, so the access never compiled, and no migration could make it mean anything. A
@@ -17,7 +24,8 @@ kernel fails to compile as it always did. On a line of several statements, where
 before it, it stays as it is and is reported. `mask=None` and `other=None` are no mask (Triton 3.7 and earlier
 took them so) and migrate as if absent.
 
-Fixtures: mask_none, scalar_and_conditional_parts (accepted), store_mask_never_compiled; property test.
+Fixtures: mask_none, scalar_and_conditional_parts (accepted), store_mask_never_compiled, boundary_check_named
+(names that hold a literal); tests/test_idioms.py (refusals); property test.
 """
 
 CODE = "TTD108"

@@ -29,7 +29,7 @@ CASES = {
                                   "callers' block pointers cannot be migrated"),
     "helper cannot migrate its use": (HEAD + "@triton.jit\ndef load(p):\n    return tl.load(p, boundary_check=(0,), "
                                       "padding_option=PADDINGS[0])\n\n" + KERNEL.format("    y = load(x)"),
-                                      "in the helper, `boundary_check` must be a literal"),
+                                      "in the helper, `padding_option` must be a literal or a name"),
 }
 
 

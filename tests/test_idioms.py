@@ -5,6 +5,7 @@ show the reading is exact (the same output as the spelling it stands for) and wh
 from __future__ import annotations
 
 import differential as D
+import pytest
 from triton_migrate.engine import migrate_source
 
 METHOD_ADVANCE = D.FIXTURES / "method_advance"
@@ -58,3 +59,37 @@ def test_host_codes_advance_method_is_no_site():
     outcome = migrate_source(source)
     assert outcome.new_source is not None and "clock.advance(1)" in outcome.new_source
     assert {d.code for d in outcome.diagnostics} == {"TTD006"}
+
+
+CHECKED = HEAD + """{module}@triton.jit
+def k(x_ptr, N, BN: tl.constexpr, CHECK: tl.constexpr):
+    p = tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (BN,), (0,))
+{local}    tl.store(p, tl.zeros((BN,), tl.float32), boundary_check={check})
+"""
+
+
+@pytest.mark.parametrize("module, local, check", [
+    ("ROWS = (0,)\n\n\n", "", "ROWS"),
+    ('ROWS = tl.constexpr((0,))\n\n\n', "", "ROWS"),
+    ("", "    rows = (0,)\n", "rows"),
+])
+def test_a_check_named_once_reads_as_its_literal(module, local, check):
+    """The same output as the literal's, less the local the migration leaves unread (as F841 would ask)."""
+    outcome = migrate_source(CHECKED.format(module=module, local=local, check=check))
+    literal = migrate_source(CHECKED.format(module=module, local="", check="(0,)"))
+    assert [d.code for d in outcome.diagnostics] == ["TTD006"]
+    assert outcome.new_source == literal.new_source
+
+
+@pytest.mark.parametrize("module, local, check, reason", [
+    ("", "", "CHECK", ("`boundary_check` is the parameter `CHECK`, which each launch (or call) chooses: no one "
+                       "access is exact for every value it may take")),
+    ("", "", "cfg.ROWS", "`boundary_check` is `cfg.ROWS`, whose dimensions the source does not show"),
+    ("ROWS = (0,)\nROWS = (1,)\n\n\n", "", "ROWS", "`boundary_check` is `ROWS`"),  # assigned twice
+    ("", "    rows = (0,)\n    if N > 4:\n        rows = ()\n", "rows", "`boundary_check` is `rows`"),
+    ("CHECK = (0,)\n\n\n", "", "CHECK", "the parameter `CHECK`"),  # the parameter hides the module's name
+])
+def test_a_check_whose_dimensions_the_source_does_not_show_is_refused_with_why(module, local, check, reason):
+    outcome = migrate_source(CHECKED.format(module=module, local=local, check=check))
+    assert outcome.new_source is None
+    assert [d.code for d in outcome.diagnostics] == ["TTD108"] and reason in outcome.diagnostics[0].message

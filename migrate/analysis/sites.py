@@ -474,9 +474,16 @@ class Sites:
         same literal (`load_block(x_block, boundary_check=(0, 1), ...)`) reads as that literal; a `boundary_check`
         that calls fill with several (lmdeploy's `_load_kv(ptrs, boundary_check)`, given `None`, `(1,)` or
         `(0, 1)` as constexpr flags chose them) reads as a choice between them, on the parameter itself:
-        `None if boundary_check is None else (1,) if boundary_check == (1,) else (0, 1)`, one access each."""
+        `None if boundary_check is None else (1,) if boundary_check == (1,) else (0, 1)`, one access each. A name
+        that holds one literal wherever the function reads it (a module's `CHECK = tl.constexpr((0, 1))`, a local
+        `check = (0, 1)`) reads as that literal."""
         for key in ("boundary_check", "padding_option"):
             node = bound[key].value if key in bound else None
+            constant = self.facts.constant(node.value) if isinstance(node, cst.Name) and node.value != "None" \
+                else None
+            if constant is not None:
+                bound = {**bound, key: bound[key].with_changes(value=constant)}
+                continue
             if not (isinstance(node, cst.Name) and node.value in self.facts.params and self.context is not None
                     and not self.facts.assignments.get(node.value)):
                 continue
@@ -562,10 +569,22 @@ class Sites:
             return Refusal(ttd108_unsupported_use.CODE, f"`tl.{member}` with `{self.user_mask(bound)[0]}=` on a block "
                            "pointer, which Triton rejects at compile time (every version), on a line of several "
                            "statements (a `tl.static_assert` that keeps it so would go before it)", call)
-        if self.checked_dims(bound, len(value.dims)) is None or self.padding(bound) is None:
-            return Refusal(ttd108_unsupported_use.CODE, "`boundary_check` must be a literal, `padding_option` a "
-                           "literal or a name", call)
+        if self.checked_dims(bound, len(value.dims)) is None:
+            return Refusal(ttd108_unsupported_use.CODE, self.unread_check(bound["boundary_check"].value), call)
+        if self.padding(bound) is None:
+            return Refusal(ttd108_unsupported_use.CODE, "`padding_option` must be a literal or a name", call)
         return None
+
+    def unread_check(self, check: cst.BaseExpression) -> str:
+        """Why a `boundary_check` cannot be read, and what would make it readable."""
+        spelt = self.facts.canonical_code(check)
+        if isinstance(check, cst.Name) and check.value in self.facts.params:
+            return f"`boundary_check` is the parameter `{spelt}`, which each launch (or call) chooses: no one " \
+                   "access is exact for every value it may take, and Triton has no compile-time test of which " \
+                   "dimensions a tuple holds (no `in`); give it as a literal, or one literal per constexpr flag " \
+                   "(`boundary_check=(0, 1) if CHECK_ROWS else (1,)`)"
+        return f"`boundary_check` is `{spelt}`, whose dimensions the source does not show (a literal, a name " \
+               "assigned one literal, a constexpr flag's choice between literals, or dimensions below the rank)"
 
     def obstacles(self, member: str, bound, value: BlockPtr, deltas) -> list:
         creations = [self.creations_by_id(c) for c in self.knowledge.in_order(value.creations)]
