@@ -29,7 +29,7 @@ from triton_migrate.analysis.facts import AssignmentCollector, FunctionFacts, mo
 from triton_migrate.analysis.naming import Namer
 from triton_migrate.analysis.packages import absolute_module
 from triton_migrate.analysis.positions import Positions
-from triton_migrate.analysis import guards, stated
+from triton_migrate.analysis import guards, stated, tuples
 from triton_migrate.analysis.prefilter import SITE_KEYWORDS, SITE_MEMBERS
 from triton_migrate.analysis.program import Key, Locate, Program
 from triton_migrate.analysis.stated import Inline
@@ -188,6 +188,71 @@ def migrate_sources(sources: dict[str, str], verify: bool = True, policy: Policy
     A module that fails raises ModuleFailure naming it: run again with it frozen to migrate the others."""
     policy, frozen, launch, removable = policy or Policy(), frozen or {}, launch or {}, removable or {}
     imported = {name: found for name, found in (imported or {}).items() if found}
+    spellings = {}  # modules with block pointers kept in tuples, respelt with a name per element (tuples.py)
+    for name, source in sources.items():
+        if name not in frozen and tuples.may_hold(source):
+            with _blame(name):
+                tree = _ast_parse(source)
+            spelling = tuples.desugared(source, tree) if tree is not None else None
+            if spelling is not None:
+                spellings[name] = spelling
+    kept_as_written = {}  # module -> its spelling and why it was not kept
+    while True:  # a respelling kept only where every block pointer of its functions migrates
+        respelt = {**sources, **{name: s.text for name, s in spellings.items()}}
+        try:
+            outcomes = _migrate_verified(respelt, verify, policy, rewrite, locate, frozen, launch, removable,
+                                         imported)
+        except ModuleFailure as failure:
+            if failure.module not in spellings:
+                raise
+            del spellings[failure.module]
+            continue
+        dropped = {name: why for name, s in spellings.items()
+                   if (why := _respelling_fails(outcomes[name], s, rewrite)) is not None}
+        if not dropped:
+            return {name: _as_written(_spelt_back(outcome, spellings.get(name)), kept_as_written.get(name))
+                    for name, outcome in outcomes.items()}
+        for name, why in dropped.items():
+            kept_as_written[name] = (spellings.pop(name), why)
+
+
+def _respelling_fails(outcome: FileOutcome, spelling: tuples.Spelling, rewrite: bool) -> str | None:
+    """Why a module respelt with a name per tuple element is migrated as written instead (some block pointer of a
+    respelt function does not migrate: what its report says), or None."""
+    refused = [d for d in _spelt_back(outcome, spelling).diagnostics
+               if not d.fixed and spelling.in_respelt(d.line)]
+    if refused:
+        return f"line {refused[0].line}: {refused[0].code} {SEE_LINE.sub('', refused[0].message)}"
+    return "nothing would change" if outcome.new_source is None and rewrite else None
+
+
+def _as_written(outcome: FileOutcome, kept: tuple[tuples.Spelling, str] | None) -> FileOutcome:
+    """A module migrated as written although it holds block pointers in tuples: each refusal of such a tuple says
+    why it was not followed element by element."""
+    if kept is None:
+        return outcome
+    spelling, why = kept
+    note = f" (a tuple read only by literal indices is followed as one name per element where every block " \
+           f"pointer of its function then migrates; here, {why})"
+    return replace(outcome, diagnostics=tuple(replace(d, message=d.message + note)
+                                              if not d.fixed and spelling.in_tuple(d.line) else d
+                                              for d in outcome.diagnostics))
+
+
+def _spelt_back(outcome: FileOutcome, spelling: tuples.Spelling | None) -> FileOutcome:
+    """What a respelt module's migration reports, at the positions and with the names of the source as written."""
+    if spelling is None:
+        return outcome
+    moved = []
+    for d in outcome.diagnostics:
+        line, column = spelling.original(d.line, d.column)
+        moved.append(replace(d, line=line, column=column, message=spelling.message(d.message)))
+    return replace(outcome, diagnostics=tuple(moved))
+
+
+def _migrate_verified(sources: dict[str, str], verify: bool, policy: Policy, rewrite: bool, locate: Locate,
+                      frozen: dict[str, str], launch: dict[str, str], removable: dict[str, frozenset[str]],
+                      imported: dict[str, tuple[Borrowed, ...]]) -> dict[str, FileOutcome]:
     try:
         try:
             outcomes = _migrate(sources, policy, locate, frozen, launch, removable, rewrite, from_ast=not rewrite,

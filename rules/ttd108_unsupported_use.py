@@ -1,6 +1,7 @@
 """TTD108 unsupported-use: block pointer used in a way the rewrite does not model.
 
-Why: everything the codemod rewrites it must model exactly. A block pointer compared, stored in a tuple,
+Why: everything the codemod rewrites it must model exactly. A block pointer compared, stored in a tuple that
+is used otherwise than by literal indices (passed whole, `len(ps)`, a computed index, `ps = (ps[1], ps[0])`),
 created outside a plain `name = tl.make_block_ptr(...)` (or `name = tl.make_block_ptr(...) if FLAG else
 None`, which migrates as `if FLAG:` statements would), or given a `boundary_check` whose dimensions the
 source does not show, or a `padding_option` that is neither a literal nor a name, is left untouched and
@@ -24,7 +25,12 @@ kernel fails to compile as it always did. On a line of several statements, where
 before it, it stays as it is and is reported. `mask=None` and `other=None` are no mask (Triton 3.7 and earlier
 took them so) and migrate as if absent.
 
-Fixtures: mask_none, scalar_and_conditional_parts (accepted), store_mask_never_compiled, boundary_check_named
+A tuple of block pointers read only by literal indices (`ps = (tl.make_block_ptr(...), ...)`, `tl.load(ps[0])`,
+`ps = (tl.advance(ps[0], d), ps[1])`) is only its elements: such a function is migrated as the same code with one
+name per element (`ps_0`, `ps_1`: analysis/tuples.py), where every block pointer of the function then migrates;
+otherwise the module is migrated as written, and the tuple's report says which block pointer stood in the way.
+
+Fixtures: tuple_of_block_pointers, helper_refused_keeps_caller (a tuple used whole), mask_none, scalar_and_conditional_parts (accepted), store_mask_never_compiled, boundary_check_named
 (names that hold a literal); tests/test_idioms.py (refusals); property test.
 """
 

@@ -93,3 +93,45 @@ def test_a_check_whose_dimensions_the_source_does_not_show_is_refused_with_why(m
     outcome = migrate_source(CHECKED.format(module=module, local=local, check=check))
     assert outcome.new_source is None
     assert [d.code for d in outcome.diagnostics] == ["TTD108"] and reason in outcome.diagnostics[0].message
+
+
+TUPLE = HEAD + """@triton.jit
+def k(a, o, M, N, BM: tl.constexpr, BN: tl.constexpr, CHECK: tl.constexpr):
+    pid = tl.program_id(0)
+    ps = (tl.make_block_ptr(a, (M, N), (N, 1), (pid * BM, 0), (BM, BN), (1, 0)),
+          tl.make_block_ptr(o, (M, N), (N, 1), (pid * BM, 0), (BM, BN), (1, 0)))
+{between}    x = tl.load(ps[{first}], boundary_check=(0, 1))
+    tl.store(ps[1], x + 1, boundary_check={check})
+    q = tl.make_block_ptr(o, (M, N), (N, 1), (pid * BM, 0), (BM, BN), (1, 0))
+    tl.store(q, x, boundary_check=(0, 1))
+"""
+
+
+def test_a_tuple_of_block_pointers_reports_where_and_as_the_source_spells_it():
+    outcome = migrate_source(TUPLE.format(between="", first=0, check="(0, 1)"))
+    found = [(d.line, d.column, d.code) for d in outcome.diagnostics]
+    assert found == [(8, 11, "TTD006"), (9, 11, "TTD006"), (12, 9, "TTD006")]
+    assert "block pointer `ps[0]` →" in outcome.diagnostics[0].message
+    assert "ps_0 = a + " in outcome.new_source and "(" not in outcome.new_source.split("ps_0 = ")[0][-8:]
+
+
+@pytest.mark.parametrize("between, first, check", [
+    ("    ps = (ps[1], ps[0])\n", 0, "(0, 1)"),  # one by one, the second element would read the new first
+    ("    tl.static_assert(len(ps) == 2)\n", 0, "(0, 1)"),  # used whole
+    ("", "pid", "(0, 1)"),  # an index that is no literal
+    ("", 0, "CHECK"),  # an element that cannot migrate: the module is migrated as written
+])
+def test_a_tuple_read_otherwise_or_that_cannot_migrate_whole_is_left_as_written(between, first, check):
+    source = TUPLE.format(between=between, first=first, check=check)
+    outcome = migrate_source(source)
+    assert [d.code for d in outcome.diagnostics if d.line in (8, 9)] == ["TTD108", "TTD108"]
+    assert outcome.new_source is not None and "ps_0" not in outcome.new_source
+    assert "    ps = (tl.make_block_ptr(a, (M, N)" in outcome.new_source  # the tuple as written
+    assert "q = o + " in outcome.new_source  # the function's other block pointer still migrates
+
+
+def test_a_tuple_left_as_written_because_an_element_cannot_migrate_says_so():
+    outcome = migrate_source(TUPLE.format(between="", first=0, check="CHECK"))
+    creation = next(d for d in outcome.diagnostics if d.line == 8)
+    assert "followed as one name per element where every block pointer of its function then migrates; here, " \
+           "line 9: TTD108 `boundary_check` is the parameter `CHECK`" in creation.message
