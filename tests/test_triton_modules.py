@@ -177,3 +177,10 @@ def test_a_module_of_the_run_binding_tl_under_if_has_triton_is_followed():
                                 "vllm.ops": KERNEL})
     assert [d.code for d in outcomes["vllm.ops"].diagnostics] == ["TTD006", "TTD006"]
     assert outcomes["vllm.ops"].new_source is not None
+
+
+def test_a_module_whose_source_is_found_needs_no_statement(plugin):
+    """Stated and readable: what the source shows is proven, so no rewrite lists the statement."""
+    install(plugin / "site")
+    done = invoke("-j1", "--no-cache", "--triton-module", "vllm.triton_utils.tl=triton.language", "plugin")
+    assert codes(done.stdout) == ["TTD006", "TTD006"] and "stated (" not in done.stdout

@@ -53,8 +53,9 @@ def imported(path: str, data: bytes, stated: Stated = (), search: Sequence[str] 
             full = _bound_by_triton(target, name)
             binding = Borrowed(local, full, source) if full is not None else None
         else:
-            binding = _stated(stated, target, name, local, source) or \
-                _read(path, level, module, name, local, source, tuple(sys.path if search is None else search))
+            # what the module's source shows needs no one's word; the statement covers what it does not
+            binding = _read(path, level, module, name, local, source, tuple(sys.path if search is None else search)) \
+                or _stated(stated, target, name, local, source)
         if binding is not None:
             found.append(binding)
     return tuple(found)
