@@ -29,7 +29,7 @@ from triton_migrate.analysis.facts import AssignmentCollector, FunctionFacts, mo
 from triton_migrate.analysis.naming import Namer
 from triton_migrate.analysis.packages import absolute_module
 from triton_migrate.analysis.positions import Positions
-from triton_migrate.analysis import guards, stated, tuples
+from triton_migrate.analysis import guards, inlining, stated, tuples
 from triton_migrate.analysis.prefilter import SITE_KEYWORDS, SITE_MEMBERS
 from triton_migrate.analysis.program import Key, Locate, Program
 from triton_migrate.analysis.stated import Inline
@@ -601,12 +601,16 @@ def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], sett
 
 def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool, launch: str | None,
              removable: frozenset[str]) -> FileOutcome:
-    uncalled = [analysis for analysis in analyses if _is_uncalled_helper(analysis, unit.module)]
-    dead = [analysis for analysis in uncalled if analysis.function.name.value in removable]
+    uncalled = [analysis for analysis in analyses if _is_uncalled_helper(analysis, unit)]
+    dead = [analysis for analysis in uncalled
+            if policy.unsafe_fixes and analysis.function.name.value in removable]
     analyses = [analysis for analysis in analyses if analysis not in dead]
-    diagnostics = [d for analysis in analyses for d in _diagnostics(analysis, unit.positions, unit.namer)]
+    diagnostics = [_kept_helper(d, analysis, unit) for analysis in analyses
+                   for d in _diagnostics(analysis, unit.positions, unit.namer)]
     diagnostics += [_removed(d, analysis.function.name.value) for analysis in dead
                     for d in _diagnostics(analysis, unit.positions, unit.namer)]
+    diagnostics += [_removed_creator(analysis, unit.positions) for analysis in analyses
+                    if analysis.context is not None and analysis.context.removed(policy)]
     kept = tuple(analysis.function.name.value for analysis in uncalled if analysis not in dead)
     for call in unit.scan.stray_calls:
         line, column = unit.positions.start(call)
@@ -634,17 +638,41 @@ def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool, launch:
     return FileOutcome(tuple(diagnostics), new_source if new_source != unit.source else None, imported, kept)
 
 
-def _is_uncalled_helper(analysis: FunctionAnalysis, module: cst.Module) -> bool:
-    """A function of the module's top level that takes block pointers no function of the program passes it
-    (its sites are left, TTD201): dead code unless something outside the program calls it."""
-    context = analysis.context
-    return bool(analysis.orphans) and context is not None and context.helper is not None and \
-        not context.is_called() and any(statement is analysis.function for statement in module.body)
+def _is_uncalled_helper(analysis: FunctionAnalysis, unit: _Unit) -> bool:
+    """A function of the module's top level with parameters it uses as block pointers that no function of
+    the program passes it (its sites are left, TTD201): dead code unless something outside the program calls
+    it. Never a kernel: a function without such a parameter (its block pointers come from elsewhere, a
+    helper's result), or one its own module names again (a launch, `kernel[grid](...)`)."""
+    context, name = analysis.context, analysis.function.name.value
+    return bool(analysis.orphan_parameters) and context is not None and context.helper is not None and \
+        not context.is_called() and any(statement is analysis.function for statement in unit.module.body) and \
+        not unit.scan.named_again(name)
 
 
 def _removed(diagnostic: Diagnostic, helper: str) -> Diagnostic:
     return replace(diagnostic, code=ttd011_dead_helper.CODE, fixed=True, decision="removed", requirements=(),
                    message=f"removed with `{helper}`, {ttd011_dead_helper.WHY}")
+
+
+def _removed_creator(analysis: FunctionAnalysis, positions: Positions) -> Diagnostic:
+    """A helper returning a block pointer that every call now creates itself, removed on the user's opt-in."""
+    line, column = positions.start(analysis.function.name)
+    return Diagnostic(line, column + 1, ttd011_dead_helper.CODE,
+                      ttd011_dead_helper.removed_creator(analysis.function.name.value), True, "removed")
+
+
+def _kept_helper(diagnostic: Diagnostic, analysis: FunctionAnalysis, unit: _Unit) -> Diagnostic:
+    """A site of a helper that only makes and returns a block pointer (inlining.py), which no migrated code
+    calls any more: every call now creates it itself, or there is none. It is kept (TTD011), as code outside
+    the run may call it; with the user's opt-in, one whose every call was inlined goes instead."""
+    context, function = analysis.context, analysis.function
+    if diagnostic.fixed or context is not None and context.is_called() and not context.inlined_everywhere():
+        return diagnostic
+    if "creation" not in inlining.returned_kinds(function, unit.names.member):
+        return diagnostic
+    inlined = context is not None and context.inlined_everywhere()
+    return replace(diagnostic, code=ttd011_dead_helper.CODE,
+                   message=ttd011_dead_helper.kept_creator(function.name.value, inlined))
 
 
 def _with_launch_support(module: cst.Module, unit: _Unit, launch: str | None) -> cst.Module:
@@ -840,6 +868,10 @@ class _ModuleScan(AssignmentCollector):
     def visit_Name(self, node: cst.Name) -> None:
         self.identifiers.add(node.value)
         self._named[node.value] += 1
+
+    def named_again(self, name: str) -> bool:
+        """Whether the module names `name` anywhere but where it defines it (a call, a launch, an export)."""
+        return self._named[name] > 1
 
     def visit_Param(self, node: cst.Param) -> None:
         self.parameters.append(node)

@@ -60,6 +60,10 @@ class Policy:
     # assume[...]` comments are read by the engine): descriptors may rely on them (TTD010). Not under
     # `strict`, which relies on nothing it has not proven.
     assume: tuple[Statement, ...] = ()
+    # Fixes that delete user code (ruff's `--unsafe-fixes`): a helper whose block-pointer parameters nothing
+    # fills, or one returning a block pointer that every call now creates itself (TTD011). Off: such a
+    # helper is kept and reported; a kernel is never removed.
+    unsafe_fixes: bool = False
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:

@@ -15,7 +15,13 @@ In a helper that receives block pointers as parts (TTD008), a stride part counts
 every call site's block pointer has its unit stride in that dimension: what the caller passes there is a
 literal 1 or a kernel stride parameter, which reaches the helper as the same constant.
 
-Fixtures: transposed_view, kt_view_attention, helper_stride_parameters.
+A transposed view's descriptor describes the native layout, and its load is the `tl.trans` (`tl.permute`) of
+the tile read there: the same values in another layout. Where the tile (or anything computed from it, but a
+`tl.dot`) reaches a reduction or a scan (`tl.sum(k, axis=1)`, `tl.max`, `tl.cumsum`, ...), a helper or the
+function's return, whose result may follow the layout, the load keeps its exact form (masked pointers; with
+`--target descriptor`, refused with this code): a descriptor there changed a sum by up to 3 ulp (issue 34).
+
+Fixtures: transposed_view, kt_view_attention, helper_stride_parameters, transposed_reduction.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from triton_migrate.analysis.calls import int_value
 CODE = "TTD103"
 NAME = "no-unit-stride"
 SUMMARY = "no dimension with a provable unit stride (descriptors need a last stride of 1)"
+LAYOUT = ("the view is transposed, and the loaded tile reaches a reduction, a scan, a helper or the return, "
+          "whose result may follow its layout: the descriptor's transposed load would change its bits")
 
 
 def unit_stride_dimension(strides: list[cst.BaseExpression], order: list[int] | None,

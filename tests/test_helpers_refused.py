@@ -63,7 +63,8 @@ def test_a_site_met_again_on_a_loops_next_pass_is_reported_once():
      "the block-pointer parameter `p`, which its callers cannot pass as parts: it receives a block pointer at some "
      "call sites and another value at others"),
     ("", "the parameter `p` of `walk`, which nothing in the files migrated calls: its callers, if any, are "
-     "elsewhere and give its rank and parts (migrate them together); if none, it is dead code"),
+     "elsewhere and give its rank and parts (migrate them together); if none, it is dead code, which "
+     "`--unsafe-fixes` removes where nothing in the project names it (TTD011)"),
     ("@triton.jit\ndef raw(x_ptr):\n    y = walk(x_ptr, 1, 4)\n", "the parameter `p`, to which no call site passes a "
      "block pointer"),
     ("def launch(x):\n    walk[(1,)](x, 1, 4)\n", "the parameter `p` of `walk`, a kernel this module launches "

@@ -34,7 +34,9 @@ def test_declared_outcome(case_dir):
     expect = D.fixture_config(case_dir)["expect"]
     assert outcome.diagnostics, "every fixture has block-pointer sites"
     assert bool(migrated) == (expect != "refuse")
-    assert bool(outcome.refused) == (expect != "migrate")
+    # A helper kept without the user's opt-in to remove it (TTD011) still holds its block pointer, but no
+    # migrated code calls it: `migrate` means every site the fixture's kernels run is migrated.
+    assert bool([d for d in outcome.refused if d.code != "TTD011"]) == (expect != "migrate")
     assert (outcome.new_source is not None) == (expect != "refuse")
 
 

@@ -38,19 +38,44 @@ class UnboundCall(Exception):
     """The call uses *args/**kwargs or unknown keywords: we cannot tell which argument is which."""
 
 
-def bind(call: cst.Call, member: str, params: tuple[str, ...] | None = None) -> dict[str, cst.Arg]:
+# The parameters of the Triton calls we rewrite that have no default: a call without one fails, as Python does.
+REQUIRED = {
+    "make_block_ptr": SIGNATURES["make_block_ptr"],
+    "advance": SIGNATURES["advance"],
+    "load": ("pointer",),
+    "store": ("pointer", "value"),
+}
+
+
+def bind(call: cst.Call, member: str, params: tuple[str, ...] | None = None, complete: bool = True
+         ) -> dict[str, cst.Arg]:
     """Parameter name -> argument for a call of `member`: a Triton member (SIGNATURES), or a function whose
-    `params` are given (a `@triton.jit` helper)."""
+    `params` are given (a `@triton.jit` helper). A call Python would refuse to bind (too many arguments, an
+    unknown keyword, a parameter given twice, a required one of a Triton member missing) raises UnboundCall,
+    which says what is wrong; `complete=False` lets a call we built ourselves leave out what carries no
+    meaning (a helper's re-created block pointer, without `order`)."""
+    triton_member = params is None
     params = SIGNATURES[member] if params is None else params
     bound: dict[str, cst.Arg] = {}
     for index, arg in enumerate(call.args):
         if arg.star:
             raise UnboundCall(f"`{member}` called with *args or **kwargs")
-        name = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
-        if name not in params or name in bound:
-            raise UnboundCall(f"cannot bind the arguments of `{member}`")
+        if arg.keyword is None and index >= len(params):
+            raise UnboundCall(f"`{member}` takes {len(params)} positional arguments, {_count(call)} are given")
+        name = arg.keyword.value if arg.keyword is not None else params[index]
+        if name not in params:
+            raise UnboundCall(f"`{member}` has no parameter `{name}` (it takes {', '.join(params)})")
+        if name in bound:
+            raise UnboundCall(f"`{member}` is given `{name}` twice")
         bound[name] = arg
+    missing = [name for name in REQUIRED.get(member, ()) if triton_member and complete and name not in bound]
+    if missing:
+        raise UnboundCall(f"`{member}` is missing `{missing[0]}`")
     return bound
+
+
+def _count(call: cst.Call) -> int:
+    return sum(1 for arg in call.args if arg.keyword is None)
 
 
 def member_called(call: cst.Call, names) -> str | None:

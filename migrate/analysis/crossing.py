@@ -187,6 +187,11 @@ class Crossing:
             return f"`{canonical_code(pointer)}`, which is not a block pointer the migration follows (one kept in a " \
                    "tuple, or a call's result)"
         helper, name = self.context.helper if self.context is not None else None, pointer.value
+        mixed = self.mixed_helper(name)
+        if mixed is not None:
+            return f"`{name}`, what `{mixed}` returns: a block pointer on one compile-time branch and something else " \
+                   "on another, which the call leaves to a constexpr it does not spell (pass a literal, `True` or " \
+                   "`False`, for the condition at each call: each is then read as the creation it amounts to)"
         if helper is None or name not in self.facts.params:
             return f"`{name}`, which is not a block pointer created in this function (a parameter or a call result)"
         if not self.context.is_called() and self.facts.grid_launched:
@@ -197,11 +202,23 @@ class Crossing:
         if not self.context.is_called():
             return f"the parameter `{name}` of `{helper.qualname}`, which nothing in the files migrated calls: its " \
                    "callers, if any, are elsewhere and give its rank and parts (migrate them together); if none, it is " \
-                   "dead code"
+                   "dead code, which `--unsafe-fixes` removes where nothing in the project names it (TTD011)"
         why = self.context.refusal(helper, name)
         if why is None:
             return f"the parameter `{name}`, to which no call site passes a block pointer"
         return f"the block-pointer parameter `{name}`, which its callers cannot pass as parts: {why}"
+
+    def mixed_helper(self, name: str) -> Optional[str]:
+        """The helper `name` is assigned the result of, where it returns a block pointer on some compile-time
+        branch and something else on another (inlining.returned_kinds); else None."""
+        calls = [v for v in self.facts.assignments.get(name, []) if isinstance(v, cst.Call)]
+        for call in calls if self.context is not None else ():
+            key = self.context.resolve(call.func)
+            helper = self.context.program.helpers[key] if key is not None else None
+            if helper is not None and inlining.returned_kinds(helper.node, helper.unit.names.member) == {"creation",
+                                                                                                         "other"}:
+                return canonical_code(call.func)
+        return None
 
     def none_pointer(self, pointer: cst.BaseExpression, state: State) -> Optional[str]:
         """How `pointer`, used as a block pointer, is `None` (or `0`) wherever this runs: a name that is so here,
@@ -232,12 +249,20 @@ class Crossing:
         if type(value) is not cst.Call or self.context is None:
             return None
         if id(value) not in self.inlined_calls:
-            key = self.context.resolve(value.func)
-            bound = self.context.bind(key, value) if key is not None else None
-            helper = self.context.program.helpers[key] if bound is not None else None
-            self.inlined_calls[id(value)] = helper and inlining.inlined_creation(
-                helper.node, bound, helper.unit.names.member, self.language)
+            self.inlined_calls[id(value)] = self.creation_returned(self.context.unit, value, frozenset())
         return self.inlined_calls[id(value)]
+
+    def creation_returned(self, unit, call: cst.Call, seen: frozenset) -> Optional[cst.Call]:
+        """The creation a call, in `unit`, of a helper that returns one amounts to; a helper may return another
+        helper's (`return _tile(base, ..., pid * BR, ...)`), at any depth short of recursion (`seen`)."""
+        program = self.context.program
+        key = program.resolve(unit, call.func)
+        bound = self.context.bind(key, call) if key is not None and key not in seen else None
+        if bound is None:
+            return None
+        helper = program.helpers[key]
+        return inlining.inlined_creation(helper.node, bound, helper.unit.names.member, self.language,
+                                         lambda inner: self.creation_returned(helper.unit, inner, seen | {key}))
 
     def create_inlined(self, node, name: str, call: cst.Call, creation: cst.Call, state: State):
         """`p = helper(...)`, read as the creation it amounts to: the statement becomes the creation's."""

@@ -80,7 +80,6 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.triton_module = names.triton_prefix() or "triton"
         self.knowledge = Knowledge()
         self.parameter_calls: dict[str, cst.Call] = {}  # a parameter's block pointer, re-created (crossing.py)
-        self.inline_names: dict[int, str] = {}  # id of a creation inside a load or store -> the name it gets
         self.inlined_calls: dict[int, Optional[cst.Call]] = {}  # id of a helper call -> its creation (crossing.py)
         for _ in range(MAX_RERUNS):
             self._run()
@@ -98,6 +97,8 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.stmt_edits: dict[int, tuple[frozenset[int], Builder]] = {}
         self.placeholders: dict[int, cst.CSTNode] = {}
         self.orphans: list[Refusal] = []
+        self.orphan_parameters: set[str] = set()  # parameters used as block pointers that no call fills
+        self.sensitive: Optional[set[int]] = None  # loads whose tile's layout shows (sites.layout_sensitive)
         self.dead_uses: list[Refusal] = []  # uses of `None` as a block pointer, which never compile (never_compiles)
         self.line: Optional[cst.SimpleStatementLine] = None  # the line being analysed, if a single statement
         # statements to put before a line: line id -> stem (an access's temporaries) or (stem, "creation") (an
@@ -105,7 +106,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.line_edits: dict[int, dict[object, tuple[int, frozenset[int], Builder]]] = {}
         state: State = {}
         self.parameter_pointers(state)
-        if self.context is not None and self.context.removed():
+        if self.context is not None and self.context.removed(self.policy):
             return  # every call of this helper inlined it: it goes (results.function_edit)
         self.block(self.function.body.body, state)
 
@@ -395,10 +396,15 @@ class FunctionAnalysis(Sites, Results, Crossing):
     def refuse_ambiguous(self, value: Opaque, node: cst.Name) -> None:
         self.refuse(value.creations, Refusal(ttd109_ambiguous_value.CODE, f"`{node.value}` {value.why}", node))
 
-    def orphan(self, node: cst.CSTNode, message: str) -> None:
+    def orphan(self, node: cst.CSTNode, message: str, pointer: Optional[cst.BaseExpression] = None,
+               code: str = ttd201_crosses_function.CODE) -> None:
+        """A block-pointer use left as it is that no creation of this function answers for (`code`: TTD201, a
+        block pointer from elsewhere; TTD108, a call Triton rejects)."""
+        if isinstance(pointer, cst.Name) and pointer.value in self.facts.params:
+            self.orphan_parameters.add(pointer.value)
         if any(o.node is node for o in self.orphans):
             return  # met again on a loop's next pass: one site, one diagnostic
-        self.orphans.append(Refusal(ttd201_crosses_function.CODE, message, node))
+        self.orphans.append(Refusal(code, message, node))
         self.cross_check(self.orphans[-1])
 
     def cross_check(self, refusal: Refusal) -> None:

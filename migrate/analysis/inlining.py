@@ -16,12 +16,14 @@ constexpr parameters, every part reads only parameters (their literal defaults w
 those lines, the block shape and the order are the same in every branch (a block size must stay a
 compile-time constant), and neither the arguments nor the lines the parts read hold a call (they are evaluated
 where the block pointer is used, maybe more than once). A condition the call decides with a literal (or a
-default) keeps only its branch.
+default) keeps only its branch: a helper that returns a block pointer on one branch and a raw pointer on the
+other (`if USE_BP: return tl.make_block_ptr(...)` / `return base + offsets`) is read so at a call that passes
+`True`; one that leaves the choice to a constexpr of the caller is refused, saying so (TTD201).
 """
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 import libcst as cst
 
@@ -31,26 +33,28 @@ from .values import canonical_code
 
 # A branch tree: a `make_block_ptr` call, or (condition, taken, otherwise).
 Tree = Union[cst.Call, tuple]
+Nested = Optional[Callable[[cst.Call], Optional[cst.Call]]]
 _ATOMIC = (cst.Name, cst.Integer, cst.Float, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString)
 _TUPLES = ("shape", "strides", "offsets", "block_shape", "order")
 
 
 def inlined_creation(helper: cst.FunctionDef, arguments: dict[str, cst.Arg], member,
-                     language: cst.BaseExpression) -> Optional[cst.Call]:
+                     language: cst.BaseExpression, nested: Nested = None) -> Optional[cst.Call]:
     """The `make_block_ptr` call a call of `helper` with `arguments` (parameter -> argument) amounts to, or
     None if the helper is not one this reads exactly. `member(func)`: the `triton.language` member a callee
-    names, in the helper's module."""
+    names, in the helper's module; `nested(call)`: the creation a call in the helper's body amounts to, where
+    it returns another helper's block pointer (`return _tile(base, ..., pid * BR, ...)`), or None."""
     params = {p.name.value: p for p in helper.params.params}
     constexprs = {name for name, p in params.items() if p.annotation is not None
                   and canonical_code(p.annotation.annotation).split(".")[-1] == "constexpr"}
     statements, values = _values(helper, arguments)
-    tree = _returned(statements, member)
-    if tree is None or not _conditions(tree) <= constexprs:
-        return None
+    tree = _returned(statements, member, nested or (lambda call: None))
+    tree = _decided(tree, _Substitute(values)) if tree is not None else None
+    if tree is None or not _conditions(tree) <= constexprs or any(isinstance(leaf, _Other) for leaf in _leaves(tree)):
+        return None  # a branch the call may take returns something else (a raw pointer: no creation to read)
     leaves = [_parts(call) for call in _leaves(tree)]
-    if None in leaves or len({tuple(len(leaf[k]) for k in _TUPLES) for leaf in leaves}) != 1 or \
-            len({len(leaf["shape"]) for leaf in leaves}) != 1:
-        return None
+    if None in leaves or len({len(leaf[k]) for leaf in leaves for k in _TUPLES}) != 1:
+        return None  # tuples of different lengths (Triton rejects the creation), or ranks that differ
     for fixed in ("block_shape", "order"):
         if len({tuple(canonical_code(e) for e in leaf[fixed]) for leaf in leaves}) != 1:
             return None
@@ -68,6 +72,15 @@ def inlined_creation(helper: cst.FunctionDef, arguments: dict[str, cst.Arg], mem
     for key in _TUPLES:
         args.append(cst.Arg(cst.Tuple([cst.Element(merged(key, d)) for d in range(rank)])))
     return cst.Call(cst.Attribute(language, cst.Name("make_block_ptr")), args)
+
+
+def returned_kinds(helper: cst.FunctionDef, member) -> set[str]:
+    """What the branches of a helper made of `if`s and `return`s hand back: "creation" (a `make_block_ptr`),
+    "other" (anything else, a raw pointer, say); empty for any other helper. Both: a call that does not decide
+    the branch with a literal is no creation."""
+    statements, _ = _values(helper, {})
+    tree = _returned(statements, member, lambda call: None)
+    return {"other" if isinstance(leaf, _Other) else "creation" for leaf in _leaves(tree)} if tree is not None else set()
 
 
 def returned_tuple(helper: cst.FunctionDef, arguments: dict[str, cst.Arg]) -> Optional[list]:
@@ -137,30 +150,52 @@ def _body(helper: cst.FunctionDef) -> list:
     return body
 
 
-def _returned(statements: list, member) -> Optional[Tree]:
-    """The branch tree of statements that are only `if`/`else` and `return tl.make_block_ptr(...)`."""
+class _Other:
+    """A branch that returns something else than a block pointer (a raw pointer): a call that may take it is no
+    creation; one that decides, with a literal, to take another branch is (`_decided`)."""
+
+
+def _returned(statements: list, member, nested) -> Optional[Tree]:
+    """The branch tree of statements that are only `if`/`else` and `return tl.make_block_ptr(...)` (or the
+    return of a call `nested` reads as one, or anything else: `_Other`)."""
     if not statements:
         return None
     first, rest = statements[0], statements[1:]
     if isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and not rest:
         value = first.body[0].value if isinstance(first.body[0], cst.Return) else None
-        return value if isinstance(value, cst.Call) and member(value.func) == "make_block_ptr" else None
+        if value is None:
+            return None
+        creation = value if isinstance(value, cst.Call) and member(value.func) == "make_block_ptr" else \
+            nested(value) if isinstance(value, cst.Call) else None
+        return creation if creation is not None else _Other()
     if not isinstance(first, cst.If):
         return None
     if first.orelse is not None and rest:
         return None
     otherwise = [first.orelse] if isinstance(first.orelse, cst.If) else \
         first.orelse.body.body if first.orelse is not None else rest
-    taken, other = _returned(list(first.body.body), member), _returned(list(otherwise), member)
+    taken, other = _returned(list(first.body.body), member, nested), _returned(list(otherwise), member, nested)
     return None if taken is None or other is None else (first.test, taken, other)
 
 
-def _leaves(tree: Tree) -> list[cst.Call]:
-    return [tree] if isinstance(tree, cst.Call) else _leaves(tree[1]) + _leaves(tree[2])
+def _decided(tree: Tree, substitute: "_Substitute") -> Tree:
+    """The tree less the branches the call rules out: a condition that reads, at this call, `True` or `False`
+    (a literal argument, or a default)."""
+    if not isinstance(tree, tuple):
+        return tree
+    condition, taken, other = tree
+    test = condition.visit(substitute)
+    if isinstance(test, cst.Name) and test.value in ("True", "False"):
+        return _decided(taken if test.value == "True" else other, substitute)
+    return condition, _decided(taken, substitute), _decided(other, substitute)
+
+
+def _leaves(tree: Tree) -> list:
+    return _leaves(tree[1]) + _leaves(tree[2]) if isinstance(tree, tuple) else [tree]
 
 
 def _condition_nodes(tree: Tree) -> list:
-    return [] if isinstance(tree, cst.Call) else [tree[0]] + _condition_nodes(tree[1]) + _condition_nodes(tree[2])
+    return [tree[0]] + _condition_nodes(tree[1]) + _condition_nodes(tree[2]) if isinstance(tree, tuple) else []
 
 
 def _conditions(tree: Tree) -> set[str]:
@@ -187,7 +222,7 @@ def _parts(call: cst.Call) -> Optional[dict]:
 def _merge(tree: Tree, part, substitute: "_Substitute") -> cst.BaseExpression:
     """One part of the creation: the branch's own where every branch agrees, else `a if C else b`."""
     if isinstance(tree, cst.Call):
-        return part(tree).visit(substitute)
+        return _bare(part(tree).visit(substitute))
     condition, taken, other = tree
     test = condition.visit(substitute)
     if isinstance(test, cst.Name) and test.value in ("True", "False"):  # a default, or a literal argument
@@ -196,6 +231,14 @@ def _merge(tree: Tree, part, substitute: "_Substitute") -> cst.BaseExpression:
     if canonical_code(a) == canonical_code(b):
         return a
     return cst.IfExp(test, a, b, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _bare(node: cst.BaseExpression) -> cst.BaseExpression:
+    """A whole part (an argument, a tuple's element, a branch of `a if C else b`) needs no parentheses of its
+    own: `pid * BR`, not `(pid * BR)`. Only a conditional expression (it may be a branch) and what the
+    parentheses make (a tuple, a generator) keep theirs."""
+    keep = (cst.IfExp, cst.Lambda, cst.NamedExpr, cst.Tuple, cst.GeneratorExp, cst.Yield)
+    return node.with_changes(lpar=[], rpar=[]) if node.lpar and not isinstance(node, keep) else node
 
 
 class _Substitute(cst.CSTTransformer):

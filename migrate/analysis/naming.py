@@ -31,6 +31,7 @@ class Namer:
         # The offset variables of block pointers that move, in any form, and the extent each runs along
         # (rewrite/running_offsets.py merges those that always hold the same value).
         self.running: dict[str, str] = {}
+        self.inline_names: dict[int, str] = {}  # id of a creation inside a load or store -> the name it gets
 
     def stem(self, name: str) -> str:
         if name not in self.stems:
@@ -45,9 +46,15 @@ class Namer:
     def _free(self, stem: str) -> bool:
         return stem not in self.stems.values() and not any(f"{stem}_{suffix}" in self.taken for suffix in _GENERATED)
 
-    def inline(self, preferred: str) -> str:
+    def inline(self, key: int, preferred: str) -> str:
         """A name for a block pointer created inline (`tl.load(tl.make_block_ptr(...))`), which has none of its
-        own: one that no identifier of the module spells, so no block pointer can share its stem."""
+        own: one that no identifier of the module spells, so no block pointer can share its stem. The same for
+        the same creation (`key`, its call's id) in every analysis of the function (a program's rounds)."""
+        if key not in self.inline_names:
+            self.inline_names[key] = self._inline(preferred)
+        return self.inline_names[key]
+
+    def _inline(self, preferred: str) -> str:
         preferred = next((preferred[: -len(s)] for s in SUFFIXES if preferred.endswith(s)), preferred)
         candidates = itertools.chain((preferred,), (f"{preferred}{k}" for k in range(2, 100)))
         name = next(c for c in candidates if c not in self.taken and c not in self.stems and self._free(c))

@@ -269,7 +269,7 @@ class Program:
         """Helpers with parts parameters, and every caller of one, are analysed even without a block-pointer
         site of their own; so is every caller of a helper with sites of its own, whose calls say what its
         parameters receive (`None`, perhaps, at every call: `always_none`)."""
-        keys = {key for key, _ in self.interfaces}
+        keys = {key for key, _ in self.interfaces} | self.removable  # a helper that goes is analysed to go
         keys |= {key for key, helper in self.helpers.items() if id(helper.node) in helper.unit.scan.with_sites}
         return {id(self.helpers[key].node) for key in keys}.union(*(self.callers_of[key] for key in keys))
 
@@ -375,8 +375,14 @@ class Program:
         inlined = {call for analysis in analyses for call, creation in analysis.inlined_calls.items()
                    if creation is not None and id(creation) in analysis.creations
                    and not analysis.is_refused({id(creation)})}
-        return {key for key, calls in self.calls_of.items() if calls and all(id(c) in inlined for c in calls)
-                and not any(k == key for k, _ in self.blocked)}
+        removable: set[Key] = set()
+        while True:  # a call in the body of a helper that goes needs nothing either (`return _tile(...)`)
+            gone = {id(self.helpers[key].node) for key in removable}
+            found = {key for key, calls in self.calls_of.items() if calls and not any(k == key for k, _ in self.blocked)
+                     and all(id(c) in inlined or id(self.calling[id(c)][1]) in gone for c in calls)}
+            if found == removable:
+                return removable
+            removable = found
 
     def _site_problem(self, key: Key, param: str, sites, refused: set) -> Optional[str]:
         seen = {id(call) for call, facts, _ in sites}
@@ -474,9 +480,13 @@ class Context:
         """Whether every call of this function passes `None` (or `0`) in `param`, none a block pointer."""
         return (self.helper, param) in self.program.absent
 
-    def removed(self) -> bool:
-        """Whether this function is a helper that every call inlined: it goes."""
+    def inlined_everywhere(self) -> bool:
+        """Whether this function is a helper returning a block pointer that every call inlined."""
         return self.helper in self.program.removable
+
+    def removed(self, policy) -> bool:
+        """Whether this function is a helper that every call inlined and the user lets go (unsafe fixes)."""
+        return policy.unsafe_fixes and self.inlined_everywhere()
 
     def returns(self, key: Key) -> Optional[tuple]:
         return self.program.returns.get(key)

@@ -82,6 +82,7 @@ class Knowledge:
     creation_masks: dict = field(default_factory=dict)  # creation id -> the dimensions its own mask checks
     stale_names: dict = field(default_factory=dict)  # creation id -> names in its base, shape, strides assigned since
     captured: set = field(default_factory=set)  # creation ids whose stale parts are captured at the creation
+    rejected: Optional[str] = None  # what is wrong with the first call Triton rejects here: the function stays whole
     # creation id -> when the analysis first met it. Ids are addresses, whose order is the allocator's:
     # "the first of these creations" must mean the first in the source, whichever parser built the tree.
     order: dict = field(default_factory=dict)

@@ -144,8 +144,8 @@ class Results:
                                                        cst.SimpleString('"emu"'), grouped=False)
                 elif impl == "auto" and len(creation.block) <= 3:  # no launch check: the emulation, always legal
                     impl = "emu"
-                call = ttd007_compat.make_tile(self.shim, bind(self.spelt_call(creation), "make_block_ptr"), padding,
-                                               impl)
+                bound = bind(self.spelt_call(creation), "make_block_ptr", complete=False)
+                call = ttd007_compat.make_tile(self.shim, bound, padding, impl)
             else:
                 shift = len(f"{target} = {code_of(func)}") - len(f"{creation.target} = "
                                                                  f"{code_of(creation.call.func)}")
@@ -160,7 +160,7 @@ class Results:
         spelt out."""
         if not creation.spelt:
             return creation.call
-        bound = bind(creation.call, "make_block_ptr")
+        bound = bind(creation.call, "make_block_ptr", complete=False)
         spelt = {id(bound[key]): cst.Tuple([cst.Element(e) for e in elements])
                  for key, elements in creation.spelt.items()}
         return creation.call.with_changes(args=[arg.with_changes(value=spelt[id(arg)]) if id(arg) in spelt else arg
@@ -219,7 +219,7 @@ class Results:
     def function_edit(self) -> Optional[tuple[frozenset[int], Builder]]:
         """A helper's block-pointer parameters become their parts, re-created on entry (crossing.py); a kernel
         with guarded descriptors gets its flag and launch check (TTD009)."""
-        if self.context is not None and self.context.removed():
+        if self.context is not None and self.context.removed(self.policy):
             return frozenset(), lambda updated: cst.RemovalSentinel.REMOVE
         params = [p for p in self.function.params.params if self.context and p.name.value in self.context.entry]
         if not params:

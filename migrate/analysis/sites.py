@@ -17,6 +17,7 @@ from triton_migrate.rules import (
     ttd007_compat,
     ttd009_launch_guard,
     ttd101_unchecked_dimension,
+    ttd103_no_unit_stride,
     ttd105_rank,
     ttd106_int64_offsets,
     ttd108_unsupported_use,
@@ -26,7 +27,7 @@ from triton_migrate.rules import (
 )
 from triton_migrate.rules._syntax import keyword
 
-from . import guards, inlining, planner
+from . import guards, inlining, layout, planner
 from .calls import (
     UnboundCall,
     advance_arguments,
@@ -77,6 +78,9 @@ class Sites:
         for argument in call.args:
             self.visit(argument.value, state)
         refusal = self.describe(creation)
+        if refusal is None and self.knowledge.rejected is not None:
+            refusal = Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.in_rejected(
+                self.function.name.value, self.knowledge.rejected), call)
         if refusal is None and creation.blockers and self.policy.target == "descriptor":
             refusal = Refusal(creation.blockers[0].code, creation.blockers[0].message, call)
         if refusal is not None:
@@ -105,21 +109,31 @@ class Sites:
         return self.join_values(name, pointer, Placeholder(frozenset({id(value)})))
 
     def is_inline_creation(self, pointer: cst.BaseExpression) -> bool:
-        """`tl.load(tl.make_block_ptr(...), ...)` on a line of one statement, where statements can go before."""
+        """`tl.load(tl.make_block_ptr(...), ...)`, or `tl.load(_tile(...), ...)` of a helper that returns the
+        creation it amounts to (inlining.py), on a line of one statement, where statements can go before."""
         return type(pointer) is cst.Call and self.line is not None and \
-            self.names.member(pointer.func) == "make_block_ptr"
+            (self.names.member(pointer.func) == "make_block_ptr" or self.inlined_helper(pointer) is not None)
 
     def inline_creation(self, call: cst.Call, state: State) -> Value:
         """A creation that is the pointer of a load or store migrates as if it were assigned to a fresh name on
-        the line before: what it creates (a descriptor) goes there, the access uses it."""
-        name = self.inline_names.get(id(call)) or \
-            self.inline_names.setdefault(id(call), self.namer.inline(self.inline_name(call)))
-        value = self.create(call, name, call, state)
-        value = replace(value, pointers=False) if isinstance(value, BlockPtr) else value  # no name holds them
-        self.creations[id(call)].inline = True
+        the line before: what it creates (a descriptor) goes there, the access uses it. A helper's call is read
+        as its creation, as `p = _tile(...)` is (create_inlined)."""
+        name = self.namer.inline(id(call), self.inline_name(call))
+        creation = call if self.names.member(call.func) == "make_block_ptr" else self.inlined_helper(call)
+        if creation is call:
+            value = self.create(call, name, call, state)
+        else:
+            value = self.create_inlined(call, name, call, creation, state)
+        self.creations[id(creation)].inline = True
+        if not isinstance(value, BlockPtr):
+            return value  # refused: it has no statements
         owners, builder = self.stmt_edits.pop(id(call))
         self.line_edits.setdefault(id(self.line), {})[(name, "creation")] = (id(call), owners, builder)
-        return value
+        return replace(value, pointers=False)  # no name holds them
+
+    def created_in_access(self, pointer: cst.BaseExpression, value: BlockPtr) -> bool:
+        """Whether the access's pointer is the creation itself, or a helper's call read as one."""
+        return id(pointer) in value.creations or id(self.inlined_calls.get(id(pointer))) in value.creations
 
     def inline_name(self, call: cst.Call) -> str:
         """`p_x` for `x = tl.load(tl.make_block_ptr(...))`, else after the base: `tl.store(tl.make_block_ptr(y,
@@ -143,9 +157,9 @@ class Sites:
         """Fill in the creation's shape, strides, ...; or say why it has no descriptor."""
         call = creation.call
         try:
-            bound = bind(call, "make_block_ptr")
+            bound = bind(call, "make_block_ptr", complete=not self.is_parameter_pointer(creation))
         except UnboundCall as error:
-            return Refusal(ttd108_unsupported_use.CODE, str(error), call)
+            return self.reject(str(error), call)
         if creation.target is None:
             return Refusal(ttd108_unsupported_use.CODE, "block pointer created outside a plain "
                            "`name = tl.make_block_ptr(...)` (or `... if FLAG else None`) assignment or the "
@@ -161,6 +175,9 @@ class Sites:
             return Refusal(ttd105_rank.CODE, "shape, strides, offsets and block_shape must be tuples of one "
                            "length, spelt out, in a name assigned once, or returned by a helper that only "
                            "returns one", call)
+        rejected = self.rejected_creation(parts)
+        if rejected is not None:
+            return self.reject(rejected, call)
         creation.spelt = {key: parts[key] for key in parts if key in bound and parts[key] is not None
                           and tuple_elements(bound[key].value) is None}
         creation.base = self.facts.movable(bound["base"].value)
@@ -175,6 +192,30 @@ class Sites:
             creation.shape, creation.strides, creation.offsets, creation.block,
             None if order is None or None in order else order, self.facts, self.policy, frozenset(self.unit_strides),
             "contiguous" in creation.stated)
+        return None
+
+    def reject(self, what: str, call: cst.Call) -> Refusal:
+        """A call Triton rejects (`what` is wrong with it): the function never compiled, so it stays as it is,
+        whole (the next run refuses its every block pointer, naming this call)."""
+        if self.knowledge.rejected is None:
+            self.knowledge.rejected = what
+            self.dirty = True
+        return Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.rejected(what), call)
+
+    @staticmethod
+    def rejected_creation(parts: dict) -> Optional[str]:
+        """Why Triton rejects a `make_block_ptr` whose tuples have one length (as literals say it), or None: no
+        dimension, an `order` that is not a permutation of the dimensions, a block size that is not a positive
+        power of two."""
+        rank = len(parts["block_shape"])
+        if rank == 0:
+            return "`make_block_ptr` describes no dimension"
+        order = [int_value(o) for o in parts["order"] or ()]
+        if order and None not in order and sorted(order) != list(range(rank)):
+            return f"`order` {tuple(order)} is not a permutation of the {rank} dimensions"
+        for size in map(int_value, parts["block_shape"]):
+            if size is not None and (size <= 0 or size & (size - 1)):
+                return f"the block size {size} is not a positive power of two"
         return None
 
     def stated_facts(self, creation: Creation) -> dict[str, str]:
@@ -379,7 +420,7 @@ class Sites:
             elif (why := self.none_pointer(base, state)) is not None:
                 self.never_compiles(call, ttd002_advance.CODE, f"`tl.advance` where {why}", f"{why}: no block pointer")
             elif isinstance(base, cst.Name):
-                self.orphan(call, f"`tl.advance` on {self.untracked_origin(base)}")
+                self.orphan(call, f"`tl.advance` on {self.untracked_origin(base)}", base)
             else:
                 self.visit(base, state)
                 if not self.is_site_call(base):  # a creation or an advance there is reported where it is
@@ -387,7 +428,11 @@ class Sites:
             return None
         value = self.settle(value)
         deltas = self.facts.movable_elements(offsets.value) if offsets is not None else None
-        if deltas is None or len(deltas) != len(value.dims):
+        if deltas is not None and len(deltas) != len(value.dims):
+            self.refuse(value.creations, self.reject(f"`tl.advance` moves {len(deltas)} dimensions of a "
+                                                     f"rank-{len(value.dims)} block pointer", call))
+            return None
+        if deltas is None:
             self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "`tl.advance` deltas must be a "
                                                  "literal tuple with one entry per dimension", call))
             return None
@@ -406,8 +451,8 @@ class Sites:
     def access(self, call: cst.Call, member: str, state: State) -> None:
         try:
             bound = self.specialised(bind(call, member))
-        except UnboundCall:
-            self.visit_children(call, state)
+        except UnboundCall as error:
+            self.unbound_access(call, str(error), state)
             return
         if "value" in bound:
             self.visit(bound["value"].value, state)
@@ -425,12 +470,12 @@ class Sites:
         value, deltas = resolved
         impossible = self.impossible_check(bound, len(value.dims))
         if impossible is not None:  # never compiles (an untaken constexpr branch): it still does not
-            self.expr_edits[id(call)] = (value.creations, lambda updated: ttd003_access.compile_error(
-                self.language, impossible))
+            self.never_compiles(call, ttd003_access.CODE, f"`tl.{member}` where {impossible}", impossible,
+                                value.creations)
             return
         refusal = self.unsupported_access(call, member, bound, value)
         if refusal is None:
-            obstacles = self.obstacles(member, bound, value, deltas)
+            obstacles = self.obstacles(call, member, bound, value, deltas)
             if self.user_mask(bound):
                 obstacles.append(planner.Obstacle(ttd108_unsupported_use.CODE, "an access with `mask=` keeps it on "
                                                   "masked pointers"))
@@ -569,6 +614,9 @@ class Sites:
             return Refusal(ttd108_unsupported_use.CODE, f"`tl.{member}` with `{self.user_mask(bound)[0]}=` on a block "
                            "pointer, which Triton rejects at compile time (every version), on a line of several "
                            "statements (a `tl.static_assert` that keeps it so would go before it)", call)
+        option = string_value(bound["padding_option"].value) if "padding_option" in bound else None
+        if option is not None and self.literal_padding(bound) is None:
+            return self.reject(f"`padding_option` {option!r} is none of \"zero\", \"nan\"", call)
         if self.checked_dims(bound, len(value.dims)) is None:
             return Refusal(ttd108_unsupported_use.CODE, self.unread_check(bound["boundary_check"].value), call)
         if self.padding(bound) is None:
@@ -586,7 +634,7 @@ class Sites:
         return f"`boundary_check` is `{spelt}`, whose dimensions the source does not show (a literal, a name " \
                "assigned one literal, a constexpr flag's choice between literals, or dimensions below the rank)"
 
-    def obstacles(self, member: str, bound, value: BlockPtr, deltas) -> list:
+    def obstacles(self, call: cst.Call, member: str, bound, value: BlockPtr, deltas) -> list:
         creations = [self.creations_by_id(c) for c in self.knowledge.in_order(value.creations)]
         creation = creations[0]
         unchecked = set(range(len(value.dims))) - self.checked_dims(bound, len(value.dims))
@@ -600,7 +648,16 @@ class Sites:
         found = [o for c in creations for o in c.blockers] + planner.merge_obstacles(creations)
         found += planner.access_obstacles(member, self.proven_offsets(value, deltas), in_bounds, creation.unit,
                                           volatile, self.padding(bound), row_width, requirements, self.policy)
+        if member == "load" and any(c.permutation != sorted(c.permutation) for c in creations) and \
+                id(call) in self.layout_sensitive():
+            found.append(planner.Obstacle(ttd103_no_unit_stride.CODE, ttd103_no_unit_stride.LAYOUT))
         return [self.covered(obstacle, creations) for obstacle in found]
+
+    def layout_sensitive(self) -> set[int]:
+        """The loads of this function whose tile reaches a use that depends on its layout (layout.py)."""
+        if self.sensitive is None:
+            self.sensitive = layout.sensitive_loads(self.function, self.names.member)
+        return self.sensitive
 
     def covered(self, obstacle: planner.Obstacle, creations: list[Creation]) -> planner.Obstacle:
         """The obstacle, `stated` where the user's facts cover it for every creation merged here (TTD010), in a
@@ -763,6 +820,8 @@ class Sites:
         masks = self.knowledge.creation_masks
         if not differs or any(masks.get(c, checked) != checked for c in value.creations):
             return False
+        if any(self.creation_mask(c, checked) is None for c in creations):  # in bounds there: nothing to assign
+            return False
         masks.update(dict.fromkeys(value.creations, checked))
         self.knowledge.named.update(value.creations)
         return True
@@ -851,7 +910,7 @@ class Sites:
             if named:
                 return ttd006_masked_pointers.shifted(self.language, held, offsets, strides,
                                                       self.moving_dims(value.creations))
-            if id(pointer) in value.creations:  # created in the access (`tl.load(tl.make_block_ptr(...))`)
+            if self.created_in_access(pointer, value):  # `tl.load(tl.make_block_ptr(...))`, `tl.load(_tile(...))`
                 return ttd006_masked_pointers.addresses(base, strides, axes, self.namer.placeholder)
             # Rebuilt from the parts a helper receives: the block's corner, then the offsets inside it, which do
             # not change as the block moves in the caller's loop: the compiler computes them once.
@@ -881,6 +940,22 @@ class Sites:
 
         return build
 
+    def unbound_access(self, call: cst.Call, error: str, state: State) -> None:
+        """A load or store Triton rejects as called (an argument missing, unknown or given twice): the block
+        pointers it names stay as they are, reported with what is wrong."""
+        self.visit_children(call, state)
+        refusal = Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.rejected(error), call)
+        if {"boundary_check", "padding_option"} & {a.keyword.value for a in call.args if a.keyword} or \
+                any(isinstance(state.get(a.value.value), (BlockPtr, Opaque)) for a in call.args
+                    if isinstance(a.value, cst.Name)):
+            self.reject(error, call)
+        named = [state.get(arg.value.value) for arg in call.args if isinstance(arg.value, cst.Name)]
+        pointers = [value for value in named if isinstance(value, (BlockPtr, Opaque))]
+        for value in pointers:
+            self.refuse(value.creations, refusal)
+        if not pointers and {"boundary_check", "padding_option"} & {a.keyword.value for a in call.args if a.keyword}:
+            self.orphan(call, refusal.message, code=refusal.code)
+
     def untracked_access(self, call, member, bound, state) -> None:
         pointer = bound["pointer"].value
         self.visit(pointer, state)
@@ -891,7 +966,7 @@ class Sites:
                                 f"where {why}", f"{why}: no block pointer")
         elif not isinstance(pointer, cst.Name) or not isinstance(state.get(pointer.value), (Opaque, BlockPtr)):
             self.orphan(call, f"`tl.{member}` with `boundary_check`/`padding_option` on "
-                        f"{self.untracked_origin(pointer)}")
+                        f"{self.untracked_origin(pointer)}", pointer)
 
     def never_compiles(self, call: cst.Call, code: str, what: str, assertion: str,
                        owners: frozenset = frozenset()) -> None:

@@ -349,6 +349,12 @@ def _plural(count: int, word: str) -> str:
 
 def _summary(results: list[FileResult], checked: int, write: bool) -> str:
     diagnostics = [d for r in results for d in r.diagnostics]
+    kept = sum(d.code == "TTD011" and not d.fixed for d in diagnostics)
+    hidden = f"; {kept} of them in helpers kept, which `--unsafe-fixes` may remove (TTD011)" if kept else ""
+    return _counts(results, diagnostics, checked, write).removesuffix(".") + hidden + "."
+
+
+def _counts(results: list[FileResult], diagnostics: list, checked: int, write: bool) -> str:
     refused = sum(not d.fixed for d in diagnostics)
     suppressed = sum(r.suppressed for r in results)
     if not diagnostics and not any(r.new_data for r in results) and suppressed:
@@ -553,10 +559,12 @@ def analyse_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore:
 def _without_dead_helpers(tasks: list[tuple[Job, ...]], results: list[FileResult], files: list[str],
                           options: Options, workers: Workers) -> tuple[list[tuple[Job, ...]], list[FileResult]]:
     """The tasks, and their results, with the helpers that no call fills and nothing in the project names
-    removed (TTD011): the tasks that have some are analysed again, told which."""
+    removed (TTD011) where the user opted in to unsafe fixes: the tasks that have some are analysed again,
+    told which."""
     from triton_migrate.frontend.references import unnamed
 
-    uncalled = {r.path: r.uncalled_helpers for r in results if r.uncalled_helpers}
+    opted_in = {job.path for task in tasks for job in task if job.policy.unsafe_fixes}
+    uncalled = {r.path: r.uncalled_helpers for r in results if r.uncalled_helpers and r.path in opted_in}
     removable = unnamed(uncalled, files) if uncalled else {}
     if not removable:
         return tasks, results
@@ -671,6 +679,9 @@ CONFIGURATION = [
                  help="Refuse descriptors whose safety depends on run-time values (strides, alignment), checked "
                       "at launch or stated."),
     click.option("--min-triton-version", metavar="X.Y", help="The oldest Triton the migrated code must run on."),
+    click.option("--unsafe-fixes/--no-unsafe-fixes", default=None,
+                 help="Also apply fixes that delete code: a helper whose block-pointer parameters nothing fills, or "
+                      "that returns a block pointer every call now creates itself (TTD011); never a kernel."),
     click.option("--assume", multiple=True, callback=_csv, metavar="FACTS",
                  help="Facts about every kernel's tensor arguments and launches that descriptors may rely on "
                       "(comma-separated: aligned, contiguous, aligned-rows, in-bounds, allocator; replaces the "
@@ -727,6 +738,7 @@ def resolve(params: dict, fmt_option: str | None = None) -> tuple[cfg.Resolver, 
     set) and the run-level configuration; exit 2 on a bad configuration."""
     overrides = {key: value for key, value in (
         ("target", params.get("target")), ("strict", params.get("strict")),
+        ("unsafe-fixes", params.get("unsafe_fixes")),
         ("min-triton-version", params.get("min_triton_version")), ("select", params.get("select")),
         ("ignore", params.get("ignore")), ("output-format", fmt_option),
         ("respect-gitignore", params.get("respect_gitignore")), ("jobs", params.get("jobs")),

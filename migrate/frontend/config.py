@@ -1,7 +1,8 @@
 """`[tool.triton-migrate]` in pyproject.toml: the nearest file upward from each path wins, the CLI overrides it.
 
-File-level keys (target, strict, min-triton-version, kernel-targets, assume, per-file-assume, kernel-assume,
-triton-modules, select, ignore, per-file-ignores, exclude, extend-exclude, line-length) come from each file's nearest configuration; run-level keys (output-format, jobs,
+File-level keys (target, strict, unsafe-fixes, min-triton-version, kernel-targets, assume, per-file-assume,
+kernel-assume, triton-modules, select, ignore, per-file-ignores, exclude, extend-exclude, line-length) come from
+each file's nearest configuration; run-level keys (output-format, jobs,
 respect-gitignore) from the configuration nearest to the working directory, as in ruff.
 
 Without `line-length` here, emitted code keeps to the line length of the project the file belongs to
@@ -40,6 +41,7 @@ class Config:
     source: str | None = None  # the file it came from; None: built-in defaults
     target: str = "auto"
     strict: bool = False
+    unsafe_fixes: bool = False  # fixes that delete user code (TTD011)
     min_triton: tuple[int, int] = (3, 5)
     select: tuple[str, ...] = (ALL,)
     ignore: tuple[str, ...] = ()
@@ -70,7 +72,8 @@ class Config:
         """What the engine may do to the file at `path`."""
         return Policy(target=self.target, strict=self.strict, min_triton=self.min_triton,
                       compat_module=self.compat_module, kernel_targets=self.kernel_targets,
-                      line_length=self.line_length, assume=self.statements_for(path))
+                      line_length=self.line_length, assume=self.statements_for(path),
+                      unsafe_fixes=self.unsafe_fixes)
 
     def statements_for(self, path: str) -> tuple[Statement, ...]:
         """The facts stated for the kernels of `path`: `assume`, the `per-file-assume` entries whose glob
@@ -228,6 +231,7 @@ def _line_length(value):
 KEYS = {  # TOML key -> (Config field, validator)
     "target": ("target", _one_of(TARGETS)),
     "strict": ("strict", _bool),
+    "unsafe-fixes": ("unsafe_fixes", _bool),
     "min-triton-version": ("min_triton", _version),
     "select": ("select", _codes),
     "ignore": ("ignore", _codes),

@@ -11,8 +11,9 @@ writes the definitions and puts their names in place of the placeholders:
 * A new definition goes before the statement that holds the use, and moves out of the loops around it
   whose iterations do not change its value (the compiler would hoist it there anyway; written there, it
   also serves the accesses after the loop). It moves out of an `if` only where that lets it serve a later
-  use the inner place would not: a branch that Triton drops at compile time may hold the only use, and
-  code moved out of it would be compiled all the same. A value that calls anything impure stays put.
+  use the inner place would not, and never out of an `if` Triton may decide at compile time
+  (static_tests.py): the branch it drops may hold code that does not compile there (`D1 + tl.arange(0, D2)`
+  under `if D2 > 0:`, with `D2 = 0`). A value that calls anything impure stays put.
 * A definition that serves one use only is written inline there, `(o_k < K)[None, :]`: a name read once
   is a name to look up for nothing.
 * An axis that some use scales by a stride other than the unit one is widened once, at its definition
@@ -35,6 +36,7 @@ from triton_migrate.rules import ttd006_masked_pointers as masked
 from triton_migrate.rules.ttd005_hoist import is_invariant
 
 from .blocks import inner_blocks, paths_to
+from .static_tests import StaticTests
 
 _LOOPS = (cst.For, cst.While)
 
@@ -63,7 +65,7 @@ def share(function: cst.FunctionDef, placeholders: dict, taken: set[str], member
     scan.block(function.body, ())
     if not scan.uses:
         return function
-    placement = _Placement(scan, member_of)
+    placement = _Placement(scan, member_of, StaticTests(function))
     bounds = placement.place([u for u in scan.uses if isinstance(u.spec, masked.Bound)])
     axis_uses = [u for u in scan.uses if isinstance(u.spec, masked.Axis)]
     for number, bound in enumerate(bounds):  # the bound's definition, or its one use, reads its axis
@@ -150,9 +152,10 @@ def _headers(statement: cst.CSTNode) -> list:
 
 
 class _Placement:
-    def __init__(self, scan: _Scan, member_of: Callable) -> None:
+    def __init__(self, scan: _Scan, member_of: Callable, static: StaticTests) -> None:
         self.scan = scan
         self.member_of = member_of
+        self.static = static
 
     def place(self, uses: list[_Use]) -> list[_Definition]:
         """One definition per group of uses it serves, in the order of their first use."""
@@ -181,6 +184,8 @@ class _Placement:
             stuck = position[-1][0] not in self.scan.insertable  # an `elif`'s test: it must move out
             if not stuck and (not movable or self.scan.assigned[id(statement)] & use.spec.reads()):
                 break
+            if self.static.guards(statement, use.spec.reads()):  # where the branch is not compiled, the value
+                break  # may not compile either
             count = self.count_served(outer, later)
             if stuck or count > served or (best is position and isinstance(statement, _LOOPS)):
                 best, served = outer, count
