@@ -82,16 +82,20 @@ def desugared(source: str, tree: ast.Module) -> Spelling | None:
         found = _respellable(function, names)
         if not found:
             continue
+        before = len(edits)
         for name, (assignments, reads, arity) in found.items():
             element = {k: _fresh(f"{name}_{k}", taken) for k in range(arity)}
+            assigned = [_assignment_edits(source, lines, assignment, element) for assignment in assignments]
+            if not all(assigned):  # a tuple written otherwise (a comment between elements): left as written
+                continue
             spelt.update({new: f"{name}[{k}]" for k, new in element.items()})
-            for assignment in assignments:
-                edits += _assignment_edits(source, lines, assignment, element)
-                tuples.append((assignment.lineno, assignment.end_lineno))
+            edits += [edit for found_edits in assigned for edit in found_edits]
+            tuples += [(assignment.lineno, assignment.end_lineno) for assignment in assignments]
             for read, index in reads:
                 edits.append((_at(lines, read.lineno, read.col_offset), _at(lines, read.end_lineno, read.end_col_offset),
                               element[index % arity]))
-        functions.append((function.lineno, function.end_lineno))
+        if len(edits) > before:
+            functions.append((function.lineno, function.end_lineno))
     if not edits:
         return None
     edits.sort()
