@@ -22,16 +22,17 @@ from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper
 
 from triton_migrate.analysis import ast_tree
-from triton_migrate.analysis.calls import is_kernel
+from triton_migrate.analysis.calls import is_jit, is_kernel, member_called
 from triton_migrate.analysis.dataflow import CrossesFunctions, FunctionAnalysis
-from triton_migrate.analysis.facts import AssignmentCollector, FunctionFacts
+from triton_migrate.analysis.facts import AssignmentCollector, FunctionFacts, module_constants
 from triton_migrate.analysis.naming import Namer
 from triton_migrate.analysis.packages import absolute_module
 from triton_migrate.analysis.positions import Positions
-from triton_migrate.analysis import guards, inlining, stated
+from triton_migrate.analysis import guards, inlining, stated, tuples
 from triton_migrate.analysis.prefilter import SITE_KEYWORDS, SITE_MEMBERS
 from triton_migrate.analysis.program import Key, Locate, Program
 from triton_migrate.analysis.stated import Inline
+from triton_migrate.analysis.borrowed import Borrowed
 from triton_migrate.analysis.triton_names import TritonNames, imported_elsewhere, reexported
 from triton_migrate.analysis.values import canonical_code
 from triton_migrate.analysis.walk import walk
@@ -154,14 +155,15 @@ def _is_site_call(names: TritonNames, call: ast.Call) -> bool:
 
 
 def migrate_source(source: str, verify: bool = True, policy: Policy | None = None,
-                   rewrite: bool = True, launch: str | None = None, removable: frozenset[str] = frozenset()
-                   ) -> FileOutcome:
+                   rewrite: bool = True, launch: str | None = None, removable: frozenset[str] = frozenset(),
+                   imported: tuple[Borrowed, ...] = ()) -> FileOutcome:
     """Diagnostics for every site and the migrated source. With `verify` (whenever the new source is
     going to be shown or written) the output is re-parsed and re-migrated: it must be a fixed point.
-    `rewrite=False` (a check that only reports) skips producing the new source: `new_source` is None."""
+    `rewrite=False` (a check that only reports) skips producing the new source: `new_source` is None.
+    `imported`: names it imports from modules outside the run that bind them to triton (migrate_sources)."""
     try:
         return migrate_sources({"": source}, verify, policy, rewrite, launch={"": launch} if launch else None,
-                               removable={"": removable})[""]
+                               removable={"": removable}, imported={"": imported})[""]
     except ModuleFailure as failure:
         raise failure.error
 
@@ -169,7 +171,8 @@ def migrate_source(source: str, verify: bool = True, policy: Policy | None = Non
 def migrate_sources(sources: dict[str, str], verify: bool = True, policy: Policy | None = None,
                     rewrite: bool = True, locate: Locate = absolute_module,
                     frozen: dict[str, str] | None = None, launch: dict[str, str] | None = None,
-                    removable: dict[str, frozenset[str]] | None = None) -> dict[str, FileOutcome]:
+                    removable: dict[str, frozenset[str]] | None = None,
+                    imported: dict[str, tuple[Borrowed, ...]] | None = None) -> dict[str, FileOutcome]:
     """The same for modules migrated together, so that block pointers passed to helpers in another module
     are migrated on both sides. Keys: module names; `locate(importer, level, module)` names the module an
     import in `importer` refers to (by default, keys are dotted names). `frozen` (name -> why): modules
@@ -179,19 +182,90 @@ def migrate_sources(sources: dict[str, str], verify: bool = True, policy: Policy
     (launch_support.MODULE: relatively, or else as a top-level module).
     `removable` (name -> function names): the uncalled helpers (FileOutcome.uncalled_helpers) that nothing
     in the project names, which the module then loses (TTD011); by default none.
+    `imported` (name -> Borrowed): the names a module imports from modules outside the run (installed, or
+    elsewhere in its project) that bind them to triton, as the front end read them or the configuration states
+    them (frontend/triton_modules.py); a module of the run that binds them decides first.
     A module that fails raises ModuleFailure naming it: run again with it frozen to migrate the others."""
     policy, frozen, launch, removable = policy or Policy(), frozen or {}, launch or {}, removable or {}
+    imported = {name: found for name, found in (imported or {}).items() if found}
+    spellings = {}  # modules with block pointers kept in tuples, respelt with a name per element (tuples.py)
+    for name, source in sources.items():
+        if name not in frozen and tuples.may_hold(source):
+            with _blame(name):
+                tree = _ast_parse(source)
+            spelling = tuples.desugared(source, tree) if tree is not None else None
+            if spelling is not None:
+                spellings[name] = spelling
+    kept_as_written = {}  # module -> its spelling and why it was not kept
+    while True:  # a respelling kept only where every block pointer of its functions migrates
+        respelt = {**sources, **{name: s.text for name, s in spellings.items()}}
+        try:
+            outcomes = _migrate_verified(respelt, verify, policy, rewrite, locate, frozen, launch, removable,
+                                         imported)
+        except ModuleFailure as failure:
+            if failure.module not in spellings:
+                raise
+            del spellings[failure.module]
+            continue
+        dropped = {name: why for name, s in spellings.items()
+                   if (why := _respelling_fails(outcomes[name], s, rewrite)) is not None}
+        if not dropped:
+            return {name: _as_written(_spelt_back(outcome, spellings.get(name)), kept_as_written.get(name))
+                    for name, outcome in outcomes.items()}
+        for name, why in dropped.items():
+            kept_as_written[name] = (spellings.pop(name), why)
+
+
+def _respelling_fails(outcome: FileOutcome, spelling: tuples.Spelling, rewrite: bool) -> str | None:
+    """Why a module respelt with a name per tuple element is migrated as written instead (some block pointer of a
+    respelt function does not migrate: what its report says), or None."""
+    refused = [d for d in _spelt_back(outcome, spelling).diagnostics
+               if not d.fixed and spelling.in_respelt(d.line)]
+    if refused:
+        return f"line {refused[0].line}: {refused[0].code} {SEE_LINE.sub('', refused[0].message)}"
+    return "nothing would change" if outcome.new_source is None and rewrite else None
+
+
+def _as_written(outcome: FileOutcome, kept: tuple[tuples.Spelling, str] | None) -> FileOutcome:
+    """A module migrated as written although it holds block pointers in tuples: each refusal of such a tuple says
+    why it was not followed element by element."""
+    if kept is None:
+        return outcome
+    spelling, why = kept
+    note = f" (a tuple read only by literal indices is followed as one name per element where every block " \
+           f"pointer of its function then migrates; here, {why})"
+    return replace(outcome, diagnostics=tuple(replace(d, message=d.message + note)
+                                              if not d.fixed and spelling.in_tuple(d.line) else d
+                                              for d in outcome.diagnostics))
+
+
+def _spelt_back(outcome: FileOutcome, spelling: tuples.Spelling | None) -> FileOutcome:
+    """What a respelt module's migration reports, at the positions and with the names of the source as written."""
+    if spelling is None:
+        return outcome
+    moved = []
+    for d in outcome.diagnostics:
+        line, column = spelling.original(d.line, d.column)
+        moved.append(replace(d, line=line, column=column, message=spelling.message(d.message)))
+    return replace(outcome, diagnostics=tuple(moved))
+
+
+def _migrate_verified(sources: dict[str, str], verify: bool, policy: Policy, rewrite: bool, locate: Locate,
+                      frozen: dict[str, str], launch: dict[str, str], removable: dict[str, frozenset[str]],
+                      imported: dict[str, tuple[Borrowed, ...]]) -> dict[str, FileOutcome]:
     try:
         try:
-            outcomes = _migrate(sources, policy, locate, frozen, launch, removable, rewrite, from_ast=not rewrite)
+            outcomes = _migrate(sources, policy, locate, frozen, launch, removable, rewrite, from_ast=not rewrite,
+                                imported=imported)
         except ast_tree.Unsupported:  # syntax the rebuilt tree lacks: libcst's parse decides
-            outcomes = _migrate(sources, policy, locate, frozen, launch, removable, rewrite)
+            outcomes = _migrate(sources, policy, locate, frozen, launch, removable, rewrite, imported=imported)
     except RecursionError as error:  # in the program's own bookkeeping, which no one module is to blame for
         raise SourceError("too deeply nested for the analysis", 0) from error
     changed = {name: o.new_source for name, o in outcomes.items() if o.new_source is not None}
     if verify and changed:
         trees: dict[str, ast.Module | None] = {}  # the output's ast, parsed once for both checks
-        _check_fixed_point({**sources, **changed}, policy, locate, frozen, launch, removable, trees)  # first: it parses
+        _check_fixed_point({**sources, **changed}, policy, locate, frozen, launch, removable, trees,  # first: it parses
+                           imported)
         _check_names_bound(sources, changed, trees)
     return outcomes
 
@@ -209,10 +283,10 @@ def _check_names_bound(sources: dict[str, str], changed: dict[str, str], trees: 
 
 def _check_fixed_point(new_sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str],
                        launch: dict[str, str], removable: dict[str, frozenset[str]],
-                       trees: dict[str, ast.Module | None]) -> None:
+                       trees: dict[str, ast.Module | None], imported: dict[str, tuple[Borrowed, ...]]) -> None:
     """`trees` gains the ast of each module it parses."""
     try:
-        again = _migrate(new_sources, policy, locate, frozen, launch, removable, trees=trees)
+        again = _migrate(new_sources, policy, locate, frozen, launch, removable, trees=trees, imported=imported)
     except ModuleFailure as failure:
         if not isinstance(failure.error, SourceError):
             raise
@@ -250,6 +324,13 @@ class _Unit:
     launch_bound: frozenset[str] = frozenset()
     stated: dict[int, dict[str, str]] = field(default_factory=dict)  # line -> `# migrate: assume[...]` facts
     facts: dict[int, FunctionFacts] = field(default_factory=dict)  # id(function) -> its facts
+    _constants: dict | None = None  # facts.module_constants, once a function asks
+
+    @property
+    def constants(self) -> dict:
+        if self._constants is None:
+            self._constants = module_constants(self.module, self.scan.assignments, self.names)
+        return self._constants
 
     def facts_of(self, function: cst.FunctionDef) -> FunctionFacts:
         if id(function) not in self.facts:
@@ -257,7 +338,8 @@ class _Unit:
             launched = is_kernel(function) and call is None
             inline = Inline.of(function, self.stated, lambda node: self.positions.start(node)[0])
             self.facts[id(function)] = FunctionFacts(function, self.names, self.scan.function_assignments[id(function)],
-                                                     launched, inline, self.scan.bound_nowhere, self._named_by(call))
+                                                     launched, inline, self.scan.bound_nowhere, self._named_by(call),
+                                                     function.name.value in self.scan.grid_launched, self.constants)
         return self.facts[id(function)]
 
     def _named_by(self, call: cst.Call | None) -> str | None:
@@ -330,12 +412,17 @@ def _launch_support_bound(module: cst.Module) -> dict[str, str]:
 
 def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str],
              launch: dict[str, str], removable: dict[str, frozenset[str]], rewrite: bool = True, from_ast: bool = False,
-             trees: dict[str, ast.Module | None] | None = None, copies: int = MAX_COPY_ROUNDS
-             ) -> dict[str, FileOutcome]:
+             trees: dict[str, ast.Module | None] | None = None, copies: int = MAX_COPY_ROUNDS,
+             imported: dict[str, tuple[Borrowed, ...]] | None = None) -> dict[str, FileOutcome]:
     """`trees` gains the ast of each module that is not frozen. `copies`: how many more times helpers may be
     copied per call signature (a copy's own calls may then differ)."""
-    trees = {} if trees is None else trees
+    trees, imported = {} if trees is None else trees, imported or {}
     borrowed = _borrowed(sources, locate, frozen, trees) if len(sources) > 1 else {}
+    stated = {}  # name -> the stated bindings its rewrite relies on
+    for name, found in imported.items():  # after the modules of the run: where one binds a name, it decides
+        names = borrowed.setdefault(name, TritonNames())
+        stated[name] = tuple(b for b in found if b.stated is not None and b.local not in names.bound)
+        names.adopt_outside(found)
     units = [u for u in (_blamed_unit(name, text, True, from_ast, trees, borrowed.get(name))
                          for name, text in sources.items() if name not in frozen) if u is not None]
     program, inherited = None, {}
@@ -352,7 +439,7 @@ def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: di
         if plan:
             return _with_copies(sources, plan, program, trees, rewrite,
                                 lambda copied: _migrate(copied, policy, locate, frozen, launch, removable, rewrite,
-                                                        from_ast, copies=copies - 1))
+                                                        from_ast, copies=copies - 1, imported=imported))
     outcomes = {name: FileOutcome((), None) for name in sources}
     with_units = {unit.module_name for unit in units}
     for name, source in sources.items():
@@ -362,9 +449,20 @@ def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: di
     for unit in units:
         own = [a for u, a in analyses if u is unit]
         with _blame(unit.module_name):
-            outcomes[unit.module_name] = _outcome(unit, own, policy, rewrite, launch.get(unit.module_name),
-                                                  removable.get(unit.module_name, frozenset()))
+            outcomes[unit.module_name] = _relying(_outcome(unit, own, policy, rewrite, launch.get(unit.module_name),
+                                                           removable.get(unit.module_name, frozenset())),
+                                                  stated.get(unit.module_name, ()))
     return outcomes
+
+
+def _relying(outcome: FileOutcome, stated: tuple[Borrowed, ...]) -> FileOutcome:
+    """The outcome of a module whose `tl` (or `triton`) only the configuration says is Triton's: each rewrite
+    relies on that, as on a stated fact, and says so (the report's `requires`; an unsafe fix in JSON)."""
+    if not stated:
+        return outcome
+    relied = tuple(b.requirement() for b in stated)
+    return replace(outcome, diagnostics=tuple(replace(d, requirements=d.requirements + relied) if d.fixed else d
+                                              for d in outcome.diagnostics))
 
 
 def _with_copies(sources: dict[str, str], plan: dict, program: Program, trees: dict[str, ast.Module | None],
@@ -424,11 +522,13 @@ def _imported_elsewhere(source: str, tree: ast.Module, borrowed: TritonNames | N
     found = []
     for call, head, origin in calls:
         line, column = positions.start(call)
+        statement = f"`--triton-module {origin}.{head}={'triton' if head == 'triton' else 'triton.language'}`" \
+            if not origin.startswith(".") else "`triton-modules`, under the module's full name"
         found.append(Diagnostic(line, column + 1, ttd202_triton_imported_elsewhere.CODE,
                                 f"`{head}` is imported from `{origin}`, which is not known to import it from triton "
-                                "(it is not migrated with this module, or it imports another package): the block "
-                                "pointer is left as it is",
-                                False, "untouched"))
+                                "(neither the files migrated, its project nor the installed packages have it, or it "
+                                "imports another package): the block pointer is left as it is; if it is triton's, "
+                                f"state it ({statement})", False, "untouched"))
     return tuple(found)
 
 
@@ -720,6 +820,7 @@ class _ModuleScan(AssignmentCollector):
         # The names functions call (`helper(...)`, `module.helper(...)`) -> a call of each, one of the name itself
         # (`helper(...)`) where there is one.
         self.called: dict[str, cst.Call] = {}
+        self.grid_launched: set[str] = set()  # the names launched on a grid (`kernel[grid](...)`)
         self._named: Counter[str] = Counter()  # names as they occur, callees of calls included
         self._callees: Counter[str] = Counter()  # names called (`f(...)`)
         self._star = False  # `from x import *`: any name may be bound
@@ -752,6 +853,9 @@ class _ModuleScan(AssignmentCollector):
 
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append(node)
+        if type(node.func) is cst.Subscript and type(node.func.value) in (cst.Name, cst.Attribute):
+            launched = node.func.value
+            self.grid_launched.add(launched.value if type(launched) is cst.Name else launched.attr.value)
         if type(node.func) is cst.Name:
             self._callees[node.func.value] += 1
         if self._stack and type(node.func) in (cst.Name, cst.Attribute):
@@ -759,6 +863,8 @@ class _ModuleScan(AssignmentCollector):
             if name not in self.called or type(node.func) is cst.Name:
                 self.called[name] = node
         member = self.names.member(node.func)
+        if member is None and self._stack and any(is_jit(d) for d in self._stack[-1][0].decorators):
+            member = member_called(node, self.names)
         if not _is_site(member, {a.keyword.value for a in node.args if a.keyword is not None}):
             return
         if self._stack:

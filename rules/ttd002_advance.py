@@ -1,7 +1,9 @@
 """TTD002 advance-to-offsets: `tl.advance` becomes integer offset arithmetic.
 
 What it matches: `p = tl.advance(p, (dm, dn))`, `q = tl.advance(p, ...)`, and `tl.advance(p, ...)` used
-directly as the pointer of a `tl.load`/`tl.store`.
+directly as the pointer of a `tl.load`/`tl.store`; the block pointer's own method, `p = p.advance((dm, dn))`
+(Triton's other spelling, as course solutions write it), alike, in `@triton.jit` code (a host object's
+`.advance()` is no site).
 
 The rewrite: a descriptor has no position, so the block pointer's position lives in integers:
 `p_off1 += dn` for a self-advance (dimensions advanced by a literal 0 are left alone), `q_off0 = p_off0 + dm`
@@ -13,7 +15,7 @@ passes as `None`: a block-pointer path kept behind a constexpr flag no caller se
 `boundary_check` on it alike, TTD003).
 
 Fixtures: gemm_loop_advance, advance_in_branch, negative_advance, runtime_delta, inline_advance_load,
-while_loop, nested_loops, alias_copy, helper_none_only.
+while_loop, nested_loops, alias_copy, helper_none_only, method_advance.
 """
 
 from __future__ import annotations

@@ -1,12 +1,20 @@
 """TTD108 unsupported-use: block pointer used in a way the rewrite does not model.
 
-Why: everything the codemod rewrites it must model exactly. A block pointer compared, stored in a tuple,
+Why: everything the codemod rewrites it must model exactly. A block pointer compared, stored in a tuple that
+is used otherwise than by literal indices (passed whole, `len(ps)`, a computed index, `ps = (ps[1], ps[0])`),
 created outside a plain `name = tl.make_block_ptr(...)` (or `name = tl.make_block_ptr(...) if FLAG else
-None`, which migrates as `if FLAG:` statements would), or given a `boundary_check` that is not a literal (a
-tuple with as many entries as the block pointer has dimensions is read as checking all of them, whatever their
-spelling: Triton compiles nothing else), or a `padding_option` that is neither a literal nor a name, is left
-untouched and reported. A `padding_option` that
-is a name (a constexpr) keeps the access off descriptors (TTD006 says why).
+None`, which migrates as `if FLAG:` statements would), or given a `boundary_check` whose dimensions the
+source does not show, or a `padding_option` that is neither a literal nor a name, is left untouched and
+reported. A `boundary_check` is read where it is a literal (a tuple with as many entries as the block pointer
+has dimensions checks all of them, whatever their spelling: Triton compiles nothing else), a name that holds one
+literal wherever the function reads it (a module's `CHECK = (0, 1)` or `tl.constexpr(...)`, a local assigned
+once), a constexpr flag's choice between literals (`(0, 1) if CHECK_ROWS else (1,)`), or a helper's parameter
+that its calls fill with literals. A kernel's constexpr parameter (`boundary_check=CHECK`) is refused: each
+launch chooses it, no one access is exact for every value, and Triton has no compile-time `in` with which to
+choose the dimensions per value (a chain of `CHECK == (0, 1)` tests over every spelling, order and duplicate
+included, is no code anyone would keep); the message says how to spell it so that it migrates. A
+`padding_option` that is a name (a constexpr) keeps the access off descriptors (TTD006 says why); one that holds
+a literal (a module's `PADDING = tl.constexpr("zero")`) is that literal.
 
 A load or store with a real `mask=` or `other=` on a block pointer is another matter: Triton rejects it at
 compile time in every version, so the access never compiled, and no migration could make it mean anything. A
@@ -27,8 +35,15 @@ block pointer lacks, or one twice, becomes `tl.static_assert(False, ...)` (TTD00
 which Triton rejects there as it rejected the access: such an access can sit in a constexpr branch that the
 callers of a helper never take.
 
-Fixtures: mask_none, scalar_and_conditional_parts (accepted), store_mask_never_compiled; property test;
-tests/test_invalid_programs.py (a generator of calls Triton rejects: each refused, never an internal error).
+A tuple of block pointers read only by literal indices (`ps = (tl.make_block_ptr(...), ...)`, `tl.load(ps[0])`,
+`ps = (tl.advance(ps[0], d), ps[1])`) is only its elements: such a function is migrated as the same code with one
+name per element (`ps_0`, `ps_1`: analysis/tuples.py), where every block pointer of the function then migrates;
+otherwise the module is migrated as written, and the tuple's report says which block pointer stood in the way.
+
+Fixtures: mask_none, scalar_and_conditional_parts (accepted), store_mask_never_compiled, tuple_of_block_pointers,
+helper_refused_keeps_caller (a tuple used whole), boundary_check_named (names that hold a literal); property
+test; tests/test_invalid_programs.py (a generator of calls Triton rejects: each refused, never an internal
+error); tests/test_idioms.py (checks and tuples refused).
 """
 
 CODE = "TTD108"

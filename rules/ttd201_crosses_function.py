@@ -8,7 +8,10 @@ keep their block pointers, so that no call is ever broken.
 A helper that nothing in the files migrated calls keeps its block-pointer parameters and their uses when
 something in the project names it: its callers, if it has any, are outside the run, and only they say what
 rank and parts it receives (migrate them together). One that nothing names anywhere is dead code, and goes
-(TTD011), as Intel's maintainers deleted theirs.
+(TTD011), as Intel's maintainers deleted theirs. A kernel that its module launches on a grid
+(`_dkv_kernel[grid](...)`) and no `@triton.jit` function calls receives what a launch passes, tensors and
+scalars: a block-pointer use of its parameter (`boundary_check`, `tl.advance`) is reported as one Triton
+rejects at compile time.
 
 A call of a name that nothing in the module binds (no import, definition, assignment or parameter, no star
 import, no builtin: ROCm/aotriton's old_fwd_kernel.py calls a helper a refactoring removed) fails to compile

@@ -1,16 +1,31 @@
 """TTD202 triton-imported-elsewhere: `tl` comes from another module that this run does not show to be Triton's.
 
 Why: the tool knows `tl.make_block_ptr` for Triton's by the import that binds `tl`. A module that takes `tl`
-from another module of its project (`from .common import tl, triton`, where common.py imports
-triton.language, as Megatron-LM's kernels do) is migrated together with that module, and its block
-pointers like any other. Where that module is not part of the run (only the kernel file was named), or binds
-the name to something else than `triton` (a renamed distribution, such as tokenspeed's
-`tokenspeed_triton`), nothing says the calls are Triton's block pointers: each is reported here, left as it is,
-rather than passed over in silence (it would stop compiling on Triton 3.9 without a word).
+from another module binds it as that module does, which is read from its source, never imported: a module of
+the run (`from .common import tl, triton`, where common.py imports triton.language in a `try:` with a mock
+fallback, as Megatron-LM's kernels do), or one found as Python would find it, in the importing file's project
+or among the installed packages (`from vllm.triton_utils import tl, triton`, as vLLM and its hardware plugins
+write it: `triton_utils` binds `tl` to `triton.language` under `if TYPE_CHECKING or HAS_TRITON:` and to a
+placeholder under `else:`, where no kernel runs). A relative import from a package that is Triton itself
+(`from .. import language as tl` in `triton/ops/`) or re-exports it (`from . import language as tl`, where the
+package's `__init__.py` has `from triton import language`) alike. A name that some branch of a module imports
+from another package (`except ImportError: import other_triton.language as tl`) is not Triton's there.
 
-Fix: run migrate over the package (both modules), or import `triton.language` in the module itself.
+Where that module cannot be found, or binds the name to something else than `triton` (a renamed distribution,
+such as tokenspeed's `tokenspeed_triton`), nothing says the calls are Triton's block pointers: each is reported
+here, left as it is, rather than passed over in silence (it would stop compiling on Triton 3.9 without a word).
 
-Fixtures: tl_reexported (migrated together); tests/test_groups.py (the kernel file alone).
+Fix: run migrate over the package (both modules), install the package that has the module, import
+`triton.language` in the module itself, or state it in the configuration (a stated fact: each rewrite of the
+module then lists it under `requires`, and JSON marks its fix unsafe):
+
+    [tool.triton-migrate.triton-modules]
+    "vllm.triton_utils" = { tl = "triton.language", triton = "triton" }
+
+or on the command line, `--triton-module vllm.triton_utils.tl=triton.language,vllm.triton_utils.triton=triton`.
+
+Fixtures: tl_reexported (migrated together), triton_via_package (a vLLM-like package found on disk),
+relative_language (a relative import); tests/test_groups.py and tests/test_triton_modules.py.
 """
 
 CODE = "TTD202"

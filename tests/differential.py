@@ -64,23 +64,32 @@ def default_policy_fixture_dirs() -> list[Path]:
 
 
 # --------------------------------------------------------------------------- importing
-def import_path(path: Path, tag: str):
+def import_path(path: Path, tag: str, case_dir: Path | None = None):
     """Import ``path`` as a fresh module with a unique name (registered in sys.modules,
-    which Triton's JIT uses to find globals and source). Its directory is on sys.path while
-    it runs, as a script's is: a kernel imports its fixture's other ``modules`` by name."""
+    which Triton's JIT uses to find globals and source). Its directory, and its fixture's
+    (``case_dir``, where a migrated copy lives elsewhere), are on sys.path while it runs, as a
+    script's is: a kernel imports its fixture's other ``modules`` and packages by name. A
+    fixture directory with an ``__init__.py`` is a package (fixtures/ is on sys.path): its
+    kernels are imported as its modules, where relative imports resolve."""
     path = Path(path)
-    name = f"_tmfx_{path.parent.name}_{tag}_{next(_counter)}"
+    case_dir = Path(case_dir) if case_dir is not None else path.parent
+    name = f"_tmfx_{case_dir.name}_{tag}_{next(_counter)}"
+    if (case_dir / "__init__.py").is_file() and case_dir.parent == FIXTURES:
+        _ensure_fixtures_on_path()
+        name = f"{case_dir.name}.{name}"
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
-    sys.path.insert(0, str(path.parent))
+    directories = list(dict.fromkeys((str(path.parent), str(case_dir))))
+    sys.path[:0] = directories
     try:
         spec.loader.exec_module(mod)
     except BaseException:
         sys.modules.pop(name, None)
         raise
     finally:
-        sys.path.remove(str(path.parent))
+        for directory in directories:
+            sys.path.remove(directory)
     return mod
 
 
@@ -102,7 +111,7 @@ def run_fixture(case_dir: Path, which: str = "before.py", harness=None) -> dict[
     case_dir = Path(case_dir)
     harness = harness or load_harness(case_dir)
     kernel_path = Path(which) if os.path.isabs(str(which)) else case_dir / which
-    mod = import_path(kernel_path, Path(kernel_path).stem)
+    mod = import_path(kernel_path, Path(kernel_path).stem, case_dir)
     results: dict[str, dict[str, torch.Tensor]] = {}
     for name, inputs in harness.cases():  # fresh inputs per run: cases() is deterministic
         if name in results:

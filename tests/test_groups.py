@@ -259,16 +259,26 @@ def test_block_pointers_on_a_tl_taken_from_another_module_are_migrated_with_it(t
 
 
 def test_block_pointers_on_a_tl_not_known_to_be_triton_are_reported_never_silent(tree):
-    put(tree, "pkg/__init__.py", "")
-    put(tree, "pkg/common.py", COMMON)
-    put(tree, "pkg/kernel.py", TAKES_TL)
     put(tree, "vendored/__init__.py", "")
     put(tree, "vendored/common.py", COMMON.replace("triton", "tokenspeed_triton"))
     put(tree, "vendored/kernel.py", TAKES_TL)
+    put(tree, "alone/__init__.py", "")
+    put(tree, "alone/kernel.py", TAKES_TL)
     before = snapshot(tree)
-    # the kernel module without the one it takes `tl` from; a module that takes `tl` from another distribution
-    done = invoke("-j1", "--no-cache", "--write", "pkg/kernel.py", "vendored")
-    assert by_path(done.stdout) == {os.path.join("pkg", "kernel.py"): ["TTD202", "TTD202"],
+    # a module that takes `tl` from another distribution; one whose `.common` is nowhere
+    done = invoke("-j1", "--no-cache", "--write", "vendored", "alone")
+    assert by_path(done.stdout) == {os.path.join("alone", "kernel.py"): ["TTD202", "TTD202"],
                                     os.path.join("vendored", "kernel.py"): ["TTD202", "TTD202"]}, done.stdout
     assert "`tl` is imported from `.common`, which is not known to import it from triton" in done.stdout
+    assert "state it (`triton-modules`, under the module's full name)" in done.stdout
     assert done.exit_code == 1 and snapshot(tree) == before
+
+
+def test_the_module_tl_comes_from_is_read_where_it_is_not_in_the_run(tree):
+    """The kernel module named alone: its package's `common.py`, on disk, says what `tl` is."""
+    put(tree, "pkg/__init__.py", "")
+    put(tree, "pkg/common.py", COMMON)
+    put(tree, "pkg/kernel.py", TAKES_TL)
+    done = invoke("-j1", "--no-cache", "--write", "pkg/kernel.py")
+    assert done.exit_code == 0 and by_path(done.stdout) == {}, done.stdout
+    assert "make_block_ptr" not in (tree / "pkg/kernel.py").read_text()

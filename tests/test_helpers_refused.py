@@ -29,7 +29,7 @@ CASES = {
                                   "callers' block pointers cannot be migrated"),
     "helper cannot migrate its use": (HEAD + "@triton.jit\ndef load(p):\n    return tl.load(p, boundary_check=(0,), "
                                       "padding_option=PADDINGS[0])\n\n" + KERNEL.format("    y = load(x)"),
-                                      "in the helper, `boundary_check` must be a literal"),
+                                      "in the helper, `padding_option` must be a literal or a name"),
 }
 
 
@@ -67,6 +67,9 @@ def test_a_site_met_again_on_a_loops_next_pass_is_reported_once():
      "`--unsafe-fixes` removes where nothing in the project names it (TTD011)"),
     ("@triton.jit\ndef raw(x_ptr):\n    y = walk(x_ptr, 1, 4)\n", "the parameter `p`, to which no call site passes a "
      "block pointer"),
+    ("def launch(x):\n    walk[(1,)](x, 1, 4)\n", "the parameter `p` of `walk`, a kernel this module launches "
+     "(`walk[...](...)`) and no `@triton.jit` function of the files migrated calls: a launch passes tensors and "
+     "scalars, never a block pointer (Triton rejects this use at compile time)"),
 ])
 def test_a_helpers_own_use_of_a_parameter_it_cannot_take_as_parts_says_why(callers, reason):
     source = HEAD + ("@triton.jit\ndef walk(p, N, BN: tl.constexpr):\n    p = tl.advance(p, (BN,))\n"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from triton_migrate.engine import migrate_source, migrate_sources
 from triton_migrate.frontend.references import mentions
+from triton_migrate.frontend.triton_modules import imported
 from triton_migrate.policy import Policy
 from triton_migrate.rules import _launch_support as launch_support
 
@@ -34,15 +35,17 @@ def policy_of(case_dir: Path) -> Policy:
 def migrate_fixture(case_dir: Path, source: str, policy: Policy | None = None):
     """The outcome for `source` (the fixture's before.py or after.py) migrated with `policy` (the fixture's
     own by default), together with its other `modules` (fixture.toml), which it imports by name and which
-    stay as they are."""
+    stay as they are; names it imports from packages in its directory (not migrated) are read as a run of
+    `migrate` on its path reads them (frontend/triton_modules.py)."""
     policy = policy or policy_of(case_dir)
     config_path = case_dir / "fixture.toml"
     modules = tomllib.loads(config_path.read_text()).get("modules", []) if config_path.is_file() else []
     if not modules:  # the fixture is its own project: a helper it mentions only where it defines it goes (TTD011)
-        outcome = migrate_source(source, policy=policy)
+        outside = imported(str(case_dir / "before.py"), source.encode(), search=())
+        outcome = migrate_source(source, policy=policy, imported=outside)
         counts = mentions(source.encode(), outcome.uncalled_helpers)
         removable = frozenset(name for name in outcome.uncalled_helpers if counts[name] == 1)
-        return migrate_source(source, policy=policy, removable=removable) if removable else outcome
+        return migrate_source(source, policy=policy, removable=removable, imported=outside) if removable else outcome
     others = {Path(m).stem: (case_dir / m).read_text() for m in modules}
     outcomes = migrate_sources({"__main__": source, **others}, policy=policy)
     changed = [m for m in others if outcomes[m].new_source is not None or outcomes[m].diagnostics]

@@ -78,6 +78,38 @@ def _count(call: cst.Call) -> int:
     return sum(1 for arg in call.args if arg.keyword is None)
 
 
+def member_called(call: cst.Call, names) -> str | None:
+    """The `triton.language` member a call in `@triton.jit` code calls (`names`: the module's TritonNames):
+    `tl.load(...)` calls "load", and `p.advance(offsets)`, a block pointer's own method (Triton's other spelling of
+    `tl.advance(p, offsets)`, as course solutions write it), calls "advance"."""
+    member = names.member(call.func)
+    if member is None and is_method_advance(call, names):
+        return "advance"
+    return member
+
+
+def is_method_advance(call: cst.Call, names) -> bool:
+    """`p.advance(...)` on anything but a name of Triton's (`tl.advance` is the function)."""
+    func = call.func
+    return type(func) is cst.Attribute and func.attr.value == "advance" and names.member(func) is None and \
+        not (type(func.value) is cst.Name and func.value.value in names.bound)
+
+
+def advance_arguments(call: cst.Call, names) -> dict[str, cst.Arg]:
+    """`base` and `offsets` of `tl.advance(p, offsets)` or of `p.advance(offsets)` (`base`: `p`)."""
+    if is_method_advance(call, names):
+        return {"base": cst.Arg(call.func.value), **bind(call, "advance", ("offsets",))}
+    return bind(call, "advance")
+
+
+def advanced_base(call: cst.Call, names) -> cst.BaseExpression | None:
+    """The block pointer an advance moves (`p` of `tl.advance(p, d)` or `p.advance(d)`), None if unbound."""
+    try:
+        return advance_arguments(call, names)["base"].value
+    except (UnboundCall, KeyError):
+        return None
+
+
 def tuple_elements(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
     """The elements of a literal tuple or list (`(M, N)`, `[M, N]`), or None if it is anything else."""
     if isinstance(node, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) for e in node.elements):

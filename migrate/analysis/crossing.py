@@ -20,7 +20,7 @@ import libcst as cst
 from triton_migrate.rules import ttd008_helper_parts, ttd108_unsupported_use, ttd201_crosses_function
 
 from . import inlining, planner
-from .calls import int_value, tuple_elements
+from .calls import advanced_base, int_value, member_called, tuple_elements
 from .records import Refusal
 from .values import (
     OTHER,
@@ -194,6 +194,11 @@ class Crossing:
                    "`False`, for the condition at each call: each is then read as the creation it amounts to)"
         if helper is None or name not in self.facts.params:
             return f"`{name}`, which is not a block pointer created in this function (a parameter or a call result)"
+        if not self.context.is_called() and self.facts.grid_launched:
+            return f"the parameter `{name}` of `{helper.qualname}`, a kernel this module launches " \
+                   f"(`{helper.qualname.rpartition('.')[2]}[...](...)`) and no `@triton.jit` function of the files " \
+                   "migrated calls: a launch passes tensors and scalars, never a block pointer (Triton rejects this " \
+                   "use at compile time)"
         if not self.context.is_called():
             return f"the parameter `{name}` of `{helper.qualname}`, which nothing in the files migrated calls: its " \
                    "callers, if any, are elsewhere and give its rank and parts (migrate them together); if none, it is " \
@@ -223,8 +228,8 @@ class Crossing:
         name = pointer.value
         if isinstance(state.get(name), Placeholder):
             return f"`{name}` is `None` here"
-        advanced_only = all(isinstance(v, cst.Call) and self.names.member(v.func) == "advance" and v.args and
-                            isinstance(v.args[0].value, cst.Name) and v.args[0].value.value == name
+        advanced_only = all(isinstance(v, cst.Call) and member_called(v, self.names) == "advance" and
+                            isinstance(base := advanced_base(v, self.names), cst.Name) and base.value == name
                             for v in self.facts.assignments.get(name, []))
         if self.context is not None and name in self.facts.params and advanced_only and \
                 self.context.always_none(name):
@@ -359,8 +364,8 @@ class Crossing:
 
     def passes_pointer(self, argument: cst.BaseExpression, state: State) -> bool:
         """`p` or `tl.advance(p, ...)` for a tracked block pointer `p`."""
-        if isinstance(argument, cst.Call) and self.names.member(argument.func) == "advance" and argument.args:
-            argument = argument.args[0].value
+        if isinstance(argument, cst.Call) and member_called(argument, self.names) == "advance":
+            argument = advanced_base(argument, self.names)
         return isinstance(argument, cst.Name) and isinstance(state.get(argument.value), BlockPtr)
 
     def passed_parts(self, helper, param: str, value: BlockPtr, deltas, call: cst.Call) -> Optional[Passed]:

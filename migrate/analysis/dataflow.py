@@ -23,6 +23,7 @@ from triton_migrate.rules import (
 )
 
 from . import guards
+from .calls import member_called
 from .crossing import Crossing
 from .facts import FunctionFacts
 from .naming import Namer
@@ -220,7 +221,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
     # -- assignments --------------------------------------------------------------------------
 
     def assign_value(self, node, name: str, value: cst.BaseExpression, state: State) -> None:
-        member = self.names.member(value.func) if isinstance(value, cst.Call) else None
+        member = member_called(value, self.names) if isinstance(value, cst.Call) else None
         if member == "make_block_ptr":
             self.bind(name, self.create(node, name, value, state), state)
         elif member == "advance":
@@ -291,7 +292,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
             self.visit(child, state, code, how)
 
     def call(self, node: cst.Call, state: State) -> None:
-        member = self.names.member(node.func)
+        member = member_called(node, self.names)
         if member in ("load", "store"):
             self.access(node, member, state)
         elif member == "advance":

@@ -14,10 +14,10 @@ import libcst as cst
 
 from triton_migrate.rules._syntax import movable, movable_elements
 
-from .calls import int_value
+from .calls import int_value, string_value, tuple_elements
 from .stated import Inline
 from .triton_names import TritonNames
-from .values import canonical_code
+from .values import canonical_code, is_none
 from .walk import children, walk
 
 RANGE_MEMBERS = ("range", "static_range")
@@ -80,21 +80,56 @@ def _unpacked(target: cst.BaseExpression, value: cst.BaseExpression):
     return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
 
 
+def is_literal(node: cst.BaseExpression) -> bool:
+    """A value a `boundary_check` or `padding_option` may be spelt as: an integer, a string, `None`, or a tuple
+    or list of integers."""
+    elements = tuple_elements(node)
+    return (int_value(node) is not None or string_value(node) is not None or is_none(node)
+            or elements is not None and all(int_value(e) is not None for e in elements))
+
+
+def module_constants(module: cst.Module, assigned: dict[str, list], names) -> dict[str, cst.BaseExpression]:
+    """The names the module assigns once (`assigned`: every assignment the scan met at its top level, class
+    bodies included), at its top level, a literal or `tl.constexpr(<literal>)`: `CHECK = (0, 1)` is `(0, 1)` in
+    every function that reads it and does not bind it itself."""
+    found = {}
+    for statement in module.body:
+        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            else None
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            target, value = small.targets[0].target, small.value
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            target, value = small.target, small.value
+        else:
+            continue
+        if isinstance(value, cst.Call) and names.member(value.func) == "constexpr" and len(value.args) == 1 \
+                and value.args[0].keyword is None:
+            value = value.args[0].value
+        if isinstance(target, cst.Name) and len(assigned.get(target.value, ())) == 1 and is_literal(value):
+            found[target.value] = value
+    return found
+
+
 class FunctionFacts:
     """What the code of one function says, whatever the analysis makes of it: one per function, shared by
     its analyses (reruns, and the rounds of a program), which ask the same questions again and again."""
 
     def __init__(self, function: cst.FunctionDef, names: TritonNames,
                  assignments: dict[str, list[cst.CSTNode]], launched: bool = False, inline: Inline | None = None,
-                 bound_nowhere: frozenset[str] = frozenset(), named_by: str | None = None) -> None:
+                 bound_nowhere: frozenset[str] = frozenset(), named_by: str | None = None,
+                 grid_launched: bool = False, constants: dict[str, cst.BaseExpression] | None = None) -> None:
         """`assignments`: the function's, as an AssignmentCollector gathered them (the module scan does).
         `launched`: what the module says of it: a `@triton.jit` kernel no function of the module calls.
         `inline`: the facts its comments state (`# migrate: assume[...]`). `bound_nowhere`: the names the module
         calls and nothing binds (a call of one never compiles). `named_by`: where it is not `launched` because an
-        attribute call has its name (`ReLU.backward(...)` on line 70), that call."""
+        attribute call has its name (`ReLU.backward(...)` on line 70), that call. `grid_launched`: the module
+        launches it on a grid (`kernel[grid](...)`). `constants`: the module's names assigned once, at its top
+        level, a literal (`CHECK = tl.constexpr((0, 1))`: `module_constants`)."""
         self.assignments = assignments
+        self.constants = constants or {}
         self.launched = launched
         self.named_by = named_by
+        self.grid_launched = grid_launched
         self.bound_nowhere = bound_nowhere
         self.inline = inline or Inline()
         self.params = {p.name.value for p in function.params.params + function.params.kwonly_params}
@@ -112,6 +147,17 @@ class FunctionFacts:
         self._movable: dict[int, tuple] = {}
         self._elements: dict[int, tuple] = {}
         self._aligned: dict[tuple[int, str], tuple] = {}  # (id(expr), the block's code) -> (expr, answer)
+
+    def constant(self, name: str) -> cst.BaseExpression | None:
+        """The literal a name holds wherever the function reads it: a local assigned once, a literal (`check =
+        (0, 1)`), or a module constant the function does not rebind; None otherwise (a parameter: each call or
+        launch chooses it)."""
+        if name in self.params:
+            return None
+        local = self.assignments.get(name, [])
+        if len(local) == 1 and is_literal(local[0]):
+            return local[0]
+        return self.constants.get(name) if not local else None
 
     def free_names(self, expr: cst.CSTNode) -> frozenset[str]:
         return _remembered(self._free, expr, free_names)

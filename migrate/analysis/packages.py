@@ -68,7 +68,7 @@ class Locator:
 _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]*(?:\(([^)]*)\)|((?:[^\n#;\\]|\\\r?\n)*))"
                      rb"|import[ \t]+([\w. \t,]+))", re.M)
 _COMMENT = re.compile(rb"#[^\n]*")
-_NAME = re.compile(rb"\s*(\w+)(?:\s+as\s+\w+)?\s*")
+_NAME = re.compile(rb"\s*(\w+)(?:\s+as\s+(\w+))?\s*")
 
 
 def _imports(data: bytes) -> set[tuple[int, str, Optional[str]]]:
@@ -77,16 +77,22 @@ def _imports(data: bytes) -> set[tuple[int, str, Optional[str]]]:
     (0, "a.b", None). A name that cannot be read (`*`, a line this does not follow) is None: the whole
     module. A missed exotic import only means a group is not formed: the kernel's block pointers passed to
     that helper are then reported, never rewritten on one side only."""
+    return {(level, module, name) for level, module, name, _ in imported_names(data)}
+
+
+def imported_names(data: bytes) -> set[tuple[int, str, str | None, str | None]]:
+    """(level, module, name, the name it is bound to) of every import (`_imports`): `from .m import f as g`
+    gives (1, "m", "f", "g"), `import a.b` (0, "a.b", None, None)."""
     found = set()
     for dots, base, listed, line, plain in _IMPORT.findall(data):
         if plain:
-            found |= {(0, part.split()[0].decode(), None) for part in plain.split(b",") if part.strip()}
+            found |= {(0, part.split()[0].decode(), None, None) for part in plain.split(b",") if part.strip()}
             continue
         text = _COMMENT.sub(b"", listed or line.replace(b"\\", b" "))
         names = [_NAME.fullmatch(part) for part in text.split(b",") if part.strip()]  # `(a, b,)` ends in a comma
         if not names or not all(names):
-            found.add((len(dots), base.decode(), None))
-        found |= {(len(dots), base.decode(), n[1].decode()) for n in names if n}
+            found.add((len(dots), base.decode(), None, None))
+        found |= {(len(dots), base.decode(), n[1].decode(), (n[2] or n[1]).decode()) for n in names if n}
     return found
 
 

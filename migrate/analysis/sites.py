@@ -28,7 +28,17 @@ from triton_migrate.rules import (
 from triton_migrate.rules._syntax import keyword
 
 from . import guards, inlining, layout, planner
-from .calls import UnboundCall, bind, bool_value, int_value, string_value, tuple_elements
+from .calls import (
+    UnboundCall,
+    advance_arguments,
+    advanced_base,
+    bind,
+    bool_value,
+    int_value,
+    member_called,
+    string_value,
+    tuple_elements,
+)
 from .records import Creation, Loop, Refusal, SiteForm
 from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, canonical_code, is_none
 
@@ -335,7 +345,7 @@ class Sites:
         if resolved is None:
             return self.untracked_advance(call, state)
         source, deltas = resolved
-        return self.moved(node, name, call.args[0].value.value, source, deltas, state)
+        return self.moved(node, name, advanced_base(call, self.names).value, source, deltas, state)
 
     def copy(self, node, name: str, source: BlockPtr, state: State) -> Value:
         """`k_next = k_ptr`: the same block pointer under another name, whose offsets then move on their own. A
@@ -373,10 +383,9 @@ class Sites:
         return lambda: [ttd002_advance.assign(name, cst.Name(base_name))] if self.reads_pointers(source.creations) \
             else []
 
-    @staticmethod
-    def untracked_advance(call: cst.Call, state: State) -> Value:
+    def untracked_advance(self, call: cst.Call, state: State) -> Value:
         """Advancing a block pointer we do not rewrite keeps it untouched (and reported once)."""
-        base = call.args[0].value if call.args else None
+        base = advanced_base(call, self.names)
         known = state.get(base.value) if isinstance(base, cst.Name) else None
         return known if isinstance(known, Opaque) else OTHER
 
@@ -401,7 +410,7 @@ class Sites:
     def advanced_pointer(self, call: cst.Call, state: State):
         """(block pointer, deltas) for `tl.advance(p, deltas)`, or None (reported) if it is not one we track."""
         try:
-            bound = bind(call, "advance")
+            bound = advance_arguments(call, self.names)
         except UnboundCall:
             self.visit_children(call, state)
             return None
@@ -516,9 +525,16 @@ class Sites:
         same literal (`load_block(x_block, boundary_check=(0, 1), ...)`) reads as that literal; a `boundary_check`
         that calls fill with several (lmdeploy's `_load_kv(ptrs, boundary_check)`, given `None`, `(1,)` or
         `(0, 1)` as constexpr flags chose them) reads as a choice between them, on the parameter itself:
-        `None if boundary_check is None else (1,) if boundary_check == (1,) else (0, 1)`, one access each."""
+        `None if boundary_check is None else (1,) if boundary_check == (1,) else (0, 1)`, one access each. A name
+        that holds one literal wherever the function reads it (a module's `CHECK = tl.constexpr((0, 1))`, a local
+        `check = (0, 1)`) reads as that literal."""
         for key in ("boundary_check", "padding_option"):
             node = bound[key].value if key in bound else None
+            constant = self.facts.constant(node.value) if isinstance(node, cst.Name) and node.value != "None" \
+                else None
+            if constant is not None:
+                bound = {**bound, key: bound[key].with_changes(value=constant)}
+                continue
             if not (isinstance(node, cst.Name) and node.value in self.facts.params and self.context is not None
                     and not self.facts.assignments.get(node.value)):
                 continue
@@ -615,10 +631,22 @@ class Sites:
         option = string_value(bound["padding_option"].value) if "padding_option" in bound else None
         if option is not None and self.literal_padding(bound) is None:
             return self.reject(f"`padding_option` {option!r} is none of \"zero\", \"nan\"", call)
-        if self.checked_dims(bound, len(value.dims)) is None or self.padding(bound) is None:
-            return Refusal(ttd108_unsupported_use.CODE, "`boundary_check` must be a literal, `padding_option` a "
-                           "literal or a name", call)
+        if self.checked_dims(bound, len(value.dims)) is None:
+            return Refusal(ttd108_unsupported_use.CODE, self.unread_check(bound["boundary_check"].value), call)
+        if self.padding(bound) is None:
+            return Refusal(ttd108_unsupported_use.CODE, "`padding_option` must be a literal or a name", call)
         return None
+
+    def unread_check(self, check: cst.BaseExpression) -> str:
+        """Why a `boundary_check` cannot be read, and what would make it readable."""
+        spelt = self.facts.canonical_code(check)
+        if isinstance(check, cst.Name) and check.value in self.facts.params:
+            return f"`boundary_check` is the parameter `{spelt}`, which each launch (or call) chooses: no one " \
+                   "access is exact for every value it may take, and Triton has no compile-time test of which " \
+                   "dimensions a tuple holds (no `in`); give it as a literal, or one literal per constexpr flag " \
+                   "(`boundary_check=(0, 1) if CHECK_ROWS else (1,)`)"
+        return f"`boundary_check` is `{spelt}`, whose dimensions the source does not show (a literal, a name " \
+               "assigned one literal, a constexpr flag's choice between literals, or dimensions below the rank)"
 
     def obstacles(self, call: cst.Call, member: str, bound, value: BlockPtr, deltas) -> list:
         creations = [self.creations_by_id(c) for c in self.knowledge.in_order(value.creations)]
@@ -788,11 +816,10 @@ class Sites:
         self.expr_edits[id(call)] = (value.creations, self.pointer_builder(call, member, bound, value, offsets,
                                                                            deltas))
 
-    @staticmethod
-    def holds_pointers(bound, value: BlockPtr, deltas) -> bool:
+    def holds_pointers(self, bound, value: BlockPtr, deltas) -> bool:
         """Whether the access can read the pointers the block pointer's name holds (`p`, `tl.advance(p, d)`)."""
         pointer = bound["pointer"].value
-        held = pointer.args[0].value if deltas is not None else pointer
+        held = advanced_base(pointer, self.names) if deltas is not None else pointer
         return value.pointers and isinstance(held, cst.Name)
 
     def masks_at_creation(self, call, bound, value: BlockPtr, deltas) -> bool:
@@ -890,7 +917,7 @@ class Sites:
         checked_by_any = set().union(*(dims for _, dims in variants))
         named = self.holds_pointers(bound, value, deltas)
         pointer = bound["pointer"].value
-        held = pointer.args[0].value if deltas is not None else pointer  # `tl.advance(p, ...)` moves `p`'s
+        held = advanced_base(pointer, self.names) if deltas is not None else pointer  # `tl.advance(p, ...)` moves `p`'s
         kinds = ("shape", "range", "stride") if named else ("base", "shape", "stride", "range")
         base, shape, strides, blocks, ranged = self.merged_parts(value, checked_by_any, kinds)
         (self.knowledge.named if named else self.knowledge.rebuilt).update(value.creations)
@@ -977,7 +1004,7 @@ class Sites:
 
     def is_site_call(self, node: cst.BaseExpression) -> bool:
         """`tl.make_block_ptr(...)` or `tl.advance(...)`."""
-        return type(node) is cst.Call and self.names.member(node.func) in ("make_block_ptr", "advance")
+        return type(node) is cst.Call and member_called(node, self.names) in ("make_block_ptr", "advance")
 
     def pointer(self, pointer: cst.BaseExpression, state: State):
         if isinstance(pointer, cst.Name):
@@ -987,7 +1014,7 @@ class Sites:
             if isinstance(value, Opaque):
                 self.refuse_ambiguous(value, pointer)
             return None
-        if isinstance(pointer, cst.Call) and self.names.member(pointer.func) == "advance":
+        if isinstance(pointer, cst.Call) and member_called(pointer, self.names) == "advance":
             return self.advanced_pointer(pointer, state)
         return None
 

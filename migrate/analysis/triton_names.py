@@ -12,6 +12,8 @@ import ast
 
 import libcst as cst
 
+from .borrowed import Borrowed
+
 LANGUAGE = "triton.language"
 
 
@@ -35,15 +37,38 @@ def _ast_dotted_name(node: ast.expr) -> str | None:
 
 
 def _module_level(body, try_kind, kind) -> list:
-    """The module's statements of `kind`, those of a `try:` body included (Megatron-LM imports triton in `try:`
-    and binds `tl` to a mock in `except ImportError:`, where no kernel runs)."""
+    """The module's statements of `kind`, those in every branch of its top-level `try:` and `if` statements
+    included: Megatron-LM imports triton in `try:` and binds `tl` to a mock in `except ImportError:`, vLLM under
+    `if TYPE_CHECKING or HAS_TRITON:` and to a placeholder under `else:`, where no kernel runs. (A name that some
+    branch imports from elsewhere is no longer triton's: TritonNames.settle.) `try_kind`: `cst.Try` or `ast.Try`."""
     found = []
     for statement in body:
-        if isinstance(statement, try_kind):
-            found += _module_level(statement.body.body if try_kind is cst.Try else statement.body, try_kind, kind)
+        branches = _branches(statement, try_kind is cst.Try)
+        if branches is not None:
+            for branch in branches:
+                found += _module_level(branch, try_kind, kind)
         elif isinstance(statement, kind):
             found.append(statement)
     return found
+
+
+def _branches(statement, is_cst: bool) -> list | None:
+    """The bodies of a `try:` (its handlers', `else:` and `finally:` too) or an `if` (its `elif`s and `else:`),
+    as lists of statements; None for any other statement."""
+    if is_cst:
+        if isinstance(statement, cst.If):
+            orelse = statement.orelse
+            return [statement.body.body] + ([] if orelse is None else [[orelse]] if isinstance(orelse, cst.If)
+                                            else [orelse.body.body])
+        if isinstance(statement, cst.Try):
+            return [statement.body.body, *(h.body.body for h in statement.handlers),
+                    *(part.body.body for part in (statement.orelse, statement.finalbody) if part is not None)]
+        return None
+    if isinstance(statement, ast.If):
+        return [statement.body, statement.orelse]
+    if isinstance(statement, ast.Try):
+        return [statement.body, *(h.body for h in statement.handlers), statement.orelse, statement.finalbody]
+    return None
 
 
 class TritonNames:
@@ -52,6 +77,7 @@ class TritonNames:
     def __init__(self) -> None:
         self.module_aliases: dict[str, str] = {}  # local name -> "triton" or "triton.language"
         self.member_aliases: dict[str, str] = {}  # local name -> member of triton.language
+        self._elsewhere: set[str] = set()  # local names some import binds to anything else
 
     @classmethod
     def of_cst(cls, module: cst.Module) -> "TritonNames":
@@ -66,7 +92,10 @@ class TritonNames:
                     for alias in small.names:
                         local = alias.asname.name.value if alias.asname is not None else alias.name.value
                         names.imported_from(dotted_name(small.module), alias.name.value, local)
-        return names
+                elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                    names._elsewhere.update(a.asname.name.value if a.asname is not None else a.name.value
+                                            for a in small.names)
+        return names.settle()
 
     @classmethod
     def of_ast(cls, module: ast.Module) -> "TritonNames":
@@ -78,10 +107,22 @@ class TritonNames:
             elif isinstance(statement, ast.ImportFrom) and not statement.level and statement.module:
                 for alias in statement.names:
                     names.imported_from(statement.module, alias.name, alias.asname or alias.name)
-        return names
+            elif isinstance(statement, ast.ImportFrom):
+                names._elsewhere.update(alias.asname or alias.name for alias in statement.names)
+        return names.settle()
+
+    def settle(self) -> TritonNames:
+        """Unbind the names that some branch of the module imports from elsewhere (`except ImportError: import
+        other_triton.language as tl`): which module they are depends on the run."""
+        for aliases in (self.module_aliases, self.member_aliases):
+            for name in self._elsewhere & aliases.keys():
+                del aliases[name]
+        return self
 
     def imported(self, full: str | None, asname: str | None) -> None:
         if full not in ("triton", LANGUAGE):
+            if (full or "").partition(".")[0] != "triton":
+                self._elsewhere.add(asname or (full or "").partition(".")[0])
             return
         if asname is not None:
             self.module_aliases[asname] = full
@@ -93,6 +134,8 @@ class TritonNames:
             self.module_aliases[local] = LANGUAGE
         elif source == LANGUAGE:
             self.member_aliases[local] = imported
+        elif (source or "").partition(".")[0] != "triton":
+            self._elsewhere.add(local)
 
     def adopt(self, other: "TritonNames | None") -> None:
         """Bind as `other` does the names this module does not bind itself (those it imports from a module of
@@ -101,6 +144,17 @@ class TritonNames:
             for mine, theirs in ((self.module_aliases, other.module_aliases),
                                  (self.member_aliases, other.member_aliases)):
                 mine.update((local, full) for local, full in theirs.items() if local not in self.bound)
+
+    def adopt_outside(self, borrowed: tuple[Borrowed, ...]) -> None:
+        """Bind the names this module imports from modules outside the run that bind them to triton, unless
+        they are bound here already."""
+        for binding in borrowed:
+            if binding.local in self.bound:
+                continue
+            if binding.full in ("triton", LANGUAGE):
+                self.module_aliases[binding.local] = binding.full
+            elif binding.full.startswith(LANGUAGE + "."):
+                self.member_aliases[binding.local] = binding.full[len(LANGUAGE) + 1:]
 
     @property
     def bound(self) -> set[str]:
@@ -152,6 +206,11 @@ class TritonNames:
         return None
 
 
+def module_imports(tree: ast.Module) -> list[ast.ImportFrom]:
+    """The module's `from ... import ...` statements, in every branch of its top-level `try:` and `if`."""
+    return _module_level(tree.body, ast.Try, ast.ImportFrom)
+
+
 def reexported(trees: dict[str, ast.Module], locate) -> dict[str, TritonNames]:
     """Per module, the names of triton it takes from another module of `trees` (`from .common import tl,
     triton`, where common.py imports them): Megatron-LM imports triton in one module, in a `try:` with a mock
@@ -159,7 +218,7 @@ def reexported(trees: dict[str, ast.Module], locate) -> dict[str, TritonNames]:
     importer, level, module)`: the module of `trees` that an import names, or None."""
     own = {name: TritonNames.of_ast(tree) for name, tree in trees.items()}
     imports = {name: [(target, alias.name, alias.asname or alias.name)
-                      for statement in _module_level(tree.body, ast.Try, ast.ImportFrom) for alias in statement.names
+                      for statement in module_imports(tree) for alias in statement.names
                       if (target := locate(name, statement.level, statement.module or "")) in own and target != name]
                for name, tree in trees.items()}
     taken = {name: TritonNames() for name in imports}

@@ -18,7 +18,7 @@ import click
 from triton_migrate import __version__
 from triton_migrate.analysis.prefilter import might_need_migration
 from triton_migrate.frontend import config as cfg
-from triton_migrate.frontend import launch, output, suppressions
+from triton_migrate.frontend import launch, output, suppressions, triton_modules
 from triton_migrate.frontend.discover import discover
 from triton_migrate.frontend.fileio import FileError, atomic_write, check_parses, decode, encode, read_bytes
 from triton_migrate.frontend.output import FileResult
@@ -82,6 +82,7 @@ class Job:
     cache_dir: str | None = None  # where check results are kept between runs (cache.py); None: no cache
     launch: str | None = None  # how the file imports its launch support (launch.py); None: the engine's `try`
     removable: frozenset[str] = frozenset()  # its uncalled helpers that nothing in the project names (TTD011)
+    imported: tuple = ()  # names it imports from modules outside the run that bind them to triton (triton_modules.py)
 
 
 # --- one file ----------------------------------------------------------------------------------------------------
@@ -173,7 +174,8 @@ def _migrate_group(jobs: tuple[Job, ...], decoded: dict, errors: dict[str, str])
     outcomes = engine.migrate_sources(sources, verify=first.verify, policy=first.policy, rewrite=first.verify,
                                       locate=Locator(sources), frozen={p: errors[p] for p in sources if p in errors},
                                       launch={job.path: job.launch for job in jobs if job.launch},
-                                      removable={job.path: job.removable for job in jobs})
+                                      removable={job.path: job.removable for job in jobs},
+                                      imported={job.path: job.imported for job in jobs})
     results = []
     for job in jobs:
         if job.path in errors:
@@ -194,7 +196,7 @@ def _outcome_of(job: Job, text: str) -> FileOutcome:
         return cached[0]
     # The fixed-point check costs a second migration; only output that is shown or written needs it.
     outcome = engine.migrate_source(text, verify=job.verify, policy=job.policy, rewrite=job.verify, launch=job.launch,
-                                    removable=job.removable)
+                                    removable=job.removable, imported=job.imported)
     _keep((job,), [outcome])
     return outcome
 
@@ -219,7 +221,7 @@ def _keep(jobs: tuple[Job, ...], outcomes: list[FileOutcome]) -> None:
 
 def _cache_policy(jobs: tuple[Job, ...]) -> tuple:
     """What the outcomes depend on besides the files' bytes."""
-    return jobs[0].policy, tuple(sorted(job.removable) for job in jobs)
+    return jobs[0].policy, tuple(sorted(job.removable) for job in jobs), tuple(job.imported for job in jobs)
 
 
 def _served(task: tuple[Job, ...]) -> list[FileResult] | None:
@@ -462,7 +464,8 @@ def _job(path: str, data: bytes, config: cfg.Config, options: Options) -> Job:
     if options.policy_override is not None:
         policy = options.policy_override(policy)
     return Job(path, data, verify, policy, config.select, config.ignored_for(path), options.cache_dir,
-               None if options.standalone else launch.import_spec(path, data))
+               None if options.standalone else launch.import_spec(path, data),
+               imported=triton_modules.imported(path, data, config.triton_modules))
 
 
 def _skip_reason(path: str, config: cfg.Config, explicit: bool, options: Options,
@@ -684,6 +687,9 @@ CONFIGURATION = [
                  help="Facts about every kernel's tensor arguments and launches that descriptors may rely on "
                       "(comma-separated: aligned, contiguous, aligned-rows, in-bounds, allocator; replaces the "
                       "configuration's `assume`)."),
+    click.option("--triton-module", "triton_module", multiple=True, callback=_csv, metavar="MODULE.NAME=WHAT",
+                 help="A name that a module outside the run binds to triton (comma-separated, e.g. "
+                      "vllm.triton_utils.tl=triton.language; replaces the configuration's `triton-modules`)."),
     click.option("--line-length", type=click.IntRange(min=1, max=320), metavar="N",
                  help="Keep emitted code within N columns [default: the project's ruff, black or flake8 "
                       "setting, else 88]."),
@@ -738,12 +744,28 @@ def resolve(params: dict, fmt_option: str | None = None) -> tuple[cfg.Resolver, 
         ("ignore", params.get("ignore")), ("output-format", fmt_option),
         ("respect-gitignore", params.get("respect_gitignore")), ("jobs", params.get("jobs")),
         ("line-length", params.get("line_length")), ("assume", params.get("assume")),
+        ("triton-modules", _triton_modules_table(params.get("triton_module"))),
     ) if value is not None}
     try:
         resolver = cfg.Resolver(overrides, params.get("config_file"), params.get("isolated", False))
         return resolver, resolver.for_path(".")
     except cfg.ConfigError as exc:
         raise click.UsageError(f"configuration: {exc}") from None
+
+
+def _triton_modules_table(entries: list[str] | None) -> dict | None:
+    """`--triton-module vllm.triton_utils.tl=triton.language` as the configuration's table."""
+    if entries is None:
+        return None
+    table: dict[str, dict[str, str]] = {}
+    for entry in entries:
+        named, equals, full = entry.partition("=")
+        module, dot, name = named.strip().rpartition(".")
+        if not (equals and dot and module and name):
+            raise click.UsageError(f"--triton-module {entry!r}: expected MODULE.NAME=triton or "
+                                   "MODULE.NAME=triton.language")
+        table.setdefault(module, {})[name] = full.strip()
+    return table
 
 
 def _cache_home() -> str:

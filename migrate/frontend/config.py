@@ -1,7 +1,8 @@
 """`[tool.triton-migrate]` in pyproject.toml: the nearest file upward from each path wins, the CLI overrides it.
 
-File-level keys (target, strict, unsafe-fixes, min-triton-version, kernel-targets, assume, per-file-assume, kernel-assume, select,
-ignore, per-file-ignores, exclude, extend-exclude, line-length) come from each file's nearest configuration; run-level keys (output-format, jobs,
+File-level keys (target, strict, unsafe-fixes, min-triton-version, kernel-targets, assume, per-file-assume,
+kernel-assume, triton-modules, select, ignore, per-file-ignores, exclude, extend-exclude, line-length) come from
+each file's nearest configuration; run-level keys (output-format, jobs,
 respect-gitignore) from the configuration nearest to the working directory, as in ruff.
 
 Without `line-length` here, emitted code keeps to the line length of the project the file belongs to
@@ -57,6 +58,9 @@ class Config:
     assume: tuple[Statement, ...] = ()
     per_file_assume: tuple[tuple[str, tuple[Statement, ...]], ...] = ()
     kernel_assume: tuple[Statement, ...] = ()
+    # Modules outside the run that re-export triton (`vllm.triton_utils`): (module, name, "triton" or
+    # "triton.language", where it was stated), for when their source cannot be found (triton_modules.py).
+    triton_modules: tuple[tuple[str, str, str, str], ...] = ()
     _specs: dict = field(default_factory=dict, compare=False, repr=False)  # compiled globs, by pattern
     # Config field -> where its value was set (a file, "command line"); a field not here has its default.
     origins: dict = field(default_factory=dict, compare=False, repr=False)
@@ -199,6 +203,21 @@ def _kernel_assume(value, where: str):
     return tuple(found)
 
 
+def _triton_modules(value, where: str):
+    """`module = {name = "triton.language", ...}`: what a module outside the run binds to triton."""
+    if not isinstance(value, dict) or not all(isinstance(names, dict) for names in value.values()):
+        raise ValueError('must be a table of module = {name = "triton" | "triton.language", ...}, '
+                         f"not {value!r}")
+    found = []
+    for module, names in value.items():
+        _module_path(module)
+        for name, full in names.items():
+            if not name.isidentifier() or full not in ("triton", "triton.language"):
+                raise ValueError(f'{module}: {name!r} = {full!r}: must be a name = "triton" or "triton.language"')
+            found.append((module, name, full, f'{where} "{module}.{name}"'))
+    return tuple(found)
+
+
 def _jobs(value):
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise ValueError(f"must be a whole number ≥ 1, not {value!r}")
@@ -230,8 +249,10 @@ KEYS = {  # TOML key -> (Config field, validator)
     "assume": ("assume", _assume),
     "per-file-assume": ("per_file_assume", _per_file_assume),
     "kernel-assume": ("kernel_assume", _kernel_assume),
+    "triton-modules": ("triton_modules", _triton_modules),
 }
-STATED = ("assume", "per-file-assume", "kernel-assume")  # their validators also take where the key was set
+# their validators also take where the key was set
+STATED = ("assume", "per-file-assume", "kernel-assume", "triton-modules")
 
 
 def apply(config: Config, table: dict, where: str) -> Config:

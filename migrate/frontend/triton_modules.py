@@ -1,0 +1,160 @@
+"""Triton re-exported by a module outside the run: which names a file imports from another module bind to
+triton, read from that module's source without importing it, or stated in the configuration.
+
+vLLM and its hardware plugins import Triton as `from vllm.triton_utils import tl, triton`: the module is
+installed, not among the files migrated, and binds `tl` to `triton.language` under `if TYPE_CHECKING or
+HAS_TRITON:` (a placeholder otherwise, where no kernel runs). Packages that re-export Triton's modules are
+imported relatively too (`from .. import language as tl`). The module an import names is found as Python
+would find it (relative to the importing file's package, from its directory or package root, then on
+`sys.path`), and its import lines say what it binds (triton_names.TritonNames, a chain of such modules
+followed); nothing is imported or executed. Where it cannot be found, the configuration can state it
+(`triton-modules`), and the rewrite then relies on it as on a stated fact (the report's `requires`).
+The engine lets a module of the run that binds the same name decide first.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import os
+import re
+import sys
+import warnings
+from collections.abc import Sequence
+
+from triton_migrate.analysis.borrowed import Borrowed
+from triton_migrate.analysis.packages import (
+    absolute_module,
+    imported_names,
+    package_root,
+)
+
+# Stated in the configuration: (module, name, what it is: "triton" or "triton.language", where it was stated).
+Stated = tuple[tuple[str, str, str, str], ...]
+_CHAIN = 4  # how many modules a re-export is followed through
+
+
+def imported(path: str, data: bytes, stated: Stated = (), search: Sequence[str] | None = None
+             ) -> tuple[Borrowed, ...]:
+    """The names the file at `path` (its bytes: `data`) imports from other modules that bind them to triton,
+    from the modules it takes a name it spells a block-pointer call on from (`tl.make_block_ptr`, `tl.advance`;
+    `triton` too, which the rewrite may call). `search`: where installed modules are looked for (`sys.path` by
+    default)."""
+    found = []
+    importer = _dotted(path)
+    names = sorted((entry for entry in imported_names(data) if entry[2] is not None), key=str)
+    wanted = {(level, module) for level, module, _, local in names if _spells_a_site(data, local)}
+    for level, module, name, local in names:
+        if (level, module) not in wanted or level == 0 and _is_triton(module):
+            continue
+        source = "." * level + module
+        target = absolute_module(importer, level, module) if level else module
+        if _is_triton(target):  # `from .. import language` inside Triton's own package
+            full = _bound_by_triton(target, name)
+            binding = Borrowed(local, full, source) if full is not None else None
+        else:
+            # what the module's source shows needs no one's word; the statement covers what it does not
+            binding = _read(path, level, module, name, local, source, tuple(sys.path if search is None else search)) \
+                or _stated(stated, target, name, local, source)
+        if binding is not None:
+            found.append(binding)
+    return tuple(found)
+
+
+def _spells_a_site(data: bytes, local: str) -> bool:
+    return re.search(rb"\b" + re.escape(local.encode()) + rb"\s*\.\s*(?:language\s*\.\s*)?(?:make_block_ptr|advance)\b",
+                     data) is not None
+
+
+def _is_triton(module: str) -> bool:
+    return module == "triton" or module.startswith("triton.")
+
+
+def _bound_by_triton(module: str, name: str) -> str | None:
+    """"triton.language" where `from <module> import <name>` binds it, `module` being triton's own."""
+    from triton_migrate.analysis.triton_names import (
+        TritonNames,  # libcst: only where an import needs it
+    )
+
+    names = TritonNames()
+    names.imported_from(module, name, name)
+    return names.module_aliases.get(name)
+
+
+def _stated(stated: Stated, module: str, name: str, local: str, source: str) -> Borrowed | None:
+    for stated_module, stated_name, full, where in stated:
+        if (stated_module, stated_name) == (module, name):
+            return Borrowed(local, full, source, where)
+    return None
+
+
+def _read(path: str, level: int, module: str, name: str, local: str, source: str,
+          search: tuple[str, ...]) -> Borrowed | None:
+    located = _locate(os.path.dirname(os.path.abspath(path)), level, module, search)
+    full = _bound_in(located, search, _CHAIN).get(name) if located is not None else None
+    return Borrowed(local, full, source) if full is not None else None
+
+
+def _bound_in(path: str, search: tuple[str, ...], depth: int) -> dict[str, str]:
+    """`_bindings` of the module at `path` as it is now (a run embedded in a longer process, `migrate verify`'s
+    or a test's, may see it change)."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return {}
+    return _bindings(path, status.st_mtime_ns, status.st_size, search, depth)
+
+
+def _locate(directory: str, level: int, module: str, search: tuple[str, ...]) -> str | None:
+    """The file of `module` as an import in `directory` names it, as Python would find it (a package's
+    `__init__.py`, or the module's `.py`): a relative import from the importer's package; an absolute one
+    from its directory (a script's is on `sys.path`), its package root, then `search`."""
+    here = directory
+    for _ in range(level - 1):
+        here = os.path.dirname(here)
+    bases = [here] if level else list(dict.fromkeys((here, package_root(here), *map(os.path.abspath, search))))
+    parts = module.split(".") if module else []
+    for base in bases:
+        stem = os.path.join(base, *parts)
+        for candidate in (os.path.join(stem, "__init__.py"), stem + ".py"):
+            if os.path.isfile(candidate):
+                return candidate
+    return None
+
+
+@functools.lru_cache(maxsize=256)
+def _bindings(path: str, _mtime: int, _size: int, search: tuple[str, ...], depth: int) -> dict[str, str]:
+    """Local name -> "triton" or "triton.language" for what the module at `path` binds to them: its own imports,
+    and the names it imports from such a module (followed `depth` modules on)."""
+    from triton_migrate.analysis.triton_names import (  # libcst: only once one is read
+        TritonNames,
+        module_imports,
+    )
+
+    try:
+        with open(path, "rb") as handle, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    found = dict(TritonNames.of_ast(tree).module_aliases)
+    if depth <= 1:
+        return found
+    directory = os.path.dirname(path)
+    for statement in module_imports(tree):
+        if statement.level == 0 and _is_triton(statement.module or ""):
+            continue
+        located = _locate(directory, statement.level, statement.module or "", search)
+        chained = _bound_in(located, search, depth - 1) if located is not None else {}
+        for alias in statement.names:
+            if alias.name in chained:
+                found.setdefault(alias.asname or alias.name, chained[alias.name])
+    return found
+
+
+def _dotted(path: str) -> str:
+    """The module's dotted name from its path: below the directory above its outermost package."""
+    absolute = os.path.abspath(path)
+    relative = os.path.relpath(os.path.splitext(absolute)[0], package_root(os.path.dirname(absolute)))
+    parts = relative.split(os.sep)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
