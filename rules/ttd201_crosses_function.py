@@ -19,7 +19,7 @@ there on every Triton version, before any argument is evaluated: the block point
 masked pointers their names hold, the call passes them on and fails as it did (reported with this code,
 decision `compile-error`).
 
-Fixtures: helper_call_refused, call_to_nothing.
+Fixtures: helper_refused_keeps_caller, helper_mixed_callers, call_to_nothing.
 """
 
 CODE = "TTD201"

@@ -270,13 +270,6 @@ def test_readme_links_resolve():
 
 # --- what the rule docstrings cite --------------------------------------------------------------------------
 
-# Rule modules that other work owns at the time of writing, whose references are known to be broken; strict:
-# fixing one fails here until its entry goes.
-KNOWN_BROKEN = {
-    "TTD201": "names the fixture helper_call_refused, which does not exist",
-}
-
-
 def broken_references(code: str) -> list[str]:
     """What the docstring of rule `code` cites that a reader of the documentation cannot find: a path into this
     repository that does not exist, a fixture it names that does not exist, a note outside the repository."""
@@ -294,9 +287,7 @@ def broken_references(code: str) -> list[str]:
     return broken
 
 
-@pytest.mark.parametrize("code", [
-    pytest.param(code, marks=pytest.mark.xfail(reason=KNOWN_BROKEN[code], strict=True)) if code in KNOWN_BROKEN
-    else code for code in CODES])
+@pytest.mark.parametrize("code", CODES)
 def test_rule_docstring_cites_only_what_exists(code):
     assert broken_references(code) == []
 

@@ -464,6 +464,11 @@ HELP = {
         "everywhere; `compat`: tiles of the `triton_migrate.compat` shim."),
     "strict": KeyHelp(
         "bool", "No descriptor that relies on anything unproven: no launch guard, no stated fact."),
+    "unsafe-fixes": KeyHelp(
+        "bool",
+        "Fixes that delete user code: a helper whose block-pointer parameters no call anywhere fills, which "
+        "nothing in the project names (TTD011). Off by default: such a helper is kept and reported; "
+        "`--diff --unsafe-fixes` shows the deletion first. A kernel is never removed."),
     "min-triton-version": KeyHelp(
         '`"X.Y"`',
         "The oldest Triton the migrated code must run on: descriptors need 3.4; `padding_option` and casting "
@@ -515,4 +520,10 @@ HELP = {
         'table: kernel or `"kernel.argument"` → facts',
         "The same for one kernel (function name, in any file) or one of its arguments "
         '(`matmul_kernel = [...]`, `"matmul_kernel.c_ptr" = [...]` or `matmul_kernel = {c_ptr = [...]}`).'),
+    "triton-modules": KeyHelp(
+        'table: module → {name = `"triton"` or `"triton.language"`}',
+        "What a module outside the run re-exports from Triton, for when its source cannot be found "
+        '(`"vllm.triton_utils" = { tl = "triton.language", triton = "triton" }`): a stated fact, listed under '
+        "the sites that rely on it (TTD202). A module whose source the run or `sys.path` holds is read, never "
+        "imported, and needs no entry."),
 }
