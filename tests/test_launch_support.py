@@ -128,6 +128,17 @@ def test_stdin_imports_it_as_written_and_writes_nothing_else(tree):
     assert "from fla_like._triton_launch import descriptor_fits, launch_guard\n" in result.stdout
     assert "def descriptor_fits" not in result.stdout
     assert not (tree / "fla_like/_triton_launch.py").exists()
+    assert ("warning: fla_like/ops/fused.py: the migrated code imports its launch support from "
+            "fla_like/_triton_launch.py, which standard input does not write (fla_like/_triton_launch.py is not "
+            "there yet); `migrate --write fla_like/ops/fused.py` writes it") in result.stderr
+
+
+def test_stdin_says_nothing_of_a_module_that_is_there(tree):
+    package(tree)
+    assert invoke("--write", "--isolated", "fla_like").exit_code == 0
+    result = invoke("--write", "--isolated", "--stdin-filename", "fla_like/ops/fused.py", "-", stdin=GUARDED)
+    assert "from fla_like._triton_launch import descriptor_fits, launch_guard\n" in result.stdout
+    assert "launch support" not in result.stderr
 
 
 def test_pasted_support_finds_what_earlier_versions_pasted():

@@ -619,7 +619,7 @@ def run_stdin(name: str, resolver: cfg.Resolver, options: Options) -> int:
     config = resolver.for_path(name)
     skipped = _skip_reason(name, config, True, options) is not None
     # stdout holds the one migrated file: it imports its launch support as written, which `migrate --write`
-    # on the file writes beside it (or its package)
+    # on the file writes beside it (or its package); stdin cannot, so it says so where the module is not there.
     result = FileResult(name) if skipped else analyse(_job(name, data, config, options))
     if options.mode == "write":
         # On any error the input comes back unchanged, so an editor buffer piped through us is never lost.
@@ -627,6 +627,11 @@ def run_stdin(name: str, resolver: cfg.Resolver, options: Options) -> int:
         sys.stdout.buffer.write(result.new_data if written else data)
         sys.stdout.buffer.flush()
         result = as_written(result) if written else result
+        why = launch.missing(result.launch_module) if written and result.launch_module else None
+        if why:
+            click.echo(f"warning: {name}: the migrated code imports its launch support from {result.launch_module}"
+                       f", which standard input does not write ({why}); `migrate --write {name}` writes it",
+                       err=True)
     return emit([result], [], 1, options, diag_to_err=options.mode == "write")
 
 

@@ -69,6 +69,17 @@ def with_modules(results: list[FileResult]) -> list[FileResult]:
     return kept + [result for result in made.values() if result.new_text is not None or result.error]
 
 
+def missing(where: str) -> str | None:
+    """Why the launch-support module at `where` is not as the migrated code needs it (absent, out of date, or a
+    file of that name that someone else wrote), or None. For standard input, which writes one file only."""
+    module = _module_result(where)
+    if module.error:
+        return module.error
+    if module.new_text is not None:
+        return f"{where} is not there yet" if not module.text else f"{where} is out of date"
+    return None
+
+
 def _module_result(where: str) -> FileResult:
     """The module at `where`, written or brought up to date unless someone else wrote a file of its name."""
     try:
