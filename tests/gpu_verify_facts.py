@@ -5,8 +5,9 @@ The example project (tests/verify_data/project) migrated with `assume = ["aligne
 
 1. `offset`: a view one element into its storage; the verdict names `x_ptr` and `aligned` before the migrated
    kernel runs, where the migrated kernel alone dies with `CUDA error: misaligned address`;
-2. `rows`: rows of 60 halves (120 bytes) behind 128-byte row strides; the verdict names `y_ptr` and
-   `aligned-rows`;
+2. `rows`: rows of 61 floats (244 bytes) behind 256-byte row strides; the verdict names `y_ptr` and
+   `aligned-rows` (floats, not the interpreter test's halves: compiled Triton refuses the kernel's float32
+   store into a float16 block pointer, which the interpreter casts);
 3. `holds`: data that keeps every fact (and an allocator set, as `allocator` states): identical, exit 0.
 
 Prints one JSON line; exit status 1 if a check failed.   python tests/gpu_verify_facts.py
@@ -38,9 +39,9 @@ print(float(scale(x, 2.0).sum()))
 """,
     "rows": PRELUDE + """
 from kernels.ops import scale_rows
-x = torch.randn(32, 64, generator=g, device="cuda").half()[:, :60]
-y = torch.zeros(32, 64, device="cuda").half()[:, :60]
-scale_rows[(2, )](x, y, 32, 60, x.stride(0), y.stride(0), 2.0, BM=16, BN=32)
+x = torch.randn(32, 64, generator=g, device="cuda")[:, :61]
+y = torch.zeros(32, 64, device="cuda")[:, :61]
+scale_rows[(2, )](x, y, 32, 61, x.stride(0), y.stride(0), 2.0, BM=16, BN=32)
 print(float(y.float().sum()))
 """,
     "holds": PRELUDE + """
@@ -51,7 +52,7 @@ print(float(scale(a, 3.0).sum()), float(mm(a, b).sum()))
 }
 EXPECTED = {  # exit status, what the verdict must say
     "offset": (1, "`x_ptr` is stated `aligned` (pyproject.toml: assume), but its data starts 4 bytes past"),
-    "rows": (1, "`y_ptr` is stated `aligned-rows` (pyproject.toml: assume), but `N` is 60 elements, 120 bytes"),
+    "rows": (1, "`y_ptr` is stated `aligned-rows` (pyproject.toml: assume), but `N` is 61 elements, 244 bytes"),
     "holds": (0, "verdict: identical"),
 }
 
