@@ -34,7 +34,7 @@ outside the run kept with it).
 
 CODE = "TTD011"
 NAME = "dead-helper"
-SUMMARY = "helper that nothing calls or names, whose block-pointer parameters nothing fills → removed"
+SUMMARY = "helper no migrated code can call: kept and reported; removed only with --unsafe-fixes"
 WHY = "a helper that nothing in the project calls, imports or names: no call fills its block-pointer parameters"
 
 
