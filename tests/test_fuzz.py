@@ -7,7 +7,7 @@
    in Triton's interpreter on sentinel-padded buffers: the outputs must be bit-identical. What the tool
    cannot prove it must refuse (a diagnostic with fixed=False) and leave as it is; every site gets a
    diagnostic. The only loud failure allowed is Triton's own "16 bytes" error for a constexpr block width
-   under 16 bytes (invisible to the codemod, see the README).
+   under 16 bytes (invisible to the codemod: docs/output.md, "What is proven, and what is assumed").
 2. Arbitrary Python from hypothesmith, alone and spliced into a kernel, and 3. real kernels (the fixtures)
    mutated line by line: the engine raises SourceError only for source Python cannot parse, and otherwise
    returns output that is a fixed point (it checks that itself) and compiles whenever the input compiled.
