@@ -91,8 +91,8 @@ def _runs(command: list[str], tree: Path, grouped: list[tuple[list[str], list[st
     shown, done = [], []
     for index, (arguments, folders) in enumerate(grouped):
         where = folders if len(folders) < 4 else [f"<{len(folders)} repositories>"]
-        shown.append("migrate " + " ".join([*command[3:], *arguments, *where]).replace("{}", ""))
         filled = [part.replace("{}", f"-{index}" if index else "") for part in command]
+        shown.append("migrate " + " ".join([*filled[3:], *arguments, *where]))
         done.append((index, subprocess.run([*filled, *arguments, *folders], cwd=tree, capture_output=True,
                                            text=True)))
     return "; ".join(shown), done
