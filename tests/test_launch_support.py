@@ -266,3 +266,11 @@ def test_the_added_import_precedes_the_kernels_it_decorates_when_an_import_comes
     of the launch support goes above the kernels, whose `@launch_guard` runs when the module is imported."""
     new = migrate_source(f"{GUARDED}\n\n{late}", launch=launch).new_source
     assert new.index("import descriptor_fits") < new.index("@launch_guard") < new.index(late)
+
+
+def test_no_snapshot_holds_a_pasted_helper():
+    """The snapshots are migrated modules too (issue 35): one that an older version wrote, with the launch
+    or facts helpers pasted in, is stale."""
+    pasted = {d.name: pasted_support((d / "after.py").read_text()) for d in sorted(D.FIXTURES.iterdir())
+              if (d / "after.py").is_file()}
+    assert {name: names for name, names in pasted.items() if names} == {}
