@@ -181,3 +181,40 @@ def test_build_lays_out_a_commits_kernels_with_the_configuration_above_them(tmp_
     laid_out = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
     assert laid_out == ["pkg/__init__.py", "pkg/k.py", "pyproject.toml"]
     assert record["configs"] == ["pyproject.toml"]
+
+
+def test_a_module_that_holds_a_pasted_launch_helper_counts_and_the_support_module_does_not(tmp_path):
+    helper = 'def descriptor_fits(t):\n    """Written by triton-migrate: whether a descriptor may read `t`."""\n'
+    (tmp_path / "r" / "pkg").mkdir(parents=True)
+    (tmp_path / "r" / "pkg" / "_triton_launch.py").write_text(helper)
+    (tmp_path / "r" / "pkg" / "clean.py").write_text("from ._triton_launch import descriptor_fits\n")
+    (tmp_path / "r" / "pkg" / "old.py").write_text(f"import torch\n\n\n{helper}")
+    assert measure.pasted_helpers(tmp_path) == ["r/pkg/old.py: descriptor_fits"]
+
+
+VLLM_KERNEL = """from vllm.triton_utils import tl, triton
+
+
+@triton.jit
+def k(x, n, B: tl.constexpr):
+    p = tl.make_block_ptr(x, (n,), (1,), (0,), (B,), (0,))
+    tl.store(p, tl.load(p, boundary_check=(0,)) + 1, boundary_check=(0,))
+"""
+
+
+def test_the_arguments_repos_toml_states_for_a_repository_are_given_to_it_alone(tmp_path):
+    stated = ["--triton-module", "vllm.triton_utils.tl=triton.language,vllm.triton_utils.triton=triton"]
+    records = [{"dir": "plugin", "migrate_args": stated}, {"dir": "other", "migrate_args": []},
+               {"dir": "more"}]
+    assert measure.groups(records) == [([], ["more", "other"]), (stated, ["plugin"])]
+    corpus, work = tmp_path / "corpus", tmp_path / "work"
+    for folder in ("plugin", "other"):
+        (corpus / folder).mkdir(parents=True)
+        (corpus / folder / "k.py").write_text(VLLM_KERNEL)
+    work.mkdir()
+    run = measure.survey(corpus, work, 1, measure.groups(records[:2]))
+    decided = sorted((s["filename"], s["migrated"], s["code"] == "TTD202") for s in run["sites"])
+    assert decided == [("other/k.py", False, True), ("plugin/k.py", True, False)]
+    rows = measure.table(run, {"errors": []}, corpus, {"plugin": "p", "other": "o"}, {}, {},
+                         {"plugin": stated})
+    assert [r["stated"] for r in rows] == [f"`{' '.join(stated)}`", ""]

@@ -268,3 +268,20 @@ def test_the_module_works_on_each_supported_triton(tmp_path, where):
                           env=environment)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.startswith({".triton36": "3.6", None: "3.8", ".triton39": "3.9"}[where])
+
+
+@pytest.mark.parametrize(("launch", "late"), [(None, "import math\n"), (".._triton_launch", "from .late import x\n"),
+                                              ("pkg._triton_launch", "import pkg.late\n")])
+def test_the_added_import_precedes_the_kernels_it_decorates_when_an_import_comes_after_them(launch, late):
+    """A module whose test code, pasted below the kernels, imports again (TritonBench, GEAK-eval): the import
+    of the launch support goes above the kernels, whose `@launch_guard` runs when the module is imported."""
+    new = migrate_source(f"{GUARDED}\n\n{late}", launch=launch).new_source
+    assert new.index("import descriptor_fits") < new.index("@launch_guard") < new.index(late)
+
+
+def test_no_snapshot_holds_a_pasted_helper():
+    """The snapshots are migrated modules too (issue 35): one that an older version wrote, with the launch
+    or facts helpers pasted in, is stale."""
+    pasted = {d.name: pasted_support((d / "after.py").read_text()) for d in sorted(D.FIXTURES.iterdir())
+              if (d / "after.py").is_file()}
+    assert {name: names for name, names in pasted.items() if names} == {}

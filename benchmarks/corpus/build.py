@@ -8,7 +8,8 @@ MIRRORS_DIR holds one git repository (bare or not) per corpus entry, found as `O
 `OWNER+NAME`, `OWNER__NAME.git` or `OWNER__NAME`. With --fetch, a missing one is cloned from GitHub
 (`git clone --bare --filter=blob:none`) into `OWNER__NAME.git`. Each repository lands in
 OUT_DIR/OWNER__NAME/ with its own paths (an entry's `dir` names another folder: a repository pinned twice,
-at two commits); OUT_DIR/corpus.json records what was laid out. The pinned commit must be in the mirror:
+at two commits); OUT_DIR/corpus.json records what was laid out, and the entry's `migrate-args` for
+measure.py. The pinned commit must be in the mirror:
 nothing here falls back to another commit.
 
 Imports are resolved as Python would from the repository's own files: relative imports from the file's
@@ -228,7 +229,7 @@ def build(entry: dict, mirror: Path, out: Path) -> dict:
     calls = sum(len(_CALL.findall(files[p])) for p in seeds)
     return {"name": entry["name"], "commit": entry["commit"], "dir": folder,
             "block_pointer_files": len(seeds), "files": len(chosen), "make_block_ptr_calls": calls,
-            "configs": governing}
+            "configs": governing, "migrate_args": entry.get("migrate-args", [])}
 
 
 def main(argv: list[str] | None = None) -> int:

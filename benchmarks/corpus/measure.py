@@ -3,7 +3,9 @@ ones left by reason code and the errors; then check that the run is idempotent a
 
     python benchmarks/corpus/measure.py CORPUS_DIR [--work DIR] [--markdown FILE] [--left FILE] [-j N]
 
-CORPUS_DIR is what build.py laid out (it is only read). The sites are counted from one `migrate report`
+CORPUS_DIR is what build.py laid out (it is only read). A repository for which repos.toml states arguments
+of its own (`migrate-args`: a fact its users would state, such as what a module outside the repository
+binds) is migrated by a run of its own with them, every other by one run; the table shows what was stated. The sites are counted from one `migrate report`
 over it (nothing written, so each site is where it is in the repository at its pinned commit). WORK
 (default: a temporary folder) receives `run/`, a copy of the corpus that one
 `migrate --write --report report.json` rewrites, and `again/`, a second fresh copy migrated by the same
@@ -22,7 +24,8 @@ use still needs), is broken output. Output fit for review: no comment of the cor
 pyflakes rules (`--select F`, where ruff is installed) find nothing in the written tree that they did not
 find in the corpus, and neither do the linters each repository configures for itself (its ruff
 configuration as it stands, `I` and `F` included where it selects them; its isort configuration, through
-isort), run in the repository's folder as its CI would. The exit status is 0 only if none of these and no
+isort), run in the repository's folder as its CI would. No module of the written tree but the launch
+support module itself holds a launch or facts helper of its own (one that older versions pasted). The exit status is 0 only if none of these and no
 error occurred. Run it with the interpreter that has this checkout installed (`.venv/bin/python`): migrate
 runs as `python -m triton_migrate`.
 
@@ -71,37 +74,70 @@ def copy_corpus(corpus: Path, target: Path) -> None:
     shutil.copytree(corpus, target, ignore=shutil.ignore_patterns("corpus.json"))
 
 
-def migrate(tree: Path, work: Path, label: str, jobs: int | None) -> dict:
-    """One `migrate --write` over the whole tree; its report, errors, exit status and time."""
-    report = work / f"{label}-report.json"
+def groups(records: list[dict]) -> list[tuple[list[str], list[str]]]:
+    """The repositories by the arguments repos.toml states for them (`migrate-args`): (arguments, folders),
+    those with none first. Each group is one migrate run, with its arguments."""
+    by_arguments = collections.defaultdict(list)
+    for record in records:
+        by_arguments[tuple(record.get("migrate_args", []))].append(record["dir"])
+    return [(list(arguments), sorted(folders)) for arguments, folders in sorted(by_arguments.items())]
+
+
+def _runs(command: list[str], tree: Path, grouped: list[tuple[list[str], list[str]]]) -> tuple[str, list[tuple]]:
+    """`command` run in `tree` once per group, over its folders with its arguments (one run over `.` where
+    no repository states any): the command line as shown, and per run its index and the finished process."""
+    if len(grouped) == 1 and not grouped[0][0]:
+        grouped = [([], ["."])]
+    shown, done = [], []
+    for index, (arguments, folders) in enumerate(grouped):
+        where = folders if len(folders) < 4 else [f"<{len(folders)} repositories>"]
+        filled = [part.replace("{}", f"-{index}" if index else "") for part in command]
+        shown.append("migrate " + " ".join([*filled[3:], *arguments, *where]))
+        done.append((index, subprocess.run([*filled, *arguments, *folders], cwd=tree, capture_output=True,
+                                           text=True)))
+    return "; ".join(shown), done
+
+
+def migrate(tree: Path, work: Path, label: str, jobs: int | None,
+            grouped: list[tuple[list[str], list[str]]]) -> dict:
+    """One `migrate --write` over the whole tree (one per group of repositories with arguments of their
+    own); its report, errors, exit status and time."""
     command = [*MIGRATE, "--write", "--no-cache", "--exit-zero", "--output-format", "json",
-               "-o", str(work / f"{label}-diagnostics.json"), "--report", str(report), "--color", "never"]
-    if jobs:
-        command += ["-j", str(jobs)]
-    start = time.perf_counter()
-    done = subprocess.run([*command, "."], cwd=tree, capture_output=True, text=True)
-    seconds = time.perf_counter() - start
-    (work / f"{label}-stderr.txt").write_text(done.stderr)
-    errors = [m.groupdict() for m in map(_ERROR.match, done.stderr.splitlines()) if m]
-    sites = json.loads(report.read_text()) if report.exists() else []
-    return {"command": "migrate " + " ".join(command[3:]) + " .", "returncode": done.returncode,
-            "seconds": seconds, "sites": sites, "errors": errors, "stderr": done.stderr}
-
-
-def survey(corpus: Path, work: Path, jobs: int | None) -> dict:
-    """One `migrate report` over the corpus as laid out: every site, migrated or left, where it is there."""
-    output = work / "survey.txt"
-    command = [*MIGRATE, "report", "--no-cache", "--output-format", "concise", "-o", str(output),
+               "-o", str(work / f"{label}{{}}-diagnostics.json"), "--report", str(work / f"{label}{{}}-report.json"),
                "--color", "never"]
     if jobs:
         command += ["-j", str(jobs)]
-    done = subprocess.run([*command, "."], cwd=corpus, capture_output=True, text=True)
-    sites = [{"filename": relative(m["path"], corpus), "row": int(m["row"]), "column": int(m["column"]), "code": m["code"],
-              "migrated": bool(m["fixed"]), "message": m["message"]}
-             for m in map(_SITE.match, output.read_text().splitlines() if output.exists() else []) if m]
-    errors = [{**m.groupdict(), "path": relative(m["path"], corpus)} for m in map(_ERROR.match, done.stderr.splitlines())
-              if m]
-    return {"command": "migrate " + " ".join(command[3:]) + " .", "sites": sites, "errors": errors}
+    start = time.perf_counter()
+    shown, runs = _runs(command, tree, grouped)
+    seconds = time.perf_counter() - start
+    stderr = "".join(done.stderr for _, done in runs)
+    (work / f"{label}-stderr.txt").write_text(stderr)
+    errors = [m.groupdict() for m in map(_ERROR.match, stderr.splitlines()) if m]
+    sites = []
+    for index, _ in runs:
+        report = work / f"{label}{f'-{index}' if index else ''}-report.json"
+        sites += json.loads(report.read_text()) if report.exists() else []
+    return {"command": shown, "returncode": max(done.returncode for _, done in runs),
+            "seconds": seconds, "sites": sites, "errors": errors, "stderr": stderr}
+
+
+def survey(corpus: Path, work: Path, jobs: int | None, grouped: list[tuple[list[str], list[str]]]) -> dict:
+    """One `migrate report` over the corpus as laid out (one per group of repositories with arguments of
+    their own): every site, migrated or left, where it is there."""
+    command = [*MIGRATE, "report", "--no-cache", "--output-format", "concise", "-o", str(work / "survey{}.txt"),
+               "--color", "never"]
+    if jobs:
+        command += ["-j", str(jobs)]
+    shown, runs = _runs(command, corpus, grouped)
+    sites, errors = [], []
+    for index, done in runs:
+        output = work / f"survey{f'-{index}' if index else ''}.txt"
+        sites += [{"filename": relative(m["path"], corpus), "row": int(m["row"]), "column": int(m["column"]),
+                   "code": m["code"], "migrated": bool(m["fixed"]), "message": m["message"]}
+                  for m in map(_SITE.match, output.read_text().splitlines() if output.exists() else []) if m]
+        errors += [{**m.groupdict(), "path": relative(m["path"], corpus)}
+                   for m in map(_ERROR.match, done.stderr.splitlines()) if m]
+    return {"command": shown, "sites": sites, "errors": errors}
 
 
 def agreement(survey_run: dict, run: dict, tree: Path) -> int:
@@ -202,15 +238,16 @@ def broken(before: Path, after: Path) -> tuple[list[str], list[str]]:
 
 
 def table(survey_run: dict, run: dict, tree: Path, names: dict[str, str], findings: dict[str, list[str]],
-          linters: dict[str, list[str]]) -> list[dict]:
+          linters: dict[str, list[str]], stated: dict[str, list[str]]) -> list[dict]:
     """Per repository: the sites from the report (`survey_run`), the errors from the write (`run`), the
-    linters it configures (`linters`), and per kind of finding in the written tree (`findings`: kind ->
+    linters it configures (`linters`), the arguments repos.toml states for it (`stated`), and per kind of finding in the written tree (`findings`: kind ->
     paths) how many. A site is a place in the
     code (file, line, column, code): the report can name one several times (a helper's use, once per
     caller), which the `repeated` column counts. The sites of a file the write failed on are left, as
     `error`."""
     rows = {slug: {"repo": name, "sites": 0, "migrated": 0, "left": collections.Counter(), "repeated": 0,
                    "internal": 0, "other_errors": 0, "linters": ", ".join(linters.get(slug, [])),
+                   "stated": f"`{' '.join(stated[slug])}`" if slug in stated else "",
                    **{kind: 0 for kind in findings}}
             for slug, name in names.items()}
     failed = {relative(e["path"], tree) for e in run["errors"]}
@@ -252,20 +289,22 @@ def percent(part: int, whole: int) -> str:
 
 
 def render(rows: list[dict]) -> str:
-    head = ("| repository | sites | migrated | % | left, by code | internal errors | other errors | silent "
-            "| comments lost | functions removed | new pyflakes findings | own lint | new lint findings "
-            "| repeated reports |\n"
-            "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|\n")
+    head = ("| repository | stated (migrate's arguments) | sites | migrated | % | left, by code | internal errors "
+            "| other errors | silent | comments lost | functions removed | new pyflakes findings | own lint "
+            "| new lint findings | modules with pasted helpers | repeated reports |\n"
+            "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n")
     total = {k: sum(r[k] for r in rows) for k in ("sites", "migrated", "internal", "other_errors", "silent",
-                                                    "lost", "removed", "findings", "lint", "repeated")}
+                                                    "lost", "removed", "findings", "lint", "pasted", "repeated")}
     total["left"] = sum((r["left"] for r in rows), collections.Counter())
     total["linters"] = f"{sum(bool(r['linters']) for r in rows)} configured"
+    total["stated"] = f"for {sum(bool(r['stated']) for r in rows)}"
     lines = []
     for r in [*rows, {"repo": "**all**", **total}]:
         left = ", ".join(f"{code} {n}" for code, n in sorted(r["left"].items())) or "-"
-        lines.append(f"| {r['repo']} | {r['sites']} | {r['migrated']} | {percent(r['migrated'], r['sites'])} "
-                     f"| {left} | {r['internal']} | {r['other_errors']} | {r['silent']} | {r['lost']} | {r['removed']} "
-                     f"| {r['findings']} | {r['linters'] or '-'} | {r['lint']} | {r['repeated']} |")
+        lines.append(f"| {r['repo']} | {r['stated'] or '-'} | {r['sites']} | {r['migrated']} "
+                     f"| {percent(r['migrated'], r['sites'])} | {left} | {r['internal']} | {r['other_errors']} "
+                     f"| {r['silent']} | {r['lost']} | {r['removed']} | {r['findings']} | {r['linters'] or '-'} "
+                     f"| {r['lint']} | {r['pasted']} | {r['repeated']} |")
     return head + "\n".join(lines) + "\n"
 
 
@@ -320,6 +359,22 @@ def _definitions(path: Path) -> set[str] | None:
         else:
             todo += [(child, prefix) for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt)]
     return names
+
+
+def pasted_helpers(after: Path) -> list[str]:
+    """`file: name, ...` for each module of the written tree that holds launch or facts helpers of its own,
+    as older versions pasted them (`launch.pasted_support`), rather than importing them from the one launch
+    support module, which is the only file that may define them."""
+    from triton_migrate.frontend import launch
+
+    pasted = []
+    for path in sorted(after.rglob("*.py")):
+        if path.name == launch.FILE:
+            continue
+        names = launch.pasted_support(path.read_text("utf-8", errors="replace"))
+        if names:
+            pasted.append(f"{path.relative_to(after)}: {', '.join(names)}")
+    return pasted
 
 
 def lost_comments(before: Path, after: Path) -> list[str]:
@@ -472,6 +527,8 @@ def main(argv: list[str] | None = None) -> int:
     corpus = args.corpus.resolve()
     records = json.loads((corpus / "corpus.json").read_text())
     names = {r["dir"]: f"{r['name']} @ {r['commit'][:10]}" for r in records}
+    stated = {r["dir"]: r["migrate_args"] for r in records if r.get("migrate_args")}
+    grouped = groups(records)
     work = (args.work or Path(tempfile.mkdtemp(prefix="corpus-"))).resolve()
     work.mkdir(parents=True, exist_ok=True)
     for folder in (corpus, work):
@@ -481,26 +538,27 @@ def main(argv: list[str] | None = None) -> int:
                          f"would be migrated and linted under it; choose a folder outside any project")
     run_tree, again_tree = work / "run", work / "again"
 
-    survey_run = survey(corpus, work, args.jobs)
+    survey_run = survey(corpus, work, args.jobs, grouped)
     copy_corpus(corpus, run_tree)
-    run = migrate(run_tree, work, "run", args.jobs)
+    run = migrate(run_tree, work, "run", args.jobs, grouped)
     written = digest(run_tree)
     silent_calls = silent(run_tree, run)
     unparsable, undefined = broken(corpus, run_tree)
     lost, new_findings = lost_comments(corpus, run_tree), new_pyflakes_findings(corpus, run_tree)
     removed = removed_functions(corpus, run_tree)
+    pasted = pasted_helpers(run_tree)
     linters = configured_linters(corpus)
     lint, unlinted = new_lint_findings(corpus, run_tree, linters)
     rows = table(survey_run, run, run_tree, names,
                  {"silent": silent_calls, "lost": lost, "removed": removed, "findings": new_findings or [],
-                  "lint": lint}, linters)
+                  "lint": lint, "pasted": pasted}, linters, stated)
     disagree = agreement(survey_run, run, run_tree)
 
-    second = migrate(run_tree, work, "second", args.jobs)
+    second = migrate(run_tree, work, "second", args.jobs, grouped)
     changed = sorted(p for p, h in digest(run_tree).items() if written.get(p) != h)
     migrated_again = [s for s in second["sites"] if s["decision"] != "untouched"]
     copy_corpus(corpus, again_tree)
-    again = migrate(again_tree, work, "again", args.jobs)
+    again = migrate(again_tree, work, "again", args.jobs, grouped)
     differ = sorted(p for p in set(written) | set(digest(again_tree))
                     if not (run_tree / p).is_file() or not (again_tree / p).is_file()
                     or not filecmp.cmp(run_tree / p, again_tree / p, shallow=False))
@@ -529,12 +587,14 @@ def main(argv: list[str] | None = None) -> int:
                  f"{'not checked, ruff not found' if new_findings is None else len(new_findings)}")
     lines.append(f"new findings of each repository's own linters ({sum(map(bool, linters.values()))} configure "
                  f"ruff or isort): {len(lint)}; checks that could not run: {len(unlinted)}")
+    lines.append(f"modules that hold pasted launch or facts helpers: {len(pasted)}")
     lines += [f"  does not parse: {p}" for p in unparsable]
     lines += [f"  comment lost: {c}" for c in lost[:50]]
     lines += [f"  function removed: {f}" for f in removed]
     lines += [f"  new finding: {f}" for f in (new_findings or [])[:50]]
     lines += [f"  new lint finding: {f}" for f in lint[:100]]
     lines += [f"  not linted: {u}" for u in unlinted]
+    lines += [f"  pasted helpers: {p}" for p in pasted]
     lines += [f"  undefined: {u}" for u in undefined]
     lines += [f"  changed by the second run: {p}" for p in changed[:20]]
     lines += [f"  differ between the runs: {p}" for p in differ[:20]]
@@ -548,7 +608,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.left:
         args.left.write_text(left_sites(survey_run, run, run_tree))
     ok = not (changed or migrated_again or differ or not same_report or run["errors"] or silent_calls
-              or unparsable or undefined or lost or removed or new_findings or lint or unlinted or disagree)
+              or unparsable or undefined or lost or removed or new_findings or lint or unlinted or pasted
+              or disagree)
     return 0 if ok else 1
 
 

@@ -204,25 +204,35 @@ def uses_name(module: cst.Module, name: str) -> bool:
 
 
 def add_import(module: cst.Module, dotted: str, alias: str) -> cst.Module:
-    """Add `import <dotted> as <alias>` after the module's last top-level import."""
+    """Add `import <dotted> as <alias>` after the last import of the module's head (`_head`)."""
     return _insert_import(module, cst.parse_statement(f"import {dotted}\n" if dotted == alias else
                                                       f"import {dotted} as {alias}\n"))
 
 
 def _insert_import(module: cst.Module, statement: cst.SimpleStatementLine) -> cst.Module:
-    """`statement` after the module's last top-level import."""
+    """`statement` after the last import of the module's head (`_head`), else just before its first function
+    or class."""
     body = list(module.body)
-    imports = [i for i, s in enumerate(body) if _import_of(s) is not None]
-    position = imports[-1] + 1 if imports else 0
+    head = _head(body)
+    imports = [i for i in range(head) if _import_of(body[i]) is not None]
+    position = imports[-1] + 1 if imports else (head if head < len(body) else 0)
     body.insert(position, statement)
     return module.with_changes(body=body)
+
+
+def _head(body: list) -> int:
+    """How many top-level statements come before the module's first function or class. An added import goes
+    there: a decorator that it binds runs when the module is imported, so an import further down (test code
+    pasted below the kernels, its own `import torch` on top) binds the name too late."""
+    return next((i for i, s in enumerate(body) if isinstance(s, (cst.FunctionDef, cst.ClassDef))), len(body))
 
 
 def add_from_import(module: cst.Module, dotted: str, names: list[tuple[str, str]],
                     fallback: str | None = None) -> cst.Module:
     """Add `from <dotted> import name [as alias], ...` (`names`: (name, alias), sorted) where isort (ruff's
-    `I` rules) puts it: among the module's imports of its section (those of the same top-level package, or
-    the relative ones), in their order; else after the module's last top-level import, a blank line between.
+    `I` rules) puts it: among the imports of its section (those of the same top-level package, or the
+    relative ones) in the module's head (`_head`), in their order; else after the head's last import, a blank
+    line between.
     With `fallback`, a relative `dotted` is tried first and `from <fallback> import ...` where the module
     is not imported as part of a package (a `try` that isort leaves alone, after the imports)."""
     spelled = ", ".join(name if name == alias else f"{name} as {alias}" for name, alias in sorted(names))
@@ -233,7 +243,7 @@ def add_from_import(module: cst.Module, dotted: str, names: list[tuple[str, str]
         return _insert_import(module, guarded.with_changes(leading_lines=[cst.EmptyLine()]))
     statement = cst.parse_statement(f"from {dotted} import {spelled}\n")
     body = list(module.body)
-    section = [i for i, s in enumerate(body) if _same_section(_import_of(s), _import_of(statement))]
+    section = [i for i in range(_head(body)) if _same_section(_import_of(body[i]), _import_of(statement))]
     if not section:  # a section of its own, after the others (first-party or local imports)
         return _insert_import(module, statement.with_changes(leading_lines=[cst.EmptyLine()]))
     froms = [isinstance(_import_of(body[i]), cst.ImportFrom) for i in section]
