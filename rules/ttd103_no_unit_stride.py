@@ -16,10 +16,11 @@ every call site's block pointer has its unit stride in that dimension: what the 
 literal 1 or a kernel stride parameter, which reaches the helper as the same constant.
 
 `contiguous` stated of a tensor (TTD010) makes a view's last stride parameter its unit stride, where the view's
-`order` names that last dimension innermost too (or says nothing). Where `order` names another, the view is
-transposed or the hint is wrong, and unless a stride is a literal 1 nothing tells which: the fact decides
-nothing there (a descriptor guessed from `order` fails at launch on one of the two), and without other proof the
-view keeps masked pointers. Stated on a creation's own line, `contiguous` is of that block pointer's last
+`order` names that last dimension innermost too (or says nothing) and every view of the tensor in the function
+puts the same stride last. Where `order` names another, the view is transposed or the hint is wrong; where the
+views put different strides last, one is transposed. Unless a stride is a literal 1 nothing tells which: the
+fact decides nothing there (a descriptor guessed from `order` fails at launch on one of the two), and without
+other proof the view keeps masked pointers. Stated on a creation's own line, `contiguous` is of that block pointer's last
 dimension, whatever its `order`.
 
 A transposed view's descriptor describes the native layout, and its load is the `tl.trans` (`tl.permute`) of
@@ -66,13 +67,11 @@ def stated_unit_dimension(strides: list[cst.BaseExpression], parameters: set[str
 
 
 def hint_disagrees(strides: list[cst.BaseExpression], order: list[int] | None) -> bool:
-    """`order` names another dimension than the last innermost, and no stride is a literal 1: the view may be
-    transposed (the stride parameter it puts last is the tensor's outer one; fixture
-    stated_contiguous_transposed) or the hint may be wrong (fixture stated_contiguous_order_hint). `contiguous`
-    stated of the tensor cannot tell which of its strides is 1: only its last dimension's, whichever that is."""
-    literal_one = any(int_value(stride) == 1 for stride in strides)
-    return not literal_one and bool(order) and sorted(order) == list(range(len(strides))) \
-        and order[0] != len(strides) - 1
+    """`order` names another dimension than the last innermost: the view may be transposed (the stride parameter
+    it puts last is the tensor's outer one; fixture stated_contiguous_transposed) or the hint may be wrong
+    (fixture stated_contiguous_order_hint). `contiguous` stated of the tensor says that its last dimension's
+    stride is 1, not which of this view's strides that is."""
+    return bool(order) and sorted(order) == list(range(len(strides))) and order[0] != len(strides) - 1
 
 
 def permutation(rank: int, unit: int) -> list[int]:
