@@ -20,8 +20,8 @@ literal 1 or a kernel stride parameter, which reaches the helper as the same con
 puts the same stride last. Where `order` names another, the view is transposed or the hint is wrong; where the
 views put different strides last, one is transposed. Unless a stride is a literal 1 nothing tells which: the
 fact decides nothing there (a descriptor guessed from `order` fails at launch on one of the two), and without
-other proof the view keeps masked pointers. Stated on a creation's own line, `contiguous` is of that block pointer's last
-dimension, whatever its `order`.
+other proof the view keeps masked pointers. Stated on a creation's own line, `contiguous` is of that block
+pointer's last dimension, whatever its `order`.
 
 A transposed view's descriptor describes the native layout, and its load is the `tl.trans` (`tl.permute`) of
 the tile read there: the same values in another layout. Where the tile (or anything computed from it, but a
