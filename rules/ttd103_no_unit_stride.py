@@ -15,13 +15,22 @@ In a helper that receives block pointers as parts (TTD008), a stride part counts
 every call site's block pointer has its unit stride in that dimension: what the caller passes there is a
 literal 1 or a kernel stride parameter, which reaches the helper as the same constant.
 
+`contiguous` stated of a tensor (TTD010) makes a view's last stride parameter its unit stride, where the view's
+`order` names that last dimension innermost too (or says nothing) and every view of the tensor in the function
+puts the same stride last. Where `order` names another, the view is transposed or the hint is wrong; where the
+views put different strides last, one is transposed. Unless a stride is a literal 1 nothing tells which: the
+fact decides nothing there (a descriptor guessed from `order` fails at launch on one of the two), and without
+other proof the view keeps masked pointers. Stated on a creation's own line, `contiguous` is of that block
+pointer's last dimension, whatever its `order`.
+
 A transposed view's descriptor describes the native layout, and its load is the `tl.trans` (`tl.permute`) of
 the tile read there: the same values in another layout. Where the tile (or anything computed from it, but a
 `tl.dot`) reaches a reduction or a scan (`tl.sum(k, axis=1)`, `tl.max`, `tl.cumsum`, ...), a helper or the
 function's return, whose result may follow the layout, the load keeps its exact form (masked pointers; with
 `--target descriptor`, refused with this code): a descriptor there changed a sum by up to 3 ulp (issue 34).
 
-Fixtures: transposed_view, kt_view_attention, helper_stride_parameters, transposed_reduction.
+Fixtures: transposed_view, kt_view_attention, helper_stride_parameters, transposed_reduction,
+stated_contiguous_order_hint, stated_contiguous_transposed.
 """
 
 from __future__ import annotations
@@ -50,14 +59,19 @@ def unit_stride_dimension(strides: list[cst.BaseExpression], order: list[int] | 
     return order[0] if is_stride_parameter else None
 
 
-def stated_unit_dimension(strides: list[cst.BaseExpression], parameters: set[str],
-                          order: list[int] | None = None) -> int | None:
-    """The dimension the user stated `contiguous` (TTD010), where its stride is a kernel parameter (the JIT
-    specialises one that is 1: a descriptor needs a compile-time unit stride): the last one, or, stated of the
-    tensor rather than of this view, the one `order` names first (a transposed view's is not its last)."""
-    dim = order[0] if order and sorted(order) == list(range(len(strides))) else len(strides) - 1
-    stride = strides[dim]
-    return dim if isinstance(stride, cst.Name) and stride.value in parameters else None
+def stated_unit_dimension(strides: list[cst.BaseExpression], parameters: set[str]) -> int | None:
+    """The last dimension, where the user stated its tensor `contiguous` (TTD010) and its stride is a kernel
+    parameter (the JIT specialises one that is 1: a descriptor needs a compile-time unit stride)."""
+    last = strides[-1]
+    return len(strides) - 1 if isinstance(last, cst.Name) and last.value in parameters else None
+
+
+def hint_disagrees(strides: list[cst.BaseExpression], order: list[int] | None) -> bool:
+    """`order` names another dimension than the last innermost: the view may be transposed (the stride parameter
+    it puts last is the tensor's outer one; fixture stated_contiguous_transposed) or the hint may be wrong
+    (fixture stated_contiguous_order_hint). `contiguous` stated of the tensor says that its last dimension's
+    stride is 1, not which of this view's strides that is."""
+    return bool(order) and sorted(order) == list(range(len(strides))) and order[0] != len(strides) - 1
 
 
 def permutation(rank: int, unit: int) -> list[int]:

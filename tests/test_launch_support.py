@@ -285,3 +285,23 @@ def test_no_snapshot_holds_a_pasted_helper():
     pasted = {d.name: pasted_support((d / "after.py").read_text()) for d in sorted(D.FIXTURES.iterdir())
               if (d / "after.py").is_file()}
     assert {name: names for name, names in pasted.items() if names} == {}
+
+
+# What no text of a generated module can satisfy for every project: type annotations (ANN: the module is glue
+# over Triton's untyped runtime), docstring conventions (D, DOC: projects pick conflicting ones, D203/D211 and
+# D212/D213), a project's copyright header (CPY), the signatures Triton's protocols impose (ARG: a pre-run hook
+# takes the launch's arguments, an allocator an alignment it leaves to torch) and the one private read that has
+# no public API (SLF001: the current allocator). `--isolated`: no configuration of this repository applies.
+IGNORED = "ANN,D,DOC,CPY,ARG,SLF001"
+
+
+@pytest.mark.parametrize("select, target", [("ALL", "py39"), ("ALL", "py313"), ("B,UP,SIM,RUF", "py39"),
+                                            ("B,UP,SIM,RUF", "py310")])
+def test_a_projects_ruff_finds_nothing_in_the_module(tmp_path, select, target):
+    """A project that selects B (zip without strict=, which py39 cannot spell), UP, SIM, RUF or ALL lints the
+    module `migrate --write` adds to its tree: it must pass, at the oldest Python we support and a recent one."""
+    (tmp_path / f"{launch_support.MODULE}.py").write_text(MODULE)
+    done = subprocess.run([sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache", "--select", select,
+                           "--ignore", IGNORED, "--target-version", target, "--output-format", "concise", "."],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr

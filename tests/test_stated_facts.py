@@ -347,3 +347,30 @@ def test_every_launching_thread_gets_an_allocator(migrated):
     thread.start()
     thread.join()
     assert not isinstance(seen["allocator"], _allocation.NullAllocator)
+
+
+MERGED_UNDECIDED = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def kernel(x_ptr, y_ptr, S0, S1, sx0, sx1, sy0, sy1, B0: tl.constexpr, B1: tl.constexpr, FLAG: tl.constexpr):
+    if FLAG:
+        p = tl.make_block_ptr(x_ptr, (S0, S1), (sx0, sx1), (0, 0), (B0, B1), (1, 0))
+        acc = tl.load(p, boundary_check=(0, 1))
+    else:
+        p = tl.make_block_ptr(x_ptr, (S0, S1), (sx0, sx1), (0, 0), (B0, B1), (0, 1))
+        acc = tl.load(p)
+    acc += tl.load(p)
+    tl.store(y_ptr + tl.arange(0, B0)[:, None] * sy0 + tl.arange(0, B1)[None, :] * sy1, acc)
+'''
+
+
+def test_merged_block_pointers_one_of_which_contiguous_leaves_undecided_are_reported():
+    """A fuzzer kernel: block pointers merged from two paths, `contiguous` stated, one path's `order` a hint
+    that disagrees with its positions (no unit stride decided there). Its report once asked that creation what
+    its descriptor relies on and raised (AttributeError); it relies on nothing, as no descriptor access reads it."""
+    policy = Policy(assume=tuple(Statement(fact, "test") for fact in ("aligned", "allocator", "contiguous")))
+    outcome = migrate_source(MERGED_UNDECIDED, policy=policy)
+    assert "TTD103 `contiguous` is stated of the tensor, but `order` names dimension 0" in \
+        "".join(d.message for d in outcome.diagnostics)

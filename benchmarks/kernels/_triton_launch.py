@@ -20,6 +20,8 @@ import triton
 from triton.runtime import _allocation
 from triton.runtime.autotuner import Heuristics
 
+_TMA_BYTES = 16  # a descriptor's data, strides and block rows: multiples of it
+
 
 def descriptor_fits(tensor, width, *multiples, unit_stride=1):
     """Whether a tensor descriptor over `tensor` is legal at this launch.
@@ -34,10 +36,10 @@ def descriptor_fits(tensor, width, *multiples, unit_stride=1):
         start = tensor.data_ptr()
     except AttributeError:  # None or a number where the kernel takes one
         return False
-    if start % 16 or width * size < 16 or unit_stride != 1:
+    if start % _TMA_BYTES or width * size < _TMA_BYTES or unit_stride != 1:
         return False
     for multiple in multiples:  # a loop: a generator costs more than the test
-        if multiple * size % 16:
+        if multiple * size % _TMA_BYTES:
             return False
     if tensor.dtype is torch.bool:
         return False
@@ -61,8 +63,7 @@ class _Guarded(Heuristics):
         ((self.flag, self.decide),) = values.items()
 
     def run(self, *args, **kwargs):  # under an autotuner, or warmed up
-        named = dict(zip(self.arg_names, args), **kwargs)
-        kwargs[self.flag] = self.decide(named)
+        kwargs[self.flag] = self.decide(_by_name(self.arg_names, args, kwargs))
         return self.fn.run(*args, **kwargs)
 
     def __getitem__(self, grid):
@@ -70,10 +71,21 @@ class _Guarded(Heuristics):
             self.fn.run, self.arg_names, self.flag, self.decide)
 
         def launch(*args, **kwargs):
-            kwargs[flag] = decide(dict(zip(names, args), **kwargs))
+            kwargs[flag] = decide(_by_name(names, args, kwargs))
             return run(*args, grid=grid, warmup=False, **kwargs)
 
         return launch
+
+
+def _by_name(names, args, kwargs):
+    """A launch's arguments by name: the positional ones, then keywords.
+
+    Not `zip`: `zip(..., strict=False)`, which a project's linter may ask
+    for, needs Python 3.10.
+    """
+    named = {name: args[i] for i, name in enumerate(names[: len(args)])}
+    named.update(kwargs)
+    return named
 
 
 def with_allocator(kernel):

@@ -103,13 +103,15 @@ def unstated(obstacle: Obstacle) -> Obstacle:
 
 def creation_obstacles(shape, strides, offsets, block, order, facts: FunctionFacts, policy: Policy,
                        stride_parameters: frozenset[str] = frozenset(), contiguous: bool = False,
-                       of_view: bool = False) -> tuple[Optional[int], list[Obstacle], bool]:
+                       of_view: bool = False, views_agree: bool = True) -> tuple[Optional[int], list[Obstacle], bool]:
     """The unit-stride dimension (None if there is none), what rules out any descriptor, and whether the
     unit stride is the one the user stated (`contiguous`), not one the source proves. `stride_parameters`:
     names that count as kernel stride parameters besides the function's own (a helper's parts that every
     caller fills with one). `of_view`: `contiguous` was stated on the creation's line, of this block pointer's
     last dimension; stated of a tensor (a kernel, an argument, the configuration), it is of the tensor's
-    innermost dimension, which a transposed view of it has where its `order` says (the tutorials' K^T)."""
+    innermost dimension, which a view has last unless it is transposed: where `order` names another one, the
+    strides must say which (a literal 1), else no descriptor (`order` is a hint, fixture order_wrong_hint), and
+    so where the tensor's views put different strides last (`views_agree` false)."""
     rank = len(block)
     found = []
     if policy.min_triton < DESCRIPTORS:
@@ -118,10 +120,19 @@ def creation_obstacles(shape, strides, offsets, block, order, facts: FunctionFac
         found.append(Obstacle(ttd105_rank.CODE, f"rank {rank}: tensor descriptors have ranks 1 to {MAX_RANK}"))
     unit = ttd103_no_unit_stride.unit_stride_dimension(strides, order, facts.params | stride_parameters)
     # What the user states of the data beats `order`, a hint (fixture order_wrong_hint); a literal 1 is proof.
-    stated = ttd103_no_unit_stride.stated_unit_dimension(strides, facts.params, None if of_view else order) \
-        if contiguous and not any(int_value(s) == 1 for s in strides) else None
+    # Stated of the tensor, not of this view, and `order` naming another dimension innermost than the last, the
+    # fact cannot say which stride is 1: never decide it from `order` (D4); what the source proves stands.
+    undecided = contiguous and not of_view and not any(int_value(s) == 1 for s in strides) and \
+        (not views_agree or ttd103_no_unit_stride.hint_disagrees(strides, order))
+    stated = ttd103_no_unit_stride.stated_unit_dimension(strides, facts.params) \
+        if contiguous and not undecided and not any(int_value(s) == 1 for s in strides) else None
     unit = unit if stated is None else stated
-    if unit is None:
+    if unit is None and undecided:
+        why = f"`order` names dimension {order[0]} innermost, not the last: a transposed view or a wrong hint" \
+            if views_agree else "its views put different strides last: at least one is transposed"
+        found.append(Obstacle(ttd103_no_unit_stride.CODE, f"`contiguous` is stated of the tensor, but {why}, and "
+                              "no stride is a literal 1 to tell which; a descriptor needs a unit last stride"))
+    elif unit is None:
         found.append(Obstacle(ttd103_no_unit_stride.CODE, "no stride is a literal 1 or a kernel parameter that "
                               "`order` names as contiguous; a descriptor needs a unit last stride"))
     else:

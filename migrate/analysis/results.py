@@ -292,6 +292,8 @@ class Results:
 
     def reliance(self, creation: Creation) -> list[tuple[str, str, list[str], str]]:
         """(argument, fact, expressions, where it was stated) for each fact a creation's descriptors rely on."""
+        if creation.unit is None:  # a path's creation of merged block pointers that no descriptor access reads
+            return []
         check = self.stated_check(creation)
         found = []
         relied = self.class_notes(id(creation.call), self.knowledge.relied)

@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Callable, Optional
 
 import libcst as cst
+import libcst.matchers as m
 
 from triton_migrate.rules import (
     ttd002_advance,
@@ -40,7 +41,7 @@ from .calls import (
     tuple_elements,
 )
 from .records import Creation, Loop, Refusal, SiteForm
-from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, canonical_code, is_none
+from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, canonical_code, code_of, is_none
 
 HINTS = ("cache_modifier", "eviction_policy", "volatile")  # kept by the masked-pointer form
 COMPAT_EMULATED_RANK = 3  # the shim's emulation, a guarded tile's fallback, has ranks 1 to 3
@@ -188,12 +189,34 @@ class Sites:
         creation.stated = self.stated_facts(creation)
         if id(call) in self.knowledge.captured:
             self.capture_parts(creation)
+        of_view = not self.is_parameter_pointer(creation) and "contiguous" in self.facts.inline.at(call)
         creation.unit, creation.blockers, creation.stated_unit = planner.creation_obstacles(
             creation.shape, creation.strides, creation.offsets, creation.block,
             None if order is None or None in order else order, self.facts, self.policy, frozenset(self.unit_strides),
-            "contiguous" in creation.stated,
-            not self.is_parameter_pointer(creation) and "contiguous" in self.facts.inline.at(call))
+            "contiguous" in creation.stated, of_view, of_view or not self.views_disagree(creation))
         return None
+
+    def views_disagree(self, creation: Creation) -> bool:
+        """Whether the function's block pointers over this creation's tensor put different strides last: at most
+        one of them is then a plain view, and `contiguous` stated of the tensor cannot say which (a transposed
+        view whose `order` agrees with its own positions is no different from a plain one)."""
+        argument = guards.root_argument(creation.base, self.facts, self.arguments)
+        if argument is None:
+            return False
+        lasts = set()
+        for other in m.findall(self.function, m.Call()):
+            if self.names.member(other.func) != "make_block_ptr":
+                continue
+            try:
+                bound = bind(other, "make_block_ptr", complete=False)
+            except UnboundCall:
+                continue
+            if "base" not in bound or "strides" not in bound or argument != guards.root_argument(
+                    self.facts.movable(bound["base"].value), self.facts, self.arguments):
+                continue
+            strides = self.tuple_part(bound["strides"].value)
+            lasts.add(code_of(strides[-1]) if strides else None)
+        return len(lasts) > 1
 
     def reject(self, what: str, call: cst.Call) -> Refusal:
         """A call Triton rejects (`what` is wrong with it): the function never compiled, so it stays as it is,
