@@ -81,6 +81,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
         self.knowledge = Knowledge()
         self.parameter_calls: dict[str, cst.Call] = {}  # a parameter's block pointer, re-created (crossing.py)
         self.inlined_calls: dict[int, Optional[cst.Call]] = {}  # id of a helper call -> its creation (crossing.py)
+        self._block_pointer_calls: Optional[list[cst.Call]] = None  # sites.block_pointer_calls
         for _ in range(MAX_RERUNS):
             self._run()
             if not self.dirty:

@@ -7,7 +7,6 @@ from dataclasses import replace
 from typing import Callable, Optional
 
 import libcst as cst
-import libcst.matchers as m
 
 from triton_migrate.rules import (
     ttd002_advance,
@@ -42,6 +41,7 @@ from .calls import (
 )
 from .records import Creation, Loop, Refusal, SiteForm
 from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, canonical_code, code_of, is_none
+from .walk import descendants
 
 HINTS = ("cache_modifier", "eviction_policy", "volatile")  # kept by the masked-pointer form
 COMPAT_EMULATED_RANK = 3  # the shim's emulation, a guarded tile's fallback, has ranks 1 to 3
@@ -204,9 +204,7 @@ class Sites:
         if argument is None:
             return False
         lasts = set()
-        for other in m.findall(self.function, m.Call()):
-            if self.names.member(other.func) != "make_block_ptr":
-                continue
+        for other in self.block_pointer_calls():
             try:
                 bound = bind(other, "make_block_ptr", complete=False)
             except UnboundCall:
@@ -217,6 +215,14 @@ class Sites:
             strides = self.tuple_part(bound["strides"].value)
             lasts.add(code_of(strides[-1]) if strides else None)
         return len(lasts) > 1
+
+    def block_pointer_calls(self) -> list[cst.Call]:
+        """The function's `make_block_ptr` calls, found once: every creation asks (a walk per creation made
+        large kernels quadratic)."""
+        if self._block_pointer_calls is None:
+            self._block_pointer_calls = [call for call in descendants(self.function, cst.Call)
+                                         if self.names.member(call.func) == "make_block_ptr"]
+        return self._block_pointer_calls
 
     def reject(self, what: str, call: cst.Call) -> Refusal:
         """A call Triton rejects (`what` is wrong with it): the function never compiled, so it stays as it is,

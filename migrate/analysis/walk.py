@@ -85,6 +85,17 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     return found
 
 
+def descendants(node: cst.CSTNode, kind: type) -> list:
+    """Every node of type `kind` in `node`'s tree, itself included, in source order."""
+    found, stack = [], [node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, kind):
+            found.append(node)
+        _PUSH[type(node)](node, stack)
+    return found
+
+
 def walk(visitor: cst.CSTVisitor, node: cst.CSTNode) -> None:
     # A stack, not recursion: this meets every node of every module a check reads. A pushed (leave, node)
     # pair stands for the leave_ call due after the node's children.
