@@ -627,7 +627,7 @@ def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool, launch:
         return FileOutcome(tuple(diagnostics), None, uncalled_helpers=kept)
     edits = Edits()
     for analysis in analyses:
-        edits.collect(analysis)
+        edits.collect(analysis.edits())
     module = unit.module.with_changes(body=[s for s in unit.module.body if not any(s is a.function for a in dead)])
     new_module = module.visit(Rewriter(edits, unit.names.member, unit.namer))
     if unit.names.language_prefix() is None and uses_name(new_module, unit.language):

@@ -32,9 +32,9 @@ from .crossing import Crossing
 from .facts import FunctionFacts
 from .launch import Launch
 from .naming import Namer
-from .records import Creation, Knowledge, Loop, Refusal
+from .records import Creation, FunctionEdits, Knowledge, Loop, Refusal
 from .results import Results
-from .shared import Builder, Part, Run, Subject
+from .shared import Part, Run, Subject
 from .sites import Accesses
 from .triton_names import TritonNames
 from .values import (
@@ -154,32 +154,25 @@ class FunctionAnalysis:
     def launch_facts(self) -> list[dict]:
         return self.launch.launch_facts()
 
-    # -- the edits of the last run ---------------------------------------------------------------
-
-    @property
-    def expr_edits(self) -> dict[int, tuple[frozenset[int], Builder]]:
-        return self.run.expr_edits
-
-    @property
-    def stmt_edits(self) -> dict[int, tuple[frozenset[int], Builder]]:
-        return self.run.stmt_edits
-
-    @property
-    def placeholders(self) -> dict[int, cst.CSTNode]:
-        return self.run.placeholders
-
-    @property
-    def line_edits(self) -> dict:
-        return self.run.line_edits
-
-    def placeholder_statements(self, statement: int):
-        return self.results.placeholder_statements(statement)
-
-    def hoisted(self) -> dict:
-        return self.results.hoisted()
-
-    def function_edit(self):
-        return self.results.function_edit()
+    def edits(self) -> FunctionEdits:
+        """The edits of the last run, but those of refused block pointers."""
+        results, run = self.results, self.run
+        keep = lambda owners: not results.is_refused(owners)  # noqa: E731
+        edits = FunctionEdits(id(self.fn.function))
+        edits.expressions.update({k: b for k, (o, b) in run.expr_edits.items() if keep(o)})
+        edits.statements.update({k: b for k, (o, b) in run.stmt_edits.items() if keep(o)})
+        for statement in run.placeholders:
+            edit = results.placeholder_statements(statement)
+            if edit is not None and keep(edit[0]):
+                edits.statements[statement] = edit[1]
+        for loop, builders in results.hoisted().items():
+            edits.before_loop.setdefault(loop, []).extend(b for o, b in builders if keep(o))
+        edit = results.function_edit()
+        if edit is not None and keep(edit[0]):
+            edits.signature = edit[1]
+        for line, slots in run.line_edits.items():
+            edits.before_line.setdefault(line, []).extend(b for _, o, b in slots.values() if keep(o))
+        return edits
 
 
 class Dataflow(Part):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 import libcst as cst
 
@@ -144,3 +144,19 @@ class Loop:
     head: State
     breaks: list = field(default_factory=list)
     continues: list = field(default_factory=list)
+
+
+Builder = Callable[..., object]
+
+
+@dataclass
+class FunctionEdits:
+    """What the rewrite applies to one function, by id of the node each edit replaces or goes before; the edits
+    of block pointers that stay (refused) are left out."""
+
+    function: int  # id of the FunctionDef
+    expressions: dict[int, Builder] = field(default_factory=dict)  # the updated node -> what replaces it
+    statements: dict[int, Builder] = field(default_factory=dict)  # () -> the statements that replace one
+    before_loop: dict[int, list[Builder]] = field(default_factory=dict)  # descriptors created before a loop
+    before_line: dict[int, list[Builder]] = field(default_factory=dict)  # statements before a line's
+    signature: Optional[Builder] = None  # the updated FunctionDef -> its new parameters, decorators, or removal

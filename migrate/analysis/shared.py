@@ -13,18 +13,16 @@ calls of helpers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Optional
 
 import libcst as cst
 
 from .facts import FunctionFacts
 from .guards import Arguments
 from .naming import Namer
-from .records import Knowledge, Refusal
+from .records import Builder, Knowledge, Refusal
 from .triton_names import TritonNames
 
-
-Builder = Callable[..., object]
 
 
 @dataclass
