@@ -4,15 +4,14 @@ FunctionAnalysis (shared.py)."""
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Optional
+
+from dataclasses import replace
 
 import libcst as cst
 from triton_migrate.rules import (
-    ttd003_access,
     ttd004_dtype_query,
     ttd006_masked_pointers,
-    ttd007_compat,
-    ttd009_launch_guard,
     ttd108_unsupported_use,
 )
 from triton_migrate.rules._syntax import keyword
@@ -21,7 +20,7 @@ from .calls import (
     advanced_base,
     bind,
 )
-from .records import Creation, Refusal
+from .records import HandleAccess, Refusal
 from .shared import Builder, Part
 from .values import (
     BlockPtr,
@@ -32,63 +31,38 @@ HINTS = ("cache_modifier", "eviction_policy", "volatile")  # kept by the masked-
 
 class AccessForms(Part):
     def descriptor_access(self, call, member, bound, value: BlockPtr, offsets) -> None:
+        creation = self.books.creation_of(value)
         stored = bound["value"].value if "value" in bound else None
-        self.handle_access(call, member, bound, value, offsets,
-                           self.access_builder(member, value, offsets, self.handle_padding(bound), stored))
+        self.handle_access(call, member, bound, value, HandleAccess(
+            "descriptor", member, value.creations, value.stem, self.handle_padding(bound), offsets, creation.block,
+            self.fn.language, creation.permutation, stored is not None and self.fn.facts.is_tile(stored)))
 
-    def handle_access(self, call, member, bound, value: BlockPtr, offsets, builder: Builder) -> None:
+    def compat_access(self, call, member, bound, value: BlockPtr, offsets) -> None:
+        creation = self.books.creation_of(value)
+        checked = bound["boundary_check"].value if "boundary_check" in bound else cst.Tuple([])
+        self.handle_access(call, member, bound, value, HandleAccess(
+            "compat", member, value.creations, value.stem, self.handle_padding(bound), offsets, creation.block,
+            self.fn.language, shim=self.fn.shim, checked=checked, element=creation.base))
+
+    def handle_access(self, call, member, bound, value: BlockPtr, access: HandleAccess) -> None:
         """An access through a handle (descriptor or compat tile): one handle per padding."""
         for creation in value.creations:
             padding = self.handle_padding(bound) if member == "load" else "zero"
             self.fn.knowledge.paddings.setdefault(creation, set()).add(padding)
             if any(h in bound for h in ("cache_modifier", "eviction_policy")):
                 self.books.creations_by_id(creation).hints_dropped = True
-        self.run.expr_edits[id(call)] = (value.creations, builder)
-
-    def full_block(self, creation: Creation) -> Callable:
-        """`tl.full(block, scalar, <base>.dtype.element_ty)`, for a literal scalar stored through a tile."""
-        def full(scalar: cst.BaseExpression) -> cst.Call:
-            return cst.Call(cst.Attribute(self.fn.language, cst.Name("full")),
-                            [cst.Arg(cst.List([cst.Element(b) for b in creation.block])), cst.Arg(scalar),
-                             cst.Arg(ttd006_masked_pointers.element_type(creation.base))])
-        return full
+        self.run.expr_edits[id(call)] = (value.creations, access)
 
     def handle_padding(self, bound) -> str:
         return "nan" if self.accesses.literal_padding(bound) == "nan" else "zero"  # "" (unspecified) reads as zero
-
-    def compat_builder(self, member: str, value: BlockPtr, offsets, bound) -> Builder:
-        checked = bound["boundary_check"].value if "boundary_check" in bound else cst.Tuple([])
-        padding = self.handle_padding(bound)
-
-        def build(updated: cst.Call):
-            tile = self.results.descriptor_name(value, padding)
-            if member == "load":
-                return ttd007_compat.load(self.fn.shim, tile, offsets, checked)
-            return ttd007_compat.store(self.fn.shim, tile, offsets, bind(updated, "store")["value"].value, checked,
-                                       self.full_block(self.books.creation_of(value)))
-
-        return build
-
-    def access_builder(self, member: str, value: BlockPtr, offsets, padding: str, stored) -> Builder:
-        creation = self.books.creation_of(value)
-        is_tile = stored is not None and self.fn.facts.is_tile(stored)
-
-        def build(updated: cst.Call):
-            desc = self.results.descriptor_name(value, padding)
-            if member == "load":
-                return ttd003_access.load(self.fn.language, desc, offsets, creation.permutation)
-            return ttd003_access.store(self.fn.language, desc, offsets, creation.permutation,
-                                       bind(updated, "store")["value"].value, creation.block, is_tile)
-
-        return build
 
     def guarded_access(self, call, member, bound, value: BlockPtr, offsets, deltas) -> None:
         """Both forms, the descriptor's taken when the launch check passes (TTD009)."""
         self.descriptor_access(call, member, bound, value, offsets)
         descriptor = self.run.expr_edits[id(call)][1]
         pointers = self.pointer_builder(call, member, bound, value, offsets, deltas)
-        self.run.expr_edits[id(call)] = (value.creations, lambda updated: ttd009_launch_guard.guarded(
-            self.fn.guard_flag, descriptor(updated), pointers(updated)))
+        self.run.expr_edits[id(call)] = (value.creations, replace(descriptor, guard=self.fn.guard_flag,
+                                                                  fallback=pointers))
 
     def pointer_access(self, call, member, bound, value: BlockPtr, offsets, deltas) -> None:
         problem = self.pointer_problem(value, self.holds_pointers(bound, value, deltas))
@@ -257,5 +231,5 @@ class AccessForms(Part):
             return query if query.value.attr.value == "dtype" else ttd006_masked_pointers.element_type(pointer)
         if "descriptor" in self.results.forms(value.creations) and self.results.uses_descriptors(value.creations) and \
                 not self.results.is_guarded(value.creations):
-            return ttd004_dtype_query.dtype_of(self.results.descriptor_name(value, "zero"))
+            return ttd004_dtype_query.dtype_of(self.results.descriptor_name(value.creations, value.stem, "zero"))
         return ttd006_masked_pointers.element_type(self.books.creation_of(value).base)

@@ -10,6 +10,7 @@ lists them) and answers for the result; `Dataflow` walks the statements and hand
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 import libcst as cst
@@ -32,7 +33,7 @@ from .crossing import Crossing
 from .facts import FunctionFacts
 from .launch import Launch
 from .naming import Namer
-from .records import Creation, FunctionEdits, Knowledge, Loop, Refusal
+from .records import Creation, FunctionEdits, HandleAccess, Knowledge, Loop, Refusal
 from .results import Results
 from .shared import Part, Run, Subject
 from .sites import Accesses
@@ -159,7 +160,14 @@ class FunctionAnalysis:
         results, run = self.results, self.run
         keep = lambda owners: not results.is_refused(owners)  # noqa: E731
         edits = FunctionEdits(id(self.fn.function))
-        edits.expressions.update({k: b for k, (o, b) in run.expr_edits.items() if keep(o)})
+        for node, (owners, edit) in run.expr_edits.items():
+            if not keep(owners):
+                continue
+            if isinstance(edit, HandleAccess):
+                edits.accesses[node] = replace(edit, handle=results.descriptor_name(edit.creations, edit.stem,
+                                                                                     edit.padding))
+            else:
+                edits.expressions[node] = edit
         edits.statements.update({k: b for k, (o, b) in run.stmt_edits.items() if keep(o)})
         for statement in run.placeholders:
             edit = results.placeholder_statements(statement)

@@ -9,7 +9,7 @@ import libcst as cst
 
 from triton_migrate.rules import ttd103_no_unit_stride
 
-from .values import State
+from .values import State, code_of
 
 
 @dataclass
@@ -160,3 +160,44 @@ class FunctionEdits:
     before_loop: dict[int, list[Builder]] = field(default_factory=dict)  # descriptors created before a loop
     before_line: dict[int, list[Builder]] = field(default_factory=dict)  # statements before a line's
     signature: Optional[Builder] = None  # the updated FunctionDef -> its new parameters, decorators, or removal
+    accesses: dict[int, HandleAccess] = field(default_factory=dict)  # loads and stores through a handle
+
+
+@dataclass
+class HandleAccess:
+    """A load or store that goes through a handle, as the analysis decided it: a descriptor (TTD003), one chosen
+    at launch (TTD009), or a compat tile (TTD007). The rewrite builds its syntax from this record alone
+    (rewrite/forms/handle_access.py). Its repr shows the expressions as code."""
+
+    form: str  # "descriptor" or "compat"
+    member: str  # "load" or "store"
+    creations: frozenset  # the ids of the creations it reads
+    stem: str  # the block pointer's stem, which names its handles
+    padding: str  # the padding of the handle it reads: "zero" or "nan"
+    offsets: list  # the offset in each dimension
+    block: list  # the block shape
+    language: cst.BaseExpression  # how the module names triton.language
+    permutation: list = field(default_factory=list)  # a descriptor's order of dimensions (TTD103)
+    stores_tile: bool = False  # a descriptor store of a tile (not of a scalar or a value to broadcast)
+    shim: Optional[cst.BaseExpression] = None  # a compat tile's: how migrated code names the shim
+    checked: Optional[cst.BaseExpression] = None  # a compat tile's: the `boundary_check` as given
+    element: Optional[cst.BaseExpression] = None  # a compat tile's base, whose dtype a stored literal scalar takes
+    guard: Optional[str] = None  # chosen at launch (TTD009): the flag that chooses it
+    fallback: Optional[Builder] = None  # chosen at launch: the masked pointers' builder (TTD006) otherwise
+    handle: Optional[str] = None  # the handle's name, known once the analysis is over (FunctionAnalysis.edits)
+
+    def __repr__(self) -> str:
+        shown = {key: _shown(value) for key, value in vars(self).items()
+                 if value is not None and key not in ("creations", "fallback")}  # creations: node ids
+        if self.fallback is not None:
+            shown["fallback"] = "masked pointers"
+        return f"HandleAccess({', '.join(f'{key}={value}' for key, value in shown.items())})"
+
+
+def _shown(value):
+    """A record's field as a reader wants it: expressions as code."""
+    if isinstance(value, cst.CSTNode):
+        return repr(code_of(value))
+    if isinstance(value, (list, tuple)):
+        return f"[{', '.join(_shown(v) for v in value)}]"
+    return repr(value)

@@ -19,7 +19,7 @@ from . import guards, planner
 from .calls import bind, int_value
 from .records import Creation, Refusal
 from .shared import Builder, Part
-from .values import BlockPtr, canonical_code, code_of
+from .values import canonical_code, code_of
 
 PART_ORDER = ("base", "shape", "stride", "range")
 
@@ -44,10 +44,11 @@ class Results(Part):
                 found |= self.fn.knowledge.paddings.get(member, set())
         return found or {"zero"}
 
-    def descriptor_name(self, value: BlockPtr, padding: str) -> str:
-        paddings = self.paddings(value.creations)
-        return self.fn.namer.descriptor(value.stem, padding if padding in paddings else min(paddings), paddings,
-                                     self.handle_kind)
+    def descriptor_name(self, creations, stem: str, padding: str) -> str:
+        """The handle (descriptor or compat tile) of these block pointers, named from `stem`, for a padding."""
+        paddings = self.paddings(creations)
+        return self.fn.namer.descriptor(stem, padding if padding in paddings else min(paddings), paddings,
+                                        self.handle_kind)
 
     @property
     def handle_kind(self) -> str:

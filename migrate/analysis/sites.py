@@ -104,8 +104,7 @@ class Accesses(Part):
             return
         offsets = self.moves.offsets(value, deltas)
         if offsets is not None and form == "compat":
-            self.emit.handle_access(call, member, bound, value, offsets,
-                                    self.emit.compat_builder(member, value, offsets, bound))
+            self.emit.compat_access(call, member, bound, value, offsets)
         elif offsets is not None and form == "descriptor":
             self.emit.descriptor_access(call, member, bound, value, offsets)
         elif offsets is not None and form == "guarded":

@@ -3,6 +3,7 @@ creations inserted before loops. Untouched code keeps its exact text (libcst is 
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable
 
 import libcst as cst
@@ -14,6 +15,7 @@ from triton_migrate.analysis.walk import children
 
 from .blocks import filled, lost_comments, paths_to, removed
 from .dead_code import drop_dead_code
+from .forms import handle_access
 from .offsets import share
 from .repeated import drop_repeated
 from .sink import sink_pointers
@@ -33,6 +35,8 @@ class Edits:
     def collect(self, function: FunctionEdits) -> None:
         """Add one function's edits (FunctionAnalysis.edits)."""
         self.expressions.update(function.expressions)
+        self.expressions.update({node: partial(handle_access.build, access)
+                                 for node, access in function.accesses.items()})
         self.statements.update(function.statements)
         for loop, builders in function.before_loop.items():
             self.before.setdefault(loop, []).extend(builders)
