@@ -171,11 +171,12 @@ def _migrate_group(jobs: tuple[Job, ...], decoded: dict, errors: dict[str, str])
 
     first = jobs[0]
     sources = {path: d.text for path, d in decoded.items()}
-    outcomes = engine.migrate_sources(sources, verify=first.verify, policy=first.policy, rewrite=first.verify,
-                                      locate=Locator(sources), frozen={p: errors[p] for p in sources if p in errors},
-                                      launch={job.path: job.launch for job in jobs if job.launch},
-                                      removable={job.path: job.removable for job in jobs},
-                                      imported={job.path: job.imported for job in jobs})
+    migration = engine.MigrationContext(first.policy, Locator(sources),
+                                        frozen={p: errors[p] for p in sources if p in errors},
+                                        launch={job.path: job.launch for job in jobs if job.launch},
+                                        removable={job.path: job.removable for job in jobs},
+                                        imported={job.path: job.imported for job in jobs})
+    outcomes = engine.migrate_sources(sources, migration, verify=first.verify, rewrite=first.verify)
     results = []
     for job in jobs:
         if job.path in errors:
@@ -195,8 +196,8 @@ def _outcome_of(job: Job, text: str) -> FileOutcome:
     if cached is not None:
         return cached[0]
     # The fixed-point check costs a second migration; only output that is shown or written needs it.
-    outcome = engine.migrate_source(text, verify=job.verify, policy=job.policy, rewrite=job.verify, launch=job.launch,
-                                    removable=job.removable, imported=job.imported)
+    migration = engine.MigrationContext.alone(job.policy, job.launch, job.removable, job.imported)
+    outcome = engine.migrate_source(text, verify=job.verify, rewrite=job.verify, migration=migration)
     _keep((job,), [outcome])
     return outcome
 
