@@ -1,6 +1,7 @@
 """The analysis hands the rewrite records, not closures (issue 37): a load or store through a handle is a
-HandleAccess whose fields say what the rewrite builds (form, handle, offsets, check, guard), printable
-as code, and the migrated access is built from that record alone."""
+HandleAccess whose fields say what the rewrite builds (form, handle, offsets, check, guard), one on masked
+pointers a MaskedAccess (where its pointers come from, offsets, axes, bounds), each printable as code, and
+the migrated access is built from that record alone."""
 
 import textwrap
 
@@ -35,7 +36,8 @@ KERNEL = textwrap.dedent('''
 
 @pytest.fixture
 def accesses(monkeypatch):
-    """Migrate KERNEL under a target; the handle accesses the analysis handed over, by handle, and the output."""
+    """Migrate KERNEL under a target: the accesses the analysis handed over (a handle's by its name, masked
+    pointers' by the name that holds them), and the output."""
     def migrate(target: str):
         found = []
         original = FunctionAnalysis.edits
@@ -46,20 +48,25 @@ def accesses(monkeypatch):
 
         monkeypatch.setattr(FunctionAnalysis, "edits", edits)
         outcome = engine.migrate_source(KERNEL, policy=Policy(target=target))
-        records = {a.handle: a for e in found for a in e.accesses.values()}
+        records = {getattr(a, "handle", None) or a.held.value: a for e in found for a in e.accesses.values()}
         return records, outcome.new_source
     return migrate
 
 
 def test_a_guarded_descriptor_load_is_a_record(accesses):
     records, new_source = accesses("auto")
-    assert sorted(records) == ["a_desc", "b_desc"]  # the store does not pay off (TTD009): masked pointers
+    assert sorted(records) == ["a_desc", "b_desc", "c_block_ptr"]  # the store does not pay off (TTD009)
     a = records["a_desc"]
     assert (a.form, a.member, a.padding, a.permutation, a.guard) == ("descriptor", "load", "zero", [0, 1],
                                                                       "USE_DESCRIPTORS")
     assert repr(a) == ("HandleAccess(form='descriptor', member='load', stem='a', padding='zero', "
                        "offsets=['pid_m * BM', 'a_off1'], block=['BM', 'BK'], language='tl', permutation=[0, 1], "
-                       "stores_tile=False, guard='USE_DESCRIPTORS', handle='a_desc', fallback=masked pointers)")
+                       "stores_tile=False, guard='USE_DESCRIPTORS', fallback=MaskedAccess(member='load', "
+                       "language='tl', variants=[(None, {0, 1})], named=True, held='a_block_ptr', base='a_ptr', "
+                       "strides=['stride_am', '1'], offsets=['pid_m * BM', 'a_off1'], axes=[Axis(language='tl', "
+                       "offset='pid_m * BM', block='BM', ranged=False, along='M'), Axis(language='tl', "
+                       "offset='a_off1', block='BK', ranged=False, along='K')], shape=['M', 'K'], "
+                       "lower=[False, False], padding='zero', moving={1}, created_here=False), handle='a_desc')")
     # built from the record, under the flag, where the offset a_off1 that b_off0 always equals is merged
     # into one later (rewrite/running_offsets.py)
     assert "USE_DESCRIPTORS" in new_source and "a = a_desc.load([pid_m * BM, off_k])" in new_source
@@ -74,3 +81,13 @@ def test_compat_loads_and_stores_are_records(accesses):
                        "offsets=['pid_m * BM', '0'], block=['BM', 'BN'], language='tl', permutation=[], "
                        "stores_tile=False, shim='compat', checked='(0, 1)', element='c_ptr', handle='c_tile')")
     assert "compat.store(c_tile, (pid_m * BM, 0), acc, (0, 1))" in new_source
+
+
+def test_a_masked_store_is_a_record(accesses):
+    records, new_source = accesses("auto")
+    c = records["c_block_ptr"]
+    assert (c.member, c.named, c.moving, c.created_here, c.lower) == ("store", True, set(), False, [False, False])
+    assert [checked for _, checked in c.variants] == [{0, 1}]
+    assert repr(c).startswith("MaskedAccess(member='store', language='tl', variants=[(None, {0, 1})], named=True, "
+                              "held='c_block_ptr', base='c_ptr', strides=['stride_cm', '1'], ")
+    assert "tl.store(c_block_ptr, acc, mask=m_m[:, None] & m_n[None, :])" in new_source

@@ -20,7 +20,7 @@ from .calls import (
     advanced_base,
     bind,
 )
-from .records import HandleAccess, Refusal
+from .records import HandleAccess, MaskedAccess, Refusal
 from .shared import Builder, Part
 from .values import (
     BlockPtr,
@@ -60,7 +60,7 @@ class AccessForms(Part):
         """Both forms, the descriptor's taken when the launch check passes (TTD009)."""
         self.descriptor_access(call, member, bound, value, offsets)
         descriptor = self.run.expr_edits[id(call)][1]
-        pointers = self.pointer_builder(call, member, bound, value, offsets, deltas)
+        pointers = self.masked_access(call, member, bound, value, offsets, deltas)
         self.run.expr_edits[id(call)] = (value.creations, replace(descriptor, guard=self.fn.guard_flag,
                                                                   fallback=pointers))
 
@@ -69,7 +69,7 @@ class AccessForms(Part):
         if problem is not None:
             self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, problem, call))
             return
-        self.run.expr_edits[id(call)] = (value.creations, self.pointer_builder(call, member, bound, value, offsets,
+        self.run.expr_edits[id(call)] = (value.creations, self.masked_access(call, member, bound, value, offsets,
                                                                            deltas))
 
     def holds_pointers(self, bound, value: BlockPtr, deltas) -> bool:
@@ -163,7 +163,7 @@ class AccessForms(Part):
         return merged[0], merged[1:1 + rank], merged[1 + rank:1 + 2 * rank], merged[1 + 2 * rank:], \
             frozenset(ranged)
 
-    def pointer_builder(self, call, member, bound, value: BlockPtr, offsets, deltas) -> Builder:
+    def masked_access(self, call, member, bound, value: BlockPtr, offsets, deltas) -> MaskedAccess:
         """The masked access: through the pointers the block pointer's name holds where every definition
         reaching here assigned them (`tl.load(p_q, mask=...)`), else from its parts and offsets; for
         `boundary_check=A if FLAG else B` one access per variant, in a conditional expression on the same
@@ -181,45 +181,10 @@ class AccessForms(Part):
         axes = [ttd006_masked_pointers.Axis(self.fn.language, offset, block, d in ranged, shape[d])
                 for d, (offset, block) in enumerate(zip(offsets, blocks))]
         lower = [not p["nonnegative"] for p in self.moves.proven_offsets(value, deltas)]
-        padding = self.accesses.padding(bound)
-
         if deltas is not None:
             self.moves.note_moving(value, deltas)
-
-        def pointers() -> cst.BaseExpression:
-            if named:
-                return ttd006_masked_pointers.shifted(self.fn.language, held, offsets, strides,
-                                                      self.results.moving_dims(value.creations))
-            # `tl.load(tl.make_block_ptr(...))`, `tl.load(_tile(...))`
-            if self.creating.created_in_access(pointer, value):
-                return ttd006_masked_pointers.addresses(base, strides, axes, self.fn.namer.placeholder)
-            # Rebuilt from the parts a helper receives: the block's corner, then the offsets inside it, which do
-            # not change as the block moves in the caller's loop: the compiler computes them once.
-            inside = ttd006_masked_pointers.inside(strides, [a.at_zero() for a in axes], self.fn.namer.placeholder)
-            corner = ttd006_masked_pointers.shifted(self.fn.language, base, offsets, strides, range(len(axes)))
-            return cst.BinaryOperation(corner, cst.Add(), inside)
-
-        def mask(checked: set[int]):
-            bounds = {d: ttd006_masked_pointers.Bound(axes[d], shape[d], lower[d]) for d in checked}
-            return ttd006_masked_pointers.mask(bounds, len(axes), self.fn.namer.placeholder)
-
-        def build(updated: cst.Call):
-            again = bind(updated, member)
-            kept = [keyword(k, again[k].value) for k in HINTS if k in again]
-            given = {k: again[k].value for k in self.accesses.user_mask(again)}  # only where it never compiles
-            ptrs = pointers()
-            accesses = [ttd006_masked_pointers.load(self.fn.language, ptrs, ttd006_masked_pointers.both(
-                            mask(checked), given.get("mask")), padding, kept, given.get("other"))
-                        if member == "load" else
-                        ttd006_masked_pointers.store(self.fn.language, ptrs, ttd006_masked_pointers.both(
-                            mask(checked), given.get("mask")), again["value"].value, kept)
-                        for _, checked in variants]
-            chosen = accesses[-1]
-            for (test, _), access in reversed(list(zip(variants, accesses))[:-1]):
-                chosen = cst.IfExp(test, access, chosen)
-            return chosen
-
-        return build
+        return MaskedAccess(member, value.creations, self.fn.language, variants, named, held, pointer, base, strides,
+                            offsets, axes, shape, lower, self.accesses.padding(bound))
 
     def element_type(self, value: BlockPtr, query: cst.BaseExpression) -> cst.BaseExpression:
         """`p.dtype.element_ty` as it is where `p` holds its pointers (it means the same of them; a block

@@ -124,9 +124,9 @@ class Creations(Part):
         self.run.line_edits.setdefault(id(self.run.line), {})[(name, "creation")] = (id(call), owners, builder)
         return replace(value, pointers=False)  # no name holds them
 
-    def created_in_access(self, pointer: cst.BaseExpression, value: BlockPtr) -> bool:
+    def created_in_access(self, pointer: cst.BaseExpression, creations: frozenset[int]) -> bool:
         """Whether the access's pointer is the creation itself, or a helper's call read as one."""
-        return id(pointer) in value.creations or id(self.fn.inlined_calls.get(id(pointer))) in value.creations
+        return id(pointer) in creations or id(self.fn.inlined_calls.get(id(pointer))) in creations
 
     def inline_name(self, call: cst.Call) -> str:
         """`p_x` for `x = tl.load(tl.make_block_ptr(...))`, else after the base: `tl.store(tl.make_block_ptr(y,

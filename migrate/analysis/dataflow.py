@@ -33,7 +33,7 @@ from .crossing import Crossing
 from .facts import FunctionFacts
 from .launch import Launch
 from .naming import Namer
-from .records import Creation, FunctionEdits, HandleAccess, Knowledge, Loop, Refusal
+from .records import Creation, FunctionEdits, HandleAccess, Knowledge, Loop, MaskedAccess, Refusal
 from .results import Results
 from .shared import Part, Run, Subject
 from .sites import Accesses
@@ -155,17 +155,28 @@ class FunctionAnalysis:
     def launch_facts(self) -> list[dict]:
         return self.launch.launch_facts()
 
+    def finished(self, access: HandleAccess | MaskedAccess | None):
+        """An access's record with what only the end of the analysis knows: its handle's name (the paddings
+        of every access decide it), the dimensions its block pointer moves in, whether it reads a creation."""
+        if isinstance(access, HandleAccess):
+            return replace(access, handle=self.results.descriptor_name(access.creations, access.stem,
+                                                                       access.padding),
+                           fallback=self.finished(access.fallback))
+        if isinstance(access, MaskedAccess):
+            return replace(access, moving=self.results.moving_dims(access.creations),
+                           created_here=self.creating.created_in_access(access.pointer, access.creations))
+        return access
+
     def edits(self) -> FunctionEdits:
         """The edits of the last run, but those of refused block pointers."""
         results, run = self.results, self.run
         keep = lambda owners: not results.is_refused(owners)  # noqa: E731
-        edits = FunctionEdits(id(self.fn.function))
+        edits = FunctionEdits(id(self.fn.function), placeholder=self.fn.namer.placeholder)
         for node, (owners, edit) in run.expr_edits.items():
             if not keep(owners):
                 continue
-            if isinstance(edit, HandleAccess):
-                edits.accesses[node] = replace(edit, handle=results.descriptor_name(edit.creations, edit.stem,
-                                                                                     edit.padding))
+            if isinstance(edit, (HandleAccess, MaskedAccess)):
+                edits.accesses[node] = self.finished(edit)
             else:
                 edits.expressions[node] = edit
         edits.statements.update({k: b for k, (o, b) in run.stmt_edits.items() if keep(o)})

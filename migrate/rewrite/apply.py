@@ -9,11 +9,13 @@ from typing import Callable
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from triton_migrate.analysis.records import FunctionEdits
+from triton_migrate.analysis.records import FunctionEdits, HandleAccess, MaskedAccess
 from triton_migrate.analysis.walk import children
 
 from .blocks import filled, lost_comments, paths_to, removed
-from .forms import handle_access
+from .forms import handle_access, masked_access
+
+_FORMS = {HandleAccess: handle_access, MaskedAccess: masked_access}  # what builds each record's syntax
 
 
 class Edits:
@@ -29,7 +31,7 @@ class Edits:
     def collect(self, function: FunctionEdits) -> None:
         """Add one function's edits (FunctionAnalysis.edits)."""
         self.expressions.update(function.expressions)
-        self.expressions.update({node: partial(handle_access.build, access)
+        self.expressions.update({node: partial(_FORMS[type(access)].build, access, function.placeholder)
                                  for node, access in function.accesses.items()})
         self.statements.update(function.statements)
         for loop, builders in function.before_loop.items():

@@ -4,19 +4,25 @@ launch both, on the kernel's flag (TTD009)."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 import libcst as cst
 
 from triton_migrate.analysis.calls import bind
 from triton_migrate.analysis.records import HandleAccess
 from triton_migrate.rules import ttd003_access, ttd006_masked_pointers, ttd007_compat, ttd009_launch_guard
 
+from . import masked_access
 
-def build(access: HandleAccess, updated: cst.Call) -> cst.BaseExpression:
-    """What replaces the access, `updated` being its call with the edits inside it made."""
+
+def build(access: HandleAccess, placeholder: Callable, updated: cst.Call) -> cst.BaseExpression:
+    """What replaces the access, `updated` being its call with the edits inside it made; `placeholder` names
+    the axes and bounds of a guarded access's masked pointers (masked_access.py)."""
     through = _descriptor(access, updated) if access.form == "descriptor" else _tile(access, updated)
     if access.guard is None:
         return through
-    return ttd009_launch_guard.guarded(access.guard, through, access.fallback(updated))
+    return ttd009_launch_guard.guarded(access.guard, through, masked_access.build(access.fallback, placeholder,
+                                                                                  updated))
 
 
 def _descriptor(access: HandleAccess, updated: cst.Call) -> cst.BaseExpression:
