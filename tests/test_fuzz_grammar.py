@@ -3,10 +3,7 @@
 The long run is `python tests/fuzz/campaign.py` (its figures: benchmarks/RESULTS.md). The seeded run here keeps
 to seeds whose kernels pass today, and every feature of the grammar is in it (every `order` up to rank 4; rank 5's
 120 the campaign draws). What still fails stays out, by seed, each class with the finding that tracks it (above
-SEEDS), none hidden:
-
-- compat: a tile re-made in a loop with another padding, which sm_90 does not compile
-  (fuzz-compat-tile-type-in-loop.md; the seeded run compiles originals, the campaign's --compile the migrated).
+SEEDS), none hidden.
 """
 
 from __future__ import annotations
@@ -24,12 +21,9 @@ from fuzz import compiled, grammar, invalid, runner, shrink
 # a row-major tensor whose block pointer's `order` is a wrong hint (13, 37; fuzz2-facts-contiguous-order-hint.md),
 # a constexpr block width under 16 bytes on stated facts (15, 38; fuzz-facts-narrow-block-descriptor.md), and the
 # invalid programs without an `order` or with one that is no permutation (all INVALID_SEEDS now).
-# Left out, by seed, what still fails (each a finding in the shared inbox; the campaign counts them,
-# benchmarks/RESULTS.md):
-#   compat: a tile re-made in a loop with another padding does not compile for sm_90 (the interpreter runs it;
-#           campaign seed 1594; fuzz-compat-tile-type-in-loop.md)
-FAILING: set[int] = set()
-SEEDS = [seed for seed in range(50) if seed not in FAILING] + [1815, 648, 1581, 2531, 1444, 2760, 2290, 654]
+# A seed whose kernel fails stays out, named here with its finding (the campaign counts them, benchmarks/RESULTS.md):
+# none today.
+SEEDS = list(range(50)) + [1815, 648, 1581, 2531, 1444, 2760, 2290, 654]
 INVALID_SEEDS = 40
 COMPILED_SEEDS = [1, 19, 28, 49, 50, 62]
 
@@ -88,8 +82,9 @@ def test_generated_kernels_compile_for_a_gpu(tmp_path):
 
 
 # Migrated kernels compiled for sm_90 in every policy: a rank-5 tile under compat (0), the `if D2 > 0:` guard
-# (27), creations in both branches (1815), a rank-4 permuted layout (654).
-MIGRATED_COMPILED_SEEDS = [0, 27, 1815, 654]
+# (27), creations in both branches (1815), a rank-4 permuted layout (654), a compat tile re-made in a loop with
+# another padding (1594; fuzz-compat-tile-type-in-loop.md).
+MIGRATED_COMPILED_SEEDS = [0, 27, 1815, 654, 1594]
 
 
 def test_migrated_kernels_compile_for_a_gpu(tmp_path):

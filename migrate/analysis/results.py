@@ -121,10 +121,12 @@ class Results:
         """Whether another creation of the function assigns a handle of another type to the same name. Created
         before its loop, the handle would be live at the head of the other's loop (fla's based backward:
         `p_q` over `(T, K)` in one loop, over `(K, T)` in the next), which Triton then carries through that
-        loop, as a descriptor in and a pointer out, and refuses to compile."""
+        loop, as a descriptor in and a pointer out, and refuses to compile. A handle's padding is part of its
+        type too (a compat tile re-made with "nan" in the loop that one made with "zero" before it carries)."""
         def kind(c: Creation) -> tuple:
             impl = self.compat_impl(c) if self.policy.target == "compat" else None
-            return (self.facts.canonical_code(c.base), *map(self.facts.canonical_code, c.block), impl)
+            paddings = tuple(sorted(self.paddings({id(c.call)})))
+            return (self.facts.canonical_code(c.base), *map(self.facts.canonical_code, c.block), impl, paddings)
 
         stem = self.namer.stem(creation.target)
         return any(other.target is not None and id(other.call) not in self.class_of(id(creation.call)) and
