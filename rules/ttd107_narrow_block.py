@@ -21,7 +21,7 @@ def kernel(x_ptr, ..., BK: tl.constexpr):
 
 Triton folds the test and compiles one form per width and type; a launch pays nothing. No stated fact
 vouches for a width. Where a width cannot be tested at the function's top (computed in it), the accesses
-use masked pointers. The launch guard (TTD009) checks widths at launch with the rest (`descriptor_fits`).
+use masked pointers (`--target descriptor`, which never falls back, leaves them untouched). The launch guard (TTD009) checks widths at launch with the rest (`descriptor_fits`).
 
 Fixtures: rank1 (wide), small_last_block_refused (a literal 2), stated_facts_narrow_block (a constexpr width
 under stated facts), narrow block cases in the property test.

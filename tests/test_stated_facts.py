@@ -103,6 +103,9 @@ def test_a_block_width_computed_in_the_kernel_keeps_masked_pointers():
     outcome = migrate_source(source, policy=stating("aligned", "aligned-rows"))
     assert codes(outcome) == ["TTD006", "TTD010", "TTD010"], outcome.diagnostics
     assert "TTD107" in outcome.diagnostics[0].message and "a_desc" not in outcome.new_source
+    descriptors_only = migrate_source(source, policy=stating("aligned", "aligned-rows", target="descriptor"))
+    assert codes(descriptors_only) == ["TTD107", "TTD010", "TTD010"]  # no fallback there: refused, untouched
+    assert "a = tl.make_block_ptr(" in descriptors_only.new_source
 
 
 def test_a_pointer_that_may_be_none_is_tested_only_where_it_is_not():

@@ -528,9 +528,11 @@ class Sites:
             elif form == "guarded" and not self.pays_off(call, member, value):
                 form = "pointer"
                 obstacles.append(planner.Obstacle(ttd009_launch_guard.CODE, ttd009_launch_guard.PAYS_OFF))
-            elif form == "descriptor" and not self.width_testable(value):
+            elif form == "descriptor" and not self.width_testable(value):  # `--target descriptor`: no fallback
                 form = "pointer"
                 obstacles.append(planner.Obstacle(ttd107_narrow_block.CODE, ttd107_narrow_block.UNTESTED))
+                if self.policy.target == "descriptor":
+                    refusal = Refusal(ttd107_narrow_block.CODE, ttd107_narrow_block.UNTESTED, call)
         if refusal is not None:
             self.refuse(value.creations, refusal)
             return
