@@ -61,7 +61,7 @@ def test_a_guarded_descriptor_load_is_a_record(accesses):
                                                                       "USE_DESCRIPTORS")
     assert repr(a) == ("HandleAccess(form='descriptor', member='load', stem='a', padding='zero', "
                        "offsets=['pid_m * BM', 'a_off1'], block=['BM', 'BK'], language='tl', permutation=[0, 1], "
-                       "stores_tile=False, guard='USE_DESCRIPTORS', fallback=MaskedAccess(member='load', "
+                       "stores_tile=False, guard='USE_DESCRIPTORS', widths_tested=False, fallback=MaskedAccess(member='load', "
                        "language='tl', variants=[(None, {0, 1})], named=True, held='a_block_ptr', base='a_ptr', "
                        "strides=['stride_am', '1'], offsets=['pid_m * BM', 'a_off1'], axes=[Axis(language='tl', "
                        "offset='pid_m * BM', block='BM', ranged=False, along='M'), Axis(language='tl', "
@@ -79,7 +79,8 @@ def test_compat_loads_and_stores_are_records(accesses):
     assert (c.form, c.member, c.guard, c.fallback) == ("compat", "store", None, None)
     assert repr(c) == ("HandleAccess(form='compat', member='store', stem='c', padding='zero', "
                        "offsets=['pid_m * BM', '0'], block=['BM', 'BN'], language='tl', permutation=[], "
-                       "stores_tile=False, shim='compat', checked='(0, 1)', element='c_ptr', handle='c_tile')")
+                       "stores_tile=False, shim='compat', checked='(0, 1)', element='c_ptr', widths_tested=False, "
+                       "handle='c_tile')")
     assert "compat.store(c_tile, (pid_m * BM, 0), acc, (0, 1))" in new_source
 
 

@@ -56,12 +56,14 @@ class AccessForms(Part):
     def handle_padding(self, bound) -> str:
         return "nan" if self.accesses.literal_padding(bound) == "nan" else "zero"  # "" (unspecified) reads as zero
 
-    def guarded_access(self, call, member, bound, value: BlockPtr, offsets, deltas) -> None:
-        """Both forms, the descriptor's taken when the launch check passes (TTD009)."""
+    def guarded_access(self, call, member, bound, value: BlockPtr, offsets, deltas, widths: bool = False) -> None:
+        """Both forms, the descriptor's taken when the launch check passes (TTD009), or with `widths` where the
+        compile-time test of its block widths does (TTD107: its flag is named once the analysis is over)."""
         self.descriptor_access(call, member, bound, value, offsets)
         descriptor = self.run.expr_edits[id(call)][1]
         pointers = self.masked_access(call, member, bound, value, offsets, deltas)
-        self.run.expr_edits[id(call)] = (value.creations, replace(descriptor, guard=self.fn.guard_flag,
+        self.run.expr_edits[id(call)] = (value.creations, replace(descriptor, guard=None if widths else
+                                                                  self.fn.guard_flag, widths_tested=widths,
                                                                   fallback=pointers))
 
     def pointer_access(self, call, member, bound, value: BlockPtr, offsets, deltas) -> None:

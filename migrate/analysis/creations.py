@@ -63,7 +63,8 @@ class Creations(Part):
         self._block_pointer_calls: Optional[list[cst.Call]] = None  # block_pointer_calls
 
     def create(self, node, name: Optional[str], call: cst.Call, state: State) -> Value:
-        creation = Creation(call, name, loops=sum(isinstance(o, Loop) for o in self.run.owners))
+        creation = Creation(call, name, loops=sum(isinstance(o, Loop) for o in self.run.owners),
+                            branched="if" in self.run.owners)
         self.run.creations[id(call)] = creation
         self.fn.knowledge.met(id(call))
         for argument in call.args:

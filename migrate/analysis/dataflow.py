@@ -146,6 +146,9 @@ class FunctionAnalysis:
     def is_guarded(self, creations) -> bool:
         return self.results.is_guarded(creations)
 
+    def width_tested(self, creations) -> bool:
+        return self.launch.width_tested(creations)
+
     def launch_check(self, creation: Creation):
         return self.launch.launch_check(creation)
 
@@ -159,9 +162,10 @@ class FunctionAnalysis:
         """An access's record with what only the end of the analysis knows: its handle's name (the paddings
         of every access decide it), the dimensions its block pointer moves in, whether it reads a creation."""
         if isinstance(access, HandleAccess):
+            guard = self.launch.width_flag() if access.widths_tested else access.guard
             return replace(access, handle=self.results.descriptor_name(access.creations, access.stem,
                                                                        access.padding),
-                           fallback=self.finished(access.fallback))
+                           guard=guard, fallback=self.finished(access.fallback))
         if isinstance(access, MaskedAccess):
             return replace(access, moving=self.results.moving_dims(access.creations),
                            created_here=self.creating.created_in_access(access.pointer, access.creations))

@@ -12,18 +12,14 @@ from triton_migrate.policy import FACTS
 from triton_migrate.rules import (
     ttd009_launch_guard,
     ttd010_stated_facts,
+    ttd107_narrow_block,
 )
 
 from . import guards, planner
-from .calls import (
-    is_jit,
-)
+from .calls import int_value, is_jit
 from .records import Creation, Loop
 from .shared import Builder, Part
-from .values import (
-    BlockPtr,
-    canonical_code,
-)
+from .values import BlockPtr, canonical_code, code_of
 
 CHECKED_AT_LAUNCH = ("contiguous", "aligned", "aligned-rows")  # what a launch's arguments decide
 
@@ -183,7 +179,8 @@ class Launch(Part):
                    if self.results.class_notes(id(c.call), self.fn.knowledge.relied)]
         if self.states_allocator():  # the allocator is the user's
             relying = []
-        if not guarded and not relying:
+        tested = any(self.width_tested({id(c.call)}) for c in self.run.creations.values())
+        if not guarded and not relying and not tested:
             return None
 
         def build(updated: cst.FunctionDef) -> cst.FunctionDef:
@@ -199,6 +196,71 @@ class Launch(Part):
             if hooked:
                 added.append(cst.Decorator(cst.Name(self.fn.launch_names[ttd010_stated_facts.HOOK])))
             jit = next(i for i, d in enumerate(updated.decorators) if is_jit(d))
-            return updated.with_changes(decorators=[*updated.decorators[:jit], *added, *updated.decorators[jit:]],
-                                        params=params)
+            return self.with_width_flag(updated.with_changes(
+                decorators=[*updated.decorators[:jit], *added, *updated.decorators[jit:]], params=params))
         return frozenset(), build
+
+    # -- the compile-time test of block widths (TTD107) --------------------------------------------
+
+    def width_testable(self, value: BlockPtr) -> bool:
+        """Whether a plain descriptor for this block pointer either needs no test of its block widths, or has
+        one, and masked pointers to fall back on where it fails (TTD107)."""
+        tests = self.width_tests(value.creations)
+        return tests is not None and (not tests or self.emit.pointer_problem(value) is None)
+
+    def width_tests(self, creations) -> Optional[list[cst.Comparison]]:
+        """The compile-time tests that descriptors for these block pointers hold the 16 bytes a block row needs,
+        one per innermost block width the source leaves to the launch (TTD107: `BK * x_ptr.dtype.element_ty
+        .primitive_bitwidth >= 128`; a literal width needs none); None where one cannot be written at the top
+        of the function, from its parameters."""
+        tests = []
+        members = {m for c in creations for m in self.results.class_of(c)}
+        for creation in map(self.books.creations_by_id, self.fn.knowledge.in_order(members)):
+            width = creation.block[creation.unit] if creation.unit is not None else None
+            if width is None or int_value(width) is not None:
+                continue
+            facts = self.fn.facts
+            arguments = self.fn.arguments.with_names(facts.free_names(creation.call)) \
+                if self.creating.is_parameter_pointer(creation) else self.fn.arguments
+            root = guards.root_argument(creation.base, facts, arguments)
+            reassigned = any(name in facts.assignments for name in facts.free_names(width))
+            if root is None or arguments.host(width) is None or reassigned:
+                return None
+            tests.append(ttd107_narrow_block.fits(width, cst.Name(root), self.may_be_none(creation, root)))
+        return tests
+
+    def may_be_none(self, creation: Creation, root: str) -> bool:
+        """Whether the pointer argument a creation starts from may be None at the function's top: the creation
+        is under a condition (`if HAS_BIAS:`, `... if x is not None else None`), the argument has a default, or
+        a helper's callers pass None for the block pointer."""
+        nullable = isinstance(creation.anchor, cst.Param) and self.fn.context.entry[creation.target].nullable
+        return creation.branched or creation.condition is not None or nullable or \
+            self.fn.arguments.defaults.get(root) is not None
+
+    def width_tested(self, creations) -> bool:
+        """Whether these block pointers' plain descriptors exist only where the compile-time test of their
+        block widths holds (TTD107)."""
+        return self.fn.policy.target != "compat" and not self.results.is_guarded(creations) and \
+            self.results.uses_descriptors(creations) and bool(self.width_tests(creations))
+
+    def width_flag(self) -> str:
+        """The name of the compile-time test of block widths (TTD107): the launch guard's flag's, in a function
+        that has no launch guard."""
+        guarded = any(self.results.is_guarded({id(c.call)}) and not self.results.is_refused({id(c.call)})
+                      for c in self.run.creations.values())
+        return self.fn.namer.flag(ttd107_narrow_block.FLAG) if guarded else self.fn.guard_flag
+
+    def with_width_flag(self, function: cst.FunctionDef) -> cst.FunctionDef:
+        """The function with its compile-time test of block widths (TTD107) first in its body (after its
+        docstring), where some descriptor needs one."""
+        creations = self.run.creations
+        tested = [c for c in self.fn.knowledge.in_order(creations) if not self.results.is_refused({c}) and
+                  self.width_tested({c})]
+        tests = {code_of(t): t for c in tested for t in self.width_tests({c})}
+        if not tests:
+            return function
+        body = list(function.body.body)
+        at = 1 if body and isinstance(body[0], cst.SimpleStatementLine) and \
+            isinstance(body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString) else 0
+        body.insert(at, ttd107_narrow_block.flag(self.width_flag(), list(tests.values()), self.fn.language))
+        return function.with_changes(body=function.body.with_changes(body=body))

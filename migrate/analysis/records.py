@@ -31,6 +31,7 @@ class Creation:
     anchor: Optional[cst.CSTNode] = None  # where the report points, if not at the call (a helper's parameter)
     check: object = None  # guards.Check, or why a descriptor cannot be checked at launch (TTD009)
     loops: int = 0  # how many loops the creation is inside
+    branched: bool = False  # inside an `if`: its base may be None where it is not reached
     condition: Optional[cst.IfExp] = None  # `p = tl.make_block_ptr(...) if FLAG else None`: the whole value
     inline: bool = False  # the pointer of a load or store (`tl.load(tl.make_block_ptr(...))`), named by us
     stated: dict = field(default_factory=dict)  # fact -> where, what the user stated of its tensor (TTD010)
@@ -185,7 +186,8 @@ class HandleAccess:
     shim: Optional[cst.BaseExpression] = None  # a compat tile's: how migrated code names the shim
     checked: Optional[cst.BaseExpression] = None  # a compat tile's: the `boundary_check` as given
     element: Optional[cst.BaseExpression] = None  # a compat tile's base, whose dtype a stored literal scalar takes
-    guard: Optional[str] = None  # chosen at launch (TTD009): the flag that chooses it
+    guard: Optional[str] = None  # chosen at launch (TTD009), or by a test of its block widths: the flag
+    widths_tested: bool = False  # chosen by the compile-time test of its block widths (TTD107)
     fallback: Optional[MaskedAccess] = None  # chosen at launch: masked pointers (TTD006) otherwise
     handle: Optional[str] = None  # the handle's name, known once the analysis is over (FunctionAnalysis.edits)
 

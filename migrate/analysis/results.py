@@ -117,10 +117,13 @@ class Results(Part):
         """Whether another creation of the function assigns a handle of another type to the same name. Created
         before its loop, the handle would be live at the head of the other's loop (fla's based backward:
         `p_q` over `(T, K)` in one loop, over `(K, T)` in the next), which Triton then carries through that
-        loop, as a descriptor in and a pointer out, and refuses to compile."""
+        loop, as a descriptor in and a pointer out, and refuses to compile. A handle's padding is part of its
+        type too (a compat tile re-made with "nan" in the loop that one made with "zero" before it carries)."""
         def kind(c: Creation) -> tuple:
             impl = self.compat_impl(c) if self.fn.policy.target == "compat" else None
-            return (self.fn.facts.canonical_code(c.base), *map(self.fn.facts.canonical_code, c.block), impl)
+            paddings = tuple(sorted(self.paddings({id(c.call)})))
+            return (self.fn.facts.canonical_code(c.base), *map(self.fn.facts.canonical_code, c.block), impl,
+                    paddings)
 
         stem = self.fn.namer.stem(creation.target)
         return any(other.target is not None and id(other.call) not in self.class_of(id(creation.call)) and
@@ -177,9 +180,13 @@ class Results(Part):
     def guarded_statements(self, creation: Creation, statements: list) -> list:
         """A guarded descriptor (TTD009) is created only in the variant that uses it: `if USE_DESCRIPTORS:`,
         which Triton resolves at compile time (a `None` in its place would not survive a run-time `if`)."""
-        if not statements or self.fn.policy.target == "compat" or not self.is_guarded({id(creation.call)}):
+        if not statements or self.fn.policy.target == "compat":
             return statements
-        return [ttd009_launch_guard.only_with(self.fn.guard_flag, statements)]
+        if self.is_guarded({id(creation.call)}):
+            return [ttd009_launch_guard.only_with(self.fn.guard_flag, statements)]
+        if self.launch.width_tested({id(creation.call)}):
+            return [ttd009_launch_guard.only_with(self.launch.width_flag(), statements)]
+        return statements
 
     def descriptor_function(self, func: cst.BaseExpression) -> cst.BaseExpression:
         owner = func.value if isinstance(func, cst.Attribute) else self.fn.language
@@ -229,10 +236,11 @@ class Results(Part):
 
         def build(updated: cst.FunctionDef) -> cst.FunctionDef:
             statements = [s for _, builder in edits for s in builder()]
-            body = [cst.SimpleStatementLine([s]) for s in statements] + list(updated.body.body)
-            return updated.with_changes(params=ttd008_helper_parts.parameters(updated.params, replaced,
-                                                                              self.fn.language),
-                                        body=updated.body.with_changes(body=body))
+            body = [s if isinstance(s, cst.BaseCompoundStatement) else cst.SimpleStatementLine([s])
+                    for s in statements] + list(updated.body.body)
+            return self.launch.with_width_flag(updated.with_changes(
+                params=ttd008_helper_parts.parameters(updated.params, replaced, self.fn.language),
+                body=updated.body.with_changes(body=body)))
         return owners, build
 
     def placeholder_statements(self, statement: int) -> Optional[tuple[frozenset[int], Builder]]:

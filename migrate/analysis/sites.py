@@ -12,6 +12,7 @@ from triton_migrate.rules import (
     ttd009_launch_guard,
     ttd101_unchecked_dimension,
     ttd103_no_unit_stride,
+    ttd107_narrow_block,
     ttd108_unsupported_use,
     ttd109_ambiguous_value,
     ttd111_store_row_width,
@@ -89,6 +90,11 @@ class Accesses(Part):
             elif form == "guarded" and not self.launch.pays_off(call, member, value):
                 form = "pointer"
                 obstacles.append(planner.Obstacle(ttd009_launch_guard.CODE, ttd009_launch_guard.PAYS_OFF))
+            elif form == "descriptor" and not self.launch.width_testable(value):  # `--target descriptor`: no fallback
+                form = "pointer"
+                obstacles.append(planner.Obstacle(ttd107_narrow_block.CODE, ttd107_narrow_block.UNTESTED))
+                if self.fn.policy.target == "descriptor":
+                    refusal = Refusal(ttd107_narrow_block.CODE, ttd107_narrow_block.UNTESTED, call)
         if refusal is not None:
             self.books.refuse(value.creations, refusal)
             return
@@ -105,6 +111,8 @@ class Accesses(Part):
         offsets = self.moves.offsets(value, deltas)
         if offsets is not None and form == "compat":
             self.emit.compat_access(call, member, bound, value, offsets)
+        elif offsets is not None and form == "descriptor" and self.launch.width_tests(value.creations):
+            self.emit.guarded_access(call, member, bound, value, offsets, deltas, widths=True)
         elif offsets is not None and form == "descriptor":
             self.emit.descriptor_access(call, member, bound, value, offsets)
         elif offsets is not None and form == "guarded":
