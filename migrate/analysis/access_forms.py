@@ -4,29 +4,21 @@ FunctionAnalysis (shared.py)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
-from dataclasses import replace
-
 import libcst as cst
+
 from triton_migrate.rules import (
     ttd004_dtype_query,
     ttd006_masked_pointers,
     ttd108_unsupported_use,
 )
-from triton_migrate.rules._syntax import keyword
 
-from .calls import (
-    advanced_base,
-    bind,
-)
-from .records import HandleAccess, MaskedAccess, Refusal
-from .shared import Builder, Part
-from .values import (
-    BlockPtr,
-)
-
-HINTS = ("cache_modifier", "eviction_policy", "volatile")  # kept by the masked-pointer form
+from .calls import advanced_base
+from .records import HandleAccess, MaskedAccess, NamedMaskAccess, Refusal
+from .shared import Part
+from .values import BlockPtr
 
 
 class AccessForms(Part):
@@ -107,18 +99,10 @@ class AccessForms(Part):
         self.fn.knowledge.named.update(value.creations)
         return True
 
-    def creation_mask_builder(self, call, member, bound, value: BlockPtr) -> Builder:
-        padding = self.accesses.padding(bound)
-        name = cst.Name(self.fn.namer.mask(self.books.creation_of(value).target))
-        pointer = bound["pointer"].value
-
-        def build(updated: cst.Call):
-            again = bind(updated, member)
-            kept = [keyword(k, again[k].value) for k in HINTS if k in again]
-            if member == "load":
-                return ttd006_masked_pointers.load(self.fn.language, pointer, name, padding, kept)
-            return ttd006_masked_pointers.store(self.fn.language, pointer, name, again["value"].value, kept)
-        return build
+    def named_mask_access(self, member, bound, value: BlockPtr) -> NamedMaskAccess:
+        """The masked access through the pointers and the mask its creations assign (masks_at_creation)."""
+        return NamedMaskAccess(member, value.creations, self.fn.language, bound["pointer"].value,
+                               self.fn.namer.mask(self.books.creation_of(value).target), self.accesses.padding(bound))
 
     def pointer_problem(self, value: BlockPtr, named: bool = False) -> Optional[str]:
         """Why the masked-pointer form cannot follow this block pointer to the access, or None. Its base, shape

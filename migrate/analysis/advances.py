@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Callable, Optional
 
 import libcst as cst
+
 from triton_migrate.rules import (
     ttd002_advance,
     ttd106_int64_offsets,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 import libcst as cst
+
 from triton_migrate.rules import ttd008_helper_parts, ttd108_unsupported_use, ttd201_crosses_function
 
 from . import inlining, planner

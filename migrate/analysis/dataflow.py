@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Optional
 
 import libcst as cst
+
 from triton_migrate.policy import Policy
 from triton_migrate.rules import (
     ttd009_launch_guard,
@@ -33,7 +34,16 @@ from .crossing import Crossing
 from .facts import FunctionFacts
 from .launch import Launch
 from .naming import Namer
-from .records import Creation, FunctionEdits, HandleAccess, Knowledge, Loop, MaskedAccess, Refusal
+from .records import (
+    Creation,
+    FunctionEdits,
+    HandleAccess,
+    Knowledge,
+    Loop,
+    MaskedAccess,
+    NamedMaskAccess,
+    Refusal,
+)
 from .results import Results
 from .shared import Part, Run, Subject
 from .sites import Accesses
@@ -179,7 +189,7 @@ class FunctionAnalysis:
         for node, (owners, edit) in run.expr_edits.items():
             if not keep(owners):
                 continue
-            if isinstance(edit, (HandleAccess, MaskedAccess)):
+            if isinstance(edit, (HandleAccess, MaskedAccess, NamedMaskAccess)):
                 edits.accesses[node] = self.finished(edit)
             else:
                 edits.expressions[node] = edit

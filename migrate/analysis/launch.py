@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Optional
 
 import libcst as cst
+
 from triton_migrate.policy import FACTS
 from triton_migrate.rules import (
     ttd009_launch_guard,

@@ -161,7 +161,7 @@ class FunctionEdits:
     before_loop: dict[int, list[Builder]] = field(default_factory=dict)  # descriptors created before a loop
     before_line: dict[int, list[Builder]] = field(default_factory=dict)  # statements before a line's
     signature: Optional[Builder] = None  # the updated FunctionDef -> its new parameters, decorators, or removal
-    accesses: dict[int, HandleAccess | MaskedAccess] = field(default_factory=dict)  # loads and stores
+    accesses: dict[int, HandleAccess | MaskedAccess | NamedMaskAccess] = field(default_factory=dict)
     # how the rewrite names an axis or a bound of masked pointers until rewrite/offsets.py places it
     # (Namer.placeholder)
     placeholder: Optional[Builder] = None
@@ -223,6 +223,23 @@ class MaskedAccess:
         return _record_repr(self)
 
 
+@dataclass
+class NamedMaskAccess:
+    """A load or store on masked pointers whose mask each of its creations assigns (access_forms.py
+    masks_at_creation: fla's `m_h`): it reads the pointers and the mask by their names. Built by
+    rewrite/forms/masked_access.py."""
+
+    member: str  # "load" or "store"
+    creations: frozenset  # the ids of the creations it reads
+    language: cst.BaseExpression  # how the module names triton.language
+    held: cst.BaseExpression  # the name that holds the pointers
+    mask: str  # the name that holds the mask
+    padding: object  # a literal option, or the name of a constexpr holding one
+
+    def __repr__(self) -> str:
+        return _record_repr(self)
+
+
 def _record_repr(record) -> str:
     """A record as a reader wants it: expressions as code, node ids (its creations, a node) left out."""
     shown = {key: _shown(value) for key, value in vars(record).items()
@@ -232,7 +249,7 @@ def _record_repr(record) -> str:
 
 def _shown(value):
     """A record's field as a reader wants it: expressions as code."""
-    if isinstance(value, (HandleAccess, MaskedAccess)):
+    if isinstance(value, (HandleAccess, MaskedAccess, NamedMaskAccess)):
         return repr(value)
     if isinstance(value, cst.CSTNode):
         return repr(code_of(value))

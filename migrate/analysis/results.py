@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Optional
 
 import libcst as cst
+
 from triton_migrate.rules import (
     ttd001_descriptor,
     ttd002_advance,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Optional
 
 import libcst as cst
+
 from triton_migrate.rules import (
     ttd003_access,
     ttd004_dtype_query,
@@ -106,7 +107,7 @@ class Accesses(Part):
         self.record_form(value, form, obstacles, id(call), guarded)
         if form == "pointer" and self.emit.masks_at_creation(call, bound, value, deltas):
             self.run.expr_edits[id(call)] = (value.creations,
-                                             self.emit.creation_mask_builder(call, member, bound, value))
+                                             self.emit.named_mask_access(member, bound, value))
             return
         offsets = self.moves.offsets(value, deltas)
         if offsets is not None and form == "compat":

@@ -9,13 +9,15 @@ from typing import Callable
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from triton_migrate.analysis.records import FunctionEdits, HandleAccess, MaskedAccess
+from triton_migrate.analysis.records import FunctionEdits, HandleAccess, MaskedAccess, NamedMaskAccess
 from triton_migrate.analysis.walk import children
 
 from .blocks import filled, lost_comments, paths_to, removed
 from .forms import handle_access, masked_access
 
-_FORMS = {HandleAccess: handle_access, MaskedAccess: masked_access}  # what builds each record's syntax
+# what builds each record's syntax
+_FORMS = {HandleAccess: handle_access.build, MaskedAccess: masked_access.build,
+          NamedMaskAccess: masked_access.build_named}
 
 
 class Edits:
@@ -31,7 +33,7 @@ class Edits:
     def collect(self, function: FunctionEdits) -> None:
         """Add one function's edits (FunctionAnalysis.edits)."""
         self.expressions.update(function.expressions)
-        self.expressions.update({node: partial(_FORMS[type(access)].build, access, function.placeholder)
+        self.expressions.update({node: partial(_FORMS[type(access)], access, function.placeholder)
                                  for node, access in function.accesses.items()})
         self.statements.update(function.statements)
         for loop, builders in function.before_loop.items():

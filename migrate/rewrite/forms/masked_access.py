@@ -1,5 +1,6 @@
-"""A load or store on masked pointers (TTD006), built from its record (analysis/records.py MaskedAccess):
-`tl.load(ptrs, mask=..., other=...)`, one per `boundary_check` variant, chosen on their constexpr tests.
+"""A load or store on masked pointers (TTD006), built from its record (analysis/records.py MaskedAccess, or
+NamedMaskAccess where its creations assign the mask): `tl.load(ptrs, mask=..., other=...)`, one per
+`boundary_check` variant, chosen on their constexpr tests.
 Axes and bounds are placeholders (`placeholder`, Namer.placeholder) that rewrite/offsets.py names and places."""
 
 from __future__ import annotations
@@ -8,12 +9,13 @@ from typing import Callable
 
 import libcst as cst
 
-from triton_migrate.analysis.access_forms import HINTS
 from triton_migrate.analysis.calls import bind
-from triton_migrate.analysis.records import MaskedAccess
+from triton_migrate.analysis.records import MaskedAccess, NamedMaskAccess
 from triton_migrate.analysis.sites import Accesses
 from triton_migrate.rules import ttd006_masked_pointers as masked
 from triton_migrate.rules._syntax import keyword
+
+HINTS = ("cache_modifier", "eviction_policy", "volatile")  # kept by the masked-pointer form
 
 
 def build(access: MaskedAccess, placeholder: Callable, updated: cst.Call) -> cst.BaseExpression:
@@ -33,6 +35,17 @@ def build(access: MaskedAccess, placeholder: Callable, updated: cst.Call) -> cst
     for (test, _), variant in reversed(list(zip(access.variants, accesses))[:-1]):
         chosen = cst.IfExp(test, variant, chosen)
     return chosen
+
+
+def build_named(access: NamedMaskAccess, placeholder: Callable, updated: cst.Call) -> cst.BaseExpression:
+    """An access through the pointers and the mask its creations assign by name (`placeholder`: unused,
+    nothing here is placed)."""
+    again = bind(updated, access.member)
+    kept = [keyword(k, again[k].value) for k in HINTS if k in again]
+    mask = cst.Name(access.mask)
+    if access.member == "load":
+        return masked.load(access.language, access.held, mask, access.padding, kept)
+    return masked.store(access.language, access.held, mask, again["value"].value, kept)
 
 
 def _pointers(access: MaskedAccess, placeholder: Callable) -> cst.BaseExpression:
