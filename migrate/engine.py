@@ -13,26 +13,25 @@ import ast
 import builtins
 import contextlib
 import warnings
-from collections.abc import Mapping, Sequence
 from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper
 
-from triton_migrate.analysis import ast_tree
+from triton_migrate.analysis import ast_tree, guards, inlining, stated, tuples
+from triton_migrate.analysis.borrowed import Borrowed
 from triton_migrate.analysis.calls import is_jit, is_kernel, member_called
 from triton_migrate.analysis.dataflow import CrossesFunctions, FunctionAnalysis
 from triton_migrate.analysis.facts import AssignmentCollector, FunctionFacts, module_constants
 from triton_migrate.analysis.naming import Namer
 from triton_migrate.analysis.packages import absolute_module
 from triton_migrate.analysis.positions import Positions
-from triton_migrate.analysis import guards, inlining, stated, tuples
 from triton_migrate.analysis.prefilter import SITE_KEYWORDS, SITE_MEMBERS
 from triton_migrate.analysis.program import Key, Locate, Program
 from triton_migrate.analysis.stated import Inline
-from triton_migrate.analysis.borrowed import Borrowed
 from triton_migrate.analysis.triton_names import TritonNames, imported_elsewhere, reexported
 from triton_migrate.analysis.values import canonical_code
 from triton_migrate.analysis.walk import walk
@@ -54,7 +53,6 @@ from triton_migrate.rules import (
 
 from .outcome import SEE_LINE, Diagnostic, FileOutcome, see_line
 from .policy import Policy
-
 
 # Helpers copied per call signature, then their copies' helpers, and so on: how many times at most.
 MAX_COPY_ROUNDS = 4
@@ -123,7 +121,7 @@ class _AstScan:
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef]
 
     @classmethod
-    def of(cls, tree: ast.Module) -> "_AstScan":
+    def of(cls, tree: ast.Module) -> _AstScan:
         calls, parameters, functions = [], [], []
         for node in ast.walk(tree):
             if type(node) is ast.Call:
@@ -329,7 +327,7 @@ class _Unit:
     source: str
     module: cst.Module
     names: TritonNames
-    scan: "_ModuleScan"
+    scan: _ModuleScan
     positions: Positions
     namer: Namer
     language: str
@@ -547,7 +545,8 @@ def _imported_elsewhere(source: str, tree: ast.Module, borrowed: TritonNames | N
 
 
 def _blamed_unit(name: str, source: str, with_sites_only: bool, from_ast: bool,
-                 trees: dict[str, ast.Module | None] | None = None, borrowed: TritonNames | None = None) -> _Unit | None:
+                 trees: dict[str, ast.Module | None] | None = None,
+                 borrowed: TritonNames | None = None) -> _Unit | None:
     with _blame(name):
         return _unit(name, source, with_sites_only, from_ast, trees, borrowed)
 

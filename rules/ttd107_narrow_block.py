@@ -39,6 +39,7 @@ UNTESTED = ("the innermost block width is not a kernel parameter's (computed in 
 TESTED = "masked pointers where its innermost block holds fewer than 16 bytes, which Triton tells when it compiles"
 FLAG = "WIDE_BLOCKS"  # the test's name where the launch guard's flag (TTD009) is taken
 _BITS = 128  # a descriptor's block row: 16 bytes
+COMMENT = "# a descriptor's block rows hold at least 16 bytes (128 bits)"  # above the test: why 128
 
 
 def fits(width: cst.BaseExpression, pointer: cst.Name, may_be_none: bool) -> cst.BaseExpression:
@@ -64,5 +65,5 @@ def flag(name: str, tests: list[cst.BaseExpression], language: cst.BaseExpressio
     for test in tests[1:]:
         value = cst.BooleanOperation(value, cst.And(), test)
     statement = cst.AnnAssign(cst.Name(name), cst.Annotation(cst.Attribute(language, cst.Name("constexpr"))), value)
-    comment = cst.EmptyLine(comment=cst.Comment("# a descriptor's block rows hold at least 16 bytes (128 bits)"))
+    comment = cst.EmptyLine(comment=cst.Comment(COMMENT))
     return cst.SimpleStatementLine([statement], leading_lines=[comment])

@@ -21,6 +21,7 @@ from differential import FIXTURES, compare_outputs, run_fixture
 from triton_migrate.engine import migrate_source
 from triton_migrate.policy import Policy, Statement
 from triton_migrate.rules import _launch_support as launch_support
+from triton_migrate.rules import ttd107_narrow_block
 from triton_migrate.rules._syntax import movable
 
 LAYOUTS = Path(__file__).resolve().parent / "data" / "layouts"
@@ -36,11 +37,11 @@ def comments(source: str) -> list[str]:
 
 
 def without_check_function(source: str) -> str:
-    """The module less the `try` that imports the launch support of a launch guard (TTD009): its comment is
-    the tool's own, not the kernel's."""
+    """The module less the `try` that imports the launch support of a launch guard (TTD009) and the comment
+    above a compile-time test of block widths (TTD107): the tool's own, not the kernel's."""
     module = cst.parse_module(source)
     kept = [s for s in module.body if not (isinstance(s, cst.Try) and launch_support.MODULE in module.code_for_node(s))]
-    return module.with_changes(body=kept).code
+    return module.with_changes(body=kept).code.replace(ttd107_narrow_block.COMMENT, "")
 
 
 @pytest.mark.parametrize("policy", POLICIES)

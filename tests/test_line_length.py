@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 from collections import Counter
+from pathlib import Path
 
 import libcst as cst
 import pytest
@@ -269,3 +270,14 @@ def tool(name: str) -> str:
     """A console script of the test environment (the `test` extra installs black and ruff)."""
     beside = os.path.join(os.path.dirname(sys.executable), name)
     return beside if os.path.exists(beside) else name
+
+
+@pytest.mark.parametrize("tree_in_repo", ["fixtures/gemm_loop_advance", "tests/realistic/kernels",
+                                          "benchmarks/kernels"])
+def test_the_kernels_in_this_repository_keep_their_own_line_length(tree_in_repo):
+    """The repository's own code is 120 columns wide ([tool.ruff] in its pyproject.toml), which `migrate` would
+    take for the kernels the documentation and benchmarks/compare_output.py migrate in the tree: they state
+    ruff's 88 in a ruff.toml of their own."""
+    root = Path(__file__).resolve().parent.parent
+    assert Resolver({}).for_path(str(root / tree_in_repo / "any.py")).line_length == 88
+    assert Resolver({}).for_path(str(root / "migrate" / "engine.py")).line_length == 120

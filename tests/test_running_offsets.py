@@ -23,7 +23,8 @@ def kernel(source: str) -> list[str]:
 def test_the_operands_of_a_k_loop_share_one_offset_named_after_k():
     found = kernel(GEMM)
     assert found.count("off_k = 0") == 1 and found.count("off_k += BK") == 1
-    assert "acc += tl.dot(a_desc.load([pid_m * BM, off_k]), b_desc.load([off_k, pid_n * BN]))" in found
+    # each load keeps its masked-pointer form for narrow blocks (TTD107), laid out a part a line
+    assert "a_desc.load([pid_m * BM, off_k])" in found and "b_desc.load([off_k, pid_n * BN])" in found
     assert not any("_off" in line for line in found)
 
 

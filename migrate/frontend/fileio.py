@@ -13,8 +13,8 @@ import tempfile
 import time
 import tokenize
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 LOCK_WAIT_S = 10.0
 # Test-only: `TRITON_MIGRATE_PAUSE_AT=STEP:N` makes this process stop itself (SIGSTOP) the N-th time a write

@@ -31,7 +31,7 @@ class FileResult:
     new_text: str | None = None  # the migrated source, only when it differs and may be written
     new_data: bytes | None = None  # new_text encoded as the file was
     warnings: tuple[tuple[int, int, str], ...] = ()  # (line, column, message): unused suppressions, notes
-    suppressed: int = 0  # sites hidden by `# noqa` / `# migrate: ignore`
+    suppressed: int = 0  # sites hidden by a suppression comment (noqa, `migrate: ignore`)
     error: str | None = None
     written: bool = False  # new_text was written: the positions are in it (written.as_written moved them)
     launch_module: str | None = None  # the launch-support module new_text imports, to write with it (launch.py)

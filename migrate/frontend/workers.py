@@ -30,7 +30,7 @@ class Workers:
         self.sites = 0  # files read so far that may hold a site
         self.pool = None
 
-    def __enter__(self) -> "Workers":
+    def __enter__(self) -> Workers:
         return self
 
     def __exit__(self, *_exc) -> None:

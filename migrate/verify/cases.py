@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-_REGISTRY: dict[str, list["Case"]] = {}  # defining module's file → its cases, in definition order
+_REGISTRY: dict[str, list[Case]] = {}  # defining module's file → its cases, in definition order
 _counter = itertools.count()
 
 

@@ -10,8 +10,19 @@ import click
 
 from . import recording
 from .report import ERROR, Verdict, ir_diff, text
-from .session import (READS_RECORDINGS, RUNS_KERNELS, Unusable, checking, common, migrating, record, session,
-                      tree_paths, user_command, verdict_of)
+from .session import (
+    READS_RECORDINGS,
+    RUNS_KERNELS,
+    Unusable,
+    checking,
+    common,
+    migrating,
+    record,
+    session,
+    tree_paths,
+    user_command,
+    verdict_of,
+)
 from .tree import MigratedTree, Migration, make_migrated_copy, migrate_into
 from .tune import tune_command
 
@@ -107,7 +118,7 @@ def record_command(ctx, out, **options):
         raise click.UsageError(f"{out} exists; remove it or choose another --out")
     with session(options) as (device, config, work):
         _, index = record(command_line, Path.cwd().resolve(), out, config, work, options)
-        kernels = sorted({l["kernel"] for l in index["launches"]})
+        kernels = sorted({launch["kernel"] for launch in index["launches"]})
         env = index["environment"]
         where = f"Triton {env['triton']}, {env['device_name']}, " if env.get("triton") else ""
         click.echo(f"recorded {len(index['launches'])} launches of {len(kernels)} kernels to {out} "
@@ -229,8 +240,9 @@ def _describe_tree(verdict: Verdict, tree: MigratedTree) -> None:
 def _ran_original(index: dict, root: Path) -> list[str]:
     """Run B must run the copy: a kernel loaded from the original tree means an installed copy of the project
     (e.g. `pip install -e .`) shadowed it, and the comparison would compare the original with itself."""
-    stray = sorted({l["source"] for l in index["launches"]
-                    if l["source"] and Path(l["source"]).is_absolute() and Path(l["source"]).is_relative_to(root)})
+    stray = sorted({launch["source"] for launch in index["launches"]
+                    if launch["source"] and Path(launch["source"]).is_absolute()
+                    and Path(launch["source"]).is_relative_to(root)})
     return [f"the migrated run loaded {s} from the original tree, not the migrated copy (an installed copy of "
             f"the project shadows it?)" for s in stray]
 

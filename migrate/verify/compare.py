@@ -61,7 +61,7 @@ class KernelResult:
 GUARD_FLAG = "USE_DESCRIPTORS"
 
 def compare(dir_a: Path, index_a: dict, dir_b: Path, index_b: dict) -> list[KernelResult]:
-    by_key_b = {(l["kernel"], l["index"]): l for l in index_b["launches"]}
+    by_key_b = {(launch["kernel"], launch["index"]): launch for launch in index_b["launches"]}
     results: dict[str, KernelResult] = {}
     for order, launch in enumerate(index_a["launches"]):
         result = results.setdefault(launch["kernel"], KernelResult(launch["kernel"]))
@@ -163,4 +163,5 @@ def _times(result: KernelResult, index_a: dict, index_b: dict) -> None:
 
 
 def _medians(index: dict, kernel: str) -> list[float]:
-    return [statistics.median(l["times_ms"]) for l in index["launches"] if l["kernel"] == kernel and l["times_ms"]]
+    return [statistics.median(launch["times_ms"]) for launch in index["launches"]
+            if launch["kernel"] == kernel and launch["times_ms"]]

@@ -110,7 +110,7 @@ def _compile_one(launch: dict, target_name: str, directory: Path) -> dict:
         fn = _jit_function(launch)
         compiled = _compile(fn, launch, target_name)
     except Exception as error:  # noqa: BLE001 - a failure to compile is a result, reported per target
-        lines = [l for l in str(error).strip().splitlines() if l.strip()]
+        lines = [line for line in str(error).strip().splitlines() if line.strip()]
         return {"ok": False, "error": f"{type(error).__name__}: {' / '.join(lines[-3:])[:600]}"}
     ir = _save_ir(compiled, launch, target_name, directory)
     return {"ok": True, **summarize(compiled, target_name), "ir": ir}

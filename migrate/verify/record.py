@@ -160,7 +160,7 @@ def _recording_run(run):
 _RECORDER = None
 
 
-def _recorder() -> "Recorder":
+def _recorder() -> Recorder:
     global _RECORDER
     if _RECORDER is None:
         _RECORDER = Recorder(Path(os.environ[ENV_OUT]), Path(os.environ.get(ENV_ROOT, os.getcwd())),

@@ -171,8 +171,9 @@ def verdict_of(runs, options, labels=("original", "migrated")) -> Verdict:
     verdict.notes.append("; ".join(f"{label}: {_environment(index)}"
                                    for label, index in zip(labels, (index_a, index_b))))
     verdict.notes += filter(None, [tuning.summary(index_a.get("tuning", []), index_b.get("tuning", []), labels)])
-    verdict.problems += [f"stated fact broken at {l['kernel']} launch {l['index']} (the {labels[1]} kernel was not "
-                         f"run): {l['broken']['detail']}" for l in index_b["launches"] if l.get("broken")]
+    verdict.problems += [f"stated fact broken at {launch['kernel']} launch {launch['index']} (the {labels[1]} kernel "
+                         f"was not run): {launch['broken']['detail']}"
+                         for launch in index_b["launches"] if launch.get("broken")]
     codes = index_a["returncode"], index_b["returncode"]
     if codes[0] and codes[1]:
         verdict.errors.append(f"the command failed in both runs (exit status {codes[0]} and {codes[1]}): what it "

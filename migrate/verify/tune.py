@@ -48,7 +48,7 @@ class Measurement:
     speeds: tuple[float, ...] = ()  # per launch: original time / candidate time
 
     @classmethod
-    def of(cls, result) -> "Measurement":
+    def of(cls, result) -> Measurement:
         speeds = tuple(1 / r for r in result.launch_ratios if r > 0)
         return cls(result.status == "identical", speeds)
 

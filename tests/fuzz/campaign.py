@@ -85,11 +85,14 @@ def main() -> int:
     parser.add_argument("--replay", help="the choices of one program (a finding's), run and shown")
     parser.add_argument("--policy", help="with --replay: only this policy")
     parser.add_argument("--tally", type=Path, help="write the figures so far here after every batch")
+    parser.add_argument("--installed-triton-only", action="store_true",
+                        help="run originals and migrated kernels on the installed Triton alone, no 3.9 worker (a "
+                             "machine without .triton39: outcomes named 3.8 are then that Triton's)")
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)
     if args.jobs < 1:
         parser.error("--jobs: at least 1")
-    work = Lazy(args.compile)
+    work = Lazy(args.compile, not args.installed_triton_only)
     try:
         if args.replay:
             return replay(work.runner, ast.literal_eval(args.replay), args.policy)
@@ -102,30 +105,33 @@ class Lazy:
     """This process's runner (the Triton 3.9 worker is a process start): made when first needed, which with
     --jobs > 1 is only to shrink a failure."""
 
-    def __init__(self, compile_for_gpu: bool) -> None:
-        self.compile_for_gpu = compile_for_gpu
+    def __init__(self, compile_for_gpu: bool, second_triton: bool = True) -> None:
+        self.compile_for_gpu, self.second_triton = compile_for_gpu, second_triton
         self._runner: runner.Runner | None = None
 
     @property
     def runner(self) -> runner.Runner:
         if self._runner is None:
             directory = tempfile.mkdtemp(prefix="fuzz-campaign-")
-            self._runner = runner.Runner(directory, compile_for_gpu=self.compile_for_gpu)
+            self._runner = runner.Runner(directory, compile_for_gpu=self.compile_for_gpu,
+                                         second_triton=self.second_triton)
         return self._runner
 
     def close(self) -> None:
-        if self._runner is not None:
+        if self._runner is not None and self._runner.worker is not None:
             self._runner.worker.close()
 
 
 _pool_runner: runner.Runner | None = None  # a pool worker's own
 
 
-def _start_pool_worker(compile_for_gpu: bool) -> None:
+def _start_pool_worker(compile_for_gpu: bool, second_triton: bool) -> None:
     global _pool_runner
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the pool
-    _pool_runner = runner.Runner(tempfile.mkdtemp(prefix="fuzz-campaign-"), compile_for_gpu=compile_for_gpu)
-    multiprocessing.util.Finalize(None, _pool_runner.worker.close, exitpriority=10)
+    _pool_runner = runner.Runner(tempfile.mkdtemp(prefix="fuzz-campaign-"), compile_for_gpu=compile_for_gpu,
+                                 second_triton=second_triton)
+    if _pool_runner.worker is not None:
+        multiprocessing.util.Finalize(None, _pool_runner.worker.close, exitpriority=10)
 
 
 def check_batch(seeds: range, work: runner.Runner | None = None) -> list[tuple[int, grammar.Program, list]]:
@@ -142,7 +148,7 @@ def checked_batches(work: Lazy, args):
         yield from (check_batch(seeds, work.runner) for seeds in batches)
         return
     context = multiprocessing.get_context("spawn")  # a fresh interpreter each: no forked torch or 3.9 worker
-    with context.Pool(args.jobs, _start_pool_worker, (args.compile,)) as pool:
+    with context.Pool(args.jobs, _start_pool_worker, (args.compile, not args.installed_triton_only)) as pool:
         yield from pool.imap(check_batch, batches)  # leaving the `with` stops the workers
 
 
@@ -166,7 +172,10 @@ def replay(work: runner.Runner, choices: list[int], policy: str | None) -> int:
 def campaign(work: Lazy, args) -> int:
     tally = Tally()
     started = time.monotonic()
-    print(f"seed {args.seed}, {args.kernels} kernels, batches of {args.batch}, {args.jobs} jobs")
+    import triton
+
+    second = "" if not args.installed_triton_only else f" (Triton {triton.__version__} alone: read 3.8 as it)"
+    print(f"seed {args.seed}, {args.kernels} kernels, batches of {args.batch}, {args.jobs} jobs{second}")
     signal.signal(signal.SIGTERM, _stop)
     batches = checked_batches(work, args)
     try:

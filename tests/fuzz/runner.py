@@ -171,9 +171,11 @@ def _serve39() -> int:
 class Runner:
     """Checks batches of programs; `directory` holds their files (one set per program)."""
 
-    def __init__(self, directory: str, worker: Worker39 | None = None, compile_for_gpu: bool = False) -> None:
+    def __init__(self, directory: str, worker: Worker39 | None = None, compile_for_gpu: bool = False,
+                 second_triton: bool = True) -> None:
+        """`second_triton` False: the installed Triton only, no 3.9 worker (a machine without .triton39)."""
         self.directory = Path(directory)
-        self.worker = worker or Worker39()
+        self.worker = worker or (Worker39() if second_triton else None)
         self.compile_for_gpu = compile_for_gpu  # also compile original and migrated kernels (compiled.TARGET)
         self.count = 0
 
@@ -184,7 +186,9 @@ class Runner:
             results, program_jobs = self.check_38(program, only)
             verdicts.append(results)
             jobs += program_jobs
-        got = self.worker.run([(key, path, spec) for key, path, spec, _, _ in jobs])
+        if self.worker is None:
+            jobs = []
+        got = self.worker.run([(key, path, spec) for key, path, spec, _, _ in jobs]) if jobs else {}
         for key, _, _, expected, waiting in jobs:
             outcome = got[key]
             for verdict in waiting:
