@@ -640,7 +640,7 @@ def _outcome(unit: _Unit, analyses: list, migration: MigrationContext, rewrite: 
         return FileOutcome(tuple(diagnostics), None, uncalled_helpers=kept)
     edits = Edits()
     for analysis in analyses:
-        edits.collect(analysis)
+        edits.collect(analysis.edits())
     module = unit.module.with_changes(body=[s for s in unit.module.body if not any(s is a.function for a in dead)])
     new_module = passes.rewritten(module, edits, passes.Rewriting(unit, policy, migration.launch.get(unit.module_name)))
     new_source = new_module.code

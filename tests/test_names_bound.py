@@ -9,7 +9,7 @@ import ast
 import pytest
 
 from triton_migrate import engine
-from triton_migrate.analysis.dataflow import FunctionAnalysis
+from triton_migrate.analysis.crossing import Crossing
 from triton_migrate.rewrite.unbound import newly_unbound
 
 HELPER = """\
@@ -82,7 +82,7 @@ def test_a_method_is_checked_under_its_class():
 def test_a_rewrite_that_reads_a_deleted_binding_is_an_internal_error(monkeypatch):
     """An engine bug simulated: the helper call is taken as handled but not rewritten, so the creation,
     with no other use, is deleted. The file fails rather than being written with a NameError in it."""
-    monkeypatch.setattr(FunctionAnalysis, "helper_call", lambda self, node, state: True)
+    monkeypatch.setattr(Crossing, "helper_call", lambda self, node, state: True)
     with pytest.raises(engine.InternalError, match="reads names it no longer binds: `V_block_ptr` in `kernel`"):
         engine.migrate_source(_source("(1, 0)"))
 

@@ -1,4 +1,4 @@
-"""Block pointers across `@triton.jit` calls: a mixin of FunctionAnalysis.
+"""Block pointers across `@triton.jit` calls: a part of FunctionAnalysis (shared.py).
 
 A block pointer passed to a helper travels as its parts (base, shape, strides, offsets, block shape), and
 the helper re-creates it on entry; the analysis sees `p = tl.make_block_ptr(p_base, ...)` there, the output
@@ -22,6 +22,7 @@ from triton_migrate.rules import ttd008_helper_parts, ttd108_unsupported_use, tt
 from . import inlining, planner
 from .calls import advanced_base, int_value, member_called, tuple_elements
 from .records import Refusal
+from .shared import Part
 from .values import (
     OTHER,
     BlockPtr,
@@ -100,34 +101,36 @@ class Passed:
     values: list[Optional[cst.BaseExpression]]
 
 
-class Crossing:
-    unpacking: Optional[int] = None  # id of the helper call whose result an assignment unpacks (helper_assign)
-    # -- the helper's side -----------------------------------------------------------------------
+class Crossing(Part):
+    def __init__(self, parts) -> None:
+        super().__init__(parts)
+        self.unpacking: Optional[int] = None  # id of the helper call whose result an assignment unpacks
 
     def parameter_pointers(self, state: State) -> None:
         """Bind each block-pointer parameter to the block pointer re-created from its parts."""
-        self.entry_edits: list = []
-        self.returned: list[tuple] = []
+        self.run.entry_edits: list = []
+        self.run.returned: list[tuple] = []
         # The helper's spelling of each stride that is a unit stride at every call site: a literal 1, or a
         # kernel stride parameter the JIT specialises to 1 (TTD103), which reaches the helper as a constant.
-        self.unit_strides: set[str] = set()
-        for param in self.function.params.params:
-            interface = self.context.entry.get(param.name.value) if self.context else None
+        self.run.unit_strides: set[str] = set()
+        for param in self.fn.function.params.params:
+            interface = self.fn.context.entry.get(param.name.value) if self.fn.context else None
             if interface is not None:
                 self.parameter_pointer(param, interface, state)
 
     def parameter_pointer(self, param: cst.Param, interface: SiteFacts, state: State) -> None:
         name = param.name.value
         if interface.unit is not None:
-            self.unit_strides.add(interface.kept().get(("stride", interface.unit)) or
-                                  self.namer.part(name, "stride", interface.unit))
+            self.run.unit_strides.add(interface.kept().get(("stride", interface.unit)) or
+                                  self.fn.namer.part(name, "stride", interface.unit))
         # One call node for every rerun: what the analysis learns is keyed by the creation's id.
-        call = self.parameter_calls.get(name) or self.parameter_calls.setdefault(name, self.recreation(name, interface))
-        value = self.create(param, name, call, state)
-        self.creations[id(call)].anchor = param
-        built = self.stmt_edits.pop(id(param), None)
+        calls = self.fn.parameter_calls
+        call = calls.get(name) or calls.setdefault(name, self.recreation(name, interface))
+        value = self.creating.create(param, name, call, state)
+        self.run.creations[id(call)].anchor = param
+        built = self.run.stmt_edits.pop(id(param), None)
         if built is not None:
-            self.entry_edits.append(built)
+            self.run.entry_edits.append(built)
         if isinstance(value, BlockPtr):  # the offsets are what every caller proved about them
             # The parts are not a block pointer the source created here: a caller may pass `None` for them
             # (`p = None` on its other paths), so no pointers are computed on entry, only at each access.
@@ -138,7 +141,7 @@ class Crossing:
 
     def recreation(self, name: str, interface: SiteFacts) -> cst.Call:
         """`tl.make_block_ptr(p_base, (p_shape0, ...), ...)`: the block pointer the parameter's parts describe."""
-        parts = {kind: cst.Name(self.namer.part(name, *kind)) for kind in part_kinds(interface.rank)}
+        parts = {kind: cst.Name(self.fn.namer.part(name, *kind)) for kind in part_kinds(interface.rank)}
         parts.update({kind: parsed(text) for kind, text in interface.kept().items()})
         tuples = [cst.Tuple([cst.Element(parts[(kind, d)]) for d in range(interface.rank)])
                   for kind in ("shape", "stride", "start", "block")]
@@ -146,13 +149,13 @@ class Crossing:
         # finds the unit stride as they did, from a literal 1 only. Masked pointers never need it.
         order = [] if interface.order is None else \
             [cst.Arg(cst.Tuple([cst.Element(cst.Integer(str(o))) for o in interface.order]))]
-        return cst.Call(cst.Attribute(self.language, cst.Name("make_block_ptr")),
+        return cst.Call(cst.Attribute(self.fn.language, cst.Name("make_block_ptr")),
                         [cst.Arg(parts[("base", 0)])] + [cst.Arg(t) for t in tuples] + order)
 
     def parameter_names(self, param: cst.Param) -> list[tuple[str, bool]]:
         """(name, is constexpr) of the parameters that replace a block-pointer parameter."""
-        interface = self.context.entry[param.name.value]
-        return [(self.namer.part(param.name.value, *kind), kind[0] == "block") for kind in interface.passed()]
+        interface = self.fn.context.entry[param.name.value]
+        return [(self.fn.namer.part(param.name.value, *kind), kind[0] == "block") for kind in interface.passed()]
 
     def return_pointers(self, node: cst.Return, state: State) -> bool:
         """`return acc, p` → `return acc, p_off0, p_off1` for a parameter's block pointer."""
@@ -166,18 +169,19 @@ class Crossing:
             proofs = (tuple(d.aligned for d in value.dims), tuple(d.nonnegative for d in value.dims)) \
                 if owner is not None else None
             if isinstance(value, BlockPtr) and owner is None:
-                self.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, f"block pointer `{element.value}` "
-                                                     "returned from the function (only a parameter's block "
-                                                     "pointer can be handed back as offsets)", node))
+                self.books.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, f"block pointer "
+                                                           f"`{element.value}` returned from the function (only a "
+                                                           "parameter's block pointer can be handed back as offsets)",
+                                                           node))
             elif owner is None:
-                self.visit(element, state)
+                self.flow.visit(element, state)
             shape.append(None if owner is None else (owner, *proofs))
-        self.returned.append(tuple(shape))
+        self.run.returned.append(tuple(shape))
         flat = [cst.Element(o) for e, v in zip(elements, values)
-                for o in (self.offsets(v, None) or [e] if isinstance(v, BlockPtr) else [e])]
+                for o in (self.moves.offsets(v, None) or [e] if isinstance(v, BlockPtr) else [e])]
         creations = frozenset().union(*(v.creations for v in values if isinstance(v, BlockPtr)))
         new = node.with_changes(value=cst.Tuple(flat, lpar=[], rpar=[]))
-        self.stmt_edits[id(node)] = (creations, lambda: [new])
+        self.run.stmt_edits[id(node)] = (creations, lambda: [new])
         return True
 
     def untracked_origin(self, pointer: cst.BaseExpression) -> str:
@@ -186,24 +190,24 @@ class Crossing:
         if not isinstance(pointer, cst.Name):
             return f"`{canonical_code(pointer)}`, which is not a block pointer the migration follows (one kept in a " \
                    "tuple, or a call's result)"
-        helper, name = self.context.helper if self.context is not None else None, pointer.value
+        helper, name = self.fn.context.helper if self.fn.context is not None else None, pointer.value
         mixed = self.mixed_helper(name)
         if mixed is not None:
             return f"`{name}`, what `{mixed}` returns: a block pointer on one compile-time branch and something else " \
                    "on another, which the call leaves to a constexpr it does not spell (pass a literal, `True` or " \
                    "`False`, for the condition at each call: each is then read as the creation it amounts to)"
-        if helper is None or name not in self.facts.params:
+        if helper is None or name not in self.fn.facts.params:
             return f"`{name}`, which is not a block pointer created in this function (a parameter or a call result)"
-        if not self.context.is_called() and self.facts.grid_launched:
+        if not self.fn.context.is_called() and self.fn.facts.grid_launched:
             return f"the parameter `{name}` of `{helper.qualname}`, a kernel this module launches " \
                    f"(`{helper.qualname.rpartition('.')[2]}[...](...)`) and no `@triton.jit` function of the files " \
                    "migrated calls: a launch passes tensors and scalars, never a block pointer (Triton rejects this " \
                    "use at compile time)"
-        if not self.context.is_called():
+        if not self.fn.context.is_called():
             return f"the parameter `{name}` of `{helper.qualname}`, which nothing in the files migrated calls: its " \
-                   "callers, if any, are elsewhere and give its rank and parts (migrate them together); if none, it is " \
-                   "dead code, which `--unsafe-fixes` removes where nothing in the project names it (TTD011)"
-        why = self.context.refusal(helper, name)
+                   "callers, if any, are elsewhere and give its rank and parts (migrate them together); if none, " \
+                   "it is dead code, which `--unsafe-fixes` removes where nothing in the project names it (TTD011)"
+        why = self.fn.context.refusal(helper, name)
         if why is None:
             return f"the parameter `{name}`, to which no call site passes a block pointer"
         return f"the block-pointer parameter `{name}`, which its callers cannot pass as parts: {why}"
@@ -211,10 +215,10 @@ class Crossing:
     def mixed_helper(self, name: str) -> Optional[str]:
         """The helper `name` is assigned the result of, where it returns a block pointer on some compile-time
         branch and something else on another (inlining.returned_kinds); else None."""
-        calls = [v for v in self.facts.assignments.get(name, []) if isinstance(v, cst.Call)]
-        for call in calls if self.context is not None else ():
-            key = self.context.resolve(call.func)
-            helper = self.context.program.helpers[key] if key is not None else None
+        calls = [v for v in self.fn.facts.assignments.get(name, []) if isinstance(v, cst.Call)]
+        for call in calls if self.fn.context is not None else ():
+            key = self.fn.context.resolve(call.func)
+            helper = self.fn.context.program.helpers[key] if key is not None else None
             if helper is not None and inlining.returned_kinds(helper.node, helper.unit.names.member) == {"creation",
                                                                                                          "other"}:
                 return canonical_code(call.func)
@@ -228,99 +232,99 @@ class Crossing:
         name = pointer.value
         if isinstance(state.get(name), Placeholder):
             return f"`{name}` is `None` here"
-        advanced_only = all(isinstance(v, cst.Call) and member_called(v, self.names) == "advance" and
-                            isinstance(base := advanced_base(v, self.names), cst.Name) and base.value == name
-                            for v in self.facts.assignments.get(name, []))
-        if self.context is not None and name in self.facts.params and advanced_only and \
-                self.context.always_none(name):
+        advanced_only = all(isinstance(v, cst.Call) and member_called(v, self.fn.names) == "advance" and
+                            isinstance(base := advanced_base(v, self.fn.names), cst.Name) and base.value == name
+                            for v in self.fn.facts.assignments.get(name, []))
+        if self.fn.context is not None and name in self.fn.facts.params and advanced_only and \
+                self.fn.context.always_none(name):
             return f"every call passes `{name}` as `None`"
         return None
 
     def parameter_of(self, value: BlockPtr) -> Optional[str]:
-        creation = self.creation_of(value)
+        creation = self.books.creation_of(value)
         anchored = len(value.creations) == 1 and isinstance(creation.anchor, cst.Param)
         return creation.target if anchored else None
-
-    # -- the caller's side -----------------------------------------------------------------------
 
     def inlined_helper(self, value: cst.BaseExpression) -> Optional[cst.Call]:
         """The creation that a call of a helper returning one amounts to (inlining.py), or None. One node per
         call for every rerun: what the analysis learns is keyed by the creation's id."""
-        if type(value) is not cst.Call or self.context is None:
+        if type(value) is not cst.Call or self.fn.context is None:
             return None
-        if id(value) not in self.inlined_calls:
-            self.inlined_calls[id(value)] = self.creation_returned(self.context.unit, value, frozenset())
-        return self.inlined_calls[id(value)]
+        if id(value) not in self.fn.inlined_calls:
+            self.fn.inlined_calls[id(value)] = self.creation_returned(self.fn.context.unit, value, frozenset())
+        return self.fn.inlined_calls[id(value)]
 
     def creation_returned(self, unit, call: cst.Call, seen: frozenset) -> Optional[cst.Call]:
         """The creation a call, in `unit`, of a helper that returns one amounts to; a helper may return another
         helper's (`return _tile(base, ..., pid * BR, ...)`), at any depth short of recursion (`seen`)."""
-        program = self.context.program
+        program = self.fn.context.program
         key = program.resolve(unit, call.func)
-        bound = self.context.bind(key, call) if key is not None and key not in seen else None
+        bound = self.fn.context.bind(key, call) if key is not None and key not in seen else None
         if bound is None:
             return None
         helper = program.helpers[key]
-        return inlining.inlined_creation(helper.node, bound, helper.unit.names.member, self.language,
+        return inlining.inlined_creation(helper.node, bound, helper.unit.names.member, self.fn.language,
                                          lambda inner: self.creation_returned(helper.unit, inner, seen | {key}))
 
     def create_inlined(self, node, name: str, call: cst.Call, creation: cst.Call, state: State):
         """`p = helper(...)`, read as the creation it amounts to: the statement becomes the creation's."""
-        self.visit_children(call, state)
-        value = self.create(node, name, creation, state)
-        self.creations[id(creation)].anchor = call
+        self.flow.visit_children(call, state)
+        value = self.creating.create(node, name, creation, state)
+        self.run.creations[id(creation)].anchor = call
         return value
 
     def helper_call(self, node: cst.Call, state: State) -> bool:
         """A call of a helper in the program with block pointers (or advanced ones) among its arguments."""
-        helper = self.context.resolve(node.func) if self.context else None
-        bound = self.context.bind(helper, node) if helper is not None else None
+        helper = self.fn.context.resolve(node.func) if self.fn.context else None
+        bound = self.fn.context.bind(helper, node) if helper is not None else None
         if bound is None:
             return False
-        pointers = {p: self.pointer(a.value, state) for p, a in bound.items() if self.passes_pointer(a.value, state)}
+        pointers = {p: self.moves.pointer(a.value, state) for p, a in bound.items()
+                    if self.passes_pointer(a.value, state)}
         pointers = {p: resolved for p, resolved in pointers.items() if resolved is not None}
         absent = {p: a.value for p, a in bound.items() if p not in pointers and self.passes_placeholder(a.value, state)}
         for param in bound:
-            facts = self.site_facts(*pointers[param], bound, self.context.constexprs(helper)) \
+            facts = self.site_facts(*pointers[param], bound, self.fn.context.constexprs(helper)) \
                 if param in pointers else (ABSENT_ZERO if self.zero_placeholder(absent[param], state) else ABSENT) \
                 if param in absent else None
-            self.context.record(helper, param, node, facts, pointers[param][0].creations if param in pointers
+            self.fn.context.record(helper, param, node, facts, pointers[param][0].creations if param in pointers
                                 else frozenset())
-        if not pointers and not any(self.context.interface(helper, p) for p in absent):
+        if not pointers and not any(self.fn.context.interface(helper, p) for p in absent):
             return False
-        if any(self.context.returns(helper) or ()) and id(node) != self.unpacking:
+        if any(self.fn.context.returns(helper) or ()) and id(node) != self.unpacking:
             callee = canonical_code(node.func)
             for value, _ in pointers.values():
-                self.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, f"`{callee}` hands "
+                self.books.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, f"`{callee}` hands "
                                                      "this block pointer back, but its result is not unpacked into "
                                                      "names (`acc, p = helper(acc, p)`)", node))
             return True
         for param, arg in bound.items():
             if param not in pointers:
-                self.visit(arg.value, state, ttd201_crosses_function.CODE, "passed to another function")
+                self.flow.visit(arg.value, state, ttd201_crosses_function.CODE, "passed to another function")
         passed = {}
         for param, (value, deltas) in pointers.items():
-            why = self.context.refusal(helper, param)
-            if why is None and self.context.interface(helper, param) is None:
+            why = self.fn.context.refusal(helper, param)
+            if why is None and self.fn.context.interface(helper, param) is None:
                 # Not (yet) settled: the helper keeps its parameter, so the block pointer must stay too
                 # (a later round that settles it analyses this caller again, without this refusal).
                 why = "no call site passes it a block pointer whose parts are known"
             parts = self.passed_parts(helper, param, value, deltas, node) if why is None else None
             if why is not None:
                 callee = canonical_code(node.func)
-                self.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, f"passed to `{callee}`, which "
+                self.books.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, f"passed to `{callee}`, which "
                                                      f"cannot take it as parts: {why}", node))
             if parts is not None:
                 passed[param] = parts
-                self.record_form(value, "parts", [])
+                self.accesses.record_form(value, "parts", [])
         for param in absent:
-            interface = self.context.interface(helper, param)
+            interface = self.fn.context.interface(helper, param)
             if interface is not None:  # `None` in every part: the helper receives no block pointer where it did
                 kinds = interface.passed()
-                passed[param] = Passed(self.context.part_names(helper, param, kinds), [cst.Name("None")] * len(kinds))
+                passed[param] = Passed(self.fn.context.part_names(helper, param, kinds),
+                                       [cst.Name("None")] * len(kinds))
         if passed:
             owners = frozenset().union(*(pointers[p][0].creations for p in passed if p in pointers))
-            self.expr_edits[id(node)] = (owners, lambda updated: ttd008_helper_parts.expand(
+            self.run.expr_edits[id(node)] = (owners, lambda updated: ttd008_helper_parts.expand(
                 node, updated, {id(bound[p]): parts for p, parts in passed.items()}))
         return True
 
@@ -333,21 +337,21 @@ class Crossing:
         for argument in node.args:
             value = state.get(argument.value.value) if isinstance(argument.value, cst.Name) else None
             if not isinstance(value, BlockPtr):
-                self.visit(argument.value, state, ttd201_crosses_function.CODE, "passed to another function")
+                self.flow.visit(argument.value, state, ttd201_crosses_function.CODE, "passed to another function")
                 continue
-            value = self.settle(value)
-            if not value.pointers or self.pointer_problem(value, named=True) is not None:
-                self.visit(argument.value, state, ttd201_crosses_function.CODE, f"passed to `{callee}`, which "
+            value = self.books.settle(value)
+            if not value.pointers or self.emit.pointer_problem(value, named=True) is not None:
+                self.flow.visit(argument.value, state, ttd201_crosses_function.CODE, f"passed to `{callee}`, which "
                            "nothing defines, and its name does not hold its pointers there")
                 continue
-            self.knowledge.named.update(value.creations)
-            self.record_form(value, "pointer", [planner.Obstacle(ttd201_crosses_function.CODE, f"passed to "
+            self.fn.knowledge.named.update(value.creations)
+            self.accesses.record_form(value, "pointer", [planner.Obstacle(ttd201_crosses_function.CODE, f"passed to "
                                                                  f"`{callee}`, which nothing defines")], id(argument))
-            if not any(use.node is node for use in self.dead_uses):
-                self.dead_uses.append(Refusal(ttd201_crosses_function.CODE, f"`{callee}` is defined nowhere (nothing "
-                                              "in the module binds it): the kernel fails to compile at this call on "
-                                              "every Triton version, and still does, given the pointers its block "
-                                              "pointers became", node))
+            if not any(use.node is node for use in self.run.dead_uses):
+                self.run.dead_uses.append(Refusal(ttd201_crosses_function.CODE, f"`{callee}` is defined nowhere "
+                                                  "(nothing in the module binds it): the kernel fails to compile at "
+                                                  "this call on every Triton version, and still does, given the "
+                                                  "pointers its block pointers became", node))
 
     @staticmethod
     def passes_placeholder(argument: cst.BaseExpression, state: State) -> bool:
@@ -358,33 +362,34 @@ class Crossing:
     def zero_placeholder(self, node: cst.BaseExpression, state: State) -> bool:
         """Whether this `None`-like argument is (or holds, on some path) a `0`."""
         if isinstance(node, cst.Name) and isinstance(state.get(node.value), Placeholder):
-            return any(not is_none(self.placeholders[s].value) for s in state[node.value].statements
-                       if s in self.placeholders)
+            return any(not is_none(self.run.placeholders[s].value) for s in state[node.value].statements
+                       if s in self.run.placeholders)
         return not is_none(node)
 
     def passes_pointer(self, argument: cst.BaseExpression, state: State) -> bool:
         """`p` or `tl.advance(p, ...)` for a tracked block pointer `p`."""
-        if isinstance(argument, cst.Call) and member_called(argument, self.names) == "advance":
-            argument = advanced_base(argument, self.names)
+        if isinstance(argument, cst.Call) and member_called(argument, self.fn.names) == "advance":
+            argument = advanced_base(argument, self.fn.names)
         return isinstance(argument, cst.Name) and isinstance(state.get(argument.value), BlockPtr)
 
     def passed_parts(self, helper, param: str, value: BlockPtr, deltas, call: cst.Call) -> Optional[Passed]:
-        self.knowledge.rebuilt.update(value.creations)  # the helper reads the base too
-        if self.pointer_problem(value) is not None:
-            self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "passing a block pointer as parts needs "
-                                                 "its base, shape and strides unchanged at the call", call))
+        self.fn.knowledge.rebuilt.update(value.creations)  # the helper reads the base too
+        if self.emit.pointer_problem(value) is not None:
+            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "passing a block pointer as "
+                                                       "parts needs its base, shape and strides unchanged at the "
+                                                       "call", call))
             return None
-        offsets = self.offsets(value, deltas)
-        interface = self.context.interface(helper, param)
+        offsets = self.moves.offsets(value, deltas)
+        interface = self.fn.context.interface(helper, param)
         if offsets is None:
             return None  # paths disagree on an offset: the rerun materializes it
         # Block pointers merged from several creations (an `if`/`else` creating from two shapes) pass the
         # variables each creation assigns where their parts differ (`p_shape0`), as masked pointers read them.
-        base, shape, strides, blocks, ranged = self.merged_parts(value)
+        base, shape, strides, blocks, ranged = self.emit.merged_parts(value)
         if self.nullable(value):
             base = self.base_variable(value)  # `None` on the paths that make no block pointer
         if ranged:
-            self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "the block pointers merged here "
+            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "the block pointers merged here "
                                                  "have different block shapes, which a helper receives as "
                                                  "`tl.constexpr` parameters", call))
             return None
@@ -393,31 +398,32 @@ class Crossing:
             source.update({("shape", d): shape[d], ("stride", d): strides[d],
                            ("start", d): offsets[d], ("block", d): blocks[d]})
         kinds = interface.passed()
-        return Passed(self.context.part_names(helper, param, kinds), [source[k] for k in kinds])
+        return Passed(self.fn.context.part_names(helper, param, kinds), [source[k] for k in kinds])
 
     def nullable(self, value: BlockPtr) -> bool:
         """Whether some path makes this name `None` (or `0`) instead of a block pointer (`else: p = None`), or
         it is a parameter some call fills so."""
         owner = self.parameter_of(value)
-        if owner is not None and self.context.entry[owner].nullable:
+        if owner is not None and self.fn.context.entry[owner].nullable:
             return True
-        return bool(value.creations & set().union(*self.knowledge.placeholder_links.values()))
+        return bool(value.creations & set().union(*self.fn.knowledge.placeholder_links.values()))
 
     def maybe_zero(self, value: BlockPtr) -> bool:
         """Whether some path makes this name `0` instead of a block pointer, or it is a parameter some call fills
         so: a `p is None` cannot ask its base (which is `None` there) what it asked of `p`."""
         owner = self.parameter_of(value)
-        if owner is not None and self.context.entry[owner].zero:
+        if owner is not None and self.fn.context.entry[owner].zero:
             return True
-        return any(not is_none(self.placeholders[s].value) for s, linked in self.knowledge.placeholder_links.items()
-                   if linked & value.creations and s in self.placeholders)
+        placeholders = self.run.placeholders
+        return any(not is_none(placeholders[s].value) for s, linked in self.fn.knowledge.placeholder_links.items()
+                   if linked & value.creations and s in placeholders)
 
     def base_variable(self, value: BlockPtr) -> cst.Name:
         """`p_base`, a variable each creation of the block pointer assigns and the paths that make none (`else:
         p = None`) set to what they set `p` to (results.placeholder_statements): `None` exactly where `p` is."""
         for creation in value.creations:
-            self.knowledge.merged.setdefault(creation, {})[("base", 0)] = self.creations_by_id(creation).base
-        return cst.Name(self.namer.part(self.creation_of(value).target, "base", 0))
+            self.fn.knowledge.merged.setdefault(creation, {})[("base", 0)] = self.books.creations_by_id(creation).base
+        return cst.Name(self.fn.namer.part(self.books.creation_of(value).target, "base", 0))
 
     def none_test(self, node: cst.Comparison, state: State) -> bool:
         """`p is None` / `p is not None` on a block pointer (applied-ai's `if bias_ptr is not None:`), a test
@@ -431,26 +437,26 @@ class Crossing:
         if not isinstance(value, BlockPtr):
             return False
         if self.maybe_zero(value):
-            self.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, f"`{node.left.value}` is `0` instead of "
-                                                 "a block pointer on some path, where its migrated parts are `None`: "
-                                                 "this test would tell them apart", node))
+            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, f"`{node.left.value}` is `0` "
+                                                       "instead of a block pointer on some path, where its migrated "
+                                                       "parts are `None`: this test would tell them apart", node))
             return True
         owner = self.parameter_of(value)
-        base = cst.Name(self.namer.part(owner, "base", 0)) if owner is not None else self.base_variable(value)
-        self.expr_edits[id(node)] = (value.creations, lambda updated: updated.with_changes(left=base))
+        base = cst.Name(self.fn.namer.part(owner, "base", 0)) if owner is not None else self.base_variable(value)
+        self.run.expr_edits[id(node)] = (value.creations, lambda updated: updated.with_changes(left=base))
         return True
 
     def site_facts(self, value: BlockPtr, deltas, bound: dict, constexprs: set[str]) -> SiteFacts:
         """What this call passes; for block pointers merged from several creations, what they agree on (a part
         they spell differently is passed, an order or unit stride they disagree on is unknown). A block size
         the helper spells with one of its parameters must be a `tl.constexpr` one (`tl.arange` needs it)."""
-        creations = [self.creations_by_id(c) for c in self.knowledge.in_order(value.creations)]
+        creations = [self.books.creations_by_id(c) for c in self.fn.knowledge.in_order(value.creations)]
         rank = len(creations[0].block)
         sizes = {p: a for p, a in bound.items() if p in constexprs}
         fixed = tuple(texts.pop() if len(texts := {self.fixed_part(n, sizes if i >= 2 * rank else bound)
                                                    for n in parts}) == 1 else None
                       for i, parts in enumerate(zip(*(c.shape + c.strides + c.block for c in creations))))
-        proven = self.proven_offsets(value, deltas)
+        proven = self.moves.proven_offsets(value, deltas)
         orders = {None if c.order is None else tuple(c.order) for c in creations}
         units = {c.unit for c in creations}
         return SiteFacts(rank, orders.pop() if len(orders) == 1 else None, fixed,
@@ -470,39 +476,39 @@ class Crossing:
     def helper_assign(self, node: cst.Assign, state: State) -> bool:
         """`acc, p = helper(acc, p)` where the helper hands `p` back: unpack its offsets."""
         call = node.value
-        helper = self.context.resolve(call.func) if self.context and isinstance(call, cst.Call) else None
-        shape = self.context.returns(helper) if helper is not None else None
+        helper = self.fn.context.resolve(call.func) if self.fn.context and isinstance(call, cst.Call) else None
+        shape = self.fn.context.returns(helper) if helper is not None else None
         if not shape or not any(shape) or len(node.targets) != 1:
             return False
         target = node.targets[0].target
         names = tuple_elements(target) if isinstance(target, (cst.Tuple, cst.List)) else [target]
-        bound = self.context.bind(helper, call)
+        bound = self.fn.context.bind(helper, call)
         before = {p: state.get(a.value.value) for p, a in (bound or {}).items() if isinstance(a.value, cst.Name)}
         if names is None or len(names) != len(shape) or not all(isinstance(n, cst.Name) for n in names):
             return False  # helper_call refuses the block pointers the call hands back
         self.unpacking = id(call)
         try:
-            self.visit(call, state)
+            self.flow.visit(call, state)
         finally:
             self.unpacking = None
         flat, owners = [], frozenset()
         for name, returned in zip(names, shape):
             value = before.get(returned[0]) if returned is not None else None
             if not isinstance(value, BlockPtr):
-                self.bind(name.value, OTHER, state)
+                self.flow.bind(name.value, OTHER, state)
                 flat.append(name)
                 continue
             # What the helper proved about the offsets it hands back (from what its callers proved).
             _, aligned, nonnegative = returned
             dims = tuple(Dim(cst.Name(var), var, frozenset({var}), frozenset({id(node)}), aligned=aligned[d],
                              nonnegative=nonnegative[d])
-                         for d, var in enumerate(self.namer.offset(name.value, d) for d in range(len(value.dims))))
+                         for d, var in enumerate(self.fn.namer.offset(name.value, d) for d in range(len(value.dims))))
             for dim in dims:
-                self.invalidate(dim.code, state)
-            self.bind(name.value, replace(value, dims=dims), state)
+                self.flow.invalidate(dim.code, state)
+            self.flow.bind(name.value, replace(value, dims=dims), state)
             flat.extend(dim.expr for dim in dims)
             owners |= value.creations
         target_node = cst.Tuple([cst.Element(n) for n in flat], lpar=[], rpar=[])
         new = node.with_changes(targets=[cst.AssignTarget(target_node)])
-        self.stmt_edits[id(node)] = (owners, lambda: [new])
+        self.run.stmt_edits[id(node)] = (owners, lambda: [new])
         return True

@@ -4,12 +4,14 @@ descriptor, and record the edits that do it.
 
 The analysis is an abstract interpretation over the statements (loops iterate to a fixed point). It is
 rerun while it learns that more offset dimensions must live in variables (see values.py); edits and
-diagnostics come from the last, stable run.
+diagnostics come from the last, stable run. `FunctionAnalysis` assembles the parts that do it (shared.py
+lists them) and answers for the result; `Dataflow` walks the statements and hands each site to its part.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from dataclasses import replace
+from typing import Optional
 
 import libcst as cst
 
@@ -23,13 +25,28 @@ from triton_migrate.rules import (
 )
 
 from . import guards
+from .access_forms import AccessForms
+from .advances import Advances
+from .bookkeeping import Bookkeeping, CrossesFunctions
 from .calls import member_called
+from .creations import Creations
 from .crossing import Crossing
 from .facts import FunctionFacts
+from .launch import Launch
 from .naming import Namer
-from .records import Creation, Knowledge, Loop, Refusal
+from .records import (
+    Creation,
+    FunctionEdits,
+    HandleAccess,
+    Knowledge,
+    Loop,
+    MaskedAccess,
+    NamedMaskAccess,
+    Refusal,
+)
 from .results import Results
-from .sites import Sites
+from .shared import Part, Run, Subject
+from .sites import Accesses
 from .triton_names import TritonNames
 from .values import (
     OTHER,
@@ -46,17 +63,15 @@ from .values import (
 )
 from .walk import children
 
+__all__ = ["CrossesFunctions", "FunctionAnalysis"]
+
 MAX_RERUNS = 64
-Builder = Callable[..., object]
 _OWN_SCOPES = (cst.Lambda, cst.FunctionDef, cst.ClassDef)  # their names are not this function's
 
 
-class CrossesFunctions(Exception):
-    """A block pointer crosses a call or a return: only the whole program can say what becomes of it."""
-
-
-class FunctionAnalysis(Sites, Results, Crossing):
-    """Runs the dataflow over one function until what it has learnt stops changing."""
+class FunctionAnalysis:
+    """Runs the dataflow over one function until what it has learnt stops changing; then answers for the
+    last run (what the engine reports, what the program's rounds compare, what the rewrite applies)."""
 
     def __init__(self, function: cst.FunctionDef, names: TritonNames, namer: Namer, language: str,
                  policy: Policy, shim: str, facts: FunctionFacts, context=None,
@@ -64,52 +79,146 @@ class FunctionAnalysis(Sites, Results, Crossing):
         """`context` (program.py): the other functions, for block pointers that cross calls. Without one
         the function is analysed alone, and the first block pointer that crosses raises CrossesFunctions
         (what the analysis would have found after that point is of no use: the program's rounds redo it)."""
-        self.function = function
-        self.context = context
-        self.policy = policy
-        self.names = names
-        self.namer = namer
-        self.language = parsed(language)
-        self.shim = cst.Name(shim)  # how migrated code names triton_migrate.compat (--target compat)
-        self.facts = facts
-        self.arguments = guards.Arguments(function)
         # the launch guard's names (TTD009): the kernel's flag; how the module names the launch support's
         # guard, its check and the allocator hook of a kernel on stated facts (TTD010)
-        self.guard_flag = namer.flag(ttd009_launch_guard.FLAG)
-        self.launch_names = {name: (launch_names or {}).get(name, name) for name in
-                             (ttd009_launch_guard.GUARD, ttd009_launch_guard.CHECK, ttd010_stated_facts.HOOK)}
-        self.knowledge = Knowledge()
-        self.parameter_calls: dict[str, cst.Call] = {}  # a parameter's block pointer, re-created (crossing.py)
-        self.inlined_calls: dict[int, Optional[cst.Call]] = {}  # id of a helper call -> its creation (crossing.py)
-        self._block_pointer_calls: Optional[list[cst.Call]] = None  # sites.block_pointer_calls
+        hooks = (ttd009_launch_guard.GUARD, ttd009_launch_guard.CHECK, ttd010_stated_facts.HOOK)
+        self.fn = Subject(function, context, policy, names, namer, parsed(language), cst.Name(shim), facts,
+                          guards.Arguments(function), namer.flag(ttd009_launch_guard.FLAG),
+                          {name: (launch_names or {}).get(name, name) for name in hooks})
+        self.run = Run()
+        self.flow, self.books, self.creating = Dataflow(self), Bookkeeping(self), Creations(self)
+        self.moves, self.accesses, self.emit = Advances(self), Accesses(self), AccessForms(self)
+        self.launch, self.results, self.crossing = Launch(self), Results(self), Crossing(self)
         for _ in range(MAX_RERUNS):
-            self._run()
-            if not self.dirty:
+            self.run = Run()
+            self.flow.walk()
+            if not self.run.dirty:
                 return
         raise RuntimeError(f"analysis of `{function.name.value}` did not converge")
 
-    # -- one run ------------------------------------------------------------------------------
+    # -- what the last run found -----------------------------------------------------------------
 
-    def _run(self) -> None:
-        self.dirty = False
-        self.creations: dict[int, Creation] = {}
-        self.owners: list = []
-        self.expr_edits: dict[int, tuple[frozenset[int], Builder]] = {}
-        self.stmt_edits: dict[int, tuple[frozenset[int], Builder]] = {}
-        self.placeholders: dict[int, cst.CSTNode] = {}
-        self.orphans: list[Refusal] = []
-        self.orphan_parameters: set[str] = set()  # parameters used as block pointers that no call fills
-        self.sensitive: Optional[set[int]] = None  # loads whose tile's layout shows (sites.layout_sensitive)
-        self.dead_uses: list[Refusal] = []  # uses of `None` as a block pointer, which never compile (never_compiles)
-        self.line: Optional[cst.SimpleStatementLine] = None  # the line being analysed, if a single statement
-        # statements to put before a line: line id -> stem (an access's temporaries) or (stem, "creation") (an
-        # inline creation's statements) -> (call id, owners, builder)
-        self.line_edits: dict[int, dict[object, tuple[int, frozenset[int], Builder]]] = {}
+    @property
+    def function(self) -> cst.FunctionDef:
+        return self.fn.function
+
+    @property
+    def context(self):
+        return self.fn.context
+
+    @property
+    def policy(self) -> Policy:
+        return self.fn.policy
+
+    @property
+    def knowledge(self) -> Knowledge:
+        return self.fn.knowledge
+
+    @property
+    def inlined_calls(self) -> dict:
+        return self.fn.inlined_calls
+
+    @property
+    def creations(self) -> dict[int, Creation]:
+        return self.run.creations
+
+    @property
+    def dead_uses(self) -> list[Refusal]:
+        return self.run.dead_uses
+
+    @property
+    def orphans(self) -> list[Refusal]:
+        return self.run.orphans
+
+    @property
+    def orphan_parameters(self) -> set[str]:
+        return self.run.orphan_parameters
+
+    @property
+    def returned(self) -> list[tuple]:
+        return self.run.returned
+
+    def refusal_for(self, creation: int) -> Optional[Refusal]:
+        return self.results.refusal_for(creation)
+
+    def is_refused(self, creations) -> bool:
+        return self.results.is_refused(creations)
+
+    def forms(self, creations) -> set[str]:
+        return self.results.forms(creations)
+
+    def class_notes(self, creation: int, notes: dict) -> dict:
+        return self.results.class_notes(creation, notes)
+
+    def is_hoisted(self, creation: Creation) -> bool:
+        return self.results.is_hoisted(creation)
+
+    def is_guarded(self, creations) -> bool:
+        return self.results.is_guarded(creations)
+
+    def width_tested(self, creations) -> bool:
+        return self.launch.width_tested(creations)
+
+    def launch_check(self, creation: Creation):
+        return self.launch.launch_check(creation)
+
+    def reliance(self, creation: Creation) -> list:
+        return self.launch.reliance(creation)
+
+    def launch_facts(self) -> list[dict]:
+        return self.launch.launch_facts()
+
+    def finished(self, access: HandleAccess | MaskedAccess | None):
+        """An access's record with what only the end of the analysis knows: its handle's name (the paddings
+        of every access decide it), the dimensions its block pointer moves in, whether it reads a creation."""
+        if isinstance(access, HandleAccess):
+            guard = self.launch.width_flag() if access.widths_tested else access.guard
+            return replace(access, handle=self.results.descriptor_name(access.creations, access.stem,
+                                                                       access.padding),
+                           guard=guard, fallback=self.finished(access.fallback))
+        if isinstance(access, MaskedAccess):
+            return replace(access, moving=self.results.moving_dims(access.creations),
+                           created_here=self.creating.created_in_access(access.pointer, access.creations))
+        return access
+
+    def edits(self) -> FunctionEdits:
+        """The edits of the last run, but those of refused block pointers."""
+        results, run = self.results, self.run
+        keep = lambda owners: not results.is_refused(owners)  # noqa: E731
+        edits = FunctionEdits(id(self.fn.function), placeholder=self.fn.namer.placeholder)
+        for node, (owners, edit) in run.expr_edits.items():
+            if not keep(owners):
+                continue
+            if isinstance(edit, (HandleAccess, MaskedAccess, NamedMaskAccess)):
+                edits.accesses[node] = self.finished(edit)
+            else:
+                edits.expressions[node] = edit
+        edits.statements.update({k: b for k, (o, b) in run.stmt_edits.items() if keep(o)})
+        for statement in run.placeholders:
+            edit = results.placeholder_statements(statement)
+            if edit is not None and keep(edit[0]):
+                edits.statements[statement] = edit[1]
+        for loop, builders in results.hoisted().items():
+            edits.before_loop.setdefault(loop, []).extend(b for o, b in builders if keep(o))
+        edit = results.function_edit()
+        if edit is not None and keep(edit[0]):
+            edits.signature = edit[1]
+        for line, slots in run.line_edits.items():
+            edits.before_line.setdefault(line, []).extend(b for _, o, b in slots.values() if keep(o))
+        return edits
+
+
+class Dataflow(Part):
+    """The walk over the statements: the values names hold on each path, joined where paths meet, and each
+    site (a creation, an advance, an access, a helper's call) handed to the part that decides it."""
+
+    def walk(self) -> None:
+        """One run over the function, from its block-pointer parameters (crossing.py) on."""
         state: State = {}
-        self.parameter_pointers(state)
-        if self.context is not None and self.context.removed(self.policy):
+        self.crossing.parameter_pointers(state)
+        if self.fn.context is not None and self.fn.context.removed(self.fn.policy):
             return  # every call of this helper inlined it: it goes (results.function_edit)
-        self.block(self.function.body.body, state)
+        self.block(self.fn.function.body.body, state)
 
     def block(self, statements, state: Optional[State]) -> Optional[State]:
         for index, statement in enumerate(statements):
@@ -124,7 +233,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
 
     def statement(self, node: cst.CSTNode, state: State) -> Optional[State]:
         if isinstance(node, cst.SimpleStatementLine):
-            self.line = node if len(node.body) == 1 else None
+            self.run.line = node if len(node.body) == 1 else None
             try:
                 for small in node.body:
                     state = self.small_statement(small, state)
@@ -132,7 +241,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
                         return None
                 return state
             finally:
-                self.line = None
+                self.run.line = None
         if isinstance(node, cst.If):
             return self.branch(node, state)
         if isinstance(node, (cst.For, cst.While)):
@@ -147,11 +256,11 @@ class FunctionAnalysis(Sites, Results, Crossing):
         return state
 
     def nested(self, statements, state: State, kind: str) -> Optional[State]:
-        self.owners.append(kind)
+        self.run.owners.append(kind)
         try:
             return self.block(statements, state)
         finally:
-            self.owners.pop()
+            self.run.owners.pop()
 
     def branch(self, node: cst.If, state: State) -> Optional[State]:
         self.visit(node.test, state)
@@ -165,20 +274,20 @@ class FunctionAnalysis(Sites, Results, Crossing):
         return self.join(taken, other)
 
     def loop(self, node, state: State) -> Optional[State]:
-        assigned = self.facts.assigned_in(node)
+        assigned = self.fn.facts.assigned_in(node)
         if isinstance(node, cst.For):
             self.visit(node.iter, state)
         head = dict(state)
         for _ in range(MAX_RERUNS):
             frame = Loop(node, assigned, head)
-            self.owners.append(frame)
+            self.run.owners.append(frame)
             current = dict(head)
             if isinstance(node, cst.For):
                 self.assign_target(node.target, current)
             else:
                 self.visit(node.test, current)
             end = self.block(node.body.body, current)
-            self.owners.pop()
+            self.run.owners.pop()
             new_head = self.join(state, self.join_all([end] + frame.continues))
             if same_state(new_head, head):
                 break
@@ -191,7 +300,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
         return self.join_all([done] + frame.breaks)
 
     def small_statement(self, node: cst.BaseSmallStatement, state: State) -> Optional[State]:
-        if isinstance(node, cst.Assign) and self.helper_assign(node, state):
+        if isinstance(node, cst.Assign) and self.crossing.helper_assign(node, state):
             return state
         if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
@@ -208,34 +317,32 @@ class FunctionAnalysis(Sites, Results, Crossing):
             self.assign_target(node.target, state)
             return state
         if isinstance(node, cst.Return):
-            if node.value is not None and not self.return_pointers(node, state):
+            if node.value is not None and not self.crossing.return_pointers(node, state):
                 self.visit(node.value, state, ttd201_crosses_function.CODE, "returned from the function")
             return None
         if isinstance(node, (cst.Break, cst.Continue)):
-            frame = next((o for o in reversed(self.owners) if isinstance(o, Loop)), None)
+            frame = next((o for o in reversed(self.run.owners) if isinstance(o, Loop)), None)
             if frame is not None:
                 (frame.breaks if isinstance(node, cst.Break) else frame.continues).append(state)
             return None
         self.visit(node, state)
         return state
 
-    # -- assignments --------------------------------------------------------------------------
-
     def assign_value(self, node, name: str, value: cst.BaseExpression, state: State) -> None:
-        member = member_called(value, self.names) if isinstance(value, cst.Call) else None
+        member = member_called(value, self.fn.names) if isinstance(value, cst.Call) else None
         if member == "make_block_ptr":
-            self.bind(name, self.create(node, name, value, state), state)
+            self.bind(name, self.creating.create(node, name, value, state), state)
         elif member == "advance":
-            self.bind(name, self.advance(node, name, value, state), state)
-        elif (inlined := self.inlined_helper(value)) is not None:
-            self.bind(name, self.create_inlined(node, name, value, inlined, state), state)
-        elif self.conditional_creation(value):
-            self.bind(name, self.create_conditional(node, name, value, state), state)
+            self.bind(name, self.moves.advance(node, name, value, state), state)
+        elif (inlined := self.crossing.inlined_helper(value)) is not None:
+            self.bind(name, self.crossing.create_inlined(node, name, value, inlined, state), state)
+        elif self.creating.conditional_creation(value):
+            self.bind(name, self.creating.create_conditional(node, name, value, state), state)
         elif is_placeholder(value):
-            self.placeholders[id(node)] = node
+            self.run.placeholders[id(node)] = node
             self.bind(name, Placeholder(frozenset({id(node)})), state)
         elif isinstance(value, cst.Name) and isinstance(state.get(value.value), BlockPtr):
-            self.bind(name, self.copy(node, name, state[value.value], state), state)
+            self.bind(name, self.moves.copy(node, name, state[value.value], state), state)
         elif isinstance(value, cst.Name) and isinstance(state.get(value.value), Opaque):
             self.bind(name, state[value.value], state)  # refused where it is read
         else:
@@ -261,9 +368,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
                 state[other] = value.invalidate(name)
                 if name in value.args_free or name in value.base_free:  # capture_parts captures, if needed
                     for creation in value.creations:
-                        self.knowledge.stale_names.setdefault(creation, set()).add(name)
-
-    # -- reads ---------------------------------------------------------------------------------
+                        self.fn.knowledge.stale_names.setdefault(creation, set()).add(name)
 
     def visit(self, node: cst.CSTNode, state: State, code: str = ttd108_unsupported_use.CODE,
               how: str = "used where the rewrite cannot follow it") -> None:
@@ -273,13 +378,13 @@ class FunctionAnalysis(Sites, Results, Crossing):
         if kind is cst.Name:
             self.read(node, state, code, how)
         elif kind is cst.Attribute:
-            if not self.type_query(node, state):
+            if not self.accesses.type_query(node, state):
                 self.visit(node.value, state, code, how)
         elif kind is cst.Call:
             self.call(node, state)
         elif kind is cst.Arg:
             self.visit(node.value, state, code, how)
-        elif kind is cst.Comparison and self.none_test(node, state):
+        elif kind is cst.Comparison and self.crossing.none_test(node, state):
             return
         elif kind is cst.NamedExpr:
             self.visit(node.value, state)
@@ -293,19 +398,19 @@ class FunctionAnalysis(Sites, Results, Crossing):
             self.visit(child, state, code, how)
 
     def call(self, node: cst.Call, state: State) -> None:
-        member = member_called(node, self.names)
+        member = member_called(node, self.fn.names)
         if member in ("load", "store"):
-            self.access(node, member, state)
+            self.accesses.access(node, member, state)
         elif member == "advance":
-            resolved = self.advanced_pointer(node, state)
+            resolved = self.moves.advanced_pointer(node, state)
             if resolved is not None:
-                self.refuse(resolved[0].creations, Refusal(ttd108_unsupported_use.CODE, "`tl.advance` result used "
-                                                           "outside an assignment, load or store", node))
+                self.books.refuse(resolved[0].creations, Refusal(ttd108_unsupported_use.CODE, "`tl.advance` result "
+                                                                 "used outside an assignment, load or store", node))
         elif member == "make_block_ptr":
-            self.create(None, None, node, state)
-        elif type(node.func) is cst.Name and node.func.value in self.facts.bound_nowhere:
-            self.call_to_nothing(node, state)
-        elif not self.helper_call(node, state):
+            self.creating.create(None, None, node, state)
+        elif type(node.func) is cst.Name and node.func.value in self.fn.facts.bound_nowhere:
+            self.crossing.call_to_nothing(node, state)
+        elif not self.crossing.helper_call(node, state):
             self.visit(node.func, state)
             code, how = ((ttd108_unsupported_use.CODE, f"passed to `tl.{member}`") if member is not None else
                          (ttd201_crosses_function.CODE, "passed to another function"))
@@ -315,13 +420,11 @@ class FunctionAnalysis(Sites, Results, Crossing):
     def read(self, node: cst.Name, state: State, code: str, how: str) -> None:
         value = state.get(node.value)
         if isinstance(value, BlockPtr):
-            self.refuse(value.creations, Refusal(code, f"block pointer `{node.value}` {how}", node))
+            self.books.refuse(value.creations, Refusal(code, f"block pointer `{node.value}` {how}", node))
         elif isinstance(value, Opaque):
-            self.refuse_ambiguous(value, node)
+            self.books.refuse_ambiguous(value, node)
         elif isinstance(value, Placeholder):
-            self.knowledge.placeholder_used.update(value.statements)
-
-    # -- joins ---------------------------------------------------------------------------------
+            self.fn.knowledge.placeholder_used.update(value.statements)
 
     def join_all(self, states: list) -> Optional[State]:
         result = None
@@ -351,7 +454,7 @@ class FunctionAnalysis(Sites, Results, Crossing):
 
     def join_pointers(self, name: str, a: BlockPtr, b: BlockPtr) -> Value:
         creations = a.creations | b.creations
-        ranks = {len(self.creations_by_id(c).block) for c in creations}
+        ranks = {len(self.books.creations_by_id(c).block) for c in creations}
         if a.stem != b.stem or len(ranks) != 1:
             # Refused only where the merged value is read: a name reused for a block pointer of another rank
             # (`p_v` of rank 2 in one loop, of rank 1 in the next) meets itself at the next loop's head, where
@@ -359,9 +462,9 @@ class FunctionAnalysis(Sites, Results, Crossing):
             return Opaque(creations, "holds block pointers of different ranks on different paths (give each its "
                           "own name)" if a.stem == b.stem else "holds block pointers with different descriptors on "
                           "different paths")
-        alike = len({tuple(self.creations_by_id(c).permutation) for c in creations}) == 1
+        alike = len({tuple(self.books.creations_by_id(c).permutation) for c in creations}) == 1
         if alike:
-            self.knowledge.union(creations)
+            self.fn.knowledge.union(creations)
         # Different orders (`(1, 0)` on one path, `(0, 1)` on the other) merge where the value is used
         # (`settle`): only masked pointers can follow such a value, and a dead one should cost nothing.
         # Offsets the paths disagree on are materialized where the value is used (use_dim): a value met at a
@@ -372,53 +475,10 @@ class FunctionAnalysis(Sites, Results, Crossing):
                         a.pointers and b.pointers)
 
     def join_placeholder(self, name: str, pointer: BlockPtr, placeholder: Placeholder) -> Value:
-        if pointer.stem != self.namer.stem(name):
-            self.refuse(pointer.creations, Refusal(ttd109_ambiguous_value.CODE, f"`{name}` is `None` on some "
-                                                   "paths", self.function.name))
+        if pointer.stem != self.fn.namer.stem(name):
+            self.books.refuse(pointer.creations, Refusal(ttd109_ambiguous_value.CODE, f"`{name}` is `None` on some "
+                                                   "paths", self.fn.function.name))
             return Opaque(pointer.creations)
         for statement in placeholder.statements:
-            self.knowledge.placeholder_links.setdefault(statement, set()).update(pointer.creations)
+            self.fn.knowledge.placeholder_links.setdefault(statement, set()).update(pointer.creations)
         return pointer
-
-    # -- bookkeeping ---------------------------------------------------------------------------
-
-    def mark(self, definitions: frozenset[int], dim: int) -> None:
-        for definition in definitions:
-            if (definition, dim) not in self.knowledge.materialize:
-                self.knowledge.materialize.add((definition, dim))
-                self.dirty = True
-
-    def refuse(self, creations: frozenset[int], refusal: Refusal) -> None:
-        for creation in creations:
-            if creation not in self.knowledge.refused:
-                self.knowledge.refused[creation] = refusal
-                self.cross_check(refusal)
-
-    def refuse_ambiguous(self, value: Opaque, node: cst.Name) -> None:
-        self.refuse(value.creations, Refusal(ttd109_ambiguous_value.CODE, f"`{node.value}` {value.why}", node))
-
-    def orphan(self, node: cst.CSTNode, message: str, pointer: Optional[cst.BaseExpression] = None,
-               code: str = ttd201_crosses_function.CODE) -> None:
-        """A block-pointer use left as it is that no creation of this function answers for (`code`: TTD201, a
-        block pointer from elsewhere; TTD108, a call Triton rejects)."""
-        if isinstance(pointer, cst.Name) and pointer.value in self.facts.params:
-            self.orphan_parameters.add(pointer.value)
-        if any(o.node is node for o in self.orphans):
-            return  # met again on a loop's next pass: one site, one diagnostic
-        self.orphans.append(Refusal(code, message, node))
-        self.cross_check(self.orphans[-1])
-
-    def cross_check(self, refusal: Refusal) -> None:
-        if refusal.code == ttd201_crosses_function.CODE:
-            self.needs_program()
-
-    def needs_program(self) -> None:
-        """What becomes of a block pointer here depends on another function: without the program, stop."""
-        if self.context is None:
-            raise CrossesFunctions
-
-    def creations_by_id(self, creation: int) -> Creation:
-        return self.creations[creation]
-
-    def creation_of(self, value: BlockPtr) -> Creation:
-        return self.creations[self.knowledge.in_order(value.creations)[0]]

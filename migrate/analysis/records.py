@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 import libcst as cst
 
 from triton_migrate.rules import ttd103_no_unit_stride
 
-from .values import State
+from .values import State, code_of
 
 
 @dataclass
@@ -145,3 +145,120 @@ class Loop:
     head: State
     breaks: list = field(default_factory=list)
     continues: list = field(default_factory=list)
+
+
+Builder = Callable[..., object]
+
+
+@dataclass
+class FunctionEdits:
+    """What the rewrite applies to one function, by id of the node each edit replaces or goes before; the edits
+    of block pointers that stay (refused) are left out."""
+
+    function: int  # id of the FunctionDef
+    expressions: dict[int, Builder] = field(default_factory=dict)  # the updated node -> what replaces it
+    statements: dict[int, Builder] = field(default_factory=dict)  # () -> the statements that replace one
+    before_loop: dict[int, list[Builder]] = field(default_factory=dict)  # descriptors created before a loop
+    before_line: dict[int, list[Builder]] = field(default_factory=dict)  # statements before a line's
+    signature: Optional[Builder] = None  # the updated FunctionDef -> its new parameters, decorators, or removal
+    accesses: dict[int, HandleAccess | MaskedAccess | NamedMaskAccess] = field(default_factory=dict)
+    # how the rewrite names an axis or a bound of masked pointers until rewrite/offsets.py places it
+    # (Namer.placeholder)
+    placeholder: Optional[Builder] = None
+
+
+@dataclass
+class HandleAccess:
+    """A load or store that goes through a handle, as the analysis decided it: a descriptor (TTD003), one chosen
+    at launch (TTD009), or a compat tile (TTD007). The rewrite builds its syntax from this record alone
+    (rewrite/forms/handle_access.py). Its repr shows the expressions as code."""
+
+    form: str  # "descriptor" or "compat"
+    member: str  # "load" or "store"
+    creations: frozenset  # the ids of the creations it reads
+    stem: str  # the block pointer's stem, which names its handles
+    padding: str  # the padding of the handle it reads: "zero" or "nan"
+    offsets: list  # the offset in each dimension
+    block: list  # the block shape
+    language: cst.BaseExpression  # how the module names triton.language
+    permutation: list = field(default_factory=list)  # a descriptor's order of dimensions (TTD103)
+    stores_tile: bool = False  # a descriptor store of a tile (not of a scalar or a value to broadcast)
+    shim: Optional[cst.BaseExpression] = None  # a compat tile's: how migrated code names the shim
+    checked: Optional[cst.BaseExpression] = None  # a compat tile's: the `boundary_check` as given
+    element: Optional[cst.BaseExpression] = None  # a compat tile's base, whose dtype a stored literal scalar takes
+    guard: Optional[str] = None  # chosen at launch (TTD009), or by a test of its block widths: the flag
+    widths_tested: bool = False  # chosen by the compile-time test of its block widths (TTD107)
+    fallback: Optional[MaskedAccess] = None  # chosen at launch: masked pointers (TTD006) otherwise
+    handle: Optional[str] = None  # the handle's name, known once the analysis is over (FunctionAnalysis.edits)
+
+    def __repr__(self) -> str:
+        return _record_repr(self)
+
+
+@dataclass
+class MaskedAccess:
+    """A load or store on masked pointers (TTD006), as the analysis decided it: where its pointers come from,
+    the parts and offsets they are computed from, the bounds each `boundary_check` variant masks. The rewrite
+    builds its syntax from this record alone (rewrite/forms/masked_access.py)."""
+
+    member: str  # "load" or "store"
+    creations: frozenset  # the ids of the creations it reads
+    language: cst.BaseExpression  # how the module names triton.language
+    variants: list  # (test, dimensions checked): one access each, chosen on the tests (None: the last)
+    named: bool  # through the pointers the block pointer's name holds (`held`), else computed here
+    held: cst.BaseExpression  # the name that holds the pointers (an advance's base for `tl.advance(p, ...)`)
+    pointer: cst.BaseExpression  # the access's pointer as the source spells it
+    base: cst.BaseExpression
+    strides: list
+    offsets: list  # the offset in each dimension
+    axes: list  # ttd006_masked_pointers.Axis per dimension: offset, block, range
+    shape: list
+    lower: list  # per dimension: whether the offset may be negative (the mask checks `>= 0` too)
+    padding: object  # a literal option, or the name of a constexpr holding one
+    # known once the analysis is over (FunctionAnalysis.edits):
+    moving: Optional[set] = None  # the dimensions the block pointer moves in: held pointers leave them out
+    created_here: Optional[bool] = None  # the pointer is the creation (`tl.load(tl.make_block_ptr(...))`)
+
+    def __repr__(self) -> str:
+        return _record_repr(self)
+
+
+@dataclass
+class NamedMaskAccess:
+    """A load or store on masked pointers whose mask each of its creations assigns (access_forms.py
+    masks_at_creation: fla's `m_h`): it reads the pointers and the mask by their names. Built by
+    rewrite/forms/masked_access.py."""
+
+    member: str  # "load" or "store"
+    creations: frozenset  # the ids of the creations it reads
+    language: cst.BaseExpression  # how the module names triton.language
+    held: cst.BaseExpression  # the name that holds the pointers
+    mask: str  # the name that holds the mask
+    padding: object  # a literal option, or the name of a constexpr holding one
+
+    def __repr__(self) -> str:
+        return _record_repr(self)
+
+
+def _record_repr(record) -> str:
+    """A record as a reader wants it: expressions as code, node ids (its creations, a node) left out."""
+    shown = {key: _shown(value) for key, value in vars(record).items()
+             if value is not None and key not in ("creations", "pointer")}
+    return f"{type(record).__name__}({', '.join(f'{key}={value}' for key, value in shown.items())})"
+
+
+def _shown(value):
+    """A record's field as a reader wants it: expressions as code."""
+    if isinstance(value, (HandleAccess, MaskedAccess, NamedMaskAccess)):
+        return repr(value)
+    if isinstance(value, cst.CSTNode):
+        return repr(code_of(value))
+    if isinstance(value, list):
+        return f"[{', '.join(_shown(v) for v in value)}]"
+    if isinstance(value, tuple):
+        return f"({', '.join(_shown(v) for v in value)})"
+    if isinstance(value, (set, frozenset)):
+        return f"{{{', '.join(_shown(v) for v in sorted(value))}}}" if value else "set()"
+    if hasattr(value, "__dataclass_fields__"):  # an axis
+        return f"{type(value).__name__}({', '.join(f'{k}={_shown(v)}' for k, v in vars(value).items())})"
+    return repr(value)

@@ -3,15 +3,21 @@ creations inserted before loops. Untouched code keeps its exact text (libcst is 
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from triton_migrate.analysis.dataflow import FunctionAnalysis
+from triton_migrate.analysis.records import FunctionEdits, HandleAccess, MaskedAccess, NamedMaskAccess
 from triton_migrate.analysis.walk import children
 
 from .blocks import filled, lost_comments, paths_to, removed
+from .forms import handle_access, masked_access
+
+# what builds each record's syntax
+_FORMS = {HandleAccess: handle_access.build, MaskedAccess: masked_access.build,
+          NamedMaskAccess: masked_access.build_named}
 
 
 class Edits:
@@ -24,21 +30,18 @@ class Edits:
         self.before_line: dict[int, list[Callable]] = {}
         self.functions: dict[int, Callable] = {}
 
-    def collect(self, analysis: FunctionAnalysis) -> None:
-        keep = lambda owners: not analysis.is_refused(owners)  # noqa: E731
-        self.expressions.update({k: b for k, (o, b) in analysis.expr_edits.items() if keep(o)})
-        self.statements.update({k: b for k, (o, b) in analysis.stmt_edits.items() if keep(o)})
-        for statement in analysis.placeholders:
-            edit = analysis.placeholder_statements(statement)
-            if edit is not None and keep(edit[0]):
-                self.statements[statement] = edit[1]
-        for loop, builders in analysis.hoisted().items():
-            self.before.setdefault(loop, []).extend(b for o, b in builders if keep(o))
-        edit = analysis.function_edit()
-        if edit is not None and keep(edit[0]):
-            self.functions[id(analysis.function)] = edit[1]
-        for line, slots in analysis.line_edits.items():
-            self.before_line.setdefault(line, []).extend(b for _, o, b in slots.values() if keep(o))
+    def collect(self, function: FunctionEdits) -> None:
+        """Add one function's edits (FunctionAnalysis.edits)."""
+        self.expressions.update(function.expressions)
+        self.expressions.update({node: partial(_FORMS[type(access)], access, function.placeholder)
+                                 for node, access in function.accesses.items()})
+        self.statements.update(function.statements)
+        for loop, builders in function.before_loop.items():
+            self.before.setdefault(loop, []).extend(builders)
+        if function.signature is not None:
+            self.functions[function.function] = function.signature
+        for line, builders in function.before_line.items():
+            self.before_line.setdefault(line, []).extend(builders)
 
     def node_ids(self) -> set[int]:
         """The ids of the nodes some edit rewrites."""

@@ -1,0 +1,329 @@
+"""Creations: each `make_block_ptr` call (assigned, inline in an access, conditional, or a helper's call read
+as the creation it returns), described as a Creation with what rules its descriptor out, and bound as a
+BlockPtr value with its offsets. A part of FunctionAnalysis (shared.py)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional
+
+import libcst as cst
+
+from triton_migrate.rules import (
+    ttd005_hoist,
+    ttd105_rank,
+    ttd108_unsupported_use,
+)
+
+from . import guards, inlining, planner
+from .calls import (
+    UnboundCall,
+    bind,
+    int_value,
+    tuple_elements,
+)
+from .records import Creation, Loop, Refusal
+from .shared import Part
+from .values import (
+    BlockPtr,
+    Dim,
+    Opaque,
+    Placeholder,
+    State,
+    Value,
+    canonical_code,
+    code_of,
+)
+from .walk import descendants
+
+
+def _is_arithmetic(node: cst.BaseExpression) -> bool:
+    """An integer, or arithmetic on names, integers and calls: a scalar (only a tuple literal makes a tuple of
+    arithmetic, `(1,) * 2`)."""
+    if isinstance(node, cst.BinaryOperation):
+        return all(_is_arithmetic(side) or isinstance(side, (cst.Name, cst.Call, cst.Attribute))
+                   for side in (node.left, node.right))
+    if isinstance(node, cst.UnaryOperation):
+        return _is_arithmetic(node.expression) or isinstance(node.expression, cst.Name)
+    return isinstance(node, cst.Integer)
+
+
+def _elementwise(node: cst.IfExp) -> Optional[list]:
+    """`(a, 0) if REVERSE else (b, 0)` as `(a if REVERSE else b, 0)`: tuples of one length, element by element."""
+    sides = [tuple_elements(node.body), tuple_elements(node.orelse)]
+    if None in sides or len(sides[0]) != len(sides[1]):
+        return None
+    return [a if canonical_code(a) == canonical_code(b) else
+            node.with_changes(body=a, orelse=b, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            for a, b in zip(*sides)]
+
+
+class Creations(Part):
+    def __init__(self, parts) -> None:
+        super().__init__(parts)
+        self._block_pointer_calls: Optional[list[cst.Call]] = None  # block_pointer_calls
+
+    def create(self, node, name: Optional[str], call: cst.Call, state: State) -> Value:
+        creation = Creation(call, name, loops=sum(isinstance(o, Loop) for o in self.run.owners),
+                            branched="if" in self.run.owners)
+        self.run.creations[id(call)] = creation
+        self.fn.knowledge.met(id(call))
+        for argument in call.args:
+            self.flow.visit(argument.value, state)
+        refusal = self.describe(creation)
+        if refusal is None and self.fn.knowledge.rejected is not None:
+            refusal = Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.in_rejected(
+                self.fn.function.name.value, self.fn.knowledge.rejected), call)
+        if refusal is None and creation.blockers and self.fn.policy.target == "descriptor":
+            refusal = Refusal(creation.blockers[0].code, creation.blockers[0].message, call)
+        if refusal is not None:
+            self.books.refuse(frozenset({id(call)}), refusal)
+            return Opaque(frozenset({id(call)}))
+        stem = self.fn.namer.stem(name)
+        self.mark_descriptor_reuse(stem, name, state)
+        creation.hoist_before = self.hoist_target(creation, stem)
+        dims = tuple(self.define_dim(id(call), name, d, expr, self.proofs(creation, d, expr), state)
+                     for d, expr in enumerate(creation.offsets))
+        self.run.stmt_edits[id(node)] = (frozenset({id(call)}),
+                                         lambda: self.results.creation_statements(node, creation))
+        args_free = frozenset().union(*map(self.fn.facts.free_names, creation.shape + creation.strides))
+        return BlockPtr(frozenset({id(call)}), stem, dims, args_free=args_free,
+                        base_free=self.fn.facts.free_names(creation.base), pointers=True)
+
+    def create_conditional(self, node, name: str, value: cst.IfExp, state: State) -> Value:
+        """`p = tl.make_block_ptr(...) if FLAG else None` (`conditional_creation`): a creation on one path and
+        `None` on the other, joined as `if FLAG:` statements would be. The statements the creation gives keep
+        the condition (results.py); masked pointers need none, so the line goes."""
+        self.flow.visit(value.test, state)
+        call = value.body if isinstance(value.body, cst.Call) else value.orelse
+        pointer = self.create(node, name, call, state)
+        creation = self.run.creations[id(call)]
+        creation.condition = value
+        creation.hoist_before = None  # the condition may not hold before a loop
+        return self.flow.join_values(name, pointer, Placeholder(frozenset({id(value)})))
+
+    def is_inline_creation(self, pointer: cst.BaseExpression) -> bool:
+        """`tl.load(tl.make_block_ptr(...), ...)`, or `tl.load(_tile(...), ...)` of a helper that returns the
+        creation it amounts to (inlining.py), on a line of one statement, where statements can go before."""
+        return type(pointer) is cst.Call and self.run.line is not None and \
+            (self.fn.names.member(pointer.func) == "make_block_ptr" or
+             self.crossing.inlined_helper(pointer) is not None)
+
+    def inline_creation(self, call: cst.Call, state: State) -> Value:
+        """A creation that is the pointer of a load or store migrates as if it were assigned to a fresh name on
+        the line before: what it creates (a descriptor) goes there, the access uses it. A helper's call is read
+        as its creation, as `p = _tile(...)` is (create_inlined)."""
+        name = self.fn.namer.inline(id(call), self.inline_name(call))
+        creation = call if self.fn.names.member(call.func) == "make_block_ptr" else self.crossing.inlined_helper(call)
+        if creation is call:
+            value = self.create(call, name, call, state)
+        else:
+            value = self.crossing.create_inlined(call, name, call, creation, state)
+        self.run.creations[id(creation)].inline = True
+        if not isinstance(value, BlockPtr):
+            return value  # refused: it has no statements
+        owners, builder = self.run.stmt_edits.pop(id(call))
+        self.run.line_edits.setdefault(id(self.run.line), {})[(name, "creation")] = (id(call), owners, builder)
+        return replace(value, pointers=False)  # no name holds them
+
+    def created_in_access(self, pointer: cst.BaseExpression, creations: frozenset[int]) -> bool:
+        """Whether the access's pointer is the creation itself, or a helper's call read as one."""
+        return id(pointer) in creations or id(self.fn.inlined_calls.get(id(pointer))) in creations
+
+    def inline_name(self, call: cst.Call) -> str:
+        """`p_x` for `x = tl.load(tl.make_block_ptr(...))`, else after the base: `tl.store(tl.make_block_ptr(y,
+        ...), ...)` gives `p_y`."""
+        statement = self.run.line.body[0]
+        target = statement.targets[0].target if type(statement) is cst.Assign and len(statement.targets) == 1 \
+            else None
+        base = call.args[0].value if call.args else None
+        return "p_" + next((n.value for n in (target, base) if type(n) is cst.Name), "block")
+
+    def conditional_creation(self, value: cst.BaseExpression) -> bool:
+        """`tl.make_block_ptr(...) if FLAG else None`, or `None if FLAG else tl.make_block_ptr(...)`. The
+        condition is a compile-time value: Triton cannot select between a block pointer and `None` at run time."""
+        if not isinstance(value, cst.IfExp):
+            return False
+        sides = [value.body, value.orelse]
+        calls = [s for s in sides if isinstance(s, cst.Call) and self.fn.names.member(s.func) == "make_block_ptr"]
+        return len(calls) == 1 and any(isinstance(s, cst.Name) and s.value == "None" for s in sides)
+
+    def describe(self, creation: Creation) -> Optional[Refusal]:
+        """Fill in the creation's shape, strides, ...; or say why it has no descriptor."""
+        call = creation.call
+        try:
+            bound = bind(call, "make_block_ptr", complete=not self.is_parameter_pointer(creation))
+        except UnboundCall as error:
+            return self.books.reject(str(error), call)
+        if creation.target is None:
+            return Refusal(ttd108_unsupported_use.CODE, "block pointer created outside a plain "
+                           "`name = tl.make_block_ptr(...)` (or `... if FLAG else None`) assignment or the "
+                           "pointer of a load or store on a line of its own", call)
+        parts = {key: self.tuple_part(bound[key].value) if key in bound else None
+                 for key in ("shape", "strides", "offsets", "block_shape", "order")}
+        ranks = {len(v) for k, v in parts.items() if v is not None}
+        if ranks == {1}:  # a name where a 1-tuple is meant (`shape=N, block_shape=BN`): Triton reads one element
+            parts = {key: [bound[key].value] if v is None and isinstance(bound[key].value, cst.Name) else v
+                     for key, v in parts.items()}
+        if any(parts[k] is None for k in ("shape", "strides", "offsets", "block_shape")) or len(ranks) != 1 \
+                or "base" not in bound:
+            return Refusal(ttd105_rank.CODE, "shape, strides, offsets and block_shape must be tuples of one "
+                           "length, spelt out, in a name assigned once, or returned by a helper that only "
+                           "returns one", call)
+        rejected = self.rejected_creation(parts)
+        if rejected is not None:
+            return self.books.reject(rejected, call)
+        creation.spelt = {key: parts[key] for key in parts if key in bound and parts[key] is not None
+                          and tuple_elements(bound[key].value) is None}
+        creation.base = self.fn.facts.movable(bound["base"].value)
+        creation.shape, creation.strides = parts["shape"], parts["strides"]
+        creation.offsets, creation.block = parts["offsets"], parts["block_shape"]
+        order = [int_value(o) for o in parts["order"]] if parts["order"] is not None else None
+        creation.order = None if order is None or None in order else order
+        creation.stated = self.launch.stated_facts(creation)
+        if id(call) in self.fn.knowledge.captured:
+            self.capture_parts(creation)
+        of_view = not self.is_parameter_pointer(creation) and "contiguous" in self.fn.facts.inline.at(call)
+        creation.unit, creation.blockers, creation.stated_unit = planner.creation_obstacles(
+            creation.shape, creation.strides, creation.offsets, creation.block,
+            None if order is None or None in order else order, self.fn.facts, self.fn.policy,
+            frozenset(self.run.unit_strides),
+            "contiguous" in creation.stated, of_view, of_view or not self.views_disagree(creation))
+        return None
+
+    def views_disagree(self, creation: Creation) -> bool:
+        """Whether the function's block pointers over this creation's tensor put different strides last: at most
+        one of them is then a plain view, and `contiguous` stated of the tensor cannot say which (a transposed
+        view whose `order` agrees with its own positions is no different from a plain one)."""
+        argument = guards.root_argument(creation.base, self.fn.facts, self.fn.arguments)
+        if argument is None:
+            return False
+        lasts = set()
+        for other in self.block_pointer_calls():
+            try:
+                bound = bind(other, "make_block_ptr", complete=False)
+            except UnboundCall:
+                continue
+            if "base" not in bound or "strides" not in bound or argument != guards.root_argument(
+                    self.fn.facts.movable(bound["base"].value), self.fn.facts, self.fn.arguments):
+                continue
+            strides = self.tuple_part(bound["strides"].value)
+            lasts.add(code_of(strides[-1]) if strides else None)
+        return len(lasts) > 1
+
+    def block_pointer_calls(self) -> list[cst.Call]:
+        """The function's `make_block_ptr` calls, found once: every creation asks (a walk per creation made
+        large kernels quadratic)."""
+        if self._block_pointer_calls is None:
+            self._block_pointer_calls = [call for call in descendants(self.fn.function, cst.Call)
+                                         if self.fn.names.member(call.func) == "make_block_ptr"]
+        return self._block_pointer_calls
+
+    @staticmethod
+    def rejected_creation(parts: dict) -> Optional[str]:
+        """Why Triton rejects a `make_block_ptr` whose tuples have one length (as literals say it), or None: no
+        dimension, an `order` that is not a permutation of the dimensions, a block size that is not a positive
+        power of two."""
+        rank = len(parts["block_shape"])
+        if rank == 0:
+            return "`make_block_ptr` describes no dimension"
+        order = [int_value(o) for o in parts["order"] or ()]
+        if order and None not in order and sorted(order) != list(range(rank)):
+            return f"`order` {tuple(order)} is not a permutation of the {rank} dimensions"
+        for size in map(int_value, parts["block_shape"]):
+            if size is not None and (size <= 0 or size & (size - 1)):
+                return f"the block size {size} is not a positive power of two"
+        return None
+
+    def is_parameter_pointer(self, creation: Creation) -> bool:
+        """Whether the creation is a block-pointer parameter's, re-created from its parts (crossing.py)."""
+        return self.fn.parameter_calls.get(creation.target) is creation.call
+
+    def tuple_part(self, node: cst.BaseExpression) -> Optional[list]:
+        """The elements of a creation's shape, strides, offsets, block shape or order: a literal tuple, a name
+        assigned one once (`shape = (M, N)`), what a helper that only returns a tuple returns, or one scalar
+        (Triton reads `offsets=(i_k * BK)`, no tuple, as one offset)."""
+        elements = tuple_elements(node)
+        if elements is None and isinstance(node, cst.Name):
+            elements = self.assigned_tuple(node.value)
+        if elements is None and isinstance(node, cst.Call) and self.fn.names.member(node.func) is None:
+            self.books.needs_program()
+            elements = self.returned_tuple(node)
+        if elements is None and isinstance(node, cst.IfExp):
+            elements = _elementwise(node)
+        if elements is None and _is_arithmetic(node):
+            elements = [node]
+        return None if elements is None else [self.fn.facts.movable(e) for e in elements]
+
+    def assigned_tuple(self, name: str) -> Optional[list]:
+        """The elements of the one tuple `name` is assigned, if each name they read holds one value all along
+        (a parameter never assigned, or a name assigned once): they mean at the creation what they meant there."""
+        assignments = self.fn.facts.assignments
+        values = assignments.get(name, [])
+        elements = tuple_elements(values[0]) if len(values) == 1 and name not in self.fn.facts.params else None
+        if elements is None:
+            return None
+        read = set().union(*(self.fn.facts.free_names(e) for e in elements))
+        steady = all(len(assignments.get(n, [])) == (0 if n in self.fn.facts.params else 1) for n in read)
+        return elements if steady else None
+
+    def returned_tuple(self, call: cst.Call) -> Optional[list]:
+        """`helper(M, N)` where the helper only returns a tuple of its parameters: that tuple, for the call's
+        arguments (inlining.py)."""
+        key = self.fn.context.resolve(call.func)
+        bound = self.fn.context.bind(key, call) if key is not None else None
+        return inlining.returned_tuple(self.fn.context.program.helpers[key].node, bound) if bound is not None else None
+
+    def capture_parts(self, creation: Creation) -> None:
+        """A base, shape or stride that reads a name assigned again before an access (`DQ += ...` after
+        `make_block_ptr(base=DQ, ...)`, a loop variable `k` shadowing the `k` of the shape) is read at the access
+        by masked pointers: it is captured in a variable at the creation (`dq_tile_base = DQ`), as the block
+        pointer captured its value there."""
+        stale = self.fn.knowledge.stale_names.get(id(creation.call), set())
+        creation.captured = True
+
+        def captured(kind: str, d: int, expr: cst.BaseExpression) -> cst.BaseExpression:
+            if not self.fn.facts.free_names(expr) & stale:
+                return expr
+            self.fn.knowledge.merged.setdefault(id(creation.call), {})[(kind, d)] = expr
+            return cst.Name(self.fn.namer.part(creation.target, kind, d))
+
+        # The pointers a name holds read the base only where they are created; an access that rebuilds them
+        # from the parts reads it there (the shape a mask reads, a stride an advance moves them by: always).
+        if id(creation.call) in self.fn.knowledge.rebuilt:
+            creation.base = captured("base", 0, creation.base)
+        creation.shape = [captured("shape", d, e) for d, e in enumerate(creation.shape)]
+        creation.strides = [captured("stride", d, e) for d, e in enumerate(creation.strides)]
+
+    def proofs(self, creation: Creation, dim: int, expr: cst.BaseExpression) -> dict[str, bool]:
+        """What is proven about an offset (or a delta) in dimension `dim`: the TMA constraints."""
+        return {"aligned": dim != creation.unit or creation.unit is None or
+                self.fn.facts.is_aligned(expr, creation.block[dim]),
+                "nonnegative": self.fn.facts.is_nonnegative(expr)}
+
+    def define_dim(self, definition: int, name: str, dim: int, expr, proofs: dict, state: State) -> Dim:
+        """The offset `name` has in `dim` after `definition`; a variable if it must be materialized."""
+        if (definition, dim) in self.fn.knowledge.materialize:
+            var = self.fn.namer.offset(name, dim)
+            self.flow.invalidate(var, state)
+            return Dim(cst.Name(var), var, frozenset({var}), frozenset({definition}), **proofs)
+        facts = self.fn.facts
+        return Dim(expr, facts.canonical_code(expr), facts.free_names(expr), frozenset({definition}), **proofs)
+
+    def mark_descriptor_reuse(self, stem: str, name: str, state: State) -> None:
+        for other, value in state.items():
+            if isinstance(value, BlockPtr) and value.stem == stem and other != name:
+                state[other] = replace(value, desc_stale=True)
+
+    def hoist_target(self, creation: Creation, stem: str) -> Optional[cst.CSTNode]:
+        arguments = [creation.call.args[0].value] + creation.shape + creation.strides + creation.block
+        target = None
+        for owner in reversed(self.run.owners):
+            if not isinstance(owner, Loop) or not ttd005_hoist.is_invariant(arguments, owner.assigned,
+                                                                            self.fn.names.member):
+                break
+            if any(isinstance(v, BlockPtr) and v.stem == stem and v.creations != {id(creation.call)}
+                   for v in owner.head.values()):
+                break
+            target = owner.node
+        return target

@@ -1,0 +1,121 @@
+"""What the parts of one function's analysis share: the function and its setting (`Subject`, fixed for
+the whole analysis, with what it learns across reruns), one run's tables (`Run`, new for each rerun), and
+`Part`, the base of every part, which names the others.
+
+The parts (dataflow.py assembles them): `Dataflow` walks the statements; `Bookkeeping` records what is
+refused, learnt or left alone; `Creations` describes each `make_block_ptr`; `Advances` follows offsets
+through advances and copies; `Accesses` (sites.py) decides the form of each load and store; `AccessForms`
+builds the chosen form; `Launch` says what a launch checks or the user stated (TTD009/TTD010); `Results`
+answers for a finished run and builds the creations' statements; `Crossing` follows block pointers across
+calls of helpers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import libcst as cst
+
+from .facts import FunctionFacts
+from .guards import Arguments
+from .naming import Namer
+from .records import Builder, Knowledge, Refusal
+from .triton_names import TritonNames
+
+
+
+@dataclass
+class Subject:
+    """The function analysed and its setting, the same in every run; and what the analysis learns about it
+    across runs (`knowledge`; the calls it makes up for parameters and inlined helpers, one node per call for
+    every run, since what it learns is keyed by node ids)."""
+
+    function: cst.FunctionDef
+    context: object  # program.py's FunctionContext, or None: the function analysed alone
+    policy: object  # Policy
+    names: TritonNames
+    namer: Namer
+    language: cst.BaseExpression  # how the module names triton.language
+    shim: cst.Name  # how migrated code names triton_migrate.compat (--target compat)
+    facts: FunctionFacts
+    arguments: Arguments
+    guard_flag: str  # the launch guard's flag (TTD009)
+    launch_names: dict  # how the module names the launch support's guard, check and allocator hook
+    knowledge: Knowledge = field(default_factory=Knowledge)
+    parameter_calls: dict = field(default_factory=dict)  # a parameter's block pointer, re-created (crossing.py)
+    inlined_calls: dict = field(default_factory=dict)  # id of a helper call -> its creation (crossing.py)
+
+
+@dataclass
+class Run:
+    """One run over the function: what it found and the edits it recorded. A rerun starts a new one."""
+
+    dirty: bool = False  # it learnt something that changes what an earlier point decided: run again
+    creations: dict = field(default_factory=dict)  # id of a `make_block_ptr` call -> Creation
+    owners: list = field(default_factory=list)  # the statements around the one analysed ("if", "with", Loop)
+    # id of a node -> (the creations it belongs to, the builder of what replaces it)
+    expr_edits: dict[int, tuple[frozenset[int], Builder]] = field(default_factory=dict)
+    stmt_edits: dict[int, tuple[frozenset[int], Builder]] = field(default_factory=dict)
+    placeholders: dict[int, cst.CSTNode] = field(default_factory=dict)  # `p = None` statements, by id
+    orphans: list[Refusal] = field(default_factory=list)
+    orphan_parameters: set[str] = field(default_factory=set)  # parameters used as block pointers no call fills
+    dead_uses: list[Refusal] = field(default_factory=list)  # uses that never compile (never_compiles)
+    line: Optional[cst.SimpleStatementLine] = None  # the line being analysed, if a single statement
+    # statements to put before a line: line id -> stem (an access's temporaries) or (stem, "creation") (an
+    # inline creation's statements) -> (call id, owners, builder)
+    line_edits: dict[int, dict[object, tuple[int, frozenset[int], Builder]]] = field(default_factory=dict)
+    entry_edits: list = field(default_factory=list)  # a helper's parameters re-created on entry (crossing.py)
+    returned: list[tuple] = field(default_factory=list)  # what each `return` hands back (crossing.py)
+    # The helper's spelling of each stride that is a unit stride at every call site (crossing.py).
+    unit_strides: set[str] = field(default_factory=set)
+
+
+class Part:
+    """A part of the analysis of one function: it reads the subject and the current run, and asks the
+    other parts (`parts`, the analysis that assembled them) for what is theirs: `flow` the Dataflow, `books`
+    the Bookkeeping, and so on (unannotated: the parts' modules import this one)."""
+
+    def __init__(self, parts) -> None:
+        self.parts = parts
+        self.fn: Subject = parts.fn
+
+    @property
+    def run(self) -> Run:
+        return self.parts.run
+
+    @property
+    def flow(self):
+        return self.parts.flow
+
+    @property
+    def books(self):
+        return self.parts.books
+
+    @property
+    def creating(self):
+        return self.parts.creating
+
+    @property
+    def moves(self):
+        return self.parts.moves
+
+    @property
+    def accesses(self):
+        return self.parts.accesses
+
+    @property
+    def emit(self):
+        return self.parts.emit
+
+    @property
+    def launch(self):
+        return self.parts.launch
+
+    @property
+    def results(self):
+        return self.parts.results
+
+    @property
+    def crossing(self):
+        return self.parts.crossing
