@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import pytest
 import torch
+
 from triton_migrate import engine
 from triton_migrate.policy import Policy
 

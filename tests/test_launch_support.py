@@ -12,10 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import differential as D
 import pytest
 from test_cli import invoke, put, snapshot, tree  # noqa: F401 (tree is a fixture)
 
-import differential as D
 from triton_migrate.engine import MigrationContext, migrate_source
 from triton_migrate.frontend.launch import pasted_support
 from triton_migrate.rules import _launch_support as launch_support

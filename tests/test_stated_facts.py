@@ -5,16 +5,16 @@ into a Python error naming the kernel, the argument and the fact before Triton e
 
 from __future__ import annotations
 
-from pathlib import Path
 import re
 import threading
-
-import pytest
-import torch
-import test_config as config_tests
-from test_cli import invoke, put, snapshot, tree  # noqa: F401 (tree is a fixture)
+from pathlib import Path
 
 import differential as D
+import pytest
+import test_config as config_tests
+import torch
+from test_cli import invoke, put, snapshot, tree  # noqa: F401 (tree is a fixture)
+
 from triton_migrate.engine import SourceError, migrate_source
 from triton_migrate.policy import Policy, Statement
 from triton_migrate.rules import _launch_support as launch_support

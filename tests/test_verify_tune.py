@@ -7,8 +7,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 from triton_migrate.engine import migrate_source
 from triton_migrate.frontend import config as cfg

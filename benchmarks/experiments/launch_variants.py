@@ -27,7 +27,6 @@ import argparse
 import contextvars
 import json
 import sys
-import time
 from pathlib import Path
 
 import torch

@@ -56,6 +56,7 @@ def worker(form: str, device: str) -> dict:
 
     sys.path.insert(0, str(HERE))
     import _worker_migrated as W
+
     import triton_migrate.compat as C
 
     module = W.load(form)

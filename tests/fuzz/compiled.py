@@ -39,9 +39,9 @@ def _compile_one(path: str, spec: dict) -> str | None:
     import differential as D
     import triton
     from triton.backends.compiler import GPUTarget
-    from triton_migrate.verify.compile import TARGETS, launch_source
 
     from fuzz import launch
+    from triton_migrate.verify.compile import TARGETS, launch_source
 
     module = D.import_path(Path(path), "compile")
     launches = []

@@ -101,9 +101,8 @@ def check(drawn) -> str:
     """How the codemod took one invalid kernel: "refused: KIND", "still rejected: KIND" (migrated, and Triton
     3.8 rejects the output as it rejected the input: an error kept on purpose, TTD108's `tl.static_assert`),
     "internal-error: KIND: ERROR", or "migrated as if valid: KIND" (the output runs)."""
-    from triton_migrate import engine
-
     from fuzz import runner
+    from triton_migrate import engine
 
     source, kind, launch = drawn
     try:

@@ -35,10 +35,9 @@ KERNELS = HERE / "kernels"
 sys.path[:0] = [str(HERE), str(REPO / "tests"), str(REPO / "fixtures")]
 
 import torch  # noqa: E402
-
 from _harness_util import sentinel_fill  # noqa: E402
-from realistic_cases import BY_NAME, CASES  # noqa: E402
 from differential import compare_tensor  # noqa: E402
+from realistic_cases import BY_NAME, CASES  # noqa: E402
 
 # form -> the CLI options it stands for (the Policy fields of triton_migrate.policy)
 FORMS = {"auto": {}, "strict": {"strict": True}, "compat": {"target": "compat"}}
