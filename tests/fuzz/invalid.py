@@ -68,7 +68,8 @@ def mutate(call: ast.Call, kind: str, rank: int) -> ast.Call:
 
 def _targets(source: str, kind: str) -> list[ast.Call]:
     kernel = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == "kernel")
-    wanted = {"make_block_ptr"} if kind in MAKE_KINDS else {"advance"} if kind == "advance-length" else {"load", "store"}
+    wanted = ({"make_block_ptr"} if kind in MAKE_KINDS else {"advance"} if kind == "advance-length"
+              else {"load", "store"})
     calls = [n for statement in kernel.body if not isinstance(statement, (ast.If, ast.For, ast.While))
              for n in ast.walk(statement) if isinstance(n, ast.Call) and _name(n) in wanted]
     if kind in ACCESS_KINDS:  # accesses through block pointers, not the reductions' `tl.sum` and the like

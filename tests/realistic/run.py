@@ -177,7 +177,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="PATH", help="write the results here")
     ap.add_argument("--cases", default="", help="comma-separated case names (default: all)")
     ap.add_argument("--forms", default="auto,strict,compat", help="migrated forms to run (the original always runs)")
-    ap.add_argument("-j", "--jobs", type=int, default=None, help="subprocesses at once (default: 1 on cuda, CPUs on cpu)")
+    ap.add_argument("-j", "--jobs", type=int, default=None,
+                    help="subprocesses at once (default: 1 on cuda, CPUs on cpu)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per case×form")
     ap.add_argument("--allocator", choices=("main", "none"), default="main",
                     help="cuda: install a Triton allocator in the main thread first, as Triton's docs ask (default), "
