@@ -123,7 +123,8 @@ class Memory:
     def reseed(self, salt: str) -> None:
         """Each case's inputs depend on its name only, not on the cases before it."""
         if self.generator is not None:
-            self.generator.manual_seed(self.seed * 1_000_003 + sum(ord(c) * 131 ** i for i, c in enumerate(salt)) % 2**61)
+            self.generator.manual_seed(self.seed * 1_000_003
+                                       + sum(ord(c) * 131 ** i for i, c in enumerate(salt)) % 2**61)
 
     def alloc(self, shape, dtype, contiguous: bool = False) -> Out:
         shape = tuple(int(s) for s in shape)

@@ -7,10 +7,10 @@
 The tools take turns, REPEAT rounds per tree, and the median wall time of each is kept: these machines
 have slow spells, which then hit every tool alike (the ratios are the figures to read). Cold: without
 caches (ruff: --no-cache; ours: the cache directory removed before each round, so a cold run pays for
-writing it); warm: with the cache a cold run filled. ruff runs the lint a project would put next to
-ours: TID251 with the block-pointer API banned. ruff must be on PATH (`pip install ruff`). `--baseline REV` adds another revision of this
-repository (installed into a temporary folder), cold, warm and --write, to show what a change did to the
-speed, in the same turns.
+writing it); warm: with the cache a cold run filled. ruff runs the lint a project would put next to ours:
+TID251 with the block-pointer API banned. ruff must be on PATH (`pip install ruff`). `--baseline REV` adds
+another revision of this repository (installed into a temporary folder), cold, warm and --write, to show what
+a change did to the speed, in the same turns.
 
 The tool's modules are byte-compiled first, as `pip install` leaves them: where PYTHONDONTWRITEBYTECODE is
 set (these sandboxes set it), an editable checkout would otherwise be compiled again by every process.

@@ -24,9 +24,8 @@ HERE = Path(__file__).resolve().parent
 TARGET = TARGETS["sm_90"]
 def record_launches(module, size: str, name_filter: str) -> list[tuple[str, object, tuple, dict]]:
     """(case name, kernel, args, kwargs) of every launch the cases make, without running any."""
-    import triton
-
     import cases as C
+    import triton
 
     launches = []
     kernel_type = triton.runtime.jit.KernelInterface
@@ -55,9 +54,8 @@ def main() -> None:
         sys.exit("unset TRITON_INTERPRET: this compiles for the GPU")
     sys.path.insert(0, str(HERE))
     import triton
-    from triton.backends.compiler import GPUTarget
-
     from run_suite import load
+    from triton.backends.compiler import GPUTarget
 
     failed = 0
     for name in args.modules:

@@ -16,6 +16,7 @@ if any output differs.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import sys
@@ -70,7 +71,7 @@ def main() -> None:
         best = {name: math.inf for name in modules}
         for _ in range(rounds):
             for name, module in modules.items():
-                ms = bench(lambda: setup.run(module, outputs[name]))
+                ms = bench(functools.partial(setup.run, module, outputs[name]))
                 best[name] = min(best[name], ms)
         fastest = min(best, key=best.get) if rounds else None
         row = {"case": case.name, "kernel": case.kernel, "original_ms": best["original"] if rounds else None,
@@ -99,7 +100,8 @@ def main() -> None:
     geomean = {form: math.exp(sum(math.log(r["forms"][form]["ratio"]) for r in rows) / len(rows)) for form in forms}
     for form in forms:
         wins = sum(r["fastest"] == form for r in rows)
-        print(f"{form}: geometric mean speed-up (original / {form}) {geomean[form]:.3f}; fastest in {wins} of {len(rows)}")
+        print(f"{form}: geometric mean speed-up (original / {form}) {geomean[form]:.3f}; "
+              f"fastest in {wins} of {len(rows)}")
     print(f"original: fastest in {sum(r['fastest'] == 'original' for r in rows)} of {len(rows)}")
     if args.json:
         Path(args.json).write_text(json.dumps({"device": torch.cuda.get_device_name(), "triton": triton.__version__,

@@ -6,10 +6,23 @@ Depends on triton only; torch is imported lazily by the guard's device probe and
 
 from . import _features
 from ._features import ENV_IMPL, ENV_LOG, available
-from ._jit import (AUTO, BP, DEFAULT_IMPL, DESC, EMU, HAS_BP, HAS_DESC, HAS_DESC_PADDING, advance, impl_of, load,
-                   make_tile, store)
-from .allocator import ensure_allocator
 from ._guard import Verdict, check, check_tensor, choose_impl, device_profile, guard
+from ._jit import (
+    AUTO,
+    BP,
+    DEFAULT_IMPL,
+    DESC,
+    EMU,
+    HAS_BP,
+    HAS_DESC,
+    HAS_DESC_PADDING,
+    advance,
+    impl_of,
+    load,
+    make_tile,
+    store,
+)
+from .allocator import ensure_allocator
 
 #: the import-time implementation as a plain string ("desc", "bp" or "emu")
 default_impl = _features.DEFAULT_IMPL

@@ -83,7 +83,8 @@ def _emu_ptrs_mask(base, shape, strides, ranges, offsets, C0: tl.constexpr, C1: 
         c0 = tl.expand_dims(tl.expand_dims(tl.cast(offsets[0], tl.int64) + ranges[0], 1), 2)
         c1 = tl.expand_dims(tl.expand_dims(tl.cast(offsets[1], tl.int64) + ranges[1], 0), 2)
         c2 = tl.expand_dims(tl.expand_dims(tl.cast(offsets[2], tl.int64) + ranges[2], 0), 1)
-        ptrs = base + c0 * tl.cast(strides[0], tl.int64) + c1 * tl.cast(strides[1], tl.int64) + c2 * tl.cast(strides[2], tl.int64)
+        ptrs = (base + c0 * tl.cast(strides[0], tl.int64) + c1 * tl.cast(strides[1], tl.int64)
+                + c2 * tl.cast(strides[2], tl.int64))
         t0 = c0 == c0
         t1 = c1 == c1
         t2 = c2 == c2

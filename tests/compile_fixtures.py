@@ -47,12 +47,10 @@ def _variants(fn, args, kwargs):
 
 
 def compile_case(case_dir: Path, which: str = "after.py") -> list[dict]:
+    import _triton_launch  # fixtures/: the launch guard's class has a `__getitem__` of its own
+    import differential as D
     import triton
     from triton.backends.compiler import GPUTarget
-
-    import differential as D
-
-    import _triton_launch  # fixtures/: the launch guard's class has a `__getitem__` of its own
 
     module = D.import_path(case_dir / which, f"{case_dir.name}_compile")
     launches: list = []

@@ -27,10 +27,10 @@ import os
 import subprocess
 import sys
 import tempfile
-import tomllib
 import traceback
 from pathlib import Path
 
+import tomllib
 import torch
 
 REPO = Path(__file__).resolve().parents[1]

@@ -20,11 +20,10 @@ os.environ.setdefault("TRITON_INTERPRET", "1")  # before triton is imported, by 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import hypothesmith  # noqa: E402
-from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
 import test_fuzz  # noqa: E402
 import test_kill  # noqa: E402
+from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 from test_reliability import CLI, kernel  # noqa: E402
 
 SHOWN_FAILURES = 3

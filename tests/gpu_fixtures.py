@@ -30,10 +30,9 @@ def to_device(value, device):
 
 
 def run_one(case: str, after: str) -> dict:
+    import differential as D
     import torch
     import triton
-
-    import differential as D
 
     triton.set_allocator(lambda size, align, stream: torch.empty(size, device="cuda", dtype=torch.int8))
     case_dir = D.FIXTURES / case

@@ -19,9 +19,8 @@ sys.path[:0] = [str(TESTS), str(TESTS.parent / "fixtures")]
 
 
 def main() -> int:
-    import torch
-
     import differential as D
+    import torch
     from gpu_fixtures import classify, to_device
 
     case = D.FIXTURES / "stated_facts_gemm"

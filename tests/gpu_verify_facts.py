@@ -71,7 +71,8 @@ def main() -> int:
             status, said = EXPECTED[name]
             passed = done.returncode == status and said in done.stdout and "misaligned address" not in done.stdout
             report[name] = {"exit": done.returncode, "ok": passed,
-                            "verdict": [l for l in done.stdout.splitlines() if "stated fact" in l or "verdict" in l]}
+                            "verdict": [line for line in done.stdout.splitlines()
+                                        if "stated fact" in line or "verdict" in line]}
             if not passed:
                 report[name]["output"] = (done.stdout + done.stderr)[-2000:]
             ok &= passed

@@ -200,7 +200,8 @@ def test_strict_keeps_masked_pointers_for_an_unproven_offset_in_a_parenthesised_
     assert site.decision == "pointer" and "TTD112 `off` × itemsize" in site.message, site
 
 
-# `p` holds block pointers of two ranks, read after the join: TTD109 names the function, whose name is on the line after `def \`.
+# `p` holds block pointers of two ranks, read after the join: TTD109 names the function, whose name is on the line
+# after `def \`.
 TWO_RANKS = '''\
 import triton
 import triton.language as tl

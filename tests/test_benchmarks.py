@@ -49,12 +49,12 @@ def test_every_kernel_has_a_case_in_both_suites():
         assert {case.kernel for case in C.suite(size)} == kernels, size
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def module(name: str):
     return load(name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def outputs(case_name: str, form: str) -> dict[str, C.Out]:
     case = next(c for c in SMALL if c.name == case_name)
     mem = C.Memory("cpu", padded=True)

@@ -6,10 +6,10 @@ dense attention stores its output with `mask=`)."""
 
 from __future__ import annotations
 
+import differential as D
 import pytest
 import torch
 
-import differential as D
 from triton_migrate.engine import migrate_source
 
 SOURCE = """import triton

@@ -35,7 +35,8 @@ def test_a_second_check_reads_the_cache_and_says_the_same(tree, monkeypatch):
 def test_a_changed_file_or_policy_is_analysed_again(tree):
     path = put(tree, "k.py", KERNEL)
     invoke()
-    path.write_text(KERNEL.replace("x = tl.make_block_ptr", "x = tl.make_block_ptr  # edited\n    x = tl.make_block_ptr", 1))
+    path.write_text(KERNEL.replace("x = tl.make_block_ptr",
+                                   "x = tl.make_block_ptr  # edited\n    x = tl.make_block_ptr", 1))
     edited = invoke("--output-format", "concise")
     assert edited.stdout == invoke("--no-cache", "--output-format", "concise").stdout
     pointer = invoke("--target", "pointer", "--output-format", "concise")

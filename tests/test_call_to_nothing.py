@@ -5,10 +5,10 @@ fails as it did; a name bound anywhere in the module, or a star import, keeps th
 
 from __future__ import annotations
 
+import differential as D
 import pytest
 import torch
 
-import differential as D
 from triton_migrate.engine import migrate_source
 
 FIXTURE = D.FIXTURES / "call_to_nothing"

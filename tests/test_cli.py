@@ -260,7 +260,8 @@ def test_latin1_cookie_bom_and_crlf_files_keep_their_bytes(tree):
 
 
 def test_mixed_line_endings_survive_where_untouched(tree):
-    source = KERNEL.replace("import triton\n", "import triton\r\n", 1).replace("pid_m = tl.program_id(0)\n", "pid_m = tl.program_id(0)\r")
+    source = KERNEL.replace("import triton\n", "import triton\r\n", 1).replace(
+        "pid_m = tl.program_id(0)\n", "pid_m = tl.program_id(0)\r")
     path = put(tree, "mixed.py", source)
     assert invoke("--write").exit_code == 0
     new = path.read_bytes()
@@ -268,7 +269,7 @@ def test_mixed_line_endings_survive_where_untouched(tree):
     assert b"pid_m = tl.program_id(0)\r    pid_n" in new
 
 
-# --- errors: the file stays byte-identical, the run goes on, exit 2 -----------------------------------------------------
+# --- errors: the file stays byte-identical, the run goes on, exit 2 ---------------------------------------------------
 
 
 BROKEN = {
@@ -377,7 +378,8 @@ def test_gitignore_exclude_and_default_excludes(tree):
     result = invoke("--exclude", "gen_*.py")
     assert {m["path"] for m in DIAGNOSTIC.finditer(result.stdout)} == {"kept.py"}
     result = invoke("--exclude", "gen_*.py", "--no-respect-gitignore")
-    assert {m["path"] for m in DIAGNOSTIC.finditer(result.stdout)} == {"kept.py", "ignored/k.py", "sub/nested_ignored.py"}
+    assert {m["path"] for m in DIAGNOSTIC.finditer(result.stdout)} == {"kept.py", "ignored/k.py",
+                                                                       "sub/nested_ignored.py"}
     assert "gen_k.py" in {m["path"] for m in DIAGNOSTIC.finditer(invoke("--exclude", "gen_*.py", "gen_k.py").stdout)}
 
 
@@ -457,7 +459,8 @@ def test_stdin_diff(tree):
 # --- usage -----------------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("args", [["--check", "--write"], ["-", "a.py"], ["--write", "--diff", "-"], ["--jobs", "0"], ["--bogus"]])
+@pytest.mark.parametrize("args", [["--check", "--write"], ["-", "a.py"], ["--write", "--diff", "-"], ["--jobs", "0"],
+                                  ["--bogus"]])
 def test_usage_errors_exit_2(tree, args):
     assert invoke(*args).exit_code == 2
 
@@ -471,7 +474,8 @@ def test_module_entry_point_and_version(tree, module):
     check = subprocess.run([*run, "-j2", "."], capture_output=True, text=True)
     assert check.returncode == 1
     assert "TTD006" in codes(check.stdout, "kernel.py")
-    probe = "import sys, triton_migrate.cli; print(sorted(m for m in sys.modules if m.split('.')[0] in ('triton', 'torch')))"
+    probe = ("import sys, triton_migrate.cli; "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('triton', 'torch')))")
     imported = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert imported.stdout == "[]\n"
 
@@ -516,7 +520,7 @@ def test_explain_prints_the_rule_documentation_and_rejects_unknown_codes():
     assert unknown.exit_code == 2 and "unknown rule" in unknown.output
 
 
-# --- the command group: `migrate ARGS` is `migrate check ARGS`; `report` and `verify` are subcommands ------------------
+# --- the command group: `migrate ARGS` is `migrate check ARGS`; `report` and `verify` are subcommands -----------------
 
 
 def test_default_command_is_check(tree):

@@ -3,9 +3,8 @@ bits in the Triton 3.8 interpreter, and on Triton 3.9 where block pointers are g
 
 from __future__ import annotations
 
-import pytest
-
 import differential as D
+import pytest
 from test_fixtures import before_outputs
 from update_snapshots import migrate_fixture
 

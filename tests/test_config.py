@@ -75,7 +75,8 @@ def test_a_pyproject_without_the_table_does_not_stop_the_search(tree):
 def test_policy_keys_reach_the_engine(tree, body, policy):
     pyproject(tree, body)
     kernel = put(tree, "k.py", GEMM)
-    padded = put(tree, "p.py", GEMM.replace("boundary_check=(0, 1))", 'boundary_check=(0, 1), padding_option="nan")', 1))
+    padded = put(tree, "p.py",
+                 GEMM.replace("boundary_check=(0, 1))", 'boundary_check=(0, 1), padding_option="nan")', 1))
     result = invoke("--output-format", "concise", "-j1")
     expected = {p.name: engine_codes(p.read_text(), **policy) for p in (kernel, padded)}
     assert {name: codes(result.stdout, name) for name in expected} == expected
@@ -109,7 +110,8 @@ def test_bad_values_exit_2(tree, body, message):
 
 
 def test_per_file_ignores_all_leaves_vendor_files_alone(tree):
-    pyproject(tree, '[tool.triton-migrate.per-file-ignores]\n"backends/ascend/**" = ["ALL"]\n"legacy.py" = ["TTD201"]\n')
+    pyproject(tree,
+              '[tool.triton-migrate.per-file-ignores]\n"backends/ascend/**" = ["ALL"]\n"legacy.py" = ["TTD201"]\n')
     vendor = put(tree, "backends/ascend/k.py", KERNEL)
     legacy = put(tree, "legacy.py", REFUSED)
     before = snapshot(tree)

@@ -279,7 +279,8 @@ def broken_references(code: str) -> list[str]:
         if not any((base / path).exists() for base in (ROOT, ROOT / "migrate")):
             broken.append(path)
     paragraph = re.search(r"^Fixtures?:(.*?)(?:\n\n|\Z)", doc, re.S | re.M)
-    named = re.sub(r"[\w.-]*/[\w./-]*|\b\w+\.(?:py|md|toml|txt)\b", " ", paragraph.group(1) if paragraph else "")  # paths, checked above
+    # the paths left out (checked above)
+    named = re.sub(r"[\w.-]*/[\w./-]*|\b\w+\.(?:py|md|toml|txt)\b", " ", paragraph.group(1) if paragraph else "")
     for name in re.findall(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b", named):
         if not (ROOT / "fixtures" / name).is_dir():
             broken.append(f"fixture {name}")

@@ -7,10 +7,9 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+import differential as D
 import pytest
 import torch
-
-import differential as D
 
 FIXTURE_DIRS = D.fixture_dirs()
 IDS = [d.name for d in FIXTURE_DIRS]
@@ -20,7 +19,7 @@ WITH_REFERENCE = [d for d in FIXTURE_DIRS if hasattr(D.load_harness(d), "referen
 DATA = Path(__file__).resolve().parent / "data"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def before_outputs(name: str):
     return D.run_fixture(D.FIXTURES / name, "before.py")
 

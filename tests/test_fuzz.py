@@ -311,7 +311,7 @@ def test_generated_kernels_match_or_are_refused(k, tmp_path_factory):
     event(check_kernel(k, str(tmp_path_factory.mktemp("fuzz"))))
 
 
-# --- arbitrary Python --------------------------------------------------------------------------------------------------
+# --- arbitrary Python -------------------------------------------------------------------------------------------------
 
 KERNEL_FOR_SPLICING = '''import triton
 import triton.language as tl
@@ -387,7 +387,7 @@ def test_arbitrary_python_never_crashes_the_engine(code, where):
     event(f"{where}: {check_python(source)}")
 
 
-# --- mutated real kernels ----------------------------------------------------------------------------------------------
+# --- mutated real kernels ---------------------------------------------------------------------------------------------
 
 FIXTURES = sorted(Path(__file__).resolve().parent.parent.glob("fixtures/*/before.py"))
 # Statements that use a name in ways the rewrite must either model or refuse.
@@ -396,7 +396,8 @@ ODD_STATEMENTS = ["{n} = None", "del {n}", "global {n}", "{n}, acc = acc, {n}", 
                   "for {n} in range(3): pass", "{n} = tl.make_block_ptr(x)", "tl.load({n}, boundary_check=(7,))",
                   "{n} = tl.advance(*{n})", "tl.store({n}, 1, boundary_check={n})", "{n} = {n} if {n} else None",
                   "{n}: tl.constexpr = 4", "tl.load({n}, mask=None, boundary_check=(0,))", "import {n}",
-                  "{n} = tl.make_block_ptr(base={n}, shape=(1,), strides=(1,), offsets=(0,), block_shape=(16,), order=(0,))"]
+                  "{n} = tl.make_block_ptr(base={n}, shape=(1,), strides=(1,), offsets=(0,), block_shape=(16,), "
+                  "order=(0,))"]
 
 
 @st.composite

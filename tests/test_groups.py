@@ -151,7 +151,7 @@ def test_a_failing_file_costs_only_itself_and_the_block_pointers_crossing_into_i
     done = invoke("-j1", "--no-cache", "--write", "--output-format", "concise", ".")
     assert done.exit_code == 2
     expected = "the rewritten source does not parse" if failing == "unparsable output" else "ValueError"
-    assert f"pkg/broken.py: error: internal error: " in done.stderr and expected in done.stderr
+    assert "pkg/broken.py: error: internal error: " in done.stderr and expected in done.stderr
     assert "Could not process 1 path" in done.stderr
     text = {path: (tree / path).read_text() for path in sources}
     assert text["pkg/broken.py"] == BROKEN

@@ -9,7 +9,8 @@ from triton_migrate.engine import migrate_source
 
 HEAD = "import triton\nimport triton.language as tl\n\n"
 HELPER = "@triton.jit\ndef load(p):\n    return tl.load(p, boundary_check=(0,))\n\n"
-KERNEL = "@triton.jit\ndef k(x_ptr, N, BN: tl.constexpr):\n    x = tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (BN,), (0,))\n{}\n"
+KERNEL = ("@triton.jit\ndef k(x_ptr, N, BN: tl.constexpr):\n"
+          "    x = tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (BN,), (0,))\n{}\n")
 MOVE = "@triton.jit\ndef mv(p, BN: tl.constexpr):\n    p = tl.advance(p, (BN,))\n    return p\n\n"
 
 CASES = {
@@ -37,7 +38,8 @@ CASES = {
 def test_the_callers_block_pointer_is_refused_with_the_helpers_reason(case):
     source, reason = CASES[case]
     outcome = migrate_source(source)
-    creation = next(d for d in outcome.diagnostics if d.line == source[:source.index("x = tl.make_block_ptr")].count("\n") + 1)
+    line = source[:source.index("x = tl.make_block_ptr")].count("\n") + 1
+    creation = next(d for d in outcome.diagnostics if d.line == line)
     assert (creation.code, creation.fixed) == ("TTD201", False) and reason in creation.message, creation
     assert outcome.new_source is None  # the helper and every caller keep their block pointers
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import differential as D
 import pytest
+
 from triton_migrate.engine import migrate_source
 
 METHOD_ADVANCE = D.FIXTURES / "method_advance"

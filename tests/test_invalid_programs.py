@@ -7,8 +7,8 @@ lengths, an `order` that is not a permutation, a block size that is not a positi
 `boundary_check` out of range or repeated, an unknown `padding_option`, an advance of the wrong rank, a load
 or store with a missing or unknown argument. Every program, under every target, must come back with a
 diagnostic that refuses it (fixed=False), its kernel left as it is, or keeps it failing where Triton fails
-(decision `compile-error`), and no exception. A sample of each kind is run in the Triton 3.8 interpreter: the generator must draw what
-Triton really rejects."""
+(decision `compile-error`), and no exception. A sample of each kind is run in the Triton 3.8 interpreter: the
+generator must draw what Triton really rejects."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import pytest
 import torch
+
 from triton_migrate import engine
 from triton_migrate.policy import Policy
 

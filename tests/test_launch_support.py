@@ -12,10 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import differential as D
 import pytest
 from test_cli import invoke, put, snapshot, tree  # noqa: F401 (tree is a fixture)
 
-import differential as D
 from triton_migrate.engine import MigrationContext, migrate_source
 from triton_migrate.frontend.launch import pasted_support
 from triton_migrate.rules import _launch_support as launch_support
@@ -32,7 +32,8 @@ def package(root, name="fla_like"):
     for directory in (name, f"{name}/ops", f"{name}/ops/gla"):
         put(root, f"{directory}/__init__.py", "")
     put(root, f"{name}/utils.py", "SCALE = 1\n")
-    put(root, f"{name}/ops/gla/chunk.py", GUARDED.replace("\n\n\n", "\nfrom ...utils import SCALE  # noqa: F401\n\n\n", 1))
+    put(root, f"{name}/ops/gla/chunk.py",
+        GUARDED.replace("\n\n\n", "\nfrom ...utils import SCALE  # noqa: F401\n\n\n", 1))
     put(root, f"{name}/ops/fused.py", GUARDED)
     put(root, "bench/gemm.py", GUARDED)
 
@@ -53,7 +54,8 @@ def test_one_module_per_package_imported_as_the_package_is_and_one_beside_a_scri
     assert all(not pasted_support(p.read_text()) for p in tree.rglob("*.py"))
 
 
-NAMESPACE_KERNEL = GUARDED.replace("import triton\n", "import triton\n\nfrom .constants import SCALE  # noqa: F401\n", 1)
+NAMESPACE_KERNEL = GUARDED.replace("import triton\n",
+                                   "import triton\n\nfrom .constants import SCALE  # noqa: F401\n", 1)
 
 
 def test_a_namespace_package_imports_it_relatively_and_runs_as_a_member_and_as_a_script(tree):
@@ -200,7 +202,8 @@ def test_the_added_import_lands_where_ruffs_isort_puts_it(tree, force_sort):
     """Under a project's ruff configuration with isort (`I`) selected, the migrated modules have no I001: the
     import of the launch support goes among the imports of its section, in their order (issue 34)."""
     put(tree, "pyproject.toml", '[tool.ruff.lint]\nselect = ["I"]\n\n[tool.ruff.lint.isort]\n'
-                                f'known-first-party = ["fla_like"]\nforce-sort-within-sections = {str(force_sort).lower()}\n')
+                                f'known-first-party = ["fla_like"]\n'
+                                f'force-sort-within-sections = {str(force_sort).lower()}\n')
     for directory in ("fla_like", "fla_like/ops"):
         put(tree, f"{directory}/__init__.py", "")
     put(tree, "fla_like/utils.py", "SCALE = 1\n")
@@ -209,8 +212,10 @@ def test_the_added_import_lands_where_ruffs_isort_puts_it(tree, force_sort):
     kernel = GUARDED.split("\n\n\n", 1)[1]
     for path, imports in SORTED.items():
         if path.endswith("mixed.py") and not force_sort:
-            imports = imports.replace("from fla_like.ops import utils  # noqa: F401\nimport fla_like.utils  # noqa: F401\n",
-                                      "import fla_like.utils  # noqa: F401\nfrom fla_like.ops import utils  # noqa: F401\n")
+            imports = imports.replace("from fla_like.ops import utils  # noqa: F401\n"
+                                      "import fla_like.utils  # noqa: F401\n",
+                                      "import fla_like.utils  # noqa: F401\n"
+                                      "from fla_like.ops import utils  # noqa: F401\n")
         put(tree, path, f"{imports}\n\n{kernel}")
     assert subprocess.run([str(RUFF), "check", "--no-cache", "."], cwd=tree, capture_output=True).returncode == 0
     assert invoke("--write", "--isolated", "fla_like").exit_code == 0
@@ -245,7 +250,8 @@ def launch(name, x, user=None):
 def users(size, alignment, stream):
     raise AssertionError("not called")
 storage = torch.zeros(17)
-for name, x, user in (("aligned", storage[:16], None), ("mid-storage", storage[1:], None), ("user", storage[:16], users)):
+for name, x, user in (("aligned", storage[:16], None), ("mid-storage", storage[1:], None),
+                      ("user", storage[:16], users)):
     thread = threading.Thread(target=launch, args=(name, x, user))
     thread.start()
     thread.join()

@@ -15,7 +15,6 @@ import subprocess
 import sys
 
 import pytest
-
 from test_reliability import KERNEL
 
 MISSING = """import os, sys

@@ -99,7 +99,8 @@ def test_github_annotations_escape_properties(tree):
     result = invoke("--output-format", "github")
     lines = result.stdout.splitlines()
     assert len(lines) == len(engine.migrate_source(REFUSED).refused)
-    pattern = r"::error title=triton-migrate \(TTD\d{3}\),file=a%2Cb%3Ac\.py,line=\d+,col=\d+::a,b:c\.py:\d+:\d+: TTD\d{3} \S.*"
+    pattern = (r"::error title=triton-migrate \(TTD\d{3}\),file=a%2Cb%3Ac\.py,line=\d+,col=\d+::"
+               r"a,b:c\.py:\d+:\d+: TTD\d{3} \S.*")
     assert all(re.fullmatch(pattern, line) for line in lines), lines
 
 
@@ -150,10 +151,10 @@ def test_report_command_and_report_file(kernels):
     assert result.exit_code == 0  # a report, not a gate
     assert re.search(r"^  r\.py:\d+:\d+ +TTD201  untouched ", result.stdout, re.M)
     assert re.search(r"^\s+2  TTD201  crosses-function\s+\(untouched 2\)$", result.stdout, re.M)
-    assert re.search(r"^  g\.py:\d+:\d+ +TTD009  guarded .*checked at launch: `a_ptr` is 16-byte aligned", result.stdout,
-                     re.M)
-    assert re.search(r"^  k\.py:\d+:\d+ +TTD006  pointer .*TTD009 a descriptor pays off for loads in a loop", result.stdout,
-                     re.M)
+    assert re.search(r"^  g\.py:\d+:\d+ +TTD009  guarded .*checked at launch: `a_ptr` is 16-byte aligned",
+                     result.stdout, re.M)
+    assert re.search(r"^  k\.py:\d+:\d+ +TTD006  pointer .*TTD009 a descriptor pays off for loads in a loop",
+                     result.stdout, re.M)
     described = invoke("report", "-j1", *STATED)
     assert re.search(r"^      requires: `x_ptr` stated `aligned` \(command line: assume\): its data, and `stride_m`",
                      described.stdout, re.M)

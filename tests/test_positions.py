@@ -34,7 +34,8 @@ def scanned(source: str):
 def positions_of(source: str):
     wrapper, scan = scanned(source)
     syntax = engine._AstScan.of(engine._ast_parse(source))
-    return wrapper, scan, Positions.paired(wrapper, source, [(scan.calls, syntax.calls), (scan.parameters, syntax.parameters)])
+    pairs = [(scan.calls, syntax.calls), (scan.parameters, syntax.parameters)]
+    return wrapper, scan, Positions.paired(wrapper, source, pairs)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

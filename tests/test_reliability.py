@@ -133,8 +133,8 @@ HOSTILE = {
     "utf16.py": (b"\xff\xfe" + KERNEL.encode("utf-16-le"), "untouched"),
     "crlf.py": (KERNEL.replace("\n", "\r\n").encode(), "migrated"),
     "cr_only.py": (KERNEL.replace("\n", "\r").encode(), "migrated"),
-    "mixed_endings.py": (KERNEL.replace("\n", "\r\n", 3).replace("pid = tl.program_id(0)\n", "pid = tl.program_id(0)\r").encode(),
-                         "migrated"),
+    "mixed_endings.py": (KERNEL.replace("\n", "\r\n", 3).replace("pid = tl.program_id(0)\n",
+                                                                 "pid = tl.program_id(0)\r").encode(), "migrated"),
     "tabs.py": (KERNEL.replace("    ", "\t").encode(), "migrated"),
     "tabs_and_spaces_inconsistent.py": (KERNEL.replace("    pid =", "\tpid =").encode(), "error"),
     "form_feed.py": (b"\x0c\n" + K.replace(b"\n\n@triton", b"\n\x0c\n@triton"), "migrated"),
@@ -154,7 +154,8 @@ HOSTILE = {
 MESSAGES = {
     "syntax_error.py": "cannot parse", "python2.py": "cannot parse", "tabs_and_spaces_inconsistent.py": "cannot parse",
     "nul_byte.py": "cannot parse", "latin1_undeclared.py": "cannot decode as utf-8: invalid byte 0xe9 on line 1",
-    "unknown_codec.py": "cannot decode: unknown encoding", "bom_with_latin1_cookie.py": "cannot decode: encoding problem",
+    "unknown_codec.py": "cannot decode: unknown encoding",
+    "bom_with_latin1_cookie.py": "cannot decode: encoding problem",
     "binary.py": "cannot decode as utf-8: invalid byte", "deeply_nested_expression.py": "(?i)recursion|nest",
 }
 
@@ -188,7 +189,8 @@ def test_migrated_hostile_files_keep_their_peculiarities(tree):
     assert invoke("--write", "-j2", ".").exit_code == 0
     after = {name: (tree / name).read_bytes() for name in names}
     assert after["latin1_declared.py"].startswith(b"# -*- coding: latin-1 -*-\n# caf\xe9\n")
-    assert after["bom.py"].startswith(b"\xef\xbb\xbf# \xc3\xa9t\xc3\xa9\n") and after["bom.py"].count(b"\xef\xbb\xbf") == 1
+    assert after["bom.py"].startswith(b"\xef\xbb\xbf# \xc3\xa9t\xc3\xa9\n")
+    assert after["bom.py"].count(b"\xef\xbb\xbf") == 1
     assert after["crlf.py"].count(b"\n") == after["crlf.py"].count(b"\r\n")
     assert b"\n" not in after["cr_only.py"]
     assert b"\n    " not in after["tabs.py"] and b"make_block_ptr" not in after["tabs.py"]
@@ -309,7 +311,8 @@ def test_unreadable_and_read_only_files_for_an_unprivileged_user(shared_tree, tm
     os.chmod(paths["read_only.py"], 0o444)  # its directory is writable: a rename would succeed, it must not happen
     exit_code, stderr = invoke_as(user, ["--write", "-j1", "."], shared_tree)
     assert exit_code == 2, stderr
-    assert errors_in(stderr) == {"read_only.py": "cannot write: Permission denied (the file is read-only); left unchanged",
+    assert errors_in(stderr) == {"read_only.py": "cannot write: Permission denied (the file is read-only); "
+                                                 "left unchanged",
                                  "unreadable.py": "cannot read: Permission denied"}
     os.chmod(paths["unreadable.py"], 0o644)
     assert [open(paths[n]).read() for n in ("unreadable.py", "read_only.py")] == [KERNEL, KERNEL]
@@ -334,7 +337,7 @@ def test_a_directory_with_thousands_of_files(tree):
     assert set(after) == set(before) and broken.read_bytes() == HOSTILE["syntax_error.py"][0]
 
 
-# --- files that change under the run ------------------------------------------------------------------------------------
+# --- files that change under the run ----------------------------------------------------------------------------------
 
 
 def during_analysis(monkeypatch, action):
@@ -416,7 +419,7 @@ def test_write_twice_is_a_no_op_and_check_then_reports_only_refusals(tree):
     assert all(not d.fixed for name, _ in listed for d in engine.migrate_source((tree / name).read_text()).diagnostics)
 
 
-# --- concurrent runs -----------------------------------------------------------------------------------------------------
+# --- concurrent runs --------------------------------------------------------------------------------------------------
 
 
 def test_two_write_runs_at_once_on_the_same_tree(tmp_path):

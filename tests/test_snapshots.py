@@ -8,12 +8,10 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
-import pytest
-
 import differential as D
+import pytest
 from test_line_length import tool
 from update_snapshots import migrate_fixture, report
-
 
 FIXTURE_DIRS = D.fixture_dirs()
 

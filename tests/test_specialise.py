@@ -32,7 +32,8 @@ def test_each_group_of_calls_calls_a_copy_of_its_own_named_after_its_ranks():
     assert (note.line, note.column) == (6, 5) and "`load_1d` for the calls that pass a rank-1 block pointer in `p`" \
         in note.message
     # the copy's parameter is reported where the helper's is, saying which copy it is about
-    at_parameter = sorted(d.message.startswith("in `load_1d`: ") for d in outcome.diagnostics if (d.line, d.column) == (6, 10))
+    at_parameter = sorted(d.message.startswith("in `load_1d`: ") for d in outcome.diagnostics
+                          if (d.line, d.column) == (6, 10))
     assert at_parameter == [False, True]
     assert {(d.line, d.column) for d in outcome.diagnostics} >= {(12, 9), (13, 9)}  # the kernel's, below the copy
 

@@ -5,16 +5,16 @@ into a Python error naming the kernel, the argument and the fact before Triton e
 
 from __future__ import annotations
 
-from pathlib import Path
 import re
 import threading
-
-import pytest
-import torch
-import test_config as config_tests
-from test_cli import invoke, put, snapshot, tree  # noqa: F401 (tree is a fixture)
+from pathlib import Path
 
 import differential as D
+import pytest
+import test_config as config_tests
+import torch
+from test_cli import invoke, put, snapshot, tree  # noqa: F401 (tree is a fixture)
+
 from triton_migrate.engine import SourceError, migrate_source
 from triton_migrate.policy import Policy, Statement
 from triton_migrate.rules import _launch_support as launch_support
@@ -169,12 +169,14 @@ def test_facts_do_not_cover_what_the_source_must_prove(old, new, site, code):
 def test_a_base_term_without_a_witness_keeps_masked_pointers_where_a_hook_checks_the_facts():
     # `bos` is loaded in the kernel: no launch can check it, so no stated fact covers it, unless nothing checks
     # them: with the allocator stated there is no hook, and `aligned` says what it says of every offset
-    source = GEMM.replace("    a = tl.make_block_ptr(a_ptr,", "    bos = tl.load(c_ptr)\n    a = tl.make_block_ptr(a_ptr + bos,")
+    source = GEMM.replace("    a = tl.make_block_ptr(a_ptr,",
+                          "    bos = tl.load(c_ptr)\n    a = tl.make_block_ptr(a_ptr + bos,")
     outcome = migrate_source(source, policy=stating("aligned", "aligned-rows"))
     assert codes(outcome)[0] == "TTD006"
     unchecked = migrate_source(source, policy=stating("aligned", "aligned-rows", "allocator"))
     assert codes(unchecked)[0] == "TTD010" and "a_desc = tl.make_tensor_descriptor(a_ptr + bos," in unchecked.new_source
-    assert "its data, and `stride_am`, `bos` × itemsize, multiples of 16 bytes" in unchecked.diagnostics[0].requirements[0]
+    assert ("its data, and `stride_am`, `bos` × itemsize, multiples of 16 bytes"
+            in unchecked.diagnostics[0].requirements[0])
 
 
 HELPER = GEMM.replace("def matmul(", "def _matmul(") + '''
@@ -272,7 +274,8 @@ def test_inline_statements_on_the_def_line_a_parameter_line_and_a_creation_line(
     lines = GEMM.replace("def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr,"
                          " BN: tl.constexpr,\n           BK: tl.constexpr):",
                          "def matmul(\n    a_ptr,  # migrate: assume[aligned]\n    b_ptr,\n    c_ptr,\n"
-                         "    M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,\n"
+                         "    M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr, "
+                         "BK: tl.constexpr,\n"
                          "):")
     by_parameter = migrate_source(lines, policy=Policy(line_length=120))
     assert codes(by_parameter) == ["TTD010", "TTD009", "TTD006"]  # a_ptr only
@@ -303,7 +306,8 @@ def test_an_inline_statement_of_an_unknown_fact_is_an_error_naming_its_line(tree
 
 
 def test_a_statement_in_a_string_is_none():
-    source = GEMM.replace("    pid_n = tl.program_id(1)\n", '    pid_n = tl.program_id(1)\n    "# migrate: assume[x]"\n')
+    source = GEMM.replace("    pid_n = tl.program_id(1)\n",
+                          '    pid_n = tl.program_id(1)\n    "# migrate: assume[x]"\n')
     assert migrate_source(source).diagnostics  # no error: it is no comment
 
 
@@ -317,7 +321,8 @@ def pyproject(root, text: str, where: str = "pyproject.toml") -> None:
     ('per-file-assume = ["aligned"]\n', "per-file-assume: must be a table"),
     ('[tool.triton-migrate.kernel-assume]\n"k.a.b" = ["aligned"]\n', "kernel-assume: 'k.a.b' is not a kernel"),
     ('[tool.triton-migrate.kernel-assume]\nk = ["rows"]\n', "kernel-assume: 'rows' is not a fact"),
-    ('[tool.triton-migrate.kernel-assume]\n"k.a" = ["allocator"]\n', "kernel-assume: `allocator` is stated of a kernel"),
+    ('[tool.triton-migrate.kernel-assume]\n"k.a" = ["allocator"]\n',
+     "kernel-assume: `allocator` is stated of a kernel"),
 ])
 def test_a_bad_key_or_value_names_the_file_and_the_key(tree, table, key):
     pyproject(tree, table)
@@ -363,7 +368,8 @@ def test_the_report_lists_each_fact_relied_on_and_where_it_was_stated(tree):
     pyproject(tree, 'assume = ["aligned"]\n[tool.triton-migrate.kernel-assume]\n"matmul.c_ptr" = ["aligned-rows"]\n')
     put(tree, "k.py", GEMM)
     report = invoke("report", "-j1", ".").stdout
-    assert re.search(r"^  k\.py:16:9 +TTD010  descriptor  block pointer `c` → tensor descriptor `c_desc` on stated facts "
+    assert re.search(r"^  k\.py:16:9 +TTD010  descriptor  block pointer `c` → tensor descriptor `c_desc` "
+                     r"on stated facts "
                      r"\(`c_ptr` aligned, `c_ptr` aligned-rows\) \(masked pointers where its innermost block holds "
                      r"fewer than 16 bytes, which Triton tells when it compiles\)$", report, re.M)
     assert "      requires: `c_ptr` stated `aligned` (pyproject.toml: assume): its data, and `stride_cm` × itemsize, " \

@@ -45,7 +45,8 @@ def test_blanket_noqa_and_noqa_in_a_string_do_not_suppress(tree):
 
 
 def test_a_multi_line_call_is_suppressed_on_its_first_line(tree):
-    source = REFUSED.replace("x = tl.make_block_ptr(x_ptr, (N,),", "x = tl.make_block_ptr(  # noqa: TTD201\n        x_ptr, (N,),")
+    source = REFUSED.replace("x = tl.make_block_ptr(x_ptr, (N,),",
+                             "x = tl.make_block_ptr(  # noqa: TTD201\n        x_ptr, (N,),")
     put(tree, "r.py", source)
     listed = codes(invoke("--output-format", "concise").stdout)
     assert len(listed) == len(engine.migrate_source(source).refused) - 1

@@ -8,6 +8,7 @@ import json
 
 import pytest
 from test_cli import codes, invoke, put, snapshot
+
 from triton_migrate.frontend.triton_modules import imported
 
 # What vLLM's vllm/triton_utils/__init__.py does: Triton where it is installed, a placeholder elsewhere.

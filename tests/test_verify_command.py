@@ -111,7 +111,7 @@ def _perturbed_copy(golden: Path, name: str, edit) -> Path:
 
 def test_a_perturbed_output_in_a_second_recording_is_found_to_the_ulp(golden):
     def flip_one_bit(copy, index):
-        launch = next(l for l in index["launches"] if l["kernel"].endswith("matmul"))
+        launch = next(entry for entry in index["launches"] if entry["kernel"].endswith("matmul"))
         out = launch["args"]["c_ptr"]
         data = bytearray((copy / out["file"]).read_bytes())
         data[4 * 7] ^= 1  # lowest mantissa bit of element 7: one ulp

@@ -7,8 +7,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 from triton_migrate.engine import migrate_source
 from triton_migrate.frontend import config as cfg
@@ -61,7 +62,8 @@ def test_a_candidate_that_slows_some_launch_below_the_floor_loses_to_one_that_do
     runs = {"auto": [launches("m:k", True, [(1.0, 0.5), (1.0, 1.08)]), launches("m:r", True, [(1.0, 0.7), (1.0, 1.25)]),
                      launches("m:n", True, [(1.0, 0.7), (1.0, 1.06)])],
             "pointer": [launches("m:k", True, [(1.0, 0.99), (1.0, 0.98)]),
-                        launches("m:r", True, [(1.0, 1.05), (1.0, 1.09)]), launches("m:n", True, [(1.0, 1.05), (1.0, 1.05)])]}
+                        launches("m:r", True, [(1.0, 1.05), (1.0, 1.09)]),
+                        launches("m:n", True, [(1.0, 1.05), (1.0, 1.05)])]}
     best = {c.kernel: c.best for c in choose(runs)}
     # m:k: auto is 1.36x overall but 0.93x on one launch. No candidate keeps every launch of m:r and m:n above
     # the floor: m:r's pointer keeps its slowest launch faster than auto's by more than the noise, m:n's does not
@@ -160,7 +162,8 @@ def test_a_helper_takes_the_form_its_callers_were_tuned_with():
 def test_a_helper_with_block_pointers_of_its_own_takes_its_callers_form_too():
     # no block pointer crosses the call here: the helper makes its own from the raw pointer it is given
     source = HELPER_USERS.replace('''def _load_tile(p):
-    return tl.load(p, boundary_check=(0, 1), padding_option="zero")''', '''def _load_row(x_ptr, M, N, stride_xm, BM: tl.constexpr, BN: tl.constexpr):
+    return tl.load(p, boundary_check=(0, 1), padding_option="zero")''',
+                                  '''def _load_row(x_ptr, M, N, stride_xm, BM: tl.constexpr, BN: tl.constexpr):
     p = tl.make_block_ptr(x_ptr, (M, N), (stride_xm, 1), (tl.program_id(0) * BM, 0), (BM, BN), (1, 0))
     return tl.load(p, boundary_check=(0, 1), padding_option="zero")''').replace(
         "_load_tile(src)", "_load_row(x_ptr, M, N, stride_xm, BM, BN)")

@@ -98,7 +98,7 @@ def test_unwritten_memory_and_the_root_of_a_difference(project, tmp_path):
     assert verdict["root"] == {"kernel": "kernels.ops:scale_rows", "launch": 0}
     # rows 16 to 63 of h, which no launch wrote, hold the sentinel in both runs' recordings, and compare equal
     index = json.loads((tmp_path / "keep" / "original.tmv" / "index.json").read_text())
-    h = [l for l in index["launches"] if l["kernel"] == "kernels.ops:scale_rows"][1]["args"]["y_ptr"]
+    h = [entry for entry in index["launches"] if entry["kernel"] == "kernels.ops:scale_rows"][1]["args"]["y_ptr"]
     bits = (tmp_path / "keep" / "original.tmv" / h["file"]).read_bytes()
     assert set(bits[16 * 32 * 4:]) == {0xA5} and len(bits) == 64 * 32 * 4
     launch_1 = [d for d in kernels["kernels.ops:scale_rows"]["differences"] if d["launch"] == 1]

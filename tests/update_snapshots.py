@@ -7,8 +7,9 @@ expectation, and tests/test_snapshots.py fails until they match.   python tests/
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 from triton_migrate.engine import MigrationContext, migrate_source, migrate_sources
 from triton_migrate.frontend.references import mentions

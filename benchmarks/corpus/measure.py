@@ -3,31 +3,30 @@ ones left by reason code and the errors; then check that the run is idempotent a
 
     python benchmarks/corpus/measure.py CORPUS_DIR [--work DIR] [--markdown FILE] [--left FILE] [-j N]
 
-CORPUS_DIR is what build.py laid out (it is only read). A repository for which repos.toml states arguments
-of its own (`migrate-args`: a fact its users would state, such as what a module outside the repository
-binds) is migrated by a run of its own with them, every other by one run; the table shows what was stated. The sites are counted from one `migrate report`
-over it (nothing written, so each site is where it is in the repository at its pinned commit). WORK
-(default: a temporary folder) receives `run/`, a copy of the corpus that one
-`migrate --write --report report.json` rewrites, and `again/`, a second fresh copy migrated by the same
-command:
+CORPUS_DIR is what build.py laid out (it is only read). A repository for which repos.toml states arguments of
+its own (`migrate-args`: a fact its users would state, such as what a module outside the repository binds) is
+migrated by a run of its own with them, every other by one run; the table shows what was stated. The sites are
+counted from one `migrate report` over it (nothing written, so each site is where it is in the repository at
+its pinned commit). WORK (default: a temporary folder) receives `run/`, a copy of the corpus that one
+`migrate --write --report report.json` rewrites, and `again/`, a second fresh copy migrated by the same command:
 
 * check and write agree: the write decides every site as the report said it would;
 
 * idempotent: a second `migrate --write` over `run/` changes no byte and migrates no site;
 * deterministic: `run/` and `again/` end byte-identical, and so do their reports (paths made relative).
 
-Besides the report, the written tree is read back: a `make_block_ptr(` or `advance(` call that is still
-there (comments and strings do not count) in a file where no site was left and no error was reported is a
-block pointer the tool neither migrated nor reported ("silent" in the table); a written file that does not
-parse, or a function that reads a name nothing binds any more (the rewrite removed a block pointer that a
-use still needs), is broken output. Output fit for review: no comment of the corpus is lost, ruff's
-pyflakes rules (`--select F`, where ruff is installed) find nothing in the written tree that they did not
-find in the corpus, and neither do the linters each repository configures for itself (its ruff
-configuration as it stands, `I` and `F` included where it selects them; its isort configuration, through
-isort), run in the repository's folder as its CI would. No module of the written tree but the launch
-support module itself holds a launch or facts helper of its own (one that older versions pasted). The exit status is 0 only if none of these and no
-error occurred. Run it with the interpreter that has this checkout installed (`.venv/bin/python`): migrate
-runs as `python -m triton_migrate`.
+Besides the report, the written tree is read back: a `make_block_ptr(` or `advance(` call that is still there
+(comments and strings do not count) in a file where no site was left and no error was reported is a block
+pointer the tool neither migrated nor reported ("silent" in the table); a written file that does not parse, or
+a function that reads a name nothing binds any more (the rewrite removed a block pointer that a use still
+needs), is broken output. Output fit for review: no comment of the corpus is lost, ruff's pyflakes rules
+(`--select F`, where ruff is installed) find nothing in the written tree that they did not find in the corpus,
+and neither do the linters each repository configures for itself (its ruff configuration as it stands, `I` and
+`F` included where it selects them; its isort configuration, through isort), run in the repository's folder as
+its CI would. No module of the written tree but the launch support module itself holds a launch or facts
+helper of its own (one that older versions pasted). The exit status is 0 only if none of these and no error
+occurred. Run it with the interpreter that has this checkout installed (`.venv/bin/python`): migrate runs as
+`python -m triton_migrate`.
 
 migrate reads each project's configuration as it would in the repository (the corpus carries it, see
 build.py): emitted code keeps to the project's line length. So neither CORPUS_DIR nor WORK may lie inside
@@ -240,11 +239,10 @@ def broken(before: Path, after: Path) -> tuple[list[str], list[str]]:
 def table(survey_run: dict, run: dict, tree: Path, names: dict[str, str], findings: dict[str, list[str]],
           linters: dict[str, list[str]], stated: dict[str, list[str]]) -> list[dict]:
     """Per repository: the sites from the report (`survey_run`), the errors from the write (`run`), the
-    linters it configures (`linters`), the arguments repos.toml states for it (`stated`), and per kind of finding in the written tree (`findings`: kind ->
-    paths) how many. A site is a place in the
-    code (file, line, column, code): the report can name one several times (a helper's use, once per
-    caller), which the `repeated` column counts. The sites of a file the write failed on are left, as
-    `error`."""
+    linters it configures (`linters`), the arguments repos.toml states for it (`stated`), and per kind of
+    finding in the written tree (`findings`: kind -> paths) how many. A site is a place in the code (file,
+    line, column, code): the report can name one several times (a helper's use, once per caller), which the
+    `repeated` column counts. The sites of a file the write failed on are left, as `error`."""
     rows = {slug: {"repo": name, "sites": 0, "migrated": 0, "left": collections.Counter(), "repeated": 0,
                    "internal": 0, "other_errors": 0, "linters": ", ".join(linters.get(slug, [])),
                    "stated": f"`{' '.join(stated[slug])}`" if slug in stated else "",

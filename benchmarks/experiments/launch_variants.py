@@ -27,7 +27,6 @@ import argparse
 import contextvars
 import json
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -160,8 +159,13 @@ def main() -> None:
     pin_to_one_core()
     original, prev, new = load("original"), load("migrated_prev"), load("migrated")
     fn = new.gemm.fn
-    check = (lambda a: fast_fits(a["a_ptr"], a["BK"], a["stride_am"]) and fast_fits(a["b_ptr"], a["BN"], a["stride_bk"]))
-    bare = (lambda a: fits(a["a_ptr"], a["BK"], a["stride_am"]) and fits(a["b_ptr"], a["BN"], a["stride_bk"]))
+
+    def check(a):
+        return fast_fits(a["a_ptr"], a["BK"], a["stride_am"]) and fast_fits(a["b_ptr"], a["BN"], a["stride_bk"])
+
+    def bare(a):
+        return fits(a["a_ptr"], a["BK"], a["stride_am"]) and fits(a["b_ptr"], a["BN"], a["stride_bk"])
+
     flag = "USE_DESCRIPTORS"
     variants = {  # name -> (kernel, extra kwargs, allocator set first or None)
         "original": (original.gemm, {}, None),

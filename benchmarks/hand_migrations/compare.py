@@ -45,11 +45,12 @@ from pathlib import Path
 
 import tomllib
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
-sys.path.insert(0, str(HERE.parent / "corpus"))  # the corpus's mirrors: found, cloned, a commit's files read
+# the corpus's mirrors: found, cloned, a commit's files read
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "corpus"))
 from build import fetch, find_mirror, git, python_files
 
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
 MIGRATE = [sys.executable, "-m", "triton_migrate"]
 VERIFY = [sys.executable, "-m", "triton_migrate.verify"]
 # What decides how `migrate` runs in a tree besides the .py files: its configuration, ruff's line length, the
@@ -373,7 +374,8 @@ def table(results: list[dict]) -> str:
     for r in results:
         partial = " (partial)" if r["migrated"] and not r["complete"] else ""
         rows.append(f"| {r['name']} | {r['to']} | {_fmt(r['hand']['inserted'])} | {_fmt(r['tool']['inserted'])} | "
-                    f"{_fmt(r['ratio'])}{partial} | {_fmt(r['hand']['code_inserted'])} | {_fmt(r['tool']['code_inserted'])} "
+                    f"{_fmt(r['ratio'])}{partial} | {_fmt(r['hand']['code_inserted'])} | "
+                    f"{_fmt(r['tool']['code_inserted'])} "
                     f"| {_fmt(r['code_ratio'])} | {_sides(r, 'descriptors')} | {_sides(r, 'masked')} | "
                     f"{_fmt(r['tool']['block_pointers'])} | {_verified(r)} |")
     return "\n".join(rows)
@@ -401,7 +403,8 @@ def summary(results: list[dict]) -> str:
     same = [r["name"] for r in checked if r["verify"]["status"] == "identical"]
     lines.append(f"outputs: {len(same)} of {len(checked)} pairs with cases bit-identical in the interpreter; "
                  f"not identical: {', '.join(r['name'] for r in checked if r['name'] not in same) or 'none'}; "
-                 f"no cases: {', '.join(r['name'] for r in results if r['migrated'] and r['verify'] is None) or 'none'}; "
+                 "no cases: "
+                 f"{', '.join(r['name'] for r in results if r['migrated'] and r['verify'] is None) or 'none'}; "
                  f"not migrated by the tool: {', '.join(r['name'] for r in results if not r['migrated']) or 'none'}")
     for r in results:
         if r["not_in_hand_list"]:

@@ -50,11 +50,14 @@ def run(module, inputs: dict, mask_opt: int) -> tuple[torch.Tensor, torch.Tensor
     q, k, v, bounds = inputs["q"], inputs["k"], inputs["v"], inputs["bounds"]
     total, heads, dim = q.shape
     o = torch.full_like(q, float("nan"))
-    l = torch.full((total, heads), float("nan"), device="cuda")
-    grid = lambda meta: (triton.cdiv(inputs["max_len"], meta["BLOCK_M"]), heads, bounds.numel() - 1)
-    module.fa_fwd_kernel[grid](q, k, v, o, l, inputs["bitmap"], inputs["bitmap"], bounds, bounds, heads, heads,
+    lse = torch.full((total, heads), float("nan"), device="cuda")
+
+    def grid(meta):
+        return triton.cdiv(inputs["max_len"], meta["BLOCK_M"]), heads, bounds.numel() - 1
+
+    module.fa_fwd_kernel[grid](q, k, v, o, lse, inputs["bitmap"], inputs["bitmap"], bounds, bounds, heads, heads,
                                0.125, QK_DIM=dim, V_DIM=dim, MASK_FN=mask_opt, SPARSE_OPT=False)
-    return o, l
+    return o, lse
 
 
 def pinned(module, config) -> None:

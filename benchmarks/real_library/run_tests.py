@@ -30,9 +30,10 @@ import signal
 import subprocess
 import sys
 import time
-import tomllib
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
+
+import tomllib
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent

@@ -19,9 +19,9 @@ the compat tree). The ops autotune over dozens of configs per kernel, so there a
 3. measure: --rounds rounds; each round times every case in every tree with triton.testing.do_bench
    (median), one tree at a time, the trees' order rotating from round to round.
 
-Printed after every round, per case and tree: the median over the rounds so far in ms, the fastest round,
-the speed-up over the first tree (of the fastest rounds: see report()), and whether the outputs (and gradients) are bit-identical to the first tree's,
-else the largest relative difference of their norms.
+Printed after every round, per case and tree: the median over the rounds so far in ms, the fastest round, the
+speed-up over the first tree (of the fastest rounds: see report()), and whether the outputs (and gradients)
+are bit-identical to the first tree's, else the largest relative difference of their norms.
 """
 
 from __future__ import annotations

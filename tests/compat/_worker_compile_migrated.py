@@ -76,7 +76,8 @@ def main():
             fn = getattr(fn, "fn", fn) if kwargs else fn
             try:
                 compiled = triton.compile(launch_source(fn, args, kwargs)[0], target=GPUTarget(*TARGETS[target]))
-                results[f"{name}|{target}"] = {"ok": True, "tma": compiled.asm.get("ptx", "").count("cp.async.bulk.tensor")}
+                tma = compiled.asm.get("ptx", "").count("cp.async.bulk.tensor")
+                results[f"{name}|{target}"] = {"ok": True, "tma": tma}
             except Exception as error:  # noqa: BLE001 - the error is the result
                 results[f"{name}|{target}"] = {"ok": False, "error": _root_cause(error)}
     print(json.dumps({"triton": triton.__version__, "impl": compat.default_impl, "results": results}))

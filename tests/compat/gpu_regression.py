@@ -56,6 +56,7 @@ def worker(form: str, device: str) -> dict:
 
     sys.path.insert(0, str(HERE))
     import _worker_migrated as W
+
     import triton_migrate.compat as C
 
     module = W.load(form)
@@ -133,8 +134,9 @@ def main() -> int:
     guarded = sum(v == "guarded" for v in verdicts.values())
     bad = {k: v for k, v in verdicts.items() if v not in ("equal", "guarded")}
     tma = sorted(case for impl, run in runs.items() for case, r in run.get("results", {}).items() if r.get("tma"))
-    summary = (f"gpu_regression: {equal} runs bit-identical to the {'block-pointer originals' if has_bp else 'emulation'}"
-               f", {guarded} left to the emulation by the guard, {len(bad)} different or failed "
+    summary = (f"gpu_regression: {equal} runs bit-identical to the "
+               f"{'block-pointer originals' if has_bp else 'emulation'}, {guarded} left to the emulation by the guard, "
+               f"{len(bad)} different or failed "
                f"(Triton {triton.__version__}, {device}, implementations {', '.join(runs)}, TMA in {len(tma)} runs)")
     Path(args.output).write_text(json.dumps({"summary": summary, "verdicts": verdicts, "failures": bad,
                                              "tma_runs": tma, "has_make_tensor_descriptor":

@@ -128,7 +128,6 @@ def test_diagnostic_only_mode_logs_without_changing(caplog, monkeypatch):
 
 def test_decorated_kernel_requires_impl_param():
     import triton
-    import triton.language as tl
 
     @triton.jit
     def k(x, N):

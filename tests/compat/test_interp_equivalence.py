@@ -7,7 +7,6 @@ import sys
 
 import numpy as np
 import pytest
-
 from conftest import HERE, finish, run_py
 
 sys.path.insert(0, str(HERE))

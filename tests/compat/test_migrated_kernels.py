@@ -8,9 +8,9 @@ import sys
 
 import pytest
 import torch
+from conftest import HERE, finish, run_py
 
 import triton_migrate.compat as C
-from conftest import HERE, finish, run_py
 
 sys.path.insert(0, str(HERE))
 import bp_kernels  # noqa: E402

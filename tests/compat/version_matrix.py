@@ -298,7 +298,6 @@ def summarize_pairs(results):
 
 
 def analyse(interp, versions):
-    import numpy as np
     sys.path.insert(0, str(HERE))
     os.environ.setdefault("TRITON_INTERPRET", "1")
     import _worker as W

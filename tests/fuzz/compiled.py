@@ -13,11 +13,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parents[1]
-if str(TESTS) not in sys.path:
-    sys.path.insert(0, str(TESTS))
-
 import torch
+
+if (TESTS := str(Path(__file__).resolve().parents[1])) not in sys.path:  # run as a script: the tests' modules
+    sys.path.insert(0, TESTS)
 
 TARGET = "sm_90"
 
@@ -39,9 +38,9 @@ def _compile_one(path: str, spec: dict) -> str | None:
     import differential as D
     import triton
     from triton.backends.compiler import GPUTarget
-    from triton_migrate.verify.compile import TARGETS, launch_source
 
     from fuzz import launch
+    from triton_migrate.verify.compile import TARGETS, launch_source
 
     module = D.import_path(Path(path), "compile")
     launches = []

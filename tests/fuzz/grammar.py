@@ -432,7 +432,8 @@ class Gen:
             self.slots.append(slot)
             self.helper_slot = slot
             pad = self.padding(slot)
-            self.helper("load_tile", lambda: ["def load_tile(p):", f"    return tl.load(p<{self.slots.index(slot)}>{pad})"])
+            self.helper("load_tile",
+                        lambda: ["def load_tile(p):", f"    return tl.load(p<{self.slots.index(slot)}>{pad})"])
         return self.helper_slot
 
     def h_shift(self) -> str:
@@ -510,7 +511,8 @@ class Gen:
             self.helper("tile_shifted", lambda: [
                 (f"def tile_shifted(base, {parts}, {', '.join(self.params('d'))}, "
                  f"{', '.join(f'B{d}: tl.constexpr' for d in dims)}):"),
-                f"    return shift(tile_at(base, {parts}, {', '.join(self.params('B'))}), {', '.join(self.params('d'))})"])
+                f"    return shift(tile_at(base, {parts}, {', '.join(self.params('B'))}), "
+                f"{', '.join(self.params('d'))})"])
             args, moved = self.shift_args(pointer)
             call = (f"tile_shifted({', '.join(call_args.split(', ')[:1 + 3 * self.r])}, {args}, "
                     f"{', '.join(f'B{d}' for d in dims)})")
@@ -559,7 +561,8 @@ class Gen:
             lo, hi = pointer.interval()
             for i, d in enumerate(pointer.dims):
                 if i not in slot.dims:
-                    need[pointer.tensor][d] = max(need[pointer.tensor][d], -lo[i], hi[i] + pointer.blocks[i] - self.S[d])
+                    need[pointer.tensor][d] = max(need[pointer.tensor][d], -lo[i],
+                                                  hi[i] + pointer.blocks[i] - self.S[d])
         return need
 
     def padded_shape(self, tensor: str, margins: list[int]) -> list[int]:

@@ -68,7 +68,8 @@ def mutate(call: ast.Call, kind: str, rank: int) -> ast.Call:
 
 def _targets(source: str, kind: str) -> list[ast.Call]:
     kernel = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == "kernel")
-    wanted = {"make_block_ptr"} if kind in MAKE_KINDS else {"advance"} if kind == "advance-length" else {"load", "store"}
+    wanted = ({"make_block_ptr"} if kind in MAKE_KINDS else {"advance"} if kind == "advance-length"
+              else {"load", "store"})
     calls = [n for statement in kernel.body if not isinstance(statement, (ast.If, ast.For, ast.While))
              for n in ast.walk(statement) if isinstance(n, ast.Call) and _name(n) in wanted]
     if kind in ACCESS_KINDS:  # accesses through block pointers, not the reductions' `tl.sum` and the like
@@ -101,9 +102,8 @@ def check(drawn) -> str:
     """How the codemod took one invalid kernel: "refused: KIND", "still rejected: KIND" (migrated, and Triton
     3.8 rejects the output as it rejected the input: an error kept on purpose, TTD108's `tl.static_assert`),
     "internal-error: KIND: ERROR", or "migrated as if valid: KIND" (the output runs)."""
-    from triton_migrate import engine
-
     from fuzz import runner
+    from triton_migrate import engine
 
     source, kind, launch = drawn
     try:

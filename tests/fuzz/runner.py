@@ -20,12 +20,12 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parents[1]
-if str(TESTS) not in sys.path:
-    sys.path.insert(0, str(TESTS))
+import torch
+
+if (TESTS := str(Path(__file__).resolve().parents[1])) not in sys.path:  # run as a script: the tests' modules
+    sys.path.insert(0, TESTS)
 
 import differential as D
-import torch
 
 from fuzz import launch
 

@@ -35,10 +35,9 @@ KERNELS = HERE / "kernels"
 sys.path[:0] = [str(HERE), str(REPO / "tests"), str(REPO / "fixtures")]
 
 import torch  # noqa: E402
-
 from _harness_util import sentinel_fill  # noqa: E402
-from realistic_cases import BY_NAME, CASES  # noqa: E402
 from differential import compare_tensor  # noqa: E402
+from realistic_cases import BY_NAME, CASES  # noqa: E402
 
 # form -> the CLI options it stands for (the Policy fields of triton_migrate.policy)
 FORMS = {"auto": {}, "strict": {"strict": True}, "compat": {"target": "compat"}}
@@ -178,7 +177,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="PATH", help="write the results here")
     ap.add_argument("--cases", default="", help="comma-separated case names (default: all)")
     ap.add_argument("--forms", default="auto,strict,compat", help="migrated forms to run (the original always runs)")
-    ap.add_argument("-j", "--jobs", type=int, default=None, help="subprocesses at once (default: 1 on cuda, CPUs on cpu)")
+    ap.add_argument("-j", "--jobs", type=int, default=None,
+                    help="subprocesses at once (default: 1 on cuda, CPUs on cpu)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per case×form")
     ap.add_argument("--allocator", choices=("main", "none"), default="main",
                     help="cuda: install a Triton allocator in the main thread first, as Triton's docs ask (default), "

@@ -3,7 +3,6 @@
 import sys
 
 import torch
-
 from pkg import kernels
 
 BM, BN = 16, 32
