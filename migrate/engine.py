@@ -34,8 +34,8 @@ from triton_migrate.analysis.program import Key, Locate, Program
 from triton_migrate.analysis.stated import Inline
 from triton_migrate.analysis.borrowed import Borrowed
 from triton_migrate.analysis.triton_names import TritonNames, imported_elsewhere, reexported
-from triton_migrate.analysis.values import canonical_code
-from triton_migrate.analysis.walk import walk
+from triton_migrate.syntax.nodes import canonical_code
+from triton_migrate.syntax.walk import walk
 from triton_migrate.rewrite import branches, specialise, unbound, wrap
 from triton_migrate.rewrite.apply import Edits, Rewriter, add_from_import, add_import, uses_name
 from triton_migrate.rules import _launch_support as launch_support

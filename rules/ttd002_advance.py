@@ -18,43 +18,6 @@ Fixtures: gemm_loop_advance, advance_in_branch, negative_advance, runtime_delta,
 while_loop, nested_loops, alias_copy, helper_none_only, method_advance.
 """
 
-from __future__ import annotations
-
-import libcst as cst
-
-from triton_migrate.analysis.calls import int_value
-
 CODE = "TTD002"
 NAME = "advance-to-offsets"
 SUMMARY = "`tl.advance` → integer offset arithmetic"
-
-_ATOMIC = (cst.Name, cst.Integer, cst.Attribute, cst.Call, cst.Subscript, cst.UnaryOperation)
-_ADDITIVE = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
-
-
-def operand(node: cst.BaseExpression) -> cst.BaseExpression:
-    """`node`, parenthesised unless `a + node` already parses as intended."""
-    if node.lpar or isinstance(node, _ATOMIC):
-        return node
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ADDITIVE):
-        return node
-    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-
-
-def plus(base: cst.BaseExpression, delta: cst.BaseExpression) -> cst.BaseExpression:
-    if int_value(delta) == 0:
-        return base
-    if int_value(base) == 0:
-        return delta
-    return cst.BinaryOperation(operand(base), cst.Add(), operand(delta))
-
-
-def increment(var: str, delta: cst.BaseExpression) -> cst.AugAssign:
-    """`var += delta` (`var -= d` for a negated delta reads better)."""
-    if isinstance(delta, cst.UnaryOperation) and isinstance(delta.operator, cst.Minus) and not delta.lpar:
-        return cst.AugAssign(cst.Name(var), cst.SubtractAssign(), delta.expression)
-    return cst.AugAssign(cst.Name(var), cst.AddAssign(), delta)
-
-
-def assign(var: str, value: cst.BaseExpression) -> cst.Assign:
-    return cst.Assign([cst.AssignTarget(cst.Name(var))], value)

@@ -9,27 +9,6 @@ which is what a descriptor's `dtype` is.
 Fixtures: dtype_query, dtype_only_pointer.
 """
 
-from __future__ import annotations
-
-import libcst as cst
-
 CODE = "TTD004"
 NAME = "dtype-query"
 SUMMARY = "`p.dtype.element_ty` → `p_desc.dtype`"
-
-
-def queried_pointer(node: cst.Attribute) -> cst.Name | None:
-    """The name whose element type `node` asks for, if `node` is such a query."""
-    chain = []
-    current: cst.BaseExpression = node
-    while isinstance(current, cst.Attribute):
-        chain.append(current.attr.value)
-        current = current.value
-    if isinstance(current, cst.Name) and chain[-1:] in (["dtype"], ["type"]) and chain[:-1] in (
-            ["element_ty"], ["element_ty", "element_ty"]):
-        return current
-    return None
-
-
-def dtype_of(desc: str) -> cst.Attribute:
-    return cst.Attribute(cst.Name(desc), cst.Name("dtype"))

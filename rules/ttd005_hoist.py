@@ -15,44 +15,6 @@ Fixtures: recreate_in_loop, recreate_in_loop_variant_base (not hoisted), handle_
 name gets a handle of another type in a later loop, at whose head a hoisted one would be live).
 """
 
-from __future__ import annotations
-
-import libcst as cst
-
-from triton_migrate.analysis.facts import free_names
-from triton_migrate.analysis.walk import walk
-
 CODE = "TTD005"
 NAME = "hoist-descriptor"
 SUMMARY = "loop-invariant descriptor creation moved before the loop"
-
-PURE_MEMBERS = frozenset({"program_id", "num_programs", "cdiv", "multiple_of", "max_contiguous", "minimum",
-                          "maximum", "constexpr", "int32", "int64"})
-
-
-class _Calls(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.calls: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-
-def is_invariant(arguments: list[cst.BaseExpression], assigned_in_loop: frozenset[str], member_of) -> bool:
-    """True when none of `arguments` can change from one iteration to the next."""
-    for argument in arguments:
-        if free_names(argument) & assigned_in_loop:
-            return False
-        calls = _Calls()
-        walk(calls, argument)
-        if any(not is_pure_call(call, member_of) for call in calls.calls):
-            return False
-    return True
-
-
-def is_pure_call(call: cst.Call, member_of, members: frozenset[str] = PURE_MEMBERS) -> bool:
-    """A call that has no side effect and gives the same value for the same arguments: a `.to(...)` cast,
-    or a `triton.language` function of `members`, as `member_of` resolves its name."""
-    if isinstance(call.func, cst.Attribute) and call.func.attr.value == "to" and member_of(call.func) is None:
-        return True
-    return member_of(call.func) in members

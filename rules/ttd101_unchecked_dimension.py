@@ -18,20 +18,21 @@ Fixtures: boundary_subset_provable (accepted), boundary_subset_refused.
 
 from __future__ import annotations
 
-import libcst as cst
-
-from triton_migrate.analysis.calls import int_value
-from triton_migrate.analysis.values import canonical_code
-
 CODE = "TTD101"
 NAME = "unchecked-dimension"
 SUMMARY = "`boundary_check` omits a dimension that is not provably in bounds"
 
 
-def in_bounds(shape: cst.BaseExpression, block: cst.BaseExpression, offset: cst.BaseExpression | None) -> bool:
-    if offset is None or int_value(offset) != 0:
+def in_bounds(offset: int | None, shape: int | None, block: int | None, same_extent: bool) -> bool:
+    """Whether an unchecked dimension stays in bounds: its offset is the literal 0 on every path (`offset`, None
+    where it is not a literal) and its block fits the shape, both literals, or both the same expression
+    (`same_extent`)."""
+    if offset != 0:
         return False
-    shape_value, block_value = int_value(shape), int_value(block)
-    if shape_value is not None and block_value is not None:
-        return block_value <= shape_value
-    return canonical_code(shape) == canonical_code(block)
+    if shape is not None and block is not None:
+        return block <= shape
+    return same_extent
+
+
+def message(dim: int) -> str:
+    return f"dimension {dim} is not boundary-checked and not provably in bounds; a descriptor would mask it"

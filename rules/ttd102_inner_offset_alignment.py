@@ -17,3 +17,8 @@ Fixtures: unaligned_inner_offset_refused.
 CODE = "TTD102"
 NAME = "inner-offset-alignment"
 SUMMARY = "innermost offset not provably a multiple of 16 bytes (TMA traps)"
+
+
+def message(dim: int) -> str:
+    return (f"offset in the contiguous dimension {dim} is not provably a multiple of 16 bytes (NVIDIA TMA traps on "
+            "it)")

@@ -9,3 +9,4 @@ Fixtures: volatile_refused.
 CODE = "TTD104"
 NAME = "volatile"
 SUMMARY = "`volatile=True` access (memory ordering; descriptors have no volatile)"
+MESSAGE = "`volatile` access has no descriptor equivalent"

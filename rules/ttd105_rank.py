@@ -14,3 +14,8 @@ Fixtures: rank6_refused; tuple_parts_resolved, scalar_and_conditional_parts (acc
 CODE = "TTD105"
 NAME = "rank"
 SUMMARY = "rank not between 1 and 5, or tuples whose elements cannot be told"
+MAX_RANK = 5
+
+
+def message(rank: int) -> str:
+    return f"rank {rank}: tensor descriptors have ranks 1 to {MAX_RANK}"

@@ -10,3 +10,4 @@ Fixtures: int64_offsets_refused.
 CODE = "TTD106"
 NAME = "int64-offsets"
 SUMMARY = "offsets computed in int64 (descriptor offsets are int32)"
+MESSAGE = "offsets are computed in int64; descriptor offsets are int32"

@@ -8,6 +8,17 @@ the element type is not visible in the source.
 Fixtures: rank1 (wide), narrow block cases in the property test.
 """
 
+from __future__ import annotations
+
 CODE = "TTD107"
 NAME = "narrow-block"
 SUMMARY = "innermost block dimension may hold fewer than 16 bytes"
+
+
+def too_narrow(width: int | None) -> bool:
+    """`width`: the innermost block dimension's elements, where it is a literal."""
+    return width is not None and width < 16
+
+
+def message(width: int) -> str:
+    return f"innermost block dimension of {width} elements may hold fewer than the 16 bytes a descriptor needs"

@@ -59,3 +59,8 @@ def rejected(what: str) -> str:
 def in_rejected(function: str, why: str) -> str:
     """The message for a block pointer of a function that holds a call Triton rejects (`why`: what is wrong)."""
     return f"`{function}` holds a call Triton rejects ({why}), so it never compiled: it stays as it is, whole"
+
+
+def padding_chosen_at_compile_time(name: str) -> str:
+    return (f"`padding_option={name}` is chosen at compile time; a descriptor (or compat tile) is created with one "
+            "padding")

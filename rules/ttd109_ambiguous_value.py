@@ -19,3 +19,4 @@ helper_none_arguments (accepted).
 CODE = "TTD109"
 NAME = "ambiguous-value"
 SUMMARY = "name holds a block pointer on some paths and something else on others"
+MERGED_ORDERS = "the block pointers merged here have different contiguous dimensions (`order`); a descriptor has one"

@@ -20,3 +20,7 @@ Fixtures: negative_advance.
 CODE = "TTD110"
 NAME = "negative-store-offset"
 SUMMARY = "store offset not provably non-negative (TMA stores trap on negative coordinates)"
+
+
+def message(dim: int) -> str:
+    return f"store offset in dimension {dim} may be negative (NVIDIA TMA stores trap on negative coordinates)"

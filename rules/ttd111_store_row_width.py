@@ -17,6 +17,17 @@ under `--target descriptor` a store whose row width no one proved or stated is l
 Fixtures: gemm_loop_advance (C store), dtype_query.
 """
 
+from __future__ import annotations
+
 CODE = "TTD111"
 NAME = "store-row-width"
 SUMMARY = "store row width not provably a multiple of 16 bytes (TMA stores overrun the row end)"
+MESSAGE = "row width not provably a multiple of 16 bytes (a TMA store would overwrite the row padding)"
+
+
+def row_width_proven(width: int | None, block_width: int | None, same_extent: bool) -> bool:
+    """Whether the innermost shape is a multiple of 16 elements or of the block (`width`, `block_width`: the
+    literals they are, else None; `same_extent`: both are the same expression)."""
+    if width is not None:
+        return width % 16 == 0 or (block_width is not None and width % block_width == 0)
+    return same_extent

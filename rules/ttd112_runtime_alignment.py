@@ -18,3 +18,11 @@ Fixtures: the property test (strict and default runs), stated_facts_gemm.
 CODE = "TTD112"
 NAME = "runtime-alignment"
 SUMMARY = "descriptor legality depends on run-time alignment (strict mode uses masked pointers)"
+
+
+def data_alignment(tensor: str) -> str:
+    return f"the data of `{tensor}` must be 16-byte aligned (a view may start mid-storage)"
+
+
+def term_alignment(term: str) -> str:
+    return f"`{term}` × itemsize must be a multiple of 16 bytes"

@@ -11,3 +11,7 @@ Fixtures: min_triton_3_4.
 CODE = "TTD113"
 NAME = "min-triton-version"
 SUMMARY = "the minimum Triton version to support has no (padded) descriptors"
+DESCRIPTORS = (3, 4)
+PADDED_DESCRIPTORS = (3, 5)
+NO_DESCRIPTORS = "descriptors need Triton 3.4"
+NO_NAN_PADDING = "NaN padding on a descriptor needs Triton 3.5"

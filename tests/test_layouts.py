@@ -21,7 +21,7 @@ from differential import FIXTURES, compare_outputs, run_fixture
 from triton_migrate.engine import migrate_source
 from triton_migrate.policy import Policy, Statement
 from triton_migrate.rules import _launch_support as launch_support
-from triton_migrate.rules._syntax import movable
+from triton_migrate.syntax.build import movable
 
 LAYOUTS = Path(__file__).resolve().parent / "data" / "layouts"
 KERNELS = {"black": FIXTURES / "black_layout" / "before.py", "yapf": LAYOUTS / "yapf.py", "hand": LAYOUTS / "hand.py"}

@@ -21,6 +21,8 @@ from triton_migrate.rules import (
     ttd109_ambiguous_value,
     ttd201_crosses_function,
 )
+from triton_migrate.syntax.nodes import parsed
+from triton_migrate.syntax.walk import children
 
 from . import guards
 from .calls import member_called
@@ -41,10 +43,8 @@ from .values import (
     creations_of,
     is_placeholder,
     join_dims,
-    parsed,
     same_state,
 )
-from .walk import children
 
 MAX_RERUNS = 64
 Builder = Callable[..., object]

@@ -8,20 +8,14 @@ from typing import Callable, Optional
 import libcst as cst
 
 from triton_migrate.policy import FACTS
-from triton_migrate.rules import (
-    ttd001_descriptor,
-    ttd002_advance,
-    ttd006_masked_pointers,
-    ttd007_compat,
-    ttd008_helper_parts,
-    ttd009_launch_guard,
-    ttd010_stated_facts,
-)
+from triton_migrate.rules import ttd009_launch_guard, ttd010_stated_facts
+from triton_migrate.syntax.forms import advance, compat, descriptor, helper_parts, launch_guard, masked_pointers
+from triton_migrate.syntax.nodes import canonical_code, code_of, int_value
 
 from . import guards, planner
-from .calls import bind, int_value, is_jit
+from .calls import bind, is_jit
 from .records import Creation, Refusal
-from .values import BlockPtr, canonical_code, code_of
+from .values import BlockPtr
 
 Builder = Callable[..., object]
 CHECKED_AT_LAUNCH = ("contiguous", "aligned", "aligned-rows")  # what a launch's arguments decide
@@ -90,18 +84,18 @@ class Results:
         """`q + o_t[:, None] * (H*K) + o_k[None, :]`: the addresses of the block where it is created, without
         the offsets of the dimensions it moves in (each access adds those: sites.shifted)."""
         moving = self.moving_dims({id(creation.call)})
-        axes = [ttd006_masked_pointers.Axis(self.language, cst.Integer("0") if d in moving else offset, block,
-                                            along=shape)
+        axes = [masked_pointers.Axis(self.language, cst.Integer("0") if d in moving else offset, block,
+                                     along=shape)
                 for d, (offset, block, shape) in enumerate(zip(creation.offsets, creation.block, creation.shape))]
-        return ttd006_masked_pointers.addresses(creation.base, creation.strides, axes, self.namer.placeholder)
+        return masked_pointers.addresses(creation.base, creation.strides, axes, self.namer.placeholder)
 
     def creation_mask(self, creation: Creation, checked: frozenset[int]) -> cst.BaseExpression:
         """`m_v[:, None] & m_k[None, :]`: where the block lies inside its shape, as created (sites.masks_at_creation)."""
-        bounds = {d: ttd006_masked_pointers.Bound(
-            ttd006_masked_pointers.Axis(self.language, creation.offsets[d], creation.block[d], along=creation.shape[d]),
+        bounds = {d: masked_pointers.Bound(
+            masked_pointers.Axis(self.language, creation.offsets[d], creation.block[d], along=creation.shape[d]),
             creation.shape[d],
             not self.facts.is_nonnegative(creation.offsets[d])) for d in checked}
-        return ttd006_masked_pointers.mask(bounds, len(creation.block), self.namer.placeholder)
+        return masked_pointers.mask(bounds, len(creation.block), self.namer.placeholder)
 
     def is_guarded(self, creations) -> bool:
         """Whether these block pointers' descriptors are chosen at launch (TTD009), masked pointers otherwise."""
@@ -140,18 +134,19 @@ class Results:
             if self.policy.target == "compat":
                 impl = self.compat_impl(creation)
                 if impl == "auto" and self.is_guarded({id(creation.call)}):
-                    impl = ttd009_launch_guard.guarded(self.guard_flag, cst.SimpleString('"auto"'),
-                                                       cst.SimpleString('"emu"'), grouped=False)
+                    impl = launch_guard.guarded(self.guard_flag, cst.SimpleString('"auto"'),
+                                                cst.SimpleString('"emu"'), grouped=False)
                 elif impl == "auto" and len(creation.block) <= 3:  # no launch check: the emulation, always legal
                     impl = "emu"
                 bound = bind(self.spelt_call(creation), "make_block_ptr", complete=False)
-                call = ttd007_compat.make_tile(self.shim, bound, padding, impl)
+                call = compat.make_tile(self.shim, bound, padding, impl)
             else:
                 shift = len(f"{target} = {code_of(func)}") - len(f"{creation.target} = "
                                                                  f"{code_of(creation.call.func)}")
-                call = ttd001_descriptor.descriptor_call(self.spelt_call(creation), func, creation.permutation, padding,
-                                                         shift)
-            statements.append(ttd002_advance.assign(target, call))
+                spelt = self.spelt_call(creation)
+                call = descriptor.descriptor_call(spelt, bind(spelt, "make_block_ptr"), func, creation.permutation,
+                                                  padding, shift)
+            statements.append(advance.assign(target, call))
         return statements
 
     @staticmethod
@@ -182,7 +177,7 @@ class Results:
         which Triton resolves at compile time (a `None` in its place would not survive a run-time `if`)."""
         if not statements or self.policy.target == "compat" or not self.is_guarded({id(creation.call)}):
             return statements
-        return [ttd009_launch_guard.only_with(self.guard_flag, statements)]
+        return [launch_guard.only_with(self.guard_flag, statements)]
 
     def descriptor_function(self, func: cst.BaseExpression) -> cst.BaseExpression:
         owner = func.value if isinstance(func, cst.Attribute) else self.language
@@ -201,17 +196,17 @@ class Results:
         parts = []
         for (kind, d), expr in sorted(self.knowledge.merged.get(id(creation.call), {}).items(),
                                       key=lambda part: (PART_ORDER.index(part[0][0]), part[0][1])):
-            parts.append(ttd002_advance.assign(self.namer.part(creation.target, kind, d), expr))
+            parts.append(advance.assign(self.namer.part(creation.target, kind, d), expr))
         for d, expr in enumerate(creation.offsets):
             var = self.namer.offset(creation.target, d)
             if (id(creation.call), d) in self.knowledge.materialize and canonical_code(expr) != var:
-                parts.append(ttd002_advance.assign(var, expr))
+                parts.append(advance.assign(var, expr))
                 self.namer.running[var] = canonical_code(creation.shape[d])
         if self.reads_pointers({id(creation.call)}):
-            parts.append(ttd002_advance.assign(creation.target, self.creation_pointers(creation)))
+            parts.append(advance.assign(creation.target, self.creation_pointers(creation)))
         checked = self.knowledge.creation_masks.get(id(creation.call))
         if checked is not None:
-            parts.append(ttd002_advance.assign(self.namer.mask(creation.target), self.creation_mask(creation, checked)))
+            parts.append(advance.assign(self.namer.mask(creation.target), self.creation_mask(creation, checked)))
         if creation.condition is not None:
             parts = [_conditional(statement, creation.condition, creation.call) for statement in parts]
         return statements + parts
@@ -231,8 +226,8 @@ class Results:
         def build(updated: cst.FunctionDef) -> cst.FunctionDef:
             statements = [s for _, builder in edits for s in builder()]
             body = [cst.SimpleStatementLine([s]) for s in statements] + list(updated.body.body)
-            return updated.with_changes(params=ttd008_helper_parts.parameters(updated.params, replaced,
-                                                                              self.language),
+            return updated.with_changes(params=helper_parts.parameters(updated.params, replaced,
+                                                                       self.language),
                                         body=updated.body.with_changes(body=body))
         return owners, build
 
@@ -252,10 +247,10 @@ class Results:
             hooked = [c for c in relying if not self.is_refused({id(c.call)})]
             added, params = [], updated.params
             if checks:
-                added.append(ttd009_launch_guard.decorator(self.launch_names[ttd009_launch_guard.GUARD],
-                                                           self.guard_flag,
-                                                           self.launch_names[ttd009_launch_guard.CHECK], checks))
-                params = ttd009_launch_guard.with_flag(params, self.guard_flag, self.language)
+                added.append(launch_guard.decorator(self.launch_names[ttd009_launch_guard.GUARD],
+                                                    self.guard_flag,
+                                                    self.launch_names[ttd009_launch_guard.CHECK], checks))
+                params = launch_guard.with_flag(params, self.guard_flag, self.language)
             if hooked:
                 added.append(cst.Decorator(cst.Name(self.launch_names[ttd010_stated_facts.HOOK])))
             jit = next(i for i, d in enumerate(updated.decorators) if is_jit(d))
@@ -324,7 +319,7 @@ class Results:
             names += self.part_variables(creations)  # what a helper receives, or a `p is None` asks
         if not names:
             return None
-        return creations, lambda: [ttd002_advance.assign(name, cst.Name("None")) for name in dict.fromkeys(names)]
+        return creations, lambda: [advance.assign(name, cst.Name("None")) for name in dict.fromkeys(names)]
 
     def part_variables(self, creations) -> list[str]:
         """The variables these creations assign for their parts: those that differ between them (`p_base`),

@@ -11,12 +11,7 @@ import libcst as cst
 from triton_migrate.rules import (
     ttd002_advance,
     ttd003_access,
-    ttd004_dtype_query,
-    ttd005_hoist,
-    ttd006_masked_pointers,
-    ttd007_compat,
     ttd009_launch_guard,
-    ttd101_unchecked_dimension,
     ttd103_no_unit_stride,
     ttd105_rank,
     ttd106_int64_offsets,
@@ -25,23 +20,23 @@ from triton_migrate.rules import (
     ttd111_store_row_width,
     ttd112_runtime_alignment,
 )
-from triton_migrate.rules._syntax import keyword
+from triton_migrate.syntax.build import keyword
+from triton_migrate.syntax.forms import advance, compat, descriptor, launch_guard, masked_pointers
+from triton_migrate.syntax.nodes import canonical_code, code_of, int_value, tuple_elements
+from triton_migrate.syntax.walk import descendants
 
-from . import guards, inlining, layout, planner
+from . import guards, inlining, invariance, layout, planner
 from .calls import (
     UnboundCall,
     advance_arguments,
     advanced_base,
     bind,
     bool_value,
-    int_value,
     member_called,
     string_value,
-    tuple_elements,
 )
 from .records import Creation, Loop, Refusal, SiteForm
-from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, canonical_code, code_of, is_none
-from .walk import descendants
+from .values import OTHER, BlockPtr, Dim, Opaque, Placeholder, State, Value, is_none
 
 HINTS = ("cache_modifier", "eviction_policy", "volatile")  # kept by the masked-pointer form
 COMPAT_EMULATED_RANK = 3  # the shim's emulation, a guarded tile's fallback, has ranks 1 to 3
@@ -355,8 +350,8 @@ class Sites:
         arguments = [creation.call.args[0].value] + creation.shape + creation.strides + creation.block
         target = None
         for owner in reversed(self.owners):
-            if not isinstance(owner, Loop) or not ttd005_hoist.is_invariant(arguments, owner.assigned,
-                                                                            self.names.member):
+            if not isinstance(owner, Loop) or not invariance.is_invariant(arguments, owner.assigned,
+                                                                          self.names.member):
                 break
             if any(isinstance(v, BlockPtr) and v.stem == stem and v.creations != {id(creation.call)}
                    for v in owner.head.values()):
@@ -409,7 +404,7 @@ class Sites:
         they leave the offsets it moves in out, so an advance leaves them as they are (`shifted`)."""
         if not source.pointers or name == base_name:
             return list
-        return lambda: [ttd002_advance.assign(name, cst.Name(base_name))] if self.reads_pointers(source.creations) \
+        return lambda: [advance.assign(name, cst.Name(base_name))] if self.reads_pointers(source.creations) \
             else []
 
     def untracked_advance(self, call: cst.Call, state: State) -> Value:
@@ -431,10 +426,10 @@ class Sites:
                 self.mark(dim.defs, d)
             self.invalidate(var, state)
             new = Dim(cst.Name(var), var, frozenset({var}), frozenset({definition}), **proofs)
-            return new, [ttd002_advance.increment(var, delta)]
-        expr = ttd002_advance.plus(dim.expr, delta) if dim.expr is not None else delta
+            return new, [advance.increment(var, delta)]
+        expr = advance.plus(dim.expr, delta) if dim.expr is not None else delta
         new = self.define_dim(definition, name, d, expr, proofs, state)
-        return new, ([ttd002_advance.assign(new.code, expr)] if new.code != canonical_code(expr) else [])
+        return new, ([advance.assign(new.code, expr)] if new.code != canonical_code(expr) else [])
 
     def advanced_pointer(self, call: cst.Call, state: State):
         """(block pointer, deltas) for `tl.advance(p, deltas)`, or None (reported) if it is not one we track."""
@@ -598,7 +593,7 @@ class Sites:
         self.dead_uses.append(Refusal(ttd108_unsupported_use.CODE, f"{what} (every Triton version): Triton rejects "
                                       "it at compile time wherever it is reached, and so does the `tl.static_assert` "
                                       "put before it (the access migrates, its mask kept)", call))
-        statement = cst.Expr(ttd003_access.compile_error(self.language, f"{what}: Triton rejects it"))
+        statement = cst.Expr(descriptor.compile_error(self.language, f"{what}: Triton rejects it"))
         self.line_edits.setdefault(id(self.line), {})[("rejected mask", id(call))] = \
             (id(call), value.creations, lambda: [statement])
 
@@ -681,7 +676,7 @@ class Sites:
         creations = [self.creations_by_id(c) for c in self.knowledge.in_order(value.creations)]
         creation = creations[0]
         unchecked = set(range(len(value.dims))) - self.checked_dims(bound, len(value.dims))
-        in_bounds = [d not in unchecked or all(ttd101_unchecked_dimension.in_bounds(
+        in_bounds = [d not in unchecked or all(planner.dimension_in_bounds(
             c.shape[d], c.block[d], self.static_offset(value, deltas, d)) for c in creations)
             for d in range(len(value.dims))]
         volatile = "volatile" in bound and bool_value(bound["volatile"].value) is not False
@@ -797,7 +792,7 @@ class Sites:
         def full(scalar: cst.BaseExpression) -> cst.Call:
             return cst.Call(cst.Attribute(self.language, cst.Name("full")),
                             [cst.Arg(cst.List([cst.Element(b) for b in creation.block])), cst.Arg(scalar),
-                             cst.Arg(ttd006_masked_pointers.element_type(creation.base))])
+                             cst.Arg(masked_pointers.element_type(creation.base))])
         return full
 
     def handle_padding(self, bound) -> str:
@@ -810,9 +805,9 @@ class Sites:
         def build(updated: cst.Call):
             tile = self.descriptor_name(value, padding)
             if member == "load":
-                return ttd007_compat.load(self.shim, tile, offsets, checked)
-            return ttd007_compat.store(self.shim, tile, offsets, bind(updated, "store")["value"].value, checked,
-                                       self.full_block(self.creation_of(value)))
+                return compat.load(self.shim, tile, offsets, checked)
+            return compat.store(self.shim, tile, offsets, bind(updated, "store")["value"].value, checked,
+                                self.full_block(self.creation_of(value)))
 
         return build
 
@@ -823,9 +818,9 @@ class Sites:
         def build(updated: cst.Call):
             desc = self.descriptor_name(value, padding)
             if member == "load":
-                return ttd003_access.load(self.language, desc, offsets, creation.permutation)
-            return ttd003_access.store(self.language, desc, offsets, creation.permutation,
-                                       bind(updated, "store")["value"].value, creation.block, is_tile)
+                return descriptor.load(self.language, desc, offsets, creation.permutation)
+            return descriptor.store(self.language, desc, offsets, creation.permutation,
+                                    bind(updated, "store")["value"].value, creation.block, is_tile)
 
         return build
 
@@ -834,7 +829,7 @@ class Sites:
         self.descriptor_access(call, member, bound, value, offsets)
         descriptor = self.expr_edits[id(call)][1]
         pointers = self.pointer_builder(call, member, bound, value, offsets, deltas)
-        self.expr_edits[id(call)] = (value.creations, lambda updated: ttd009_launch_guard.guarded(
+        self.expr_edits[id(call)] = (value.creations, lambda updated: launch_guard.guarded(
             self.guard_flag, descriptor(updated), pointers(updated)))
 
     def pointer_access(self, call, member, bound, value: BlockPtr, offsets, deltas) -> None:
@@ -887,8 +882,8 @@ class Sites:
             again = bind(updated, member)
             kept = [keyword(k, again[k].value) for k in HINTS if k in again]
             if member == "load":
-                return ttd006_masked_pointers.load(self.language, pointer, name, padding, kept)
-            return ttd006_masked_pointers.store(self.language, pointer, name, again["value"].value, kept)
+                return masked_pointers.load(self.language, pointer, name, padding, kept)
+            return masked_pointers.store(self.language, pointer, name, again["value"].value, kept)
         return build
 
     def pointer_problem(self, value: BlockPtr, named: bool = False) -> Optional[str]:
@@ -929,7 +924,7 @@ class Sites:
                 continue
             if kind == "range":
                 ranged.add(d)
-                exprs = [ttd006_masked_pointers.arange(self.language, e) for e in exprs]
+                exprs = [masked_pointers.arange(self.language, e) for e in exprs]
             for creation, expr in zip(creations, exprs):
                 self.knowledge.merged.setdefault(id(creation.call), {})[(kind, d)] = expr
             merged.append(cst.Name(self.namer.part(first.target, kind, d)))
@@ -950,7 +945,7 @@ class Sites:
         kinds = ("shape", "range", "stride") if named else ("base", "shape", "stride", "range")
         base, shape, strides, blocks, ranged = self.merged_parts(value, checked_by_any, kinds)
         (self.knowledge.named if named else self.knowledge.rebuilt).update(value.creations)
-        axes = [ttd006_masked_pointers.Axis(self.language, offset, block, d in ranged, shape[d])
+        axes = [masked_pointers.Axis(self.language, offset, block, d in ranged, shape[d])
                 for d, (offset, block) in enumerate(zip(offsets, blocks))]
         lower = [not p["nonnegative"] for p in self.proven_offsets(value, deltas)]
         padding = self.padding(bound)
@@ -960,29 +955,29 @@ class Sites:
 
         def pointers() -> cst.BaseExpression:
             if named:
-                return ttd006_masked_pointers.shifted(self.language, held, offsets, strides,
-                                                      self.moving_dims(value.creations))
+                return masked_pointers.shifted(self.language, held, offsets, strides,
+                                               self.moving_dims(value.creations))
             if self.created_in_access(pointer, value):  # `tl.load(tl.make_block_ptr(...))`, `tl.load(_tile(...))`
-                return ttd006_masked_pointers.addresses(base, strides, axes, self.namer.placeholder)
+                return masked_pointers.addresses(base, strides, axes, self.namer.placeholder)
             # Rebuilt from the parts a helper receives: the block's corner, then the offsets inside it, which do
             # not change as the block moves in the caller's loop: the compiler computes them once.
-            inside = ttd006_masked_pointers.inside(strides, [a.at_zero() for a in axes], self.namer.placeholder)
-            corner = ttd006_masked_pointers.shifted(self.language, base, offsets, strides, range(len(axes)))
+            inside = masked_pointers.inside(strides, [a.at_zero() for a in axes], self.namer.placeholder)
+            corner = masked_pointers.shifted(self.language, base, offsets, strides, range(len(axes)))
             return cst.BinaryOperation(corner, cst.Add(), inside)
 
         def mask(checked: set[int]):
-            bounds = {d: ttd006_masked_pointers.Bound(axes[d], shape[d], lower[d]) for d in checked}
-            return ttd006_masked_pointers.mask(bounds, len(axes), self.namer.placeholder)
+            bounds = {d: masked_pointers.Bound(axes[d], shape[d], lower[d]) for d in checked}
+            return masked_pointers.mask(bounds, len(axes), self.namer.placeholder)
 
         def build(updated: cst.Call):
             again = bind(updated, member)
             kept = [keyword(k, again[k].value) for k in HINTS if k in again]
             given = {k: again[k].value for k in self.user_mask(again)}  # only where it never compiles
             ptrs = pointers()
-            accesses = [ttd006_masked_pointers.load(self.language, ptrs, ttd006_masked_pointers.both(
+            accesses = [masked_pointers.load(self.language, ptrs, masked_pointers.both(
                             mask(checked), given.get("mask")), padding, kept, given.get("other"))
                         if member == "load" else
-                        ttd006_masked_pointers.store(self.language, ptrs, ttd006_masked_pointers.both(
+                        masked_pointers.store(self.language, ptrs, masked_pointers.both(
                             mask(checked), given.get("mask")), again["value"].value, kept)
                         for _, checked in variants]
             chosen = accesses[-1]
@@ -1029,7 +1024,7 @@ class Sites:
         if not any(use.node is call for use in self.dead_uses):
             self.dead_uses.append(Refusal(code, f"{what}: Triton rejects it at compile time wherever it is reached, "
                                           "and so does the `tl.static_assert` it becomes", call))
-        self.expr_edits[id(call)] = (owners, lambda updated: ttd003_access.compile_error(self.language, assertion))
+        self.expr_edits[id(call)] = (owners, lambda updated: descriptor.compile_error(self.language, assertion))
 
     def is_site_call(self, node: cst.BaseExpression) -> bool:
         """`tl.make_block_ptr(...)` or `tl.advance(...)`."""
@@ -1133,14 +1128,14 @@ class Sites:
             return None  # paths disagree: the rerun materializes these dimensions
         if deltas is None:
             return [dim.expr for dim in value.dims]
-        return [ttd002_advance.plus(dim.expr, delta) for dim, delta in zip(value.dims, deltas)]
+        return [advance.plus(dim.expr, delta) for dim, delta in zip(value.dims, deltas)]
 
     def use_dim(self, dim: Dim, d: int) -> None:
         if dim.stale or dim.expr is None:
             self.mark(dim.defs, d)
 
     def type_query(self, node: cst.Attribute, state: State) -> bool:
-        pointer = ttd004_dtype_query.queried_pointer(node)
+        pointer = descriptor.queried_pointer(node)
         value = state.get(pointer.value) if pointer is not None else None
         if not isinstance(value, BlockPtr):
             return False
@@ -1154,9 +1149,9 @@ class Sites:
         descriptor's dtype where there is one (a block pointer never loaded nor stored has none: the base's
         element type)."""
         if value.pointers and self.reads_pointers(value.creations):
-            pointer = ttd004_dtype_query.queried_pointer(query)
-            return query if query.value.attr.value == "dtype" else ttd006_masked_pointers.element_type(pointer)
+            pointer = descriptor.queried_pointer(query)
+            return query if query.value.attr.value == "dtype" else masked_pointers.element_type(pointer)
         if "descriptor" in self.forms(value.creations) and self.uses_descriptors(value.creations) and \
                 not self.is_guarded(value.creations):
-            return ttd004_dtype_query.dtype_of(self.descriptor_name(value, "zero"))
-        return ttd006_masked_pointers.element_type(self.creation_of(value).base)
+            return descriptor.dtype_of(self.descriptor_name(value, "zero"))
+        return masked_pointers.element_type(self.creation_of(value).base)

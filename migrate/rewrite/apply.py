@@ -10,7 +10,7 @@ from libcst.helpers import get_full_name_for_node
 
 from triton_migrate.analysis.dataflow import FunctionAnalysis
 from triton_migrate.analysis.naming import Namer
-from triton_migrate.analysis.walk import children
+from triton_migrate.syntax.walk import children
 
 from .blocks import filled, lost_comments, paths_to, removed
 from .dead_code import drop_dead_code

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from triton_migrate.analysis.walk import walk
-from triton_migrate.rules.ttd005_hoist import is_pure_call
+from triton_migrate.syntax.walk import walk
+from triton_migrate.analysis.invariance import is_pure_call
 
 from .blocks import filled, paths_to, removed
 
