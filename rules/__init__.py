@@ -11,9 +11,8 @@ from importlib import import_module
 from types import ModuleType
 
 _MODULES = (
-    "ttd001_descriptor", "ttd002_advance", "ttd003_access", "ttd004_dtype_query", "ttd005_hoist",
-    "ttd006_masked_pointers", "ttd007_compat", "ttd008_helper_parts",
-    "ttd009_launch_guard", "ttd010_stated_facts", "ttd011_dead_helper",
+    "ttd001_descriptor", "ttd002_advance", "ttd003_access", "ttd006_masked_pointers", "ttd007_compat",
+    "ttd008_helper_parts", "ttd009_launch_guard", "ttd010_stated_facts", "ttd011_dead_helper",
     "ttd101_unchecked_dimension", "ttd102_inner_offset_alignment", "ttd103_no_unit_stride", "ttd104_volatile",
     "ttd105_rank", "ttd106_int64_offsets", "ttd107_narrow_block", "ttd108_unsupported_use",
     "ttd109_ambiguous_value", "ttd110_negative_store_offset", "ttd111_store_row_width",

@@ -13,7 +13,18 @@ load/store transposes (TTD003). `order` is only used to pick the unit-stride dim
 is a literal 1 (a stride passed as a kernel argument equal to 1 is specialised to a constant by the
 JIT; any other value then fails loudly at compile time instead of silently reading wrong data).
 
-Fixtures: gemm_loop_advance, keyword_args, alias_module, rank1, rank3_batched, rank5.
+A block pointer re-created in a loop (`p = tl.make_block_ptr(...)` directly in a `for`/`while` body, FLA style:
+offsets that depend on the loop variable) whose base, shape, strides and block shape do not change inside the
+loop gets one descriptor, created before the outermost such loop; inside the loop only the offsets remain. On
+NVIDIA sm_90+ every device-side descriptor creation writes a 128-byte tensormap and fences, so per-iteration
+creation costs real time. Creations under an `if` are not hoisted (their base may be `None` on the other
+path), nor are creations whose arguments call anything but pure `triton.language` functions, nor one whose
+name another creation gives a handle of another type (Triton would carry the hoisted one through the other's
+loop, with two types, and refuse to compile).
+
+Fixtures: gemm_loop_advance, keyword_args, alias_module, rank1, rank3_batched, rank5, recreate_in_loop,
+recreate_in_loop_variant_base (not hoisted), handle_name_reused (not hoisted: the name gets a handle of another
+type in a later loop, at whose head a hoisted one would be live).
 """
 
 CODE = "TTD001"

@@ -15,8 +15,14 @@ become `tl.full(block_shape, value, p_desc.dtype)` and values not provably block
 Intel's `store_if` names dimension 1 in the constexpr branches a rank-1 block pointer never takes) becomes
 `tl.static_assert(False, "<why>")`, which Triton rejects there just the same.
 
+The block pointer's element type, `p.dtype.element_ty` or `p.dtype.element_ty.element_ty` (typically
+`tl.store(p, acc.to(p.dtype.element_ty))`), and the same spelt with `type` (AMD's attention kernels:
+`p.to(V_block_ptr.type.element_ty)`: a block pointer's type is its dtype), becomes `p_desc.dtype`. On a block
+pointer the first is the block type and the second its element type; `.to()` casts to the element type in both
+cases, which is what a descriptor's `dtype` is.
+
 Fixtures: gemm_loop_advance, cache_hints, padding_nan, two_paddings, transposed_view, kt_view_attention,
-store_scalar, helper_checks_by_flags.
+store_scalar, helper_checks_by_flags, dtype_query, dtype_only_pointer.
 """
 
 CODE = "TTD003"

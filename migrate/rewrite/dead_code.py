@@ -22,7 +22,8 @@ from triton_migrate.analysis.invariance import is_pure_call
 from .blocks import filled, paths_to, removed
 
 # The calls a dead value may make: what a block pointer's parts call (`tl.arange(0, BK)`, `tl.cast(x, tl.int64)`,
-# `.to(tl.int64)`), resolved as TTD005 resolves the calls it hoists.
+# `.to(tl.int64)`), resolved as the hoisting of a descriptor out of a loop resolves the calls in its arguments
+# (analysis/invariance.py).
 _PARTS = frozenset({"arange", "cast"})
 
 
