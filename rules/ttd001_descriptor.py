@@ -27,6 +27,13 @@ recreate_in_loop_variant_base (not hoisted), handle_name_reused (not hoisted: th
 type in a later loop, at whose head a hoisted one would be live).
 """
 
+from __future__ import annotations
+
 CODE = "TTD001"
 NAME = "block-pointer-to-descriptor"
 SUMMARY = "`tl.make_block_ptr` → `tl.make_tensor_descriptor` with integer offsets"
+
+
+def message(what: str, stem: str, notes: str) -> str:
+    """`what`: the block pointer, in words; `notes`: what follows in parentheses, or nothing."""
+    return f"{what} → tensor descriptor `{stem}_desc`{notes}"

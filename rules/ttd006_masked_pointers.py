@@ -56,6 +56,12 @@ unaligned_inner_offset_refused, negative_advance, constexpr_padding, order_per_b
 helper_conditional_check.
 """
 
+from __future__ import annotations
+
 CODE = "TTD006"
 NAME = "block-pointer-to-masked-pointers"
 SUMMARY = "block pointer → masked pointer arithmetic with exact block-pointer semantics"
+
+
+def message(what: str, notes: str) -> str:
+    return f"{what} → masked pointers{notes}"

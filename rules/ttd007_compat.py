@@ -17,6 +17,12 @@ Cache and eviction hints are dropped; `volatile` accesses are refused (TTD104).
 Fixtures: every fixture, through tests/test_compat_target.py.
 """
 
+from __future__ import annotations
+
 CODE = "TTD007"
 NAME = "block-pointer-to-compat"
 SUMMARY = "block pointer → `triton_migrate.compat` tile (one source for every Triton version)"
+
+
+def message(what: str, stem: str, notes: str) -> str:
+    return f"{what} → compat tile `{stem}_tile`{notes}"

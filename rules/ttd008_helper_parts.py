@@ -57,6 +57,17 @@ helper_check_parameter;
 tests/data/helper_package (helpers in another module, tests/test_helpers_package.py).
 """
 
+from __future__ import annotations
+
 CODE = "TTD008"
 NAME = "block-pointer-as-parts"
 SUMMARY = "block pointer passed to a `@triton.jit` helper → its base, shape, strides, offsets and block shape"
+
+
+def message(what: str, notes: str) -> str:
+    return f"{what} → passed to helpers as its parts{notes}"
+
+
+def copied(helper: str, copies: str) -> str:
+    """The note on a helper given block pointers of different ranks (`copies`: which copy takes which calls)."""
+    return f"`{helper}` is given block pointers of different ranks: copied once per signature, {copies}"

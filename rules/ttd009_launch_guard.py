@@ -44,6 +44,8 @@ and no fallback (TTD010).
 Fixtures: launch_guard (and every fixture whose output has `USE_DESCRIPTORS`).
 """
 
+from __future__ import annotations
+
 CODE = "TTD009"
 NAME = "launch-guard"
 SUMMARY = "descriptor chosen at launch (`@launch_guard`), masked pointers otherwise"
@@ -52,3 +54,16 @@ PAYS_OFF = ("a descriptor pays off for loads in a loop that feed `tl.dot` throug
             "the loop; elsewhere masked pointers are as fast (H100) and keep reductions bit-identical")
 GUARD = "launch_guard"  # rules/_launch_support.py
 CHECK = "descriptor_fits"
+
+
+def message(what: str, stem: str, notes: str) -> str:
+    return f"{what} → tensor descriptor `{stem}_desc` where the launch allows it, masked pointers elsewhere{notes}"
+
+
+def launch_check(tensor: str, width: str, multiples: list[str], unit_stride: str | None) -> str:
+    """What the launch checks for a block pointer, in words."""
+    facts = [f"`{tensor}` is 16-byte aligned", f"`{width}` elements hold 16 bytes or more"]
+    facts += [f"`{m}` elements are a multiple of 16 bytes" for m in multiples]
+    if unit_stride is not None:
+        facts.append(f"`{unit_stride}` is 1")
+    return ", ".join(facts)

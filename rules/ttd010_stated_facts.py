@@ -74,3 +74,17 @@ NAME = "stated-facts"
 HOOK = "with_allocator"  # rules/_launch_support.py
 SUMMARY = "tensor descriptor on facts the user stated (`assume`); `migrate verify` checks them"
 
+
+def message(what: str, stem: str, facts: str, notes: str) -> str:
+    return f"{what} → tensor descriptor `{stem}_desc` on stated facts ({facts}){notes}"
+
+
+def stated(tensor: str, fact: str, expressions: list[str], where: str) -> str:
+    """A fact a descriptor relies on, in words: what it means for this block pointer, and where it was stated."""
+    listed = ", ".join(f"`{e}`" for e in expressions)
+    meaning = {"aligned": f"its data{f', and {listed} × itemsize,' if listed else ''} multiples of 16 bytes",
+               "contiguous": f"{listed} is 1",
+               "aligned-rows": f"a row, {listed} × itemsize, a multiple of 16 bytes",
+               "in-bounds": "no tile starts before it, and each lies inside it where its access does not "
+                            "check the bounds (not checked at launch: tiles depend on program ids)"}[fact]
+    return f"`{tensor}` stated `{fact}` ({where}): {meaning}"

@@ -32,6 +32,8 @@ Fixture: dead_helper (with the opt-in); tests/test_dead_helper.py (kept without 
 outside the run kept with it).
 """
 
+from __future__ import annotations
+
 CODE = "TTD011"
 NAME = "dead-helper"
 SUMMARY = "helper no migrated code can call: kept and reported; removed only with --unsafe-fixes"
@@ -53,3 +55,8 @@ def kept_creator(helper: str, inlined: bool) -> str:
 def removed_creator(helper: str) -> str:
     return (f"removed `{helper}`, a helper that returns a block pointer, which every call in the files migrated now "
             "creates itself (`--unsafe-fixes`)")
+
+
+def removed_with(helper: str) -> str:
+    """A site of a dead helper, removed with it (`--unsafe-fixes`)."""
+    return f"removed with `{helper}`, {WHY}"

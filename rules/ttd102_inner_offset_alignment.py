@@ -14,6 +14,8 @@ load or store, advances included.
 Fixtures: unaligned_inner_offset_refused.
 """
 
+from __future__ import annotations
+
 CODE = "TTD102"
 NAME = "inner-offset-alignment"
 SUMMARY = "innermost offset not provably a multiple of 16 bytes (TMA traps)"

@@ -11,6 +11,8 @@ element; anything else (a tuple built in a loop, a name assigned on several path
 Fixtures: rank6_refused; tuple_parts_resolved, scalar_and_conditional_parts (accepted).
 """
 
+from __future__ import annotations
+
 CODE = "TTD105"
 NAME = "rank"
 SUMMARY = "rank not between 1 and 5, or tuples whose elements cannot be told"

@@ -46,6 +46,8 @@ test; tests/test_invalid_programs.py (a generator of calls Triton rejects: each 
 error); tests/test_idioms.py (checks and tuples refused).
 """
 
+from __future__ import annotations
+
 CODE = "TTD108"
 NAME = "unsupported-use"
 SUMMARY = "block pointer used in a way the rewrite does not model"
@@ -64,3 +66,5 @@ def in_rejected(function: str, why: str) -> str:
 def padding_chosen_at_compile_time(name: str) -> str:
     return (f"`padding_option={name}` is chosen at compile time; a descriptor (or compat tile) is created with one "
             "padding")
+
+OUTSIDE_A_FUNCTION = "block pointer used outside a function"

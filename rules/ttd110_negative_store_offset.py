@@ -17,6 +17,8 @@ descriptor here all the same: the tiles lie where its grid puts them.
 Fixtures: negative_advance.
 """
 
+from __future__ import annotations
+
 CODE = "TTD110"
 NAME = "negative-store-offset"
 SUMMARY = "store offset not provably non-negative (TMA stores trap on negative coordinates)"

@@ -15,6 +15,8 @@ which names the fact to state; under `--strict`, masked pointers.
 Fixtures: the property test (strict and default runs), stated_facts_gemm.
 """
 
+from __future__ import annotations
+
 CODE = "TTD112"
 NAME = "runtime-alignment"
 SUMMARY = "descriptor legality depends on run-time alignment (strict mode uses masked pointers)"

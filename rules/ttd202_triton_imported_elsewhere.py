@@ -28,6 +28,15 @@ Fixtures: tl_reexported (migrated together), triton_via_package (a vLLM-like pac
 relative_language (a relative import); tests/test_groups.py and tests/test_triton_modules.py.
 """
 
+from __future__ import annotations
+
 CODE = "TTD202"
 NAME = "triton-imported-elsewhere"
 SUMMARY = "`tl` is imported from a module not known to import it from triton"
+
+
+def message(name: str, origin: str, statement: str) -> str:
+    """`name` (`tl`, `triton`) imported from the module `origin`; `statement`: how to state it in words."""
+    return (f"`{name}` is imported from `{origin}`, which is not known to import it from triton (neither the files "
+            "migrated, its project nor the installed packages have it, or it imports another package): the block "
+            f"pointer is left as it is; if it is triton's, state it ({statement})")
