@@ -13,7 +13,7 @@ import ast
 import builtins
 import contextlib
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
@@ -36,8 +36,8 @@ from triton_migrate.analysis.borrowed import Borrowed
 from triton_migrate.analysis.triton_names import TritonNames, imported_elsewhere, reexported
 from triton_migrate.syntax.nodes import canonical_code
 from triton_migrate.syntax.walk import walk
-from triton_migrate.rewrite import branches, specialise, unbound, wrap
-from triton_migrate.rewrite.apply import Edits, Rewriter, add_from_import, add_import, uses_name
+from triton_migrate.rewrite import passes, specialise, unbound
+from triton_migrate.rewrite.apply import Edits, uses_name
 from triton_migrate.rules import _launch_support as launch_support
 from triton_migrate.rules import (
     ttd001_descriptor,
@@ -154,43 +154,63 @@ def _is_site_call(names: TritonNames, call: ast.Call) -> bool:
     return _is_site(names.ast_member(call.func), {k.arg for k in call.keywords})
 
 
-def migrate_source(source: str, verify: bool = True, policy: Policy | None = None,
-                   rewrite: bool = True, launch: str | None = None, removable: frozenset[str] = frozenset(),
-                   imported: tuple[Borrowed, ...] = ()) -> FileOutcome:
+@dataclass(frozen=True)
+class MigrationContext:
+    """What the modules of one migration are migrated under, besides their sources; every step of the engine
+    reads it, none changes it. Keys of the mappings: module names (those of `migrate_sources`).
+
+    `policy`: what the user allows. `locate(importer, level, module)`: the module an import in `importer`
+    refers to (by default, keys are dotted names). `frozen` (name -> why): modules that cannot be migrated:
+    left as they are, with no block pointer crossing into or out of them migrated. `launch` (name -> `from X
+    import`'s X): where a module imports the host code its kernels call at launch (`_triton_launch`,
+    rules/_launch_support.py); a module not named there imports it from beside itself (launch_support.MODULE:
+    relatively, or else as a top-level module). `removable` (name -> function names): the uncalled helpers
+    (FileOutcome.uncalled_helpers) that nothing in the project names, which the module then loses (TTD011).
+    `imported` (name -> Borrowed): the names a module imports from modules outside the run (installed, or
+    elsewhere in its project) that bind them to triton, as the front end read them or the configuration
+    states them (frontend/triton_modules.py); a module of the run that binds them decides first."""
+
+    policy: Policy = field(default_factory=Policy)
+    locate: Locate = absolute_module
+    frozen: Mapping[str, str] = field(default_factory=dict)
+    launch: Mapping[str, str] = field(default_factory=dict)
+    removable: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    imported: Mapping[str, tuple[Borrowed, ...]] = field(default_factory=dict)
+
+    @classmethod
+    def alone(cls, policy: Policy | None = None, launch: str | None = None,
+              removable: frozenset[str] = frozenset(), imported: tuple[Borrowed, ...] = ()) -> MigrationContext:
+        """The context of a module migrated on its own (`migrate_source`, which names it "")."""
+        return cls(policy or Policy(), launch={"": launch} if launch else {}, removable={"": removable},
+                   imported={"": imported})
+
+
+def migrate_source(source: str, verify: bool = True, policy: Policy | None = None, rewrite: bool = True,
+                   migration: MigrationContext | None = None) -> FileOutcome:
     """Diagnostics for every site and the migrated source. With `verify` (whenever the new source is
     going to be shown or written) the output is re-parsed and re-migrated: it must be a fixed point.
     `rewrite=False` (a check that only reports) skips producing the new source: `new_source` is None.
-    `imported`: names it imports from modules outside the run that bind them to triton (migrate_sources)."""
+    `migration`: where it needs more than a policy, MigrationContext.alone(...) (`policy`, if given, replaces
+    its policy)."""
+    migration = migration or MigrationContext()
+    if policy is not None:
+        migration = replace(migration, policy=policy)
     try:
-        return migrate_sources({"": source}, verify, policy, rewrite, launch={"": launch} if launch else None,
-                               removable={"": removable}, imported={"": imported})[""]
+        return migrate_sources({"": source}, migration, verify, rewrite)[""]
     except ModuleFailure as failure:
         raise failure.error
 
 
-def migrate_sources(sources: dict[str, str], verify: bool = True, policy: Policy | None = None,
-                    rewrite: bool = True, locate: Locate = absolute_module,
-                    frozen: dict[str, str] | None = None, launch: dict[str, str] | None = None,
-                    removable: dict[str, frozenset[str]] | None = None,
-                    imported: dict[str, tuple[Borrowed, ...]] | None = None) -> dict[str, FileOutcome]:
-    """The same for modules migrated together, so that block pointers passed to helpers in another module
-    are migrated on both sides. Keys: module names; `locate(importer, level, module)` names the module an
-    import in `importer` refers to (by default, keys are dotted names). `frozen` (name -> why): modules
-    that cannot be migrated: left as they are, with no block pointer crossing into or out of them migrated.
-    `launch` (name -> `from X import`'s X): where a module imports the host code its kernels call at launch
-    (`_triton_launch`, rules/_launch_support.py); a module not named there imports it from beside itself
-    (launch_support.MODULE: relatively, or else as a top-level module).
-    `removable` (name -> function names): the uncalled helpers (FileOutcome.uncalled_helpers) that nothing
-    in the project names, which the module then loses (TTD011); by default none.
-    `imported` (name -> Borrowed): the names a module imports from modules outside the run (installed, or
-    elsewhere in its project) that bind them to triton, as the front end read them or the configuration states
-    them (frontend/triton_modules.py); a module of the run that binds them decides first.
-    A module that fails raises ModuleFailure naming it: run again with it frozen to migrate the others."""
-    policy, frozen, launch, removable = policy or Policy(), frozen or {}, launch or {}, removable or {}
-    imported = {name: found for name, found in (imported or {}).items() if found}
+def migrate_sources(sources: dict[str, str], migration: MigrationContext | None = None, verify: bool = True,
+                    rewrite: bool = True) -> dict[str, FileOutcome]:
+    """The same for modules migrated together (keys: module names), so that block pointers passed to helpers
+    in another module are migrated on both sides, under `migration` (by default: the default policy, keys
+    as dotted names, nothing frozen). A module that fails raises ModuleFailure naming it: run again with it
+    frozen to migrate the others."""
+    migration = migration or MigrationContext()
     spellings = {}  # modules with block pointers kept in tuples, respelt with a name per element (tuples.py)
     for name, source in sources.items():
-        if name not in frozen and tuples.may_hold(source):
+        if name not in migration.frozen and tuples.may_hold(source):
             with _blame(name):
                 tree = _ast_parse(source)
             spelling = tuples.desugared(source, tree) if tree is not None else None
@@ -200,8 +220,7 @@ def migrate_sources(sources: dict[str, str], verify: bool = True, policy: Policy
     while True:  # a respelling kept only where every block pointer of its functions migrates
         respelt = {**sources, **{name: s.text for name, s in spellings.items()}}
         try:
-            outcomes = _migrate_verified(respelt, verify, policy, rewrite, locate, frozen, launch, removable,
-                                         imported)
+            outcomes = _migrate_verified(respelt, migration, verify, rewrite)
         except ModuleFailure as failure:
             if failure.module not in spellings:
                 raise
@@ -250,22 +269,19 @@ def _spelt_back(outcome: FileOutcome, spelling: tuples.Spelling | None) -> FileO
     return replace(outcome, diagnostics=tuple(moved))
 
 
-def _migrate_verified(sources: dict[str, str], verify: bool, policy: Policy, rewrite: bool, locate: Locate,
-                      frozen: dict[str, str], launch: dict[str, str], removable: dict[str, frozenset[str]],
-                      imported: dict[str, tuple[Borrowed, ...]]) -> dict[str, FileOutcome]:
+def _migrate_verified(sources: dict[str, str], migration: MigrationContext, verify: bool,
+                      rewrite: bool) -> dict[str, FileOutcome]:
     try:
         try:
-            outcomes = _migrate(sources, policy, locate, frozen, launch, removable, rewrite, from_ast=not rewrite,
-                                imported=imported)
+            outcomes = _migrate(sources, migration, rewrite, from_ast=not rewrite)
         except ast_tree.Unsupported:  # syntax the rebuilt tree lacks: libcst's parse decides
-            outcomes = _migrate(sources, policy, locate, frozen, launch, removable, rewrite, imported=imported)
+            outcomes = _migrate(sources, migration, rewrite)
     except RecursionError as error:  # in the program's own bookkeeping, which no one module is to blame for
         raise SourceError("too deeply nested for the analysis", 0) from error
     changed = {name: o.new_source for name, o in outcomes.items() if o.new_source is not None}
     if verify and changed:
         trees: dict[str, ast.Module | None] = {}  # the output's ast, parsed once for both checks
-        _check_fixed_point({**sources, **changed}, policy, locate, frozen, launch, removable, trees,  # first: it parses
-                           imported)
+        _check_fixed_point({**sources, **changed}, migration, trees)  # first: it parses
         _check_names_bound(sources, changed, trees)
     return outcomes
 
@@ -281,12 +297,11 @@ def _check_names_bound(sources: dict[str, str], changed: dict[str, str], trees: 
             raise ModuleFailure(name, InternalError(f"the rewrite reads names it no longer binds: {where}"))
 
 
-def _check_fixed_point(new_sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str],
-                       launch: dict[str, str], removable: dict[str, frozenset[str]],
-                       trees: dict[str, ast.Module | None], imported: dict[str, tuple[Borrowed, ...]]) -> None:
+def _check_fixed_point(new_sources: dict[str, str], migration: MigrationContext,
+                       trees: dict[str, ast.Module | None]) -> None:
     """`trees` gains the ast of each module it parses."""
     try:
-        again = _migrate(new_sources, policy, locate, frozen, launch, removable, trees=trees, imported=imported)
+        again = _migrate(new_sources, migration, trees=trees)
     except ModuleFailure as failure:
         if not isinstance(failure.error, SourceError):
             raise
@@ -410,16 +425,16 @@ def _launch_support_bound(module: cst.Module) -> dict[str, str]:
     return bound
 
 
-def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: dict[str, str],
-             launch: dict[str, str], removable: dict[str, frozenset[str]], rewrite: bool = True, from_ast: bool = False,
-             trees: dict[str, ast.Module | None] | None = None, copies: int = MAX_COPY_ROUNDS,
-             imported: dict[str, tuple[Borrowed, ...]] | None = None) -> dict[str, FileOutcome]:
+def _migrate(sources: dict[str, str], migration: MigrationContext, rewrite: bool = True, from_ast: bool = False,
+             trees: dict[str, ast.Module | None] | None = None,
+             copies: int = MAX_COPY_ROUNDS) -> dict[str, FileOutcome]:
     """`trees` gains the ast of each module that is not frozen. `copies`: how many more times helpers may be
     copied per call signature (a copy's own calls may then differ)."""
-    trees, imported = {} if trees is None else trees, imported or {}
-    borrowed = _borrowed(sources, locate, frozen, trees) if len(sources) > 1 else {}
+    trees, policy, frozen = {} if trees is None else trees, migration.policy, migration.frozen
+    borrowed = _borrowed(sources, migration, trees) if len(sources) > 1 else {}
     stated = {}  # name -> the stated bindings its rewrite relies on
-    for name, found in imported.items():  # after the modules of the run: where one binds a name, it decides
+    # after the modules of the run: where one binds a name, it decides
+    for name, found in ((name, found) for name, found in migration.imported.items() if found):
         names = borrowed.setdefault(name, TritonNames())
         stated[name] = tuple(b for b in found if b.stated is not None and b.local not in names.bound)
         names.adopt_outside(found)
@@ -427,19 +442,18 @@ def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: di
                          for name, text in sources.items() if name not in frozen) if u is not None]
     program, inherited = None, {}
     if policy.kernel_targets:  # a helper takes its tuned callers' form, and they may be anywhere
-        program = _program(units, sources, from_ast, locate, frozen, trees, borrowed)
+        program = _program(units, sources, migration, from_ast, trees, borrowed)
         inherited = program.inherited_forms(dict(policy.kernel_targets))
     settled = {}
     analyses = _analyse(units, policy, inherited, settled)
     if analyses is None:  # a block pointer crosses a call: the whole program decides
-        program = program or _program(units, sources, from_ast, locate, frozen, trees, borrowed)
+        program = program or _program(units, sources, migration, from_ast, trees, borrowed)
         settled = {key: found for key, found in settled.items() if key not in program.linked}
         analyses = program.settle(lambda: _analyse(units, policy, inherited, settled, program))
         plan = program.specialisations() if copies else {}
         if plan:
             return _with_copies(sources, plan, program, trees, rewrite,
-                                lambda copied: _migrate(copied, policy, locate, frozen, launch, removable, rewrite,
-                                                        from_ast, copies=copies - 1, imported=imported))
+                                lambda copied: _migrate(copied, migration, rewrite, from_ast, copies=copies - 1))
     outcomes = {name: FileOutcome((), None) for name in sources}
     with_units = {unit.module_name for unit in units}
     for name, source in sources.items():
@@ -449,8 +463,7 @@ def _migrate(sources: dict[str, str], policy: Policy, locate: Locate, frozen: di
     for unit in units:
         own = [a for u, a in analyses if u is unit]
         with _blame(unit.module_name):
-            outcomes[unit.module_name] = _relying(_outcome(unit, own, policy, rewrite, launch.get(unit.module_name),
-                                                           removable.get(unit.module_name, frozenset())),
+            outcomes[unit.module_name] = _relying(_outcome(unit, own, migration, rewrite),
                                                   stated.get(unit.module_name, ()))
     return outcomes
 
@@ -534,30 +547,30 @@ def _blamed_unit(name: str, source: str, with_sites_only: bool, from_ast: bool,
         return _unit(name, source, with_sites_only, from_ast, trees, borrowed)
 
 
-def _borrowed(sources: dict[str, str], locate: Locate, frozen: dict[str, str],
-           trees: dict[str, ast.Module | None]) -> dict[str, TritonNames]:
+def _borrowed(sources: dict[str, str], migration: MigrationContext,
+              trees: dict[str, ast.Module | None]) -> dict[str, TritonNames]:
     """Per module, the names of triton it imports from another module of the program (triton_names.reexported);
     `trees` gains the ast of each module that is not frozen (a frozen one that parses still binds names)."""
     parsed = {}
     for name, source in sources.items():
-        if name in frozen:
+        if name in migration.frozen:
             with contextlib.suppress(SourceError):
                 parsed[name] = _ast_parse(source)
         else:
             with _blame(name):
                 parsed[name] = trees[name] = trees[name] if name in trees else _ast_parse(source)
-    return reexported({name: tree for name, tree in parsed.items() if tree is not None}, locate)
+    return reexported({name: tree for name, tree in parsed.items() if tree is not None}, migration.locate)
 
 
-def _program(units: list[_Unit], sources: dict[str, str], from_ast: bool, locate: Locate, frozen: dict[str, str],
+def _program(units: list[_Unit], sources: dict[str, str], migration: MigrationContext, from_ast: bool,
              trees: dict[str, ast.Module | None], borrowed: dict[str, TritonNames]) -> Program:
     """The call graph. `units` gains (in place) the modules without a site of their own: helpers and
     callers may live there, so they are parsed now. Frozen modules join the graph only, not `units`."""
     parsed = {u.module_name for u in units}
     units += [_blamed_unit(name, text, False, from_ast, trees, borrowed.get(name)) for name, text in sources.items()
-              if name not in parsed and name not in frozen]
-    frozen_units = (_frozen_unit(n, sources[n], from_ast, borrowed.get(n)) for n in frozen if n in sources)
-    return Program(units + [u for u in frozen_units if u is not None], locate, frozen)
+              if name not in parsed and name not in migration.frozen]
+    frozen_units = (_frozen_unit(n, sources[n], from_ast, borrowed.get(n)) for n in migration.frozen if n in sources)
+    return Program(units + [u for u in frozen_units if u is not None], migration.locate, migration.frozen)
 
 
 def _frozen_unit(name: str, source: str, from_ast: bool, borrowed: TritonNames | None) -> _Unit | None:
@@ -601,8 +614,8 @@ def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], sett
     return None if crosses else analyses
 
 
-def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool, launch: str | None,
-             removable: frozenset[str]) -> FileOutcome:
+def _outcome(unit: _Unit, analyses: list, migration: MigrationContext, rewrite: bool) -> FileOutcome:
+    policy, removable = migration.policy, migration.removable.get(unit.module_name, frozenset())
     uncalled = [analysis for analysis in analyses if _is_uncalled_helper(analysis, unit)]
     dead = [analysis for analysis in uncalled
             if policy.unsafe_fixes and analysis.function.name.value in removable]
@@ -625,15 +638,7 @@ def _outcome(unit: _Unit, analyses: list, policy: Policy, rewrite: bool, launch:
     for analysis in analyses:
         edits.collect(analysis)
     module = unit.module.with_changes(body=[s for s in unit.module.body if not any(s is a.function for a in dead)])
-    new_module = module.visit(Rewriter(edits, unit.names.member, unit.namer))
-    if unit.names.language_prefix() is None and uses_name(new_module, unit.language):
-        new_module = add_import(new_module, "triton.language", unit.language)
-    if policy.target == "compat" and uses_name(new_module, unit.shim):
-        new_module = add_import(new_module, policy.compat_module, unit.shim)
-    flag = unit.namer.flag(ttd009_launch_guard.FLAG)
-    if uses_name(new_module, flag):
-        new_module = branches.split(new_module, flag, policy.line_length)
-    new_module = wrap.fit(_with_launch_support(new_module, unit, launch), unit.module, policy.line_length)
+    new_module = passes.rewritten(module, edits, passes.Rewriting(unit, policy, migration.launch.get(unit.module_name)))
     new_source = new_module.code
     imported = tuple(f for f in launch_support.CALLED if uses_name(new_module, unit.launch_names[f]))
     stated = tuple((analysis.function.name.value, tuple(facts)) for analysis in analyses
@@ -677,20 +682,6 @@ def _kept_helper(diagnostic: Diagnostic, analysis: FunctionAnalysis, unit: _Unit
     inlined = context is not None and context.inlined_everywhere()
     return replace(diagnostic, code=ttd011_dead_helper.CODE,
                    message=ttd011_dead_helper.kept_creator(function.name.value, inlined))
-
-
-def _with_launch_support(module: cst.Module, unit: _Unit, launch: str | None) -> cst.Module:
-    """The launch-support functions the kernels call (rules/_launch_support.py) and the module does not
-    import yet, imported from `launch` (`from ._triton_launch import descriptor_fits`), or, for a module
-    outside any package, from beside it (frontend/launch.py)."""
-    called = [f for f in launch_support.CALLED if f not in unit.launch_bound and
-              uses_name(module, unit.launch_names[f])]
-    if not called:
-        return module
-    names = [(f, unit.launch_names[f]) for f in called]
-    if launch is None:  # relatively where the folder is imported as a (namespace) package, else by its name
-        return add_from_import(module, f".{launch_support.MODULE}", names, fallback=launch_support.MODULE)
-    return add_from_import(module, launch, names)
 
 
 def _diagnostics(analysis: FunctionAnalysis, positions: Positions, namer: Namer) -> list[Diagnostic]:

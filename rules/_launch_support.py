@@ -54,8 +54,7 @@ def descriptor_fits(tensor, width, *multiples, unit_stride=1):
 
     Its data 16-byte aligned, not bool, `width` elements at least 16
     bytes, each of `multiples` (strides and offsets, in elements) a
-    multiple of 16 bytes, a unit last stride. If so, the launching thread
-    also gets an allocator for descriptors.
+    multiple of 16 bytes, a unit last stride.
     """
     try:
         size = tensor.element_size()
@@ -67,10 +66,7 @@ def descriptor_fits(tensor, width, *multiples, unit_stride=1):
     for multiple in multiples:  # a loop: a generator costs more than the test
         if multiple * size % _TMA_BYTES:
             return False
-    if tensor.dtype is torch.bool:
-        return False
-    _ensure_allocator()
-    return True
+    return tensor.dtype is not torch.bool
 
 
 def launch_guard(values):
@@ -78,7 +74,8 @@ def launch_guard(values):
 
     `@launch_guard({"FLAG": lambda args: ...})` sets FLAG at every launch
     from the launch's arguments (`args`: name -> value), as the heuristic
-    would, with one Python frame less on the way to the kernel.
+    would, with one Python frame less on the way to the kernel. A launch
+    that takes descriptors gives its thread an allocator first.
     """
     return lambda kernel: _Guarded(kernel, values)
 
@@ -89,7 +86,7 @@ class _Guarded(Heuristics):
         ((self.flag, self.decide),) = values.items()
 
     def run(self, *args, **kwargs):  # under an autotuner, or warmed up
-        kwargs[self.flag] = self.decide(_by_name(self.arg_names, args, kwargs))
+        kwargs[self.flag] = _decided(self.decide, self.arg_names, args, kwargs)
         return self.fn.run(*args, **kwargs)
 
     def __getitem__(self, grid):
@@ -97,21 +94,22 @@ class _Guarded(Heuristics):
             self.fn.run, self.arg_names, self.flag, self.decide)
 
         def launch(*args, **kwargs):
-            kwargs[flag] = decide(_by_name(names, args, kwargs))
+            kwargs[flag] = _decided(decide, names, args, kwargs)
             return run(*args, grid=grid, warmup=False, **kwargs)
 
         return launch
 
 
-def _by_name(names, args, kwargs):
-    """A launch's arguments by name: the positional ones, then keywords.
-
-    Not `zip`: `zip(..., strict=False)`, which a project's linter may ask
-    for, needs Python 3.10.
-    """
+def _decided(decide, names, args, kwargs):
+    """The flag for a launch, from its arguments by name (the positional
+    ones, then keywords; not `zip`: `zip(..., strict=False)`, which a
+    project's linter may ask for, needs Python 3.10)."""
     named = {name: args[i] for i, name in enumerate(names[: len(args)])}
     named.update(kwargs)
-    return named
+    use = decide(named)
+    if use:
+        _ensure_allocator()
+    return use
 
 
 def with_allocator(kernel):

@@ -71,3 +71,17 @@ def test_every_module_imports_and_the_import_graph_has_no_cycle():
 def test_the_cycle_finder_finds_one():
     assert cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
     assert cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_verify_drives_the_run_api_not_the_command_line():
+    """Issue 37: the run API and the jobs (frontend/runs.py, jobs.py) are a library, without click; `migrate
+    verify` migrates its copy of a tree through them and never imports the command line (frontend/cli.py)."""
+    found = modules()
+    for name in ("triton_migrate.frontend.runs", "triton_migrate.frontend.jobs"):
+        tree = ast.parse(found[name].read_text(encoding="utf-8"))
+        named = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+        named |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+        assert not {n for n in named if n.split(".")[0] == "click"}, name
+    verify = {name: path for name, path in found.items() if name.startswith(f"{PACKAGE}.verify")}
+    assert any(f"{PACKAGE}.frontend.runs" in imported(name, path, set(found)) for name, path in verify.items())
+    assert not any(f"{PACKAGE}.frontend.cli" in imported(name, path, set(found)) for name, path in verify.items())

@@ -121,48 +121,63 @@ def test_each_launch_takes_the_form_its_arguments_allow(guarded_fixture, case, t
     assert decide(args) is takes_descriptor
 
 
-def test_the_check_gives_the_launching_thread_an_allocator_and_keeps_a_users(guarded_fixture):
+def _launched_in_a_thread(harness, after, case, allocator=None):
+    """Launch the guarded kernel on `case` in a thread of its own (the allocator is per thread from Triton
+    3.5): whether it took descriptors, and the allocator the thread then holds."""
     from triton.runtime import _allocation
 
-    _, after = guarded_fixture
-    import torch
-
-    aligned = torch.zeros(64, dtype=torch.float16)
     seen = {}
 
-    def launch(name, allocator=None):
+    def launch():
         if allocator is not None:
             _allocation.set_allocator(allocator)
-        seen[name] = (after.descriptor_fits(aligned, 64), _allocation._allocator.get())
+        harness.run(after, dict(harness.cases())[case])
+        seen["allocator"] = _allocation._allocator.get()
+
+    thread = threading.Thread(target=launch)
+    thread.start()
+    thread.join()
+    return seen["allocator"]
+
+
+def test_a_launch_that_takes_descriptors_gives_its_thread_an_allocator_and_keeps_a_users(guarded_fixture):
+    from triton.runtime import _allocation
+
+    harness, after = guarded_fixture
+    installed = _launched_in_a_thread(harness, after, "aligned-K64")
+    assert not isinstance(installed, _allocation.NullAllocator)
 
     def users(size, alignment, stream):
-        raise AssertionError("not called")
+        raise AssertionError("not called: the interpreter needs no scratch memory")
 
-    for name, allocator in (("fresh thread", None), ("user's thread", users)):
-        thread = threading.Thread(target=launch, args=(name, allocator))
-        thread.start()
-        thread.join()
-    assert seen["fresh thread"][0] and not isinstance(seen["fresh thread"][1], _allocation.NullAllocator)
-    assert seen["user's thread"] == (True, users)
-    # what a check installs stays in the thread that launched (the allocator is per thread from Triton 3.5)
-    other = threading.Thread(target=lambda: seen.update(other=_allocation._allocator.get()))
-    other.start()
-    other.join()
-    assert isinstance(seen["other"], _allocation.NullAllocator)
+    assert _launched_in_a_thread(harness, after, "aligned-K64", users) is users
+    # what a launch installs stays in the thread that launched
+    other = {}
+    thread = threading.Thread(target=lambda: other.update(allocator=_allocation._allocator.get()))
+    thread.start()
+    thread.join()
+    assert isinstance(other["allocator"], _allocation.NullAllocator)
 
 
-def test_a_misaligned_tensor_installs_nothing(guarded_fixture):
+def test_a_launch_on_masked_pointers_installs_nothing(guarded_fixture):
+    from triton.runtime import _allocation
+
+    harness, after = guarded_fixture
+    assert isinstance(_launched_in_a_thread(harness, after, "view-mid-storage-K64"), _allocation.NullAllocator)
+
+
+def test_the_check_only_checks(guarded_fixture):
+    # descriptor_fits runs once per tensor of a launch: the allocator is the launch's business, once.
     import torch
     from triton.runtime import _allocation
 
     _, after = guarded_fixture
     result = {}
-    storage = torch.zeros(65, dtype=torch.float16)
     thread = threading.Thread(target=lambda: result.update(
-        fits=after.descriptor_fits(storage[1:], 64), allocator=_allocation._allocator.get()))
+        fits=after.descriptor_fits(torch.zeros(64, dtype=torch.float16), 64), allocator=_allocation._allocator.get()))
     thread.start()
     thread.join()
-    assert result["fits"] is False and isinstance(result["allocator"], _allocation.NullAllocator)
+    assert result["fits"] is True and isinstance(result["allocator"], _allocation.NullAllocator)
 
 
 HELPER = '''\
@@ -198,19 +213,20 @@ def test_strict_never_guards():
     assert "USE_DESCRIPTORS" not in outcome.new_source and "heuristics" not in outcome.new_source
 
 
-def test_the_check_installs_the_allocator_on_triton_34_where_it_is_one_module_global(guarded_fixture, monkeypatch):
-    # Triton 3.4 keeps the allocator in a plain module global (a ContextVar from 3.5): the check reads either.
-    import torch
+def test_a_launch_installs_the_allocator_on_triton_34_where_it_is_one_module_global(guarded_fixture,
+                                                                                   monkeypatch):
+    # Triton 3.4 keeps the allocator in a plain module global (a ContextVar from 3.5): the guard reads either.
     from triton.runtime import _allocation
 
-    _, after = guarded_fixture
+    harness, after = guarded_fixture
     monkeypatch.setattr(_allocation, "_allocator", _allocation.NullAllocator())
     installed = []
     monkeypatch.setattr(after.triton, "set_allocator", installed.append)
-    assert after.descriptor_fits(torch.zeros(64, dtype=torch.float16), 64)
+    harness.run(after, dict(harness.cases())["aligned-K64"])
     assert len(installed) == 1 and callable(installed[0])
-    monkeypatch.setattr(_allocation, "_allocator", installed[0])  # a user's (or the check's) allocator stays
-    assert after.descriptor_fits(torch.zeros(64, dtype=torch.float16), 64) and len(installed) == 1
+    monkeypatch.setattr(_allocation, "_allocator", installed[0])  # a user's (or the guard's) allocator stays
+    harness.run(after, dict(harness.cases())["aligned-K64"])
+    assert len(installed) == 1
 
 
 def test_what_a_loop_first_pass_proved_leaves_no_descriptor_behind():

@@ -16,7 +16,7 @@ import pytest
 from test_cli import invoke, put, snapshot, tree  # noqa: F401 (tree is a fixture)
 
 import differential as D
-from triton_migrate.engine import migrate_source
+from triton_migrate.engine import MigrationContext, migrate_source
 from triton_migrate.frontend.launch import pasted_support
 from triton_migrate.rules import _launch_support as launch_support
 
@@ -178,8 +178,8 @@ def test_the_migrated_package_runs_bit_for_bit(tree, monkeypatch, fixture, modul
 
 @pytest.mark.parametrize("launch", [None, ".._triton_launch"])
 def test_the_engine_binds_no_support_name_twice(launch):
-    new = migrate_source(GUARDED, launch=launch).new_source
-    assert migrate_source(new, launch=launch).new_source is None  # a fixed point
+    new = migrate_source(GUARDED, migration=MigrationContext.alone(launch=launch)).new_source
+    assert migrate_source(new, migration=MigrationContext.alone(launch=launch)).new_source is None  # a fixed point
     assert new.count("import descriptor_fits") == (2 if launch is None else 1)  # the `try` imports it twice
 
 
@@ -275,7 +275,7 @@ def test_the_module_works_on_each_supported_triton(tmp_path, where):
 def test_the_added_import_precedes_the_kernels_it_decorates_when_an_import_comes_after_them(launch, late):
     """A module whose test code, pasted below the kernels, imports again (TritonBench, GEAK-eval): the import
     of the launch support goes above the kernels, whose `@launch_guard` runs when the module is imported."""
-    new = migrate_source(f"{GUARDED}\n\n{late}", launch=launch).new_source
+    new = migrate_source(f"{GUARDED}\n\n{late}", migration=MigrationContext.alone(launch=launch)).new_source
     assert new.index("import descriptor_fits") < new.index("@launch_guard") < new.index(late)
 
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from triton_migrate.analysis.naming import Namer
 from triton_migrate.engine import migrate_source
 from triton_migrate.rewrite.apply import Edits, Rewriter, uses_name
 
@@ -20,11 +19,11 @@ def test_an_edit_deep_in_a_built_statement_is_applied_and_the_statement_is_new()
     inner = statement.value.left.args[1].value  # g(b.c)
     edits = Edits()
     edits.expressions[id(inner)] = lambda updated: cst.Name("replaced")
-    [built] = Rewriter(edits, lambda func: None, Namer(set()))._edited([statement])
+    [built] = Rewriter(edits, lambda original, updated: updated)._edited([statement])
     assert cst.Module([]).code_for_node(built) == "y = f(a, replaced) + h(d)"
     assert built is not statement
     plain = cst.parse_statement("z = 1\n").body[0]  # no edit inside: rebuilt all the same
-    [untouched] = Rewriter(edits, lambda func: None, Namer(set()))._edited([plain])
+    [untouched] = Rewriter(edits, lambda original, updated: updated)._edited([plain])
     assert cst.Module([]).code_for_node(untouched) == "z = 1" and untouched is not plain
 
 

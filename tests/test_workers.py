@@ -7,14 +7,14 @@ from __future__ import annotations
 import pytest
 from test_cli import KERNEL, invoke, put, tree  # noqa: F401 (tree is a fixture)
 
-from triton_migrate.frontend import cli, workers
+from triton_migrate.frontend import runs, workers
 
 
 @pytest.fixture
 def events(monkeypatch):
     """What happened, in order: "start N" (a pool of N workers), "tasks" (the reading is done)."""
     happened = []
-    start, tasks = workers.Workers._start, cli._tasks
+    start, tasks = workers.Workers._start, runs._tasks
 
     def recorded_start(self, count):
         happened.append(f"start {count}")
@@ -25,7 +25,7 @@ def events(monkeypatch):
         return tasks(*args)
 
     monkeypatch.setattr(workers.Workers, "_start", recorded_start)
-    monkeypatch.setattr(cli, "_tasks", recorded_tasks)
+    monkeypatch.setattr(runs, "_tasks", recorded_tasks)
     return happened
 
 

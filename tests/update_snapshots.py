@@ -10,7 +10,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from triton_migrate.engine import migrate_source, migrate_sources
+from triton_migrate.engine import MigrationContext, migrate_source, migrate_sources
 from triton_migrate.frontend.references import mentions
 from triton_migrate.frontend.triton_modules import imported
 from triton_migrate.policy import Policy
@@ -42,12 +42,14 @@ def migrate_fixture(case_dir: Path, source: str, policy: Policy | None = None):
     modules = tomllib.loads(config_path.read_text()).get("modules", []) if config_path.is_file() else []
     if not modules:  # the fixture is its own project: a helper it mentions only where it defines it goes (TTD011)
         outside = imported(str(case_dir / "before.py"), source.encode(), search=())
-        outcome = migrate_source(source, policy=policy, imported=outside)
+        outcome = migrate_source(source, migration=MigrationContext.alone(policy, imported=outside))
         counts = mentions(source.encode(), outcome.uncalled_helpers)
         removable = frozenset(name for name in outcome.uncalled_helpers if counts[name] == 1)
-        return migrate_source(source, policy=policy, removable=removable, imported=outside) if removable else outcome
+        if not removable:
+            return outcome
+        return migrate_source(source, migration=MigrationContext.alone(policy, removable=removable, imported=outside))
     others = {Path(m).stem: (case_dir / m).read_text() for m in modules}
-    outcomes = migrate_sources({"__main__": source, **others}, policy=policy)
+    outcomes = migrate_sources({"__main__": source, **others}, MigrationContext(policy))
     changed = [m for m in others if outcomes[m].new_source is not None or outcomes[m].diagnostics]
     assert not changed, f"{case_dir.name}: a fixture's other modules hold no block pointers: {changed}"
     return outcomes["__main__"]

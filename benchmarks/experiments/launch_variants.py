@@ -10,7 +10,11 @@ The 64x64x64 GEMM of launch_overhead.py (host-bound), best of 5 rounds of `--lau
   (what the launch support installed until now); descriptors with one that keeps a buffer per stream;
 * `heuristics old`: the guard as emitted before (`@triton.heuristics` + the pasted `descriptor_fits`);
 * `heuristics fast`: `@triton.heuristics` with the faster check and the caching allocator;
-* `lean fast`: the same check behind a one-frame wrapper instead of `@triton.heuristics`.
+* `lean fast`: the same check behind a one-frame wrapper instead of `@triton.heuristics`;
+* `fn[True] address`: descriptors with the caching allocator returning the buffer's address, not the tensor;
+* `emitted now`: the guard as migrate emits it (benchmarks/kernels/migrated.py);
+* `leaner dict` / `leaner lazy`: the guard with the address allocator, installed once per launch, the
+  arguments gathered in a dict or read lazily by name.
 
 Each variant runs in a context of its own (`contextvars.Context`), so that each sees only its allocator.
 `kernels/migrated_prev.py` is the guard as emitted before: `git show f7b8afd:benchmarks/kernels/migrated.py`;
@@ -33,6 +37,7 @@ from triton.runtime import _allocation
 HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE))
 
+from launch_overhead import per_launch_us, pin_to_one_core  # noqa: E402
 from run_suite import load  # noqa: E402
 
 
@@ -44,6 +49,8 @@ _buffers: dict = {}
 
 
 def cached_allocator(size, alignment, stream):
+    """One buffer per device and stream, returned as a tensor (Triton then calls its `data_ptr()` and asks the
+    driver what the address is)."""
     if torch.cuda.is_current_stream_capturing():
         return torch.empty(size, dtype=torch.int8, device="cuda")
     key = (torch.cuda.current_device(), stream)
@@ -53,11 +60,28 @@ def cached_allocator(size, alignment, stream):
     return buffer
 
 
+_addresses: dict = {}
+
+
+def address_allocator(size, alignment, stream):
+    """The same buffers, returned as their address: every Triton launcher (3.6-3.9, NVIDIA and AMD) takes an
+    int as it is, where a tensor costs a method call and a driver query per launch."""
+    if torch.cuda.is_current_stream_capturing():
+        return torch.empty(size, dtype=torch.int8, device="cuda")
+    key = (torch.cuda.current_device(), stream)
+    held = _addresses.get(key)
+    if held is None or held[0].numel() < size:
+        buffer = torch.empty(size, dtype=torch.int8, device="cuda")
+        held = _addresses[key] = (buffer, buffer.data_ptr())
+    return held[1]
+
+
 _current = _allocation._allocator
 _NULL = _allocation.NullAllocator
 
 
-def fast_fits(tensor, width, *multiples, unit_stride=1):
+def fits(tensor, width, *multiples, unit_stride=1):
+    """descriptor_fits without installing the allocator (the guard installs it once per launch)."""
     try:
         size = tensor.element_size()
         start = tensor.data_ptr()
@@ -68,6 +92,12 @@ def fast_fits(tensor, width, *multiples, unit_stride=1):
     for multiple in multiples:
         if multiple * size % 16:
             return False
+    return True
+
+
+def fast_fits(tensor, width, *multiples, unit_stride=1):
+    if not fits(tensor, width, *multiples, unit_stride=unit_stride):
+        return False
     if isinstance(_current.get(), _NULL):
         triton.set_allocator(cached_allocator)
     return True
@@ -84,14 +114,42 @@ class Lean:
         return launch
 
 
-def per_launch_us(kernel, args, kwargs, launches: int) -> float:
-    kernel[(1, 1)](*args, **kwargs)
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(launches):
-        kernel[(1, 1)](*args, **kwargs)
-    torch.cuda.synchronize()
-    return (time.perf_counter() - start) / launches * 1e6
+class Arguments:
+    """A launch's arguments by name, looked up when read: only the few the check reads are touched."""
+    __slots__ = ("index", "args", "kwargs")
+
+    def __init__(self, index, args, kwargs):
+        self.index, self.args, self.kwargs = index, args, kwargs
+
+    def __getitem__(self, name):
+        i = self.index.get(name, len(self.args))
+        return self.args[i] if i < len(self.args) else self.kwargs[name]
+
+
+class Leaner:
+    """The guard as it could be: the arguments read lazily, the allocator (returning addresses) installed once
+    per launch that takes descriptors, not once per tensor checked."""
+
+    def __init__(self, flag, check, kernel, lazy):
+        self.fn, self.flag, self.check, self.lazy = kernel, flag, check, lazy
+        self.index = {name: i for i, name in enumerate(kernel.arg_names)}
+
+    def __getitem__(self, grid):
+        run, flag, check, index, names = self.fn.run, self.flag, self.check, self.index, self.fn.arg_names
+        lazy = self.lazy
+
+        def launch(*args, **kwargs):
+            if lazy:
+                use = check(Arguments(index, args, kwargs))
+            else:
+                named = {name: args[i] for i, name in enumerate(names[: len(args)])}
+                named.update(kwargs)
+                use = check(named)
+            if use and isinstance(_current.get(), _NULL):
+                triton.set_allocator(address_allocator)
+            kwargs[flag] = use
+            return run(*args, grid=grid, warmup=False, **kwargs)
+        return launch
 
 
 def main() -> None:
@@ -99,18 +157,24 @@ def main() -> None:
     parser.add_argument("--launches", type=int, default=2000)
     parser.add_argument("--json")
     args = parser.parse_args()
+    pin_to_one_core()
     original, prev, new = load("original"), load("migrated_prev"), load("migrated")
     fn = new.gemm.fn
     check = (lambda a: fast_fits(a["a_ptr"], a["BK"], a["stride_am"]) and fast_fits(a["b_ptr"], a["BN"], a["stride_bk"]))
+    bare = (lambda a: fits(a["a_ptr"], a["BK"], a["stride_am"]) and fits(a["b_ptr"], a["BN"], a["stride_bk"]))
     flag = "USE_DESCRIPTORS"
     variants = {  # name -> (kernel, extra kwargs, allocator set first or None)
         "original": (original.gemm, {}, None),
         "fn[False]": (fn, {flag: False}, None),
         "fn[True] empty": (fn, {flag: True}, empty_allocator),
         "fn[True] cached": (fn, {flag: True}, cached_allocator),
+        "fn[True] address": (fn, {flag: True}, address_allocator),
         "heuristics old": (prev.gemm, {}, None),
         "heuristics fast": (triton.heuristics({flag: check})(fn), {}, None),
         "lean fast": (Lean(flag, check, fn), {}, None),
+        "emitted now": (new.gemm, {}, None),
+        "leaner dict": (Leaner(flag, bare, fn, lazy=False), {}, None),
+        "leaner lazy": (Leaner(flag, bare, fn, lazy=True), {}, None),
     }
     contexts = {name: contextvars.Context() for name in variants}
     for name, (_, _, allocator) in variants.items():

@@ -56,6 +56,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--kernels", action="store_true",
                         help="at the end, each case's GPU kernels side by side (torch's profiler)")
     parser.add_argument("--allocator", action="store_true", help="torch-backed Triton allocator in every thread")
+    parser.add_argument("--past-640", action="store_true",
+                        help="run the gated chunk_bwd_dqkwg that fla refuses on Hopper with Triton 3.4-3.7.0 "
+                             "(its issue #640: that Triton computes it wrongly); for timing, in every tree alike")
     parser.add_argument("--json", type=Path, help="also write every measurement here")
     args = parser.parse_args(argv)
     args.ops = args.ops.split(",")
@@ -259,6 +262,13 @@ def run_worker() -> None:
         import allocator
 
         allocator.install()
+    if os.environ.get("TIME_OPS_PAST_640"):
+        # fla's own check (fla/ops/common/chunk_o.py) reads this flag at each call: the backward of
+        # chunk_simple_gla and chunk_gated_delta_rule then runs as on Triton >= 3.7.1, the same code in
+        # every tree, so the trees' times and gradients still compare (not fla's, which #640 says are off).
+        import fla.ops.common.chunk_o
+
+        fla.ops.common.chunk_o.TRITON_ABOVE_3_7_1 = True
     channel = os.fdopen(os.dup(1), "w")  # the answers' own; whatever else writes to stdout goes to stderr
     os.dup2(2, 1)
     cases: dict = {}
@@ -313,6 +323,8 @@ def start_workers(args: argparse.Namespace, tool: Path) -> dict[tuple[str, str],
                "FLA_CACHE_RESULTS": "0"}  # no autotuning result from disk: each is made in phase 2
         if args.allocator:
             env["TIME_OPS_ALLOCATOR"] = "1"
+        if args.past_640:
+            env["TIME_OPS_PAST_640"] = "1"
         for op in args.ops:
             workers[name, op] = Worker(tree, op, env)
     return workers

@@ -84,7 +84,7 @@ class Config:
         return (*self.assume, *matched, *self.kernel_assume)
 
     def excludes(self, path: str, is_dir: bool = False, root: str | None = None) -> bool:
-        """`root`: match relative to this directory instead of the configuration's (see cli._excluded)."""
+        """`root`: match relative to this directory instead of the configuration's (see runs._excluded)."""
         return self._matches(self.exclude + self.extend_exclude, path, is_dir, root)
 
     def _matches(self, patterns: tuple[str, ...], path: str, is_dir: bool = False, root: str | None = None) -> bool:

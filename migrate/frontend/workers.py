@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Callable
 
-Task = tuple  # the jobs (cli.Job) analysed together
+Task = tuple  # the jobs (jobs.Job) analysed together
 Analyse = Callable[[Task], list]
 
 

@@ -9,15 +9,9 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from triton_migrate.analysis.dataflow import FunctionAnalysis
-from triton_migrate.analysis.naming import Namer
 from triton_migrate.syntax.walk import children
 
 from .blocks import filled, lost_comments, paths_to, removed
-from .dead_code import drop_dead_code
-from .offsets import share
-from .repeated import drop_repeated
-from .sink import sink_pointers
-from .running_offsets import merge
 
 
 class Edits:
@@ -87,10 +81,10 @@ class _Expressions(cst.CSTTransformer):
 
 
 class Rewriter(_Expressions):
-    def __init__(self, edits: Edits, member_of, namer: Namer) -> None:
+    def __init__(self, edits: Edits, finish_function: Callable) -> None:
         super().__init__(edits)
-        self.member_of = member_of  # the module's TritonNames.member: which calls dead code may drop
-        self.namer = namer  # its placeholders: the offsets and bounds of masked pointers (offsets.py)
+        # (original, updated) -> updated: the function passes, run on each function as it is left (passes.py)
+        self.finish_function = finish_function
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         # libcst rebuilds every node a transformer enters: only the paths down to edited nodes are entered
@@ -102,7 +96,7 @@ class Rewriter(_Expressions):
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):
         # A node off the paths to the edits (a child of one on them) is as it was: no leave_ method changes it,
-        # and the dead-code pass (leave_FunctionDef) would walk each function the rewrite left alone.
+        # and the function passes (leave_FunctionDef) would walk each function the rewrite left alone.
         if id(original_node) not in self._wanted:
             return updated_node
         return super().on_leave(original_node, updated_node)
@@ -143,12 +137,7 @@ class Rewriter(_Expressions):
         updated = build(updated) if build is not None else updated
         if not isinstance(updated, cst.FunctionDef):
             return updated
-        if self.namer.running:
-            updated = merge(updated, self.namer.running, self.namer.taken, self.namer.placeholders)
-        updated = share(updated, self.namer.placeholders, self.namer.taken, self.member_of)
-        updated = drop_repeated(original, updated, self.member_of)
-        updated = drop_dead_code(original, updated, self.member_of)
-        return sink_pointers(original, updated, self.member_of)
+        return self.finish_function(original, updated)
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
         return filled(updated)

@@ -61,7 +61,7 @@ def common(function):
 def migrating(function):
     """The default command's configuration options, for the subcommands that migrate a copy: the copy is
     migrated as `migrate --write` would migrate the tree, with the same options."""
-    from triton_migrate.frontend.cli import configuration_options
+    from triton_migrate.frontend.options import configuration_options
 
     return configuration_options(function)
 

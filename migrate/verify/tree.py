@@ -25,22 +25,25 @@ class Migration:
 
     options: dict = field(default_factory=dict)
     override: Callable[[Policy], Policy] | None = None
-    standalone: bool = False  # the module is imported by its path alone (cli.Options.standalone)
+    standalone: bool = False  # the module is imported by its path alone (runs.Options.standalone)
 
     def analyse(self, paths: list[Path]):
-        """cli.Analysed for `paths`, as `--write` analyses them before it writes; and the resolver used."""
+        """runs.Analysed for `paths`, as `--write` analyses them before it writes; and the resolver used."""
         import click
 
-        from triton_migrate.frontend import cli
+        from triton_migrate.frontend import runs
         from triton_migrate.frontend.config import ConfigError
 
-        resolver, run = cli.resolve(self.options)
-        options = cli.Options(mode="write", quiet=True, jobs=run.jobs or os.cpu_count() or 1,
-                              policy_override=self.override, standalone=self.standalone)
         try:
-            return cli.analyse_paths([str(p) for p in paths], (), run.respect_gitignore, resolver, options), resolver
-        except ConfigError as error:  # a nested pyproject.toml is only read when a file under it is reached
+            resolver, run = runs.resolve(self.options)
+            options = runs.Options(mode="write", quiet=True, jobs=run.jobs or os.cpu_count() or 1,
+                                   policy_override=self.override, standalone=self.standalone)
+            # a nested pyproject.toml is only read when a file under it is reached: analyse_paths may raise too
+            return runs.analyse_paths([str(p) for p in paths], (), run.respect_gitignore, resolver, options), resolver
+        except ConfigError as error:
             raise click.UsageError(f"configuration: {error}") from None
+        except runs.OptionError as error:
+            raise click.UsageError(str(error)) from None
 
 
 @dataclass

@@ -48,12 +48,12 @@ _counter = itertools.count()
 # --------------------------------------------------------------------------- migrating
 def migrate_kernels(form: str, out_dir: Path) -> str | None:
     """Write kernels/*.py migrated to `form` into `out_dir`; None, or why the form could not be made."""
-    from triton_migrate.engine import migrate_sources
+    from triton_migrate.engine import MigrationContext, migrate_sources
     from triton_migrate.policy import Policy
 
     sources = {path.stem: path.read_text() for path in sorted(KERNELS.glob("*.py"))}
     try:
-        outcomes = migrate_sources(sources, policy=Policy(**FORMS[form]))
+        outcomes = migrate_sources(sources, MigrationContext(Policy(**FORMS[form])))
     except Exception as error:  # noqa: BLE001  (the tool failing is a result, not a crash of the runner)
         return f"migration failed: {type(error).__name__}: {error}"
     out_dir.mkdir(parents=True)

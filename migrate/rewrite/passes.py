@@ -1,0 +1,156 @@
+"""The rewrite of a module, pass by pass, in the order it runs: read `PASSES` top to bottom.
+
+The analysis' edits come first (apply.py's `Rewriter`: expressions, statements, descriptors before loops).
+As the `Rewriter` leaves each function it has edited, the function passes run on it, in order; once every
+function is rewritten, the module passes run on the whole module. Each pass reads the function (or module)
+as parsed (`original`) and as the passes before it left it (`updated`), and returns it rewritten.
+
+The engine (engine.py) decides which functions the edits come from and which dead helpers go before the
+edits run; this module decides what happens to the edited code, and when.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Callable
+
+import libcst as cst
+
+from triton_migrate.policy import Policy
+from triton_migrate.rules import _launch_support as launch_support
+from triton_migrate.rules import ttd009_launch_guard
+
+from . import branches, wrap
+from .apply import Edits, Rewriter, add_from_import, add_import, uses_name
+from .dead_code import drop_dead_code
+from .offsets import share
+from .repeated import drop_repeated
+from .running_offsets import merge
+from .sink import sink_pointers
+
+
+@dataclass(frozen=True)
+class Rewriting:
+    """What the passes of one module read: the module as the engine parsed it (`unit`, engine.py's `_Unit`:
+    its tree, TritonNames, Namer, names of `triton.language` and of the compat shim, the launch-support
+    names), what the user allows (`policy`), and where the module imports its launch support from
+    (`launch`: `from X import`'s X; None: from beside it)."""
+
+    unit: Any
+    policy: Policy
+    launch: str | None
+
+
+@dataclass(frozen=True)
+class Pass:
+    name: str
+    scope: str  # "function": on each function the edits changed; "module": on the whole module, after them
+    run: Callable[[Any, Any, Rewriting], Any]  # (original, updated, rewriting) -> updated
+    why: str  # why it runs where it does
+
+
+def _running_offsets(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
+    namer = rewriting.unit.namer
+    return merge(updated, namer.running, namer.taken, namer.placeholders) if namer.running else updated
+
+
+def _shared_offsets(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
+    namer = rewriting.unit.namer
+    return share(updated, namer.placeholders, namer.taken, rewriting.unit.names.member)
+
+
+def _repeated(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
+    return drop_repeated(original, updated, rewriting.unit.names.member)
+
+
+def _dead_code(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
+    return drop_dead_code(original, updated, rewriting.unit.names.member)
+
+
+def _sunk(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
+    return sink_pointers(original, updated, rewriting.unit.names.member)
+
+
+def _language_import(original: cst.Module, updated: cst.Module, rewriting: Rewriting) -> cst.Module:
+    unit = rewriting.unit
+    if unit.names.language_prefix() is None and uses_name(updated, unit.language):
+        return add_import(updated, "triton.language", unit.language)
+    return updated
+
+
+def _compat_import(original: cst.Module, updated: cst.Module, rewriting: Rewriting) -> cst.Module:
+    policy, shim = rewriting.policy, rewriting.unit.shim
+    if policy.target == "compat" and uses_name(updated, shim):
+        return add_import(updated, policy.compat_module, shim)
+    return updated
+
+
+def _guarded_branches(original: cst.Module, updated: cst.Module, rewriting: Rewriting) -> cst.Module:
+    flag = rewriting.unit.namer.flag(ttd009_launch_guard.FLAG)
+    return branches.split(updated, flag, rewriting.policy.line_length) if uses_name(updated, flag) else updated
+
+
+def _launch_support_import(original: cst.Module, updated: cst.Module, rewriting: Rewriting) -> cst.Module:
+    """The launch-support functions the kernels call (rules/_launch_support.py) and the module does not
+    import yet, imported from `launch` (`from ._triton_launch import descriptor_fits`), or, for a module
+    outside any package, from beside it (frontend/launch.py)."""
+    unit = rewriting.unit
+    called = [f for f in launch_support.CALLED if f not in unit.launch_bound and
+              uses_name(updated, unit.launch_names[f])]
+    if not called:
+        return updated
+    names = [(f, unit.launch_names[f]) for f in called]
+    if rewriting.launch is None:  # relatively where the folder is imported as a (namespace) package, else by name
+        return add_from_import(updated, f".{launch_support.MODULE}", names, fallback=launch_support.MODULE)
+    return add_from_import(updated, rewriting.launch, names)
+
+
+def _line_length(original: cst.Module, updated: cst.Module, rewriting: Rewriting) -> cst.Module:
+    return wrap.fit(updated, original, rewriting.policy.line_length)
+
+
+PASSES = (
+    Pass("running offsets", "function", _running_offsets,
+         "merges the running offsets that always hold the same value into one variable (`off_k`, "
+         "running_offsets.py); first, while the masked pointers' offsets are still placeholders that name them"),
+    Pass("shared offsets", "function", _shared_offsets,
+         "writes each offset and mask of the masked pointers once, where every access that needs it reads it "
+         "(`o_t`, `m_t`, offsets.py); it fills the placeholders, so every pass after it sees plain code"),
+    Pass("repeated values", "function", _repeated,
+         "drops what the rewrite computes again: a block pointer created again before a second loop, an offset "
+         "the kernel holds in a variable of its own (repeated.py); before dead code, which may then find more"),
+    Pass("dead code", "function", _dead_code,
+         "removes what the rewrite left dead (a block pointer's only reader gone, an `if` emptied: "
+         "dead_code.py); after every pass that removes reads"),
+    Pass("sunk pointers", "function", _sunk,
+         "moves the pointers a creation became down to their first read (sink.py); last, once no statement "
+         "between a creation and its read can still go"),
+    Pass("triton.language import", "module", _language_import,
+         "imports `triton.language` where the rewritten code names it and the module does not import it"),
+    Pass("compat import", "module", _compat_import,
+         "imports the compat shim where `--target compat` code names it"),
+    Pass("guarded branches", "module", _guarded_branches,
+         "spells a guarded access (TTD009) that does not fit on a line as an `if`/`else` (branches.py); before "
+         "the layout, which then lays out each branch"),
+    Pass("launch-support import", "module", _launch_support_import,
+         "imports the launch-support functions the rewritten kernels call (rules/_launch_support.py); after "
+         "every pass that may add or remove a call of one"),
+    Pass("line length", "module", _line_length,
+         "lays out every statement the rewrite created or changed within the project's line length, as black "
+         "would (wrap.py); last, over the final text"),
+)
+
+
+def _run(scope: str, original, updated, rewriting: Rewriting):
+    for step in PASSES:
+        if step.scope == scope:
+            updated = step.run(original, updated, rewriting)
+    return updated
+
+
+def rewritten(module: cst.Module, edits: Edits, rewriting: Rewriting) -> cst.Module:
+    """`module` (the module as parsed, less the helpers the user let go) with `edits` applied and every pass
+    run, in the order of `PASSES`."""
+    edited = module.visit(Rewriter(edits, partial(_run, "function", rewriting=rewriting)))
+    return _run("module", rewriting.unit.module, edited, rewriting)
