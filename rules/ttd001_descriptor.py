@@ -1,6 +1,6 @@
 """TTD001 block-pointer-to-descriptor: `tl.make_block_ptr` becomes `tl.make_tensor_descriptor`.
 
-What it matches: `name = tl.make_block_ptr(base, shape, strides, offsets, block_shape, order)`, with
+What it does: it matches `name = tl.make_block_ptr(base, shape, strides, offsets, block_shape, order)`, with
 positional or keyword arguments and any import alias of `triton.language`.
 
 The rewrite: `name_desc = tl.make_tensor_descriptor(base, [shape], [strides], [block_shape])`. The
@@ -22,11 +22,24 @@ path), nor are creations whose arguments call anything but pure `triton.language
 name another creation gives a handle of another type (Triton would carry the hoisted one through the other's
 loop, with two types, and refuse to compile).
 
+Why: Triton 3.9 removes block pointers; a tensor descriptor is what replaces them where it is legal, and on NVIDIA
+sm_90+ it loads through the TMA unit.
+
+Example:
+
+    a = tl.make_block_ptr(a_ptr, (M, K), (stride_am, 1), (pid_m * BM, 0), (BM, BK), (1, 0))
+    # becomes
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
+
+Fix safety: safe: a plain descriptor is reported with this code only where nothing it needs rests on the launch or
+on a stated fact (a helper's block pointer whose every need is proven, one no access reads); where something does,
+the code is TTD009 or TTD010, and where anything else stands in the way the block pointer keeps masked pointers
+(TTD006) or is left untouched, with the TTD1xx reason.
+
 Fixtures: gemm_loop_advance, keyword_args, alias_module, rank1, rank3_batched, rank5, recreate_in_loop,
 recreate_in_loop_variant_base (not hoisted), handle_name_reused (not hoisted: the name gets a handle of another
 type in a later loop, at whose head a hoisted one would be live).
 """
-
 from __future__ import annotations
 
 CODE = "TTD001"

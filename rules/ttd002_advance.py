@@ -1,6 +1,6 @@
 """TTD002 advance-to-offsets: `tl.advance` becomes integer offset arithmetic.
 
-What it matches: `p = tl.advance(p, (dm, dn))`, `q = tl.advance(p, ...)`, and `tl.advance(p, ...)` used
+What it does: it matches `p = tl.advance(p, (dm, dn))`, `q = tl.advance(p, ...)`, and `tl.advance(p, ...)` used
 directly as the pointer of a `tl.load`/`tl.store`; the block pointer's own method, `p = p.advance((dm, dn))`
 (Triton's other spelling, as course solutions write it), alike, in `@triton.jit` code (a host object's
 `.advance()` is no site).
@@ -14,10 +14,21 @@ passes as `None`: a block-pointer path kept behind a constexpr flag no caller se
 `tl.static_assert(False, "<why>")`, which Triton rejects there just the same (a load or store with
 `boundary_check` on it alike, TTD003).
 
+Why: a descriptor has no position to advance; the offsets a block pointer carried become the integers the
+descriptor and masked-pointer accesses take.
+
+Example:
+
+    a = tl.advance(a, (0, BK))
+    # becomes
+    a_off1 += BK
+
+Fix safety: safe: the integers are the offsets the block pointer held, on every path (branches and loops
+included); an advance of `None` stays the compile error it was.
+
 Fixtures: gemm_loop_advance, advance_in_branch, negative_advance, runtime_delta, inline_advance_load,
 while_loop, nested_loops, alias_copy, helper_none_only, method_advance.
 """
-
 CODE = "TTD002"
 NAME = "advance-to-offsets"
 SUMMARY = "`tl.advance` → integer offset arithmetic"

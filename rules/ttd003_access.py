@@ -1,6 +1,6 @@
 """TTD003 load-store-to-descriptor: block-pointer loads and stores become descriptor methods.
 
-What it matches: `tl.load(p, boundary_check=..., padding_option=..., cache_modifier=..., eviction_policy=...)`
+What it does: it matches `tl.load(p, boundary_check=..., padding_option=..., cache_modifier=..., eviction_policy=...)`
 and `tl.store(p, value, boundary_check=..., ...)` on a block pointer.
 
 The rewrite: `p_desc.load([o0, o1])` / `p_desc.store([o0, o1], value)`. A descriptor checks every
@@ -21,10 +21,22 @@ The block pointer's element type, `p.dtype.element_ty` or `p.dtype.element_ty.el
 pointer the first is the block type and the second its element type; `.to()` casts to the element type in both
 cases, which is what a descriptor's `dtype` is.
 
+Why: `tl.load` and `tl.store` of a block pointer have no meaning once the block pointer is a descriptor; the
+descriptor's own methods read and write the same tile.
+
+Example:
+
+    b = tl.load(p, boundary_check=(0, 1), padding_option="zero")
+    # becomes
+    b = p_desc.load([p_off0, p_off1])
+
+Fix safety: safe where it applies: a descriptor checks every dimension and pads with zero (NaN with its own
+descriptor), so an access is rewritten only where no TTD1xx reason stands; the hints it drops (cache, eviction)
+change no value.
+
 Fixtures: gemm_loop_advance, cache_hints, padding_nan, two_paddings, transposed_view, kt_view_attention,
 store_scalar, helper_checks_by_flags, dtype_query, dtype_only_pointer.
 """
-
 CODE = "TTD003"
 NAME = "load-store-to-descriptor"
 SUMMARY = "`tl.load`/`tl.store` on a block pointer → `desc.load`/`desc.store`"

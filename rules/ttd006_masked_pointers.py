@@ -1,6 +1,6 @@
 """TTD006 block-pointer-to-masked-pointers: where no descriptor is legal and safe, plain pointer arithmetic.
 
-What it matches: a block pointer, or one access of it, that cannot become a descriptor access (the reason
+What it does: it matches a block pointer, or one access of it, that cannot become a descriptor access (the reason
 codes TTD1xx on the diagnostic say why), under `--target auto` (the default) or `--target pointer`.
 
 The rewrite has the exact semantics of a block pointer (Triton 3.8's own `_block_ptr._materialize`) and
@@ -50,12 +50,26 @@ Offsets are the same integers as on the descriptor path, so advances and loops r
 through masked pointers never write outside the checked extent, whatever the row width, and accept any
 offset sign.
 
+Why: a descriptor is not legal everywhere a block pointer was (TTD101-TTD113 say where not), and Triton 3.9 has no
+block pointers; plain pointer arithmetic with masks is legal everywhere and is what a block pointer compiled to
+before 3.9.
+
+Example:
+
+    p = tl.make_block_ptr(x, (M, N), (stride_m, 1), (off_m, 0), (BM, BN), (1, 0))
+    b = tl.load(p, boundary_check=(0,))
+    # becomes, in outline (offset vectors and masks are shared by the accesses that read them)
+    o_m = off_m + tl.arange(0, BM).to(tl.int64)
+    b = tl.load(x + o_m[:, None] * stride_m + tl.arange(0, BN)[None, :], mask=(o_m < M)[:, None])
+
+Fix safety: safe: the addresses, masks and padding are those of Triton 3.8's own block-pointer lowering, and every
+fixture runs bit-identical before and after in the interpreter.
+
 Fixtures: shared_offsets, loop_counter_reused, recreate_in_loop, gemm_loop_advance, boundary_subset_refused,
 volatile_refused, rank6_refused, int64_offsets_refused, small_last_block_refused, nonunit_stride_refused,
 unaligned_inner_offset_refused, negative_advance, constexpr_padding, order_per_branch, constexpr_branch_shapes,
 helper_conditional_check.
 """
-
 from __future__ import annotations
 
 CODE = "TTD006"

@@ -1,6 +1,6 @@
 """TTD007 block-pointer-to-compat: with `--target compat`, block pointers become `triton_migrate.compat` tiles.
 
-What it matches: every block pointer, under `--target compat` (for projects that must run on Triton
+What it does: it matches every block pointer, under `--target compat` (for projects that must run on Triton
 versions or backends where neither raw descriptors nor raw block pointers are right everywhere).
 
 The rewrite: `p = tl.make_block_ptr(base, shape, strides, offsets, block, order)` becomes
@@ -14,9 +14,20 @@ engine's `Policy.compat_module` names another import path, e.g. a vendored copy)
 `compat.guard` to pick the descriptor or the emulation per launch from the tensors' alignment.
 Cache and eviction hints are dropped; `volatile` accesses are refused (TTD104).
 
+Why: a project that must run on Triton versions both before and after 3.9, or on backends without descriptors,
+needs one source that is right on each; the shim picks per launch.
+
+Example:
+
+    p = tl.make_block_ptr(x, (M, N), (stride_m, 1), (off_m, 0), (BM, BN), (1, 0))
+    # becomes
+    p_tile = compat.make_tile(x, (M, N), (stride_m, 1), (BM, BN), "zero")
+
+Fix safety: safe: the shim keeps block-pointer semantics itself and falls back to its emulation where a descriptor
+cannot express the access; it refuses what it cannot keep (volatile, rank above 5: TTD104, TTD105).
+
 Fixtures: every fixture, through tests/test_compat_target.py.
 """
-
 from __future__ import annotations
 
 CODE = "TTD007"

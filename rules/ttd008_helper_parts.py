@@ -1,6 +1,6 @@
 """TTD008 block-pointer-as-parts: a block pointer passed to a `@triton.jit` helper travels as its parts.
 
-What it matches: `helper(..., p, ...)` where `p` is a block pointer and `helper` is a `@triton.jit`
+What it does: it matches `helper(..., p, ...)` where `p` is a block pointer and `helper` is a `@triton.jit`
 function of the files migrated together (same module, or imported from another one; `noinline=True`
 too), at every one of its call sites.
 
@@ -48,6 +48,18 @@ passed as a value (a function pointer or
 break), called with `*args`/`**kwargs`, or whose own use of the block pointer cannot be migrated. Every
 caller's block pointer is then left untouched, so no call site is ever broken.
 
+Why: a block pointer cannot cross a function boundary on Triton 3.9 (no type to pass), and a descriptor passed
+into a `noinline` helper does not compile; integers and the base pointer can.
+
+Example:
+
+    acc = step(acc, p)              # p a block pointer; def step(acc, p): ...
+    # becomes
+    acc = step(acc, x_ptr, M, N, stride_m, p_off0, p_off1, BM, BN)
+
+Fix safety: safe: the helper re-creates the same block pointer from its parts and is migrated by the other rules;
+where any caller or the helper cannot be, every one is left as it was (TTD201).
+
 Fixtures: helper_ranks_differ, helper_check_names, helper_same_module, helper_noinline, helper_returns_pointer, helper_chain,
 helper_mixed_callers,
 helper_staticmethod (an autotuned kernel that is a static method), helper_order_name,
@@ -56,7 +68,6 @@ helper_none_parts, helper_copy_prefetch, helper_none_arguments, helper_orders_di
 helper_check_parameter;
 tests/data/helper_package (helpers in another module, tests/test_helpers_package.py).
 """
-
 from __future__ import annotations
 
 CODE = "TTD008"

@@ -1,14 +1,5 @@
 """TTD009 launch-guard: a descriptor whose legality depends on the launch is chosen at launch.
 
-Why: a device-side descriptor is legal on NVIDIA sm_90+ only if the tensor's data is 16-byte aligned,
-every stride but the unit one and every offset added to the base is a multiple of 16 bytes, and the
-innermost block holds at least 16 bytes. A view that starts mid-storage, a head dim of 60, a sequence
-that starts at an odd row of a variable-length batch: each breaks one of these, and then a descriptor
-faults ("misaligned address": tests/gpu_verify_facts.py shows it on a GPU) or reads wrong data, where
-the block pointer ran.
-The source cannot prove the data pointer's alignment, so no descriptor of the default output goes
-unguarded.
-
 What it does: the kernel gets a constexpr parameter, `USE_DESCRIPTORS: tl.constexpr = False`, which
 `@launch_guard` (`@triton.heuristics` for one flag, with one Python frame less) sets on every launch from
 the launch's own arguments, and every guarded access keeps both forms, chosen at compile time:
@@ -41,9 +32,26 @@ the reason in the report. `--strict` never guards, `--target descriptor` never f
 what no one proved or stated); where the user stated the facts a descriptor needs, the kernel has no flag
 and no fallback (TTD010).
 
+Why: a device-side descriptor is legal on NVIDIA sm_90+ only if the tensor's data is 16-byte aligned,
+every stride but the unit one and every offset added to the base is a multiple of 16 bytes, and the
+innermost block holds at least 16 bytes. A view that starts mid-storage, a head dim of 60, a sequence
+that starts at an odd row of a variable-length batch: each breaks one of these, and then a descriptor
+faults ("misaligned address": tests/gpu_verify_facts.py shows it on a GPU) or reads wrong data, where
+the block pointer ran.
+The source cannot prove the data pointer's alignment, so no descriptor of the default output goes
+unguarded.
+
+Example:
+
+    acc += tl.dot(tl.load(a, boundary_check=(0, 1)), b_tile)
+    # becomes, in outline (the kernel gains `USE_DESCRIPTORS: tl.constexpr = False`, set by `@launch_guard`)
+    acc += tl.dot((a_desc.load([a_off0, a_off1]) if USE_DESCRIPTORS else tl.load(p_a, mask=m_a)), b_tile)
+
+Fix safety: safe: the descriptor runs only on launches whose arguments meet every condition it needs, checked on
+the host; every other launch runs the masked pointers (TTD006).
+
 Fixtures: launch_guard (and every fixture whose output has `USE_DESCRIPTORS`).
 """
-
 from __future__ import annotations
 
 CODE = "TTD009"

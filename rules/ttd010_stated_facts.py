@@ -1,5 +1,8 @@
 """TTD010 stated-facts: a tensor descriptor that relies on facts the user stated, not checked at each launch.
 
+What it does: a block pointer becomes a plain tensor descriptor, where what it needs that the source cannot prove
+is covered by a fact the user stated (`assume`), and the report lists each fact relied on.
+
 Why: a device-side descriptor is legal on NVIDIA sm_90+ only if the tensor's data is 16-byte aligned, every
 stride but the unit one and every offset added to the base is a multiple of 16 bytes, and the unit stride
 is a compile-time 1; a descriptor store also overwrites a row's end up to the next 16 bytes (TMA stores
@@ -63,10 +66,20 @@ was stated, and it put a check into every migrated package that `migrate verify`
 `--target descriptor` is this, and nothing else: a descriptor where what it needs is proven or stated,
 every other site left untouched with the fact that would make it migratable.
 
+Example:
+
+    # with `assume = ["aligned", "contiguous"]` in [tool.triton-migrate]
+    a = tl.make_block_ptr(a_ptr, (M, K), (stride_am, stride_ak), (pid_m * BM, 0), (BM, BK), (1, 0))
+    # becomes
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, stride_ak], [BM, BK])
+
+Fix safety: as safe as the facts stated: a wrong fact gives a fault or wrong data on the launches it does not hold
+for, which `migrate verify` checks on recorded launches; JSON output marks such a fix unsafe and lists what it
+relies on.
+
 Fixtures: stated_facts_gemm, stated_facts_grouped_gemm (every fact: plain descriptors, no hook),
 stated_facts_helper_parts (a block pointer passed to a helper whose `allocator` is stated).
 """
-
 from __future__ import annotations
 
 CODE = "TTD010"

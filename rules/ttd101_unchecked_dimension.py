@@ -1,5 +1,8 @@
 """TTD101 unchecked-dimension: a `boundary_check` leaves out a dimension that may run past the shape.
 
+What it does: reports a block-pointer access whose `boundary_check` leaves out a dimension the source does not
+prove in bounds; no descriptor is used for it.
+
 Why: a block pointer only masks the listed dimensions; an unlisted one is read or written past `shape`,
 into whatever memory lies there (the next row, physical padding). A descriptor always checks every
 dimension, so the two differ exactly when an unchecked dimension leaves the tensor (1,300 of
@@ -13,9 +16,16 @@ makes, not something the codemod can prove.
 A launched kernel whose author states `in-bounds` for the tensor (TTD010), with its other facts, gets a
 descriptor here all the same: the tiles lie where its grid puts them.
 
+Example:
+
+    tl.store(p, acc, boundary_check=(0,))   # dimension 1 unchecked, its offset not provably in bounds
+    # masked pointers (TTD006), masked in dimension 0 only, as the block pointer was
+
+Fix safety: no fix of its own: the site keeps masked pointers (TTD006) under `--target auto`, or is left untouched
+under `--target descriptor`, with this code as the reason.
+
 Fixtures: boundary_subset_provable (accepted), boundary_subset_refused.
 """
-
 from __future__ import annotations
 
 CODE = "TTD101"

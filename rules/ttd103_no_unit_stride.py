@@ -1,5 +1,8 @@
 """TTD103 no-unit-stride: no dimension has a provable unit stride.
 
+What it does: reports a block pointer none of whose strides is provably 1 (a literal 1, or a kernel stride
+parameter that `order` names innermost); no descriptor is used for it.
+
 Why: a descriptor's last stride must be a compile-time 1. Block pointers accept any strides, so
 rank-1 views with a stride (per-head gates, `strides=(H,)`), or views whose strides are computed
 expressions, have no legal descriptor.
@@ -29,10 +32,17 @@ the tile read there: the same values in another layout. Where the tile (or anyth
 function's return, whose result may follow the layout, the load keeps its exact form (masked pointers; with
 `--target descriptor`, refused with this code): a descriptor there changed a sum by up to 3 ulp (issue 34).
 
+Example:
+
+    p = tl.make_block_ptr(x, (M, N), (stride_m, stride_n), (0, 0), (BM, BN), (1, 0))   # no stride known to be 1
+    # masked pointers (TTD006)
+
+Fix safety: no fix of its own: the site keeps masked pointers (TTD006) under `--target auto`, or is left untouched
+under `--target descriptor`, with this code as the reason.
+
 Fixtures: transposed_view, kt_view_attention, helper_stride_parameters, transposed_reduction,
 stated_contiguous_order_hint, stated_contiguous_transposed.
 """
-
 from __future__ import annotations
 
 from typing import Union

@@ -1,13 +1,23 @@
 """TTD107 narrow-block: innermost block dimension may hold fewer than 16 bytes.
 
+What it does: reports a block pointer whose innermost block dimension is a literal under 16 elements; no
+descriptor is used for it.
+
 Why: a descriptor's innermost block dimension must hold at least 16 bytes; `(BM, 1)`, `(BM, 8)`
 with fp8/int8 or `(4,)` fp16 are rejected at trace time. Widening the block changes which elements are
 masked and touched, so it is not a mechanical rewrite. Literal sizes under 16 elements are refused because
 the element type is not visible in the source.
 
+Example:
+
+    p = tl.make_block_ptr(x, (M, N), (stride_m, 1), (0, 0), (BM, 8), (1, 0))
+    # masked pointers (TTD006)
+
+Fix safety: no fix of its own: the site keeps masked pointers (TTD006) under `--target auto`, or is left untouched
+under `--target descriptor`, with this code as the reason.
+
 Fixtures: rank1 (wide), narrow block cases in the property test.
 """
-
 from __future__ import annotations
 
 CODE = "TTD107"

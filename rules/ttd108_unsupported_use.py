@@ -1,5 +1,8 @@
 """TTD108 unsupported-use: block pointer used in a way the rewrite does not model.
 
+What it does: reports a block pointer used in a way the rewrite does not model, or a call Triton rejects; the site
+is left as it is (or, for a call that never compiled, kept failing as it did).
+
 Why: everything the codemod rewrites it must model exactly. A block pointer compared, stored in a tuple that
 is used otherwise than by literal indices (passed whole, `len(ps)`, a computed index, `ps = (ps[1], ps[0])`),
 created outside a plain `name = tl.make_block_ptr(...)` (or `name = tl.make_block_ptr(...) if FLAG else
@@ -40,12 +43,20 @@ A tuple of block pointers read only by literal indices (`ps = (tl.make_block_ptr
 name per element (`ps_0`, `ps_1`: analysis/tuples.py), where every block pointer of the function then migrates;
 otherwise the module is migrated as written, and the tuple's report says which block pointer stood in the way.
 
+Example:
+
+    if p == q:                          # a block pointer compared
+        ...
+    # left untouched, reported
+
+Fix safety: no fix: the site is left untouched (a call Triton rejects is kept rejected, decision `compile-error`),
+with this code as the reason.
+
 Fixtures: mask_none, scalar_and_conditional_parts (accepted), store_mask_never_compiled, tuple_of_block_pointers,
 helper_refused_keeps_caller (a tuple used whole), boundary_check_named (names that hold a literal); property
 test; tests/test_invalid_programs.py (a generator of calls Triton rejects: each refused, never an internal
 error); tests/test_idioms.py (checks and tuples refused).
 """
-
 from __future__ import annotations
 
 CODE = "TTD108"

@@ -54,3 +54,25 @@ def test_the_refusal_conditions_read_plain_values():
     assert no_unit_stride.unit_stride_dimension(["stride_m", "stride_n"], [1, 0], {"stride_m", "stride_n"}) == 1
     assert no_unit_stride.unit_stride_dimension(["s0", "s1"], [1, 0], {"s0", "s1"}) is None  # not named a stride
     assert no_unit_stride.unit_stride_dimension([True, None], [1, 0], set()) is None  # a bool is no literal 1
+
+
+SECTIONS = ("What it does:", "Why:", "Example:", "Fix safety:", "Fixtures:")
+
+
+def sections(doc: str) -> list[str]:
+    """The section leads of a rule's documentation, in order: the paragraphs that open with one."""
+    leads = [lead for paragraph in doc.split("\n\n") for lead in SECTIONS + ("Fixture:",)
+             if paragraph.startswith(lead)]
+    return ["Fixtures:" if lead == "Fixture:" else lead for lead in leads]
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_every_rule_documents_the_same_sections_in_the_same_order(code):
+    """What `--explain` prints and the rule's page shows: what it does, why, an example before and after, how
+    safe its fix is, and the fixtures that show it."""
+    assert sections(RULES[code].__doc__.strip()) == list(SECTIONS)
+
+
+def test_the_section_check_finds_a_missing_or_misplaced_section():
+    assert sections("T\n\nWhy: w\n\nWhat it does: d\n\nExample: e\n\nFix safety: s\n\nFixtures: f") != list(SECTIONS)
+    assert sections("T\n\nWhat it does: d\n\nWhy: w\n\nFix safety: s\n\nFixtures: f") != list(SECTIONS)
