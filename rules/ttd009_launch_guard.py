@@ -19,10 +19,10 @@ launch with the flag passed by hand, and a descriptor launch also Triton's call 
 descriptors' scratch memory (benchmarks/RESULTS.md).
 `launch_guard` and `descriptor_fits` live in `_triton_launch.py`, which `migrate --write` writes once per
 package, or beside the migrated files of a folder that is no package, and the modules import
-(rules/_launch_support.py). The check also installs an allocator (`triton.set_allocator`, one scratch
-buffer per device and stream) in the launching thread when none is set there, which device-side
-descriptors need on sm_90+ from any thread (from Triton 3.5 the allocator is per thread, and autograd runs
-backward on threads of its own); a user's allocator is kept. Launched without the guard (the bare
+(rules/_launch_support.py). Where the check passes, the guard also installs an allocator
+(`triton.set_allocator`, one scratch buffer per device and stream) in the launching thread when none is set
+there, which device-side descriptors need on sm_90+ from any thread (from Triton 3.5 the allocator is per
+thread, and autograd runs backward on threads of its own); a user's allocator is kept. Launched without the guard (the bare
 `kernel.fn`), the flag's default keeps the masked pointers.
 
 When it does not apply: in helpers (`@triton.jit` functions called by other ones; they have no launch),
