@@ -13,38 +13,36 @@ reads as a maintainer writes it by hand (flash-linear-attention's own migration,
         p_q = q + o_t[:, None] * (H*K) + o_k[None, :]
         b_q = tl.load(p_q, mask=m_t[:, None] & (o_k < K)[None, :])
 
-* The block pointer becomes the pointers its name holds, read by name at each load and store and assigned
-  where it was created, or lower in that block, just before the statement that first reads them, as a block
-  pointer computes its addresses at the access (rewrite/sink.py: a tile's addresses held in registers through
-  other loads cost the suite's batched transpose a quarter of its speed). One that moves holds them without the offsets it
-  moves in, and each access adds those (`p + k_off1`; `p + tl.cast(k_off0, tl.int64) * stride` along a
-  stride other than the unit one): one number per access, as a block pointer's lowering adds it, and
-  nothing carried through the loop; block pointers that move alike share one offset (`off_k`,
-  rewrite/running_offsets.py). A block pointer created in its access (`tl.load(tl.make_block_ptr(...))`)
-  reads the shared offset vectors as a named one does. Where a helper receives it as parts or hands it back
-  as offsets, the access computes the pointers from the parts: the block's corner, then the coordinates
-  inside it, which the compiler computes once for the caller's loop.
-* Addresses in 64 bits, as a block pointer's: an offset vector that a stride scales is widened once, where
-  it is defined. The offset vectors (`o_t`) and bounds (`m_t`) are shared by every access that can read
-  them and moved out of the loops that do not change them (rewrite/offsets.py); one read once is written
-  inline.
-* A mask only on the dimensions that were boundary-checked: `o_t < T`, and `o_t >= 0` only where the offset
-  may be negative (program ids, `tl.arange`, non-negative loop counters and sums and products of those are
-  not); a bound its literals prove is not checked (nor a block at offset 0 as wide as its shape,
-  `tl.arange(0, BT) < BT`), and a dimension of one element at offset 0 adds nothing.
-  Block pointers merged from creations that differ in what the mask reads (a compile-time `if` choosing
-  `(V, K)` or `(K, V)`) are masked where each is created (`m_h = m_v[:, None] & m_k[None, :]`); parts
-  that differ otherwise are assigned on each path (`p_base`, `p_stride0`; a block size as its range,
-  `p_range0 = tl.arange(0, BK)`).
-* `other` from the padding option (`""` gives none, `"zero"` 0.0, `"nan"` NaN), and the access's cache,
-  eviction and volatile arguments kept. A `padding_option` that is a name (Triton takes the option only at
-  compile time: a constexpr, as in Triton's own `test_block_pointer.py`) keeps masked pointers, since a
-  descriptor is created with one padding, and the load chooses `other` the same way at compile time:
-  `other=float("nan") if PADDING == "nan" else 0.0 if PADDING == "zero" else None` (Triton resolves a
-  conditional expression whose test is a constexpr statically; `None` and `""` read as no padding, as on a
-  block pointer). Only an invalid option changes behaviour: it is no longer an error. A `boundary_check`
-  chosen the same way (`boundary_check=(1,) if BOUNDS_CHECKS_N else ()`) gives one access per variant, in a
-  conditional expression on the same test, each with its own mask.
+* The block pointer becomes the pointers its name holds, read by name at each load and store and assigned where it
+  was created, or lower in that block, just before the statement that first reads them, as a block pointer
+  computes its addresses at the access (rewrite/sink.py: a tile's addresses held in registers through other loads
+  cost the suite's batched transpose a quarter of its speed). One that moves holds them without the offsets it
+  moves in, and each access adds those (`p + k_off1`; `p + tl.cast(k_off0, tl.int64) * stride` along a stride
+  other than the unit one): one number per access, as a block pointer's lowering adds it, and nothing carried
+  through the loop; block pointers that move alike share one offset (`off_k`, rewrite/running_offsets.py). A block
+  pointer created in its access (`tl.load(tl.make_block_ptr(...))`) reads the shared offset vectors as a named one
+  does. Where a helper receives it as parts or hands it back as offsets, the access computes the pointers from the
+  parts: the block's corner, then the coordinates inside it, which the compiler computes once for the caller's
+  loop.
+* Addresses in 64 bits, as a block pointer's: an offset vector that a stride scales is widened once, where it is
+  defined. The offset vectors (`o_t`) and bounds (`m_t`) are shared by every access that can read them and moved
+  out of the loops that do not change them (rewrite/offsets.py); one read once is written inline.
+* A mask only on the dimensions that were boundary-checked: `o_t < T`, and `o_t >= 0` only where the offset may be
+  negative (program ids, `tl.arange`, non-negative loop counters and sums and products of those are not); a bound
+  its literals prove is not checked (nor a block at offset 0 as wide as its shape, `tl.arange(0, BT) < BT`), and a
+  dimension of one element at offset 0 adds nothing. Block pointers merged from creations that differ in what the
+  mask reads (a compile-time `if` choosing `(V, K)` or `(K, V)`) are masked where each is created (`m_h = m_v[:,
+  None] & m_k[None, :]`); parts that differ otherwise are assigned on each path (`p_base`, `p_stride0`; a block
+  size as its range, `p_range0 = tl.arange(0, BK)`).
+* `other` from the padding option (`""` gives none, `"zero"` 0.0, `"nan"` NaN), and the access's cache, eviction
+  and volatile arguments kept. A `padding_option` that is a name (Triton takes the option only at compile time: a
+  constexpr, as in Triton's own `test_block_pointer.py`) keeps masked pointers, since a descriptor is created with
+  one padding, and the load chooses `other` the same way at compile time: `other=float("nan") if PADDING == "nan"
+  else 0.0 if PADDING == "zero" else None` (Triton resolves a conditional expression whose test is a constexpr
+  statically; `None` and `""` read as no padding, as on a block pointer). Only an invalid option changes
+  behaviour: it is no longer an error. A `boundary_check` chosen the same way (`boundary_check=(1,) if
+  BOUNDS_CHECKS_N else ()`) gives one access per variant, in a conditional expression on the same test, each with
+  its own mask.
 
 Offsets are the same integers as on the descriptor path, so advances and loops rewrite the same way. Stores
 through masked pointers never write outside the checked extent, whatever the row width, and accept any

@@ -12,18 +12,17 @@ def kernel(q, ..., USE_DESCRIPTORS: tl.constexpr = False):
     b_q = p_q_desc.load([i_t * BT, 0]) if USE_DESCRIPTORS else tl.load(p_q_ptrs, mask=p_q_mask, other=0.0)
 ```
 
-The check names a *witness* per term (`K` for `(bos * H + i_h) * K`: whatever `bos` is, the term is a
-multiple of `K`; migrate/analysis/guards.py). Triton compiles one variant per value of the flag and caches both,
-so a launch pays one host-side check and no device-side branch: on the H100, 2-5 µs of Python over a
-launch with the flag passed by hand, and a descriptor launch also Triton's call of the allocator for the
-descriptors' scratch memory (benchmarks/RESULTS.md).
-`launch_guard` and `descriptor_fits` live in `_triton_launch.py`, which `migrate --write` writes once per
-package, or beside the migrated files of a folder that is no package, and the modules import
-(rules/_launch_support.py). Where the check passes, the guard also installs an allocator
-(`triton.set_allocator`, one scratch buffer per device and stream) in the launching thread when none is set
-there, which device-side descriptors need on sm_90+ from any thread (from Triton 3.5 the allocator is per
-thread, and autograd runs backward on threads of its own); a user's allocator is kept. Launched without the guard (the bare
-`kernel.fn`), the flag's default keeps the masked pointers.
+The check names a *witness* per term (`K` for `(bos * H + i_h) * K`: whatever `bos` is, the term is a multiple of
+`K`; migrate/analysis/guards.py). Triton compiles one variant per value of the flag and caches both, so a launch
+pays one host-side check and no device-side branch: on the H100, 2-5 µs of Python over a launch with the flag
+passed by hand, and a descriptor launch also Triton's call of the allocator for the descriptors' scratch memory
+(benchmarks/RESULTS.md). `launch_guard` and `descriptor_fits` live in `_triton_launch.py`, which `migrate --write`
+writes once per package, or beside the migrated files of a folder that is no package, and the modules import
+(rules/_launch_support.py). Where the check passes, the guard also installs an allocator (`triton.set_allocator`,
+one scratch buffer per device and stream) in the launching thread when none is set there, which device-side
+descriptors need on sm_90+ from any thread (from Triton 3.5 the allocator is per thread, and autograd runs
+backward on threads of its own); a user's allocator is kept. Launched without the guard (the bare `kernel.fn`),
+the flag's default keeps the masked pointers.
 
 When it does not apply: in helpers (`@triton.jit` functions called by other ones; they have no launch),
 where a term has no witness computed from the kernel's arguments (`pid * 3` added to the base), where

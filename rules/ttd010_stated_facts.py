@@ -13,21 +13,22 @@ descriptors, for loads and stores, in loops or not, without `USE_DESCRIPTORS`.
 
 The facts, about a kernel's tensor arguments and its launches:
 
-* `aligned`: the data, every stride but the innermost and every offset the kernel adds to the pointer
-  (`q + (bos * H + i_h) * K`: each term's witness, TTD009) are multiples of 16 bytes;
+* `aligned`: the data, every stride but the innermost and every offset the kernel adds to the pointer (`q + (bos *
+  H + i_h) * K`: each term's witness, TTD009) are multiples of 16 bytes;
 * `contiguous`: the innermost dimension has stride 1 (its stride argument is 1 at every launch, which the JIT
   specialises: the descriptor needs a compile-time 1), where the source does not prove it with a literal 1
   (`order`, a hint, may mark another dimension, or none);
-* `aligned-rows`: a row, the innermost extent × itemsize, is a multiple of 16 bytes, so a descriptor store
-  writes nothing past it (without it, stores keep masked pointers: TTD111);
-* `in-bounds`: no tile starts before the tensor, and each lies inside it in the dimensions its access does
-  not boundary-check: what one program per tile and shapes that are multiples of the blocks give, and what
-  the humans relied on when they wrote a descriptor store at the grouped ordering's `pid_n * BLOCK_N`
-  (TTD110) or a descriptor load the block pointer did not check (TTD101). No launch can check it (tiles
-  depend on program ids), so only a plain descriptor, whose other facts are stated too, relies on it;
-* `allocator`, of a kernel: every thread that launches it has an allocator for device-side descriptors, or
-  runs where none is needed (AMD, Intel XPU, NVIDIA before sm_90); the kernel then gets no hook, and its
-  other facts cover what no launch could check (a base term without a witness); stated of a helper (every function: `assume`), it lets the helper's descriptors rely on facts.
+* `aligned-rows`: a row, the innermost extent × itemsize, is a multiple of 16 bytes, so a descriptor store writes
+  nothing past it (without it, stores keep masked pointers: TTD111);
+* `in-bounds`: no tile starts before the tensor, and each lies inside it in the dimensions its access does not
+  boundary-check: what one program per tile and shapes that are multiples of the blocks give, and what the humans
+  relied on when they wrote a descriptor store at the grouped ordering's `pid_n * BLOCK_N` (TTD110) or a
+  descriptor load the block pointer did not check (TTD101). No launch can check it (tiles depend on program ids),
+  so only a plain descriptor, whose other facts are stated too, relies on it;
+* `allocator`, of a kernel: every thread that launches it has an allocator for device-side descriptors, or runs
+  where none is needed (AMD, Intel XPU, NVIDIA before sm_90); the kernel then gets no hook, and its other facts
+  cover what no launch could check (a base term without a witness); stated of a helper (every function: `assume`),
+  it lets the helper's descriptors rely on facts.
 
 Where: in `[tool.triton-migrate]`, `assume = ["aligned"]` (every kernel the configuration covers),
 `[tool.triton-migrate.per-file-assume]` (gitignore-style glob = facts), `[tool.triton-migrate.kernel-assume]`
@@ -36,13 +37,13 @@ in the source, `# migrate: assume[aligned, contiguous]` at the end of the kernel
 argument), of a line of its parameters (those), or of the line where a `tl.make_block_ptr` call starts
 (that block pointer). Facts add up; nothing is assumed that no one stated.
 
-What is still proven or refused, facts or not: an innermost offset that is a multiple of 16 bytes (TTD102),
-int32 offsets (TTD106), no volatile, ranks 1 to 5; unless `allocator` is stated too, a base term
-without a witness (`bos` loaded in the kernel, added unscaled) keeps the launch guard's answer, since
-`migrate verify` could not test it at a launch. Triton itself rejects, when it compiles, a `bool` tensor and an innermost block under 16
-bytes. Only launched kernels, and helpers whose `allocator` is stated, rely on facts; `--strict` relies on
-none, and `--target pointer`, `--target compat` and a kernel tuned to `pointer`
-(`kernel-targets`) emit what they always do.
+What is still proven or refused, facts or not: an innermost offset that is a multiple of 16 bytes (TTD102), int32
+offsets (TTD106), no volatile, ranks 1 to 5; unless `allocator` is stated too, a base term without a witness
+(`bos` loaded in the kernel, added unscaled) keeps the launch guard's answer, since `migrate verify` could not
+test it at a launch. Triton itself rejects, when it compiles, a `bool` tensor and an innermost block under 16
+bytes. Only launched kernels, and helpers whose `allocator` is stated, rely on facts; `--strict` relies on none,
+and `--target pointer`, `--target compat` and a kernel tuned to `pointer` (`kernel-targets`) emit what they always
+do.
 
 The emitted code checks none of them: `migrate verify` does, at every launch it records, on the real
 arguments, and names the first fact broken (kernel, argument, fact, value) before the migrated kernel runs.

@@ -29,14 +29,14 @@ before it, it stays as it is and is reported. `mask=None` and `other=None` are n
 took them so) and migrate as if absent.
 
 A call that Triton itself rejects is reported with this code and what is wrong, and left as it is (it never
-compiled, and no migration could give it a meaning): a `tl.make_block_ptr` with too many positional arguments,
-an unknown keyword, an argument missing or given twice, no dimension, an `order` that is not a permutation of
-the dimensions (`order=(0, 0)`), a block size that is not a positive power of two, tuples whose lengths differ
+compiled, and no migration could give it a meaning): a `tl.make_block_ptr` with too many positional arguments, an
+unknown keyword, an argument missing or given twice, no dimension, an `order` that is not a permutation of the
+dimensions (`order=(0, 0)`), a block size that is not a positive power of two, tuples whose lengths differ
 (TTD105); a `tl.load` or `tl.store` called so on a block pointer. The function that holds such a call never
-compiled: it stays as it is, whole, every block pointer of it reported with this code. A `boundary_check` naming a dimension the
-block pointer lacks, or one twice, becomes `tl.static_assert(False, ...)` (TTD003, decision `compile-error`),
-which Triton rejects there as it rejected the access: such an access can sit in a constexpr branch that the
-callers of a helper never take.
+compiled: it stays as it is, whole, every block pointer of it reported with this code. A `boundary_check` naming a
+dimension the block pointer lacks, or one twice, becomes `tl.static_assert(False, ...)` (TTD003, decision
+`compile-error`), which Triton rejects there as it rejected the access: such an access can sit in a constexpr
+branch that the callers of a helper never take.
 
 A tuple of block pointers read only by literal indices (`ps = (tl.make_block_ptr(...), ...)`, `tl.load(ps[0])`,
 `ps = (tl.advance(ps[0], d), ps[1])`) is only its elements: such a function is migrated as the same code with one
