@@ -47,6 +47,7 @@ from triton_migrate.rules import (
     ttd009_launch_guard,
     ttd010_stated_facts,
     ttd011_dead_helper,
+    ttd107_narrow_block,
     ttd108_unsupported_use,
     ttd202_triton_imported_elsewhere,
 )
@@ -724,6 +725,8 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
         notes.append("transposed view: loads and stores permute")
     if analysis.is_hoisted(creation):
         notes.append("descriptor created once before the loop")
+    if analysis.width_tested({creation_id}):
+        notes.append(ttd107_narrow_block.TESTED)
     if creation.hints_dropped:
         notes.append("cache/eviction hints dropped")
     if reasons:

@@ -9,7 +9,8 @@ is a compile-time 1; a descriptor store also overwrites a row's end up to the ne
 write whole 16-byte chunks: TTD111). No source proves a tensor's data alignment, so by default every
 descriptor is chosen at launch (TTD009) and keeps its masked-pointer twin. A maintainer who knows their tensors (they
 allocate them contiguous, with rows of 64 halves) can say so, and get what they would write by hand: plain
-descriptors, for loads and stores, in loops or not, without `USE_DESCRIPTORS`.
+descriptors, for loads and stores, in loops or not, with no launch check (and, for block widths the launch
+chooses, a masked-pointer form that a test at compile time picks where the block holds fewer than 16 bytes: TTD107).
 
 The facts, about a kernel's tensor arguments and its launches:
 
@@ -37,12 +38,13 @@ in the source, `# migrate: assume[aligned, contiguous]` at the end of the kernel
 argument), of a line of its parameters (those), or of the line where a `tl.make_block_ptr` call starts
 (that block pointer). Facts add up; nothing is assumed that no one stated.
 
-What is still proven or refused, facts or not: an innermost offset that is a multiple of 16 bytes (TTD102), int32
-offsets (TTD106), no volatile, ranks 1 to 5; unless `allocator` is stated too, a base term without a witness
-(`bos` loaded in the kernel, added unscaled) keeps the launch guard's answer, since `migrate verify` could not
-test it at a launch. Triton itself rejects, when it compiles, a `bool` tensor and an innermost block under 16
-bytes. Only launched kernels, and helpers whose `allocator` is stated, rely on facts; `--strict` relies on none,
-and `--target pointer`, `--target compat` and a kernel tuned to `pointer` (`kernel-targets`) emit what they always
+What is still proven or refused, facts or not: an innermost offset that is a multiple of 16 bytes (TTD102),
+int32 offsets (TTD106), no volatile, ranks 1 to 5; unless `allocator` is stated too, a base term without a
+witness (`bos` loaded in the kernel, added unscaled) keeps the launch guard's answer, since `migrate verify`
+could not test it at a launch. Triton itself rejects, when it compiles, a `bool` tensor; a block width the
+launch chooses is tested when Triton compiles, masked pointers where it is under 16 bytes (TTD107). Only
+launched kernels, and helpers whose `allocator` is stated, rely on facts; `--strict` relies on none, and
+`--target pointer`, `--target compat` and a kernel tuned to `pointer` (`kernel-targets`) emit what they always
 do.
 
 The emitted code checks none of them: `migrate verify` does, at every launch it records, on the real

@@ -97,9 +97,9 @@ def k(x_ptr, y_ptr, N, F: tl.constexpr, BN: tl.constexpr):
         p = {CREATION}
         tl.store(y_ptr + tl.arange(0, BN), tl.load(p, boundary_check=(0,)))
 """
-    assert migrated(source, DESCRIPTOR).split("def k(")[1].splitlines()[1:] == [
-        "    p_desc = tl.make_tensor_descriptor(x_ptr, [N], [1], [BN]) if F else None", "    if F:",
-        "        p_desc = tl.make_tensor_descriptor(x_ptr, [N], [1], [BN])",
+    assert migrated(source.replace("(BN,), (0,)", "(16,), (0,)"), DESCRIPTOR).split("def k(")[1].splitlines()[1:] == [
+        "    p_desc = tl.make_tensor_descriptor(x_ptr, [N], [1], [16]) if F else None", "    if F:",
+        "        p_desc = tl.make_tensor_descriptor(x_ptr, [N], [1], [16])",
         "        tl.store(y_ptr + tl.arange(0, BN), p_desc.load([0]))"]
 
 

@@ -73,3 +73,19 @@ def test_an_emptied_elif_goes_unless_a_comment_would_go_with_it():
     assert "elif" not in migrated(ELIF) and "    if MODE == 0:\n        tl.store(y_ptr, 1.0)\n" in migrated(ELIF)
     commented = ELIF.replace("    elif", "    # the odd mode\n    elif")
     assert "    # the odd mode\n    elif MODE == 1:\n        pass\n" in migrated(commented)
+
+
+def test_a_shape_the_masked_pointers_no_longer_read_goes_with_what_computed_it():
+    """`n_rows = tl.num_programs(0)`, read only as the shape of a dimension no access checks: the masked
+    pointers need no bound there, and the assignment left would be ruff's F841 (corpus2-lint-unused-local: two
+    course repositories). Its value has no side effect, so it goes as the parts' temporaries do; a parameter
+    read the same way stays (the kernel's API)."""
+    source = HEAD + """def k(x_ptr, D, n_cols, BLOCK: tl.constexpr):
+    n_rows = tl.num_programs(0)
+    row = tl.program_id(0)
+    p = tl.make_block_ptr(x_ptr, (n_rows, n_cols), (D, 1), (row, 0), (1, BLOCK), (1, 0))
+    tl.store(p, tl.load(p, boundary_check=(1,)) + 1, boundary_check=(1,))
+"""
+    new = migrated(source)
+    assert "n_rows" not in new and "row = tl.program_id(0)" in new
+    assert "def k(x_ptr, D, n_cols, BLOCK: tl.constexpr):" in new

@@ -3,13 +3,7 @@
 The long run is `python tests/fuzz/campaign.py` (its figures: benchmarks/RESULTS.md). The seeded run here keeps
 to seeds whose kernels pass today, and every feature of the grammar is in it (every `order` up to rank 4; rank 5's
 120 the campaign draws). What still fails stays out, by seed, each class with the finding that tracks it (above
-SEEDS), none hidden:
-
-- facts: a constexpr block width under 16 bytes becomes a descriptor (fuzz-facts-narrow-block-descriptor.md);
-- facts: `contiguous` stated of a tensor whose block pointer's `order` names another dimension first
-  (fuzz2-facts-contiguous-order-hint.md);
-- compat: a tile re-made in a loop with another padding, which sm_90 does not compile
-  (fuzz-compat-tile-type-in-loop.md; the seeded run compiles originals, the campaign's --compile the migrated).
+SEEDS), none hidden.
 """
 
 from __future__ import annotations
@@ -20,20 +14,16 @@ import re
 import pytest
 from fuzz import compiled, grammar, invalid, runner, shrink
 
-# Seeds of grammar.generate that pass in every policy today (56 kernels): those of 0-49 that pass, 1815 (creations
+# Seeds of grammar.generate that pass in every policy today (58 kernels): those of 0-49, 1815 (creations
 # in both branches of a constexpr `if`, advanced inside a branch), and seven that bring in every `order` of rank 4.
 # Among them the classes that failed before the fixes of the core and idioms engineers: rank 4-5 under compat (0, 2,
 # 20, 23, 24, 26), the `if D2 > 0:` guard (27), a non-unit last stride on stated facts (16), `contiguous` stated of
 # a row-major tensor whose block pointer's `order` is a wrong hint (13, 37; fuzz2-facts-contiguous-order-hint.md),
-# and the invalid programs without an `order` or with one that is no permutation (all INVALID_SEEDS now).
-# Left out, by seed, what still fails (each a finding in the shared inbox; the campaign counts them,
-# benchmarks/RESULTS.md):
-#   facts: a constexpr block width under 16 bytes becomes a descriptor (15, 38;
-#          fuzz-facts-narrow-block-descriptor.md, and -compile.md for sm_90)
-#   compat: a tile re-made in a loop with another padding does not compile for sm_90 (the interpreter runs it;
-#           campaign seed 1594; fuzz-compat-tile-type-in-loop.md)
-FAILING = {15, 38}
-SEEDS = [seed for seed in range(50) if seed not in FAILING] + [1815, 648, 1581, 2531, 1444, 2760, 2290, 654]
+# a constexpr block width under 16 bytes on stated facts (15, 38; fuzz-facts-narrow-block-descriptor.md), and the
+# invalid programs without an `order` or with one that is no permutation (all INVALID_SEEDS now).
+# A seed whose kernel fails stays out, named here with its finding (the campaign counts them, benchmarks/RESULTS.md):
+# none today.
+SEEDS = list(range(50)) + [1815, 648, 1581, 2531, 1444, 2760, 2290, 654]
 INVALID_SEEDS = 40
 COMPILED_SEEDS = [1, 19, 28, 49, 50, 62]
 
@@ -92,8 +82,9 @@ def test_generated_kernels_compile_for_a_gpu(tmp_path):
 
 
 # Migrated kernels compiled for sm_90 in every policy: a rank-5 tile under compat (0), the `if D2 > 0:` guard
-# (27), creations in both branches (1815), a rank-4 permuted layout (654).
-MIGRATED_COMPILED_SEEDS = [0, 27, 1815, 654]
+# (27), creations in both branches (1815), a rank-4 permuted layout (654), a compat tile re-made in a loop with
+# another padding (1594; fuzz-compat-tile-type-in-loop.md).
+MIGRATED_COMPILED_SEEDS = [0, 27, 1815, 654, 1594]
 
 
 def test_migrated_kernels_compile_for_a_gpu(tmp_path):

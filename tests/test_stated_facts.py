@@ -39,8 +39,13 @@ def codes(outcome) -> list[str]:
 
 def test_a_gemm_with_its_facts_stated_gets_plain_descriptors_for_loads_and_store():
     """What the maintainers of Triton's GEMM tutorials wrote by hand: descriptors, no flag, no fallback, one
-    offset along K for both operands."""
-    outcome = migrate_source(GEMM, policy=stating("aligned", "aligned-rows"))
+    offset along K for both operands, where the block widths are literals of 16 elements or more (16 bytes
+    of any element type)."""
+    source = GEMM
+    for old, new in [("(BM, BK)", "(BM, 32)"), ("(BK, BN)", "(32, 64)"), ("(BM, BN), (1, 0)", "(BM, 64), (1, 0)"),
+                     ("(0, BK)", "(0, 32)"), ("(BK, 0)", "(32, 0)"), ("pid_n * BN", "pid_n * 64")]:
+        source = source.replace(old, new)
+    outcome = migrate_source(source, policy=stating("aligned", "aligned-rows"))
     assert codes(outcome) == ["TTD010"] * 3
     assert kernel_of(outcome.new_source) == '''@with_allocator
 @triton.jit
@@ -48,16 +53,89 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl
            BK: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, 32])
     off_k = 0
-    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN])
+    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [32, 64])
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BK)):
-        acc += tl.dot(a_desc.load([pid_m * BM, off_k]), b_desc.load([off_k, pid_n * BN]))
-        off_k += BK
-    c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1], [BM, BN])
-    c_desc.store([pid_m * BM, pid_n * BN], acc)
+        acc += tl.dot(a_desc.load([pid_m * BM, off_k]), b_desc.load([off_k, pid_n * 64]))
+        off_k += 32
+    c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1], [BM, 64])
+    c_desc.store([pid_m * BM, pid_n * 64], acc)
 '''
+
+
+def test_block_widths_the_launch_chooses_are_tested_when_triton_compiles():
+    """No stated fact vouches for a block width, and a descriptor's block rows need 16 bytes (TTD107): where
+    the launch chooses the width, the kernel tests it once at its top, a constexpr that Triton folds, and each
+    access keeps both forms, as the launch guard's (TTD009) but with no check at launch. The fixture
+    stated_facts_narrow_block runs both widths bit for bit."""
+    outcome = migrate_source(GEMM, policy=stating("aligned", "aligned-rows"))
+    assert codes(outcome) == ["TTD010"] * 3
+    assert all("fewer than 16 bytes" in d.message for d in outcome.diagnostics)
+    kernel = kernel_of(outcome.new_source)
+    assert kernel.startswith('''@with_allocator
+@triton.jit
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr,
+           BK: tl.constexpr):
+    # a descriptor's block rows hold at least 16 bytes (128 bits)
+    USE_DESCRIPTORS: tl.constexpr = (
+        BK * a_ptr.dtype.element_ty.primitive_bitwidth >= 128
+        and BN * b_ptr.dtype.element_ty.primitive_bitwidth >= 128
+        and BN * c_ptr.dtype.element_ty.primitive_bitwidth >= 128
+    )
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    if USE_DESCRIPTORS:
+        a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
+'''), kernel
+    assert """    if USE_DESCRIPTORS:
+        c_desc.store([pid_m * BM, pid_n * BN], acc)
+    else:
+        tl.store(c, acc, mask=m_m[:, None] & m_n[None, :])
+""" in kernel
+    assert "launch_guard" not in outcome.new_source
+
+
+def test_a_block_width_computed_in_the_kernel_keeps_masked_pointers():
+    """A test at the kernel's top cannot read a width the kernel computes: masked pointers, and the reason."""
+    source = GEMM.replace("    pid_m = tl.program_id(0)\n", "    pid_m = tl.program_id(0)\n    BK = BK // 2\n")
+    outcome = migrate_source(source, policy=stating("aligned", "aligned-rows"))
+    assert codes(outcome) == ["TTD006", "TTD010", "TTD010"], outcome.diagnostics
+    assert "TTD107" in outcome.diagnostics[0].message and "a_desc" not in outcome.new_source
+    descriptors_only = migrate_source(source, policy=stating("aligned", "aligned-rows", target="descriptor"))
+    assert codes(descriptors_only) == ["TTD107", "TTD010", "TTD010"]  # no fallback there: refused, untouched
+    assert "a = tl.make_block_ptr(" in descriptors_only.new_source
+
+
+def test_a_pointer_that_may_be_none_is_tested_only_where_it_is_not():
+    """A block pointer created under `if HAS_BIAS:`, whose launches pass None without it: the width test at the
+    kernel's top must not read None's element type."""
+    source = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def bias_kernel(b_ptr, y_ptr, N, HAS_BIAS: tl.constexpr, BN: tl.constexpr):
+    acc = tl.zeros((BN,), dtype=tl.float32)
+    if HAS_BIAS:
+        b = tl.make_block_ptr(b_ptr, (N,), (1,), (0,), (BN,), (0,))
+        acc += tl.load(b, boundary_check=(0,))
+    tl.store(y_ptr + tl.arange(0, BN), acc, mask=tl.arange(0, BN) < N)
+"""
+    outcome = migrate_source(source, policy=stating("aligned", "allocator"))
+    module = {}
+    exec(compile(outcome.new_source, "bias_kernel.py", "exec"), module)
+    y = torch.full((4,), 7.0)
+    module["bias_kernel"][(1,)](None, y, 4, HAS_BIAS=False, BN=4)
+    assert torch.equal(y, torch.zeros(4))
+    bias = torch.arange(4.0)
+    for width in (2, 4):  # 8 bytes: masked pointers; 16: a descriptor
+        y = torch.full((4,), 7.0)
+        module["bias_kernel"][(1,)](bias, y, 4, HAS_BIAS=True, BN=width)
+        assert torch.equal(y[:width], bias[:width]), width
+    assert "USE_DESCRIPTORS: tl.constexpr = b_ptr is None or BN * b_ptr.dtype.element_ty.primitive_bitwidth >= 128" \
+        in outcome.new_source
 
 
 def test_nothing_is_assumed_that_no_one_stated():
@@ -67,7 +145,7 @@ def test_nothing_is_assumed_that_no_one_stated():
     # the store would overwrite the rows' padding without `aligned-rows`: masked pointers, the loads descriptors
     assert codes(aligned_only) == ["TTD010", "TTD010", "TTD006"]
     assert "TTD111" in aligned_only.diagnostics[2].message and "c_desc" not in aligned_only.new_source
-    assert "USE_DESCRIPTORS" not in aligned_only.new_source
+    assert "launch_guard" not in aligned_only.new_source
 
 
 def test_strict_relies_on_no_stated_fact():
@@ -286,7 +364,8 @@ def test_the_report_lists_each_fact_relied_on_and_where_it_was_stated(tree):
     put(tree, "k.py", GEMM)
     report = invoke("report", "-j1", ".").stdout
     assert re.search(r"^  k\.py:16:9 +TTD010  descriptor  block pointer `c` → tensor descriptor `c_desc` on stated facts "
-                     r"\(`c_ptr` aligned, `c_ptr` aligned-rows\)$", report, re.M)
+                     r"\(`c_ptr` aligned, `c_ptr` aligned-rows\) \(masked pointers where its innermost block holds "
+                     r"fewer than 16 bytes, which Triton tells when it compiles\)$", report, re.M)
     assert "      requires: `c_ptr` stated `aligned` (pyproject.toml: assume): its data, and `stride_cm` × itemsize, " \
            "multiples of 16 bytes\n" in report
     assert '      requires: `c_ptr` stated `aligned-rows` (pyproject.toml: kernel-assume "matmul.c_ptr"): a row, ' \

@@ -712,7 +712,6 @@ def batched_transpose(x_ptr, y_ptr, M, N, stride_xb, stride_xm, stride_yb, strid
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     pid_b = tl.program_id(2)
-    B = tl.num_programs(2)
     o_b = pid_b + tl.arange(0, 1).to(tl.int64)
     o_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
     o_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N).to(tl.int64)

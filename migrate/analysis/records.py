@@ -31,6 +31,7 @@ class Creation:
     anchor: Optional[cst.CSTNode] = None  # where the report points, if not at the call (a helper's parameter)
     check: object = None  # guards.Check, or why a descriptor cannot be checked at launch (TTD009)
     loops: int = 0  # how many loops the creation is inside
+    branched: bool = False  # inside an `if`: its base may be None where it is not reached
     condition: Optional[cst.IfExp] = None  # `p = tl.make_block_ptr(...) if FLAG else None`: the whole value
     inline: bool = False  # the pointer of a load or store (`tl.load(tl.make_block_ptr(...))`), named by us
     stated: dict = field(default_factory=dict)  # fact -> where, what the user stated of its tensor (TTD010)

@@ -8,8 +8,8 @@ from typing import Callable, Optional
 import libcst as cst
 
 from triton_migrate.policy import FACTS
-from triton_migrate.rules import ttd009_launch_guard, ttd010_stated_facts
-from triton_migrate.syntax.forms import advance, compat, descriptor, helper_parts, launch_guard, masked_pointers
+from triton_migrate.rules import ttd009_launch_guard, ttd010_stated_facts, ttd107_narrow_block
+from triton_migrate.syntax.forms import advance, block_width, compat, descriptor, helper_parts, launch_guard, masked_pointers
 from triton_migrate.syntax.nodes import canonical_code, code_of, int_value
 
 from . import guards, planner
@@ -114,10 +114,12 @@ class Results:
         """Whether another creation of the function assigns a handle of another type to the same name. Created
         before its loop, the handle would be live at the head of the other's loop (fla's based backward:
         `p_q` over `(T, K)` in one loop, over `(K, T)` in the next), which Triton then carries through that
-        loop, as a descriptor in and a pointer out, and refuses to compile."""
+        loop, as a descriptor in and a pointer out, and refuses to compile. A handle's padding is part of its
+        type too (a compat tile re-made with "nan" in the loop that one made with "zero" before it carries)."""
         def kind(c: Creation) -> tuple:
             impl = self.compat_impl(c) if self.policy.target == "compat" else None
-            return (self.facts.canonical_code(c.base), *map(self.facts.canonical_code, c.block), impl)
+            paddings = tuple(sorted(self.paddings({id(c.call)})))
+            return (self.facts.canonical_code(c.base), *map(self.facts.canonical_code, c.block), impl, paddings)
 
         stem = self.namer.stem(creation.target)
         return any(other.target is not None and id(other.call) not in self.class_of(id(creation.call)) and
@@ -175,9 +177,40 @@ class Results:
     def guarded_statements(self, creation: Creation, statements: list) -> list:
         """A guarded descriptor (TTD009) is created only in the variant that uses it: `if USE_DESCRIPTORS:`,
         which Triton resolves at compile time (a `None` in its place would not survive a run-time `if`)."""
-        if not statements or self.policy.target == "compat" or not self.is_guarded({id(creation.call)}):
+        if not statements or self.policy.target == "compat":
             return statements
-        return [launch_guard.only_with(self.guard_flag, statements)]
+        if self.is_guarded({id(creation.call)}):
+            return [launch_guard.only_with(self.guard_flag, statements)]
+        if self.width_tested({id(creation.call)}):
+            return [launch_guard.only_with(self.width_flag(), statements)]
+        return statements
+
+    def width_tested(self, creations) -> bool:
+        """Whether these block pointers' plain descriptors exist only where the compile-time test of their
+        block widths holds (TTD107)."""
+        return self.policy.target != "compat" and not self.is_guarded(creations) and \
+            self.uses_descriptors(creations) and bool(self.width_tests(creations))
+
+    def width_flag(self) -> str:
+        """The name of the compile-time test of block widths (TTD107): the launch guard's flag's, in a function
+        that has no launch guard."""
+        guarded = any(self.is_guarded({id(c.call)}) and not self.is_refused({id(c.call)})
+                      for c in self.creations.values())
+        return self.namer.flag(ttd107_narrow_block.FLAG) if guarded else self.guard_flag
+
+    def with_width_flag(self, function: cst.FunctionDef) -> cst.FunctionDef:
+        """The function with its compile-time test of block widths (TTD107) first in its body (after its
+        docstring), where some descriptor needs one."""
+        tested = [c for c in self.knowledge.in_order(self.creations) if not self.is_refused({c}) and
+                  self.width_tested({c})]
+        tests = {code_of(t): t for c in tested for t in self.width_tests({c})}
+        if not tests:
+            return function
+        body = list(function.body.body)
+        at = 1 if body and isinstance(body[0], cst.SimpleStatementLine) and \
+            isinstance(body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString) else 0
+        body.insert(at, block_width.flag(self.width_flag(), list(tests.values()), self.language))
+        return function.with_changes(body=function.body.with_changes(body=body))
 
     def descriptor_function(self, func: cst.BaseExpression) -> cst.BaseExpression:
         owner = func.value if isinstance(func, cst.Attribute) else self.language
@@ -225,10 +258,11 @@ class Results:
 
         def build(updated: cst.FunctionDef) -> cst.FunctionDef:
             statements = [s for _, builder in edits for s in builder()]
-            body = [cst.SimpleStatementLine([s]) for s in statements] + list(updated.body.body)
-            return updated.with_changes(params=helper_parts.parameters(updated.params, replaced,
-                                                                       self.language),
-                                        body=updated.body.with_changes(body=body))
+            body = [s if isinstance(s, cst.BaseCompoundStatement) else cst.SimpleStatementLine([s])
+                    for s in statements] + list(updated.body.body)
+            return self.with_width_flag(updated.with_changes(
+                params=helper_parts.parameters(updated.params, replaced, self.language),
+                body=updated.body.with_changes(body=body)))
         return owners, build
 
     def guard_edit(self) -> Optional[tuple[frozenset[int], Builder]]:
@@ -239,7 +273,8 @@ class Results:
         relying = [c for c in self.creations.values() if self.class_notes(id(c.call), self.knowledge.relied)]
         if self.states_allocator():  # the allocator is the user's
             relying = []
-        if not guarded and not relying:
+        tested = any(self.width_tested({id(c.call)}) for c in self.creations.values())
+        if not guarded and not relying and not tested:
             return None
 
         def build(updated: cst.FunctionDef) -> cst.FunctionDef:
@@ -254,8 +289,8 @@ class Results:
             if hooked:
                 added.append(cst.Decorator(cst.Name(self.launch_names[ttd010_stated_facts.HOOK])))
             jit = next(i for i, d in enumerate(updated.decorators) if is_jit(d))
-            return updated.with_changes(decorators=[*updated.decorators[:jit], *added, *updated.decorators[jit:]],
-                                        params=params)
+            return self.with_width_flag(updated.with_changes(
+                decorators=[*updated.decorators[:jit], *added, *updated.decorators[jit:]], params=params))
         return frozenset(), build
 
     def states_allocator(self) -> bool:

@@ -15,13 +15,14 @@ from triton_migrate.rules import (
     ttd103_no_unit_stride,
     ttd105_rank,
     ttd106_int64_offsets,
+    ttd107_narrow_block,
     ttd108_unsupported_use,
     ttd109_ambiguous_value,
     ttd111_store_row_width,
     ttd112_runtime_alignment,
 )
 from triton_migrate.syntax.build import keyword
-from triton_migrate.syntax.forms import advance, compat, descriptor, launch_guard, masked_pointers
+from triton_migrate.syntax.forms import advance, block_width, compat, descriptor, launch_guard, masked_pointers
 from triton_migrate.syntax.nodes import canonical_code, code_of, int_value, tuple_elements
 from triton_migrate.syntax.walk import descendants
 
@@ -68,7 +69,8 @@ class Sites:
     # -- creation ------------------------------------------------------------------------------
 
     def create(self, node, name: Optional[str], call: cst.Call, state: State) -> Value:
-        creation = Creation(call, name, loops=sum(isinstance(o, Loop) for o in self.owners))
+        creation = Creation(call, name, loops=sum(isinstance(o, Loop) for o in self.owners),
+                            branched="if" in self.owners)
         self.creations[id(call)] = creation
         self.knowledge.met(id(call))
         for argument in call.args:
@@ -521,6 +523,11 @@ class Sites:
             elif form == "guarded" and not self.pays_off(call, member, value):
                 form = "pointer"
                 obstacles.append(planner.Obstacle(ttd009_launch_guard.CODE, ttd009_launch_guard.PAYS_OFF))
+            elif form == "descriptor" and not self.width_testable(value):  # `--target descriptor`: no fallback
+                form = "pointer"
+                obstacles.append(planner.Obstacle(ttd107_narrow_block.CODE, ttd107_narrow_block.UNTESTED))
+                if self.policy.target == "descriptor":
+                    refusal = Refusal(ttd107_narrow_block.CODE, ttd107_narrow_block.UNTESTED, call)
         if refusal is not None:
             self.refuse(value.creations, refusal)
             return
@@ -537,6 +544,8 @@ class Sites:
         if offsets is not None and form == "compat":
             self.handle_access(call, member, bound, value, offsets, self.compat_builder(member, value, offsets,
                                                                                        bound))
+        elif offsets is not None and form == "descriptor" and self.width_tests(value.creations):
+            self.guarded_access(call, member, bound, value, offsets, deltas, self.width_flag)
         elif offsets is not None and form == "descriptor":
             self.descriptor_access(call, member, bound, value, offsets)
         elif offsets is not None and form == "guarded":
@@ -736,6 +745,40 @@ class Sites:
                                     unchecked=True)
         return replace(found, tensor=creation.target) if isinstance(found, guards.Check) else found
 
+    def width_testable(self, value: BlockPtr) -> bool:
+        """Whether a plain descriptor for this block pointer either needs no test of its block widths, or has
+        one, and masked pointers to fall back on where it fails (TTD107)."""
+        tests = self.width_tests(value.creations)
+        return tests is not None and (not tests or self.pointer_problem(value) is None)
+
+    def width_tests(self, creations) -> Optional[list[cst.Comparison]]:
+        """The compile-time tests that descriptors for these block pointers hold the 16 bytes a block row needs,
+        one per innermost block width the source leaves to the launch (TTD107: `BK * x_ptr.dtype.element_ty
+        .primitive_bitwidth >= 128`; a literal width needs none); None where one cannot be written at the top
+        of the function, from its parameters."""
+        tests = []
+        for creation in map(self.creations_by_id, self.knowledge.in_order({m for c in creations
+                                                                            for m in self.class_of(c)})):
+            width = creation.block[creation.unit] if creation.unit is not None else None
+            if width is None or int_value(width) is not None:
+                continue
+            arguments = self.arguments.with_names(self.facts.free_names(creation.call)) \
+                if self.is_parameter_pointer(creation) else self.arguments
+            root = guards.root_argument(creation.base, self.facts, arguments)
+            reassigned = any(name in self.facts.assignments for name in self.facts.free_names(width))
+            if root is None or arguments.host(width) is None or reassigned:
+                return None
+            tests.append(block_width.fits(width, cst.Name(root), self.may_be_none(creation, root)))
+        return tests
+
+    def may_be_none(self, creation: Creation, root: str) -> bool:
+        """Whether the pointer argument a creation starts from may be None at the function's top: the creation
+        is under a condition (`if HAS_BIAS:`, `... if x is not None else None`), the argument has a default, or
+        a helper's callers pass None for the block pointer."""
+        nullable = isinstance(creation.anchor, cst.Param) and self.context.entry[creation.target].nullable
+        return creation.branched or creation.condition is not None or nullable or \
+            self.arguments.defaults.get(root) is not None
+
     @staticmethod
     def static_offset(value: BlockPtr, deltas, d: int):
         """The offset expression in `d` if it is the same as before an inline advance, else None."""
@@ -824,13 +867,15 @@ class Sites:
 
         return build
 
-    def guarded_access(self, call, member, bound, value: BlockPtr, offsets, deltas) -> None:
-        """Both forms, the descriptor's taken when the launch check passes (TTD009)."""
+    def guarded_access(self, call, member, bound, value: BlockPtr, offsets, deltas,
+                       flag: Optional[Callable[[], str]] = None) -> None:
+        """Both forms, the descriptor's taken when the launch check passes (TTD009), or where `flag` names
+        the compile-time test of its block widths (TTD107)."""
         self.descriptor_access(call, member, bound, value, offsets)
         descriptor = self.expr_edits[id(call)][1]
         pointers = self.pointer_builder(call, member, bound, value, offsets, deltas)
         self.expr_edits[id(call)] = (value.creations, lambda updated: launch_guard.guarded(
-            self.guard_flag, descriptor(updated), pointers(updated)))
+            flag() if flag else self.guard_flag, descriptor(updated), pointers(updated)))
 
     def pointer_access(self, call, member, bound, value: BlockPtr, offsets, deltas) -> None:
         problem = self.pointer_problem(value, self.holds_pointers(bound, value, deltas))

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import libcst as cst
 
+from triton_migrate.analysis.invariance import PURE_MEMBERS, is_pure_call
 from triton_migrate.syntax.walk import walk
-from triton_migrate.analysis.invariance import is_pure_call
 
 from .blocks import filled, paths_to, removed
 
 # The calls a dead value may make: what a block pointer's parts call (`tl.arange(0, BK)`, `tl.cast(x, tl.int64)`,
-# `.to(tl.int64)`), resolved as the hoisting of a descriptor out of a loop resolves the calls in its arguments
-# (analysis/invariance.py).
-_PARTS = frozenset({"arange", "cast"})
+# `.to(tl.int64)`), and what the values they read are computed with (`n_rows = tl.num_programs(0)`, a shape
+# the masked pointers no longer read), resolved as the hoisting of a descriptor out of a loop resolves the calls
+# in its arguments (analysis/invariance.py).
+_PARTS = frozenset({"arange", "cast"}) | PURE_MEMBERS
 
 
 def drop_dead_code(original: cst.FunctionDef, updated: cst.FunctionDef, member_of) -> cst.FunctionDef:
