@@ -1,5 +1,8 @@
 """TTD201 crosses-function: block pointer crosses a function boundary.
 
+What it does: reports a block pointer that crosses a function boundary where the helper and its callers cannot be
+migrated together, with the reason.
+
 Why: a block pointer passed to or returned from another `@triton.jit` function, or received as a
 parameter, needs the callee and every call site rewritten together; where they can be, it travels as its
 parts (TTD008), and this code reports, with the reason, where they cannot: then the helper and every caller
@@ -19,9 +22,15 @@ there on every Triton version, before any argument is evaluated: the block point
 masked pointers their names hold, the call passes them on and fails as it did (reported with this code,
 decision `compile-error`).
 
+Example:
+
+    acc = helper(acc, p)     # `helper` listed in `__all__`: callers outside the run pass block pointers too
+    # the helper and every caller left as they are, reported
+
+Fix safety: no fix: the site is left untouched, with this code as the reason.
+
 Fixtures: helper_refused_keeps_caller, helper_mixed_callers, call_to_nothing.
 """
-
 CODE = "TTD201"
 NAME = "crosses-function"
 SUMMARY = "block pointer crosses a function boundary"

@@ -9,18 +9,14 @@ from typing import Optional
 
 import libcst as cst
 
-from triton_migrate.rules import (
-    ttd005_hoist,
-    ttd105_rank,
-    ttd108_unsupported_use,
-)
+from triton_migrate.rules import ttd105_rank, ttd108_unsupported_use
+from triton_migrate.syntax.nodes import canonical_code, code_of, int_value, tuple_elements
+from triton_migrate.syntax.walk import descendants
 
-from . import guards, inlining, planner
+from . import guards, inlining, invariance, planner
 from .calls import (
     UnboundCall,
     bind,
-    int_value,
-    tuple_elements,
 )
 from .records import Creation, Loop, Refusal
 from .shared import Part
@@ -31,10 +27,7 @@ from .values import (
     Placeholder,
     State,
     Value,
-    canonical_code,
-    code_of,
 )
-from .walk import descendants
 
 
 def _is_arithmetic(node: cst.BaseExpression) -> bool:
@@ -319,8 +312,8 @@ class Creations(Part):
         arguments = [creation.call.args[0].value] + creation.shape + creation.strides + creation.block
         target = None
         for owner in reversed(self.run.owners):
-            if not isinstance(owner, Loop) or not ttd005_hoist.is_invariant(arguments, owner.assigned,
-                                                                            self.fn.names.member):
+            if not isinstance(owner, Loop) or not invariance.is_invariant(arguments, owner.assigned,
+                                                                          self.fn.names.member):
                 break
             if any(isinstance(v, BlockPtr) and v.stem == stem and v.creations != {id(creation.call)}
                    for v in owner.head.values()):

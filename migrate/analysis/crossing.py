@@ -17,10 +17,12 @@ from typing import Optional
 
 import libcst as cst
 
-from triton_migrate.rules import ttd008_helper_parts, ttd108_unsupported_use, ttd201_crosses_function
+from triton_migrate.rules import ttd108_unsupported_use, ttd201_crosses_function
+from triton_migrate.syntax.forms import helper_parts
+from triton_migrate.syntax.nodes import canonical_code, code_of, int_value, parsed, tuple_elements
 
 from . import inlining, planner
-from .calls import advanced_base, int_value, member_called, tuple_elements
+from .calls import advanced_base, member_called
 from .records import Refusal
 from .shared import Part
 from .values import (
@@ -29,11 +31,8 @@ from .values import (
     Dim,
     Placeholder,
     State,
-    canonical_code,
-    code_of,
     is_none,
     is_placeholder,
-    parsed,
 )
 
 
@@ -324,7 +323,7 @@ class Crossing(Part):
                                        [cst.Name("None")] * len(kinds))
         if passed:
             owners = frozenset().union(*(pointers[p][0].creations for p in passed if p in pointers))
-            self.run.expr_edits[id(node)] = (owners, lambda updated: ttd008_helper_parts.expand(
+            self.run.expr_edits[id(node)] = (owners, lambda updated: helper_parts.expand(
                 node, updated, {id(bound[p]): parts for p, parts in passed.items()}))
         return True
 

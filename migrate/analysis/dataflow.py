@@ -23,6 +23,8 @@ from triton_migrate.rules import (
     ttd109_ambiguous_value,
     ttd201_crosses_function,
 )
+from triton_migrate.syntax.nodes import parsed
+from triton_migrate.syntax.walk import children
 
 from . import guards
 from .access_forms import AccessForms
@@ -58,10 +60,8 @@ from .values import (
     creations_of,
     is_placeholder,
     join_dims,
-    parsed,
     same_state,
 )
-from .walk import children
 
 __all__ = ["CrossesFunctions", "FunctionAnalysis"]
 

@@ -9,9 +9,7 @@ import libcst as cst
 
 from triton_migrate.rules import (
     ttd003_access,
-    ttd004_dtype_query,
     ttd009_launch_guard,
-    ttd101_unchecked_dimension,
     ttd103_no_unit_stride,
     ttd107_narrow_block,
     ttd108_unsupported_use,
@@ -19,15 +17,15 @@ from triton_migrate.rules import (
     ttd111_store_row_width,
     ttd112_runtime_alignment,
 )
+from triton_migrate.syntax.forms import descriptor
+from triton_migrate.syntax.nodes import int_value, tuple_elements
 
 from . import layout, planner
 from .calls import (
     UnboundCall,
     bind,
     bool_value,
-    int_value,
     string_value,
-    tuple_elements,
 )
 from .records import Refusal, SiteForm
 from .shared import Part
@@ -170,7 +168,7 @@ class Accesses(Part):
         self.run.dead_uses.append(Refusal(ttd108_unsupported_use.CODE, f"{what} (every Triton version): Triton rejects "
                                       "it at compile time wherever it is reached, and so does the `tl.static_assert` "
                                       "put before it (the access migrates, its mask kept)", call))
-        statement = cst.Expr(ttd003_access.compile_error(self.fn.language, f"{what}: Triton rejects it"))
+        statement = cst.Expr(descriptor.compile_error(self.fn.language, f"{what}: Triton rejects it"))
         self.run.line_edits.setdefault(id(self.run.line), {})[("rejected mask", id(call))] = \
             (id(call), value.creations, lambda: [statement])
 
@@ -207,7 +205,7 @@ class Accesses(Part):
         creations = [self.books.creations_by_id(c) for c in self.fn.knowledge.in_order(value.creations)]
         creation = creations[0]
         unchecked = set(range(len(value.dims))) - self.checked_dims(bound, len(value.dims))
-        in_bounds = [d not in unchecked or all(ttd101_unchecked_dimension.in_bounds(
+        in_bounds = [d not in unchecked or all(planner.dimension_in_bounds(
             c.shape[d], c.block[d], self.moves.static_offset(value, deltas, d)) for c in creations)
             for d in range(len(value.dims))]
         volatile = "volatile" in bound and bool_value(bound["volatile"].value) is not False
@@ -359,7 +357,7 @@ class Accesses(Part):
         return padding if padding in ("", "zero", "nan") else None
 
     def type_query(self, node: cst.Attribute, state: State) -> bool:
-        pointer = ttd004_dtype_query.queried_pointer(node)
+        pointer = descriptor.queried_pointer(node)
         value = state.get(pointer.value) if pointer is not None else None
         if not isinstance(value, BlockPtr):
             return False
