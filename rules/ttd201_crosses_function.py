@@ -34,3 +34,37 @@ Fixtures: helper_refused_keeps_caller, helper_mixed_callers, call_to_nothing.
 CODE = "TTD201"
 NAME = "crosses-function"
 SUMMARY = "block pointer crosses a function boundary"
+
+PASSED = "passed to another function"  # a block pointer read as a call's argument, the call not followed
+RETURNED = "returned from the function"
+
+
+def returned(name: str) -> str:
+    """A block pointer created here and returned: only a parameter's goes back, as offsets."""
+    return (f"block pointer `{name}` returned from the function (only a parameter's block pointer can be handed back "
+            "as offsets)")
+
+
+def not_unpacked(callee: str) -> str:
+    return (f"`{callee}` hands this block pointer back, but its result is not unpacked into names "
+            "(`acc, p = helper(acc, p)`)")
+
+
+def no_parts(callee: str, why: str) -> str:
+    """Passed to a helper that cannot receive it as parts (`why`: what stops it)."""
+    return f"passed to `{callee}`, which cannot take it as parts: {why}"
+
+
+def undefined(callee: str) -> str:
+    """Passed to a function that nothing defines (the pointers it became are passed instead)."""
+    return f"passed to `{callee}`, which nothing defines"
+
+
+def undefined_unnamed(callee: str) -> str:
+    return f"passed to `{callee}`, which nothing defines, and its name does not hold its pointers there"
+
+
+def undefined_call(callee: str) -> str:
+    """The call itself: it never compiled, and still does not."""
+    return (f"`{callee}` is defined nowhere (nothing in the module binds it): the kernel fails to compile at this call "
+            "on every Triton version, and still does, given the pointers its block pointers became")

@@ -168,10 +168,8 @@ class Crossing(Part):
             proofs = (tuple(d.aligned for d in value.dims), tuple(d.nonnegative for d in value.dims)) \
                 if owner is not None else None
             if isinstance(value, BlockPtr) and owner is None:
-                self.books.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, f"block pointer "
-                                                           f"`{element.value}` returned from the function (only a "
-                                                           "parameter's block pointer can be handed back as offsets)",
-                                                           node))
+                self.books.refuse(value.creations, Refusal(ttd201_crosses_function.CODE,
+                                                           ttd201_crosses_function.returned(element.value), node))
             elif owner is None:
                 self.flow.visit(element, state)
             shape.append(None if owner is None else (owner, *proofs))
@@ -293,13 +291,12 @@ class Crossing(Part):
         if any(self.fn.context.returns(helper) or ()) and id(node) != self.unpacking:
             callee = canonical_code(node.func)
             for value, _ in pointers.values():
-                self.books.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, f"`{callee}` hands "
-                                                     "this block pointer back, but its result is not unpacked into "
-                                                     "names (`acc, p = helper(acc, p)`)", node))
+                self.books.refuse(value.creations, Refusal(ttd201_crosses_function.CODE,
+                                                     ttd201_crosses_function.not_unpacked(callee), node))
             return True
         for param, arg in bound.items():
             if param not in pointers:
-                self.flow.visit(arg.value, state, ttd201_crosses_function.CODE, "passed to another function")
+                self.flow.visit(arg.value, state, ttd201_crosses_function.CODE, ttd201_crosses_function.PASSED)
         passed = {}
         for param, (value, deltas) in pointers.items():
             why = self.fn.context.refusal(helper, param)
@@ -310,8 +307,8 @@ class Crossing(Part):
             parts = self.passed_parts(helper, param, value, deltas, node) if why is None else None
             if why is not None:
                 callee = canonical_code(node.func)
-                self.books.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, f"passed to `{callee}`, which "
-                                                     f"cannot take it as parts: {why}", node))
+                self.books.refuse(value.creations, Refusal(ttd201_crosses_function.CODE,
+                                                     ttd201_crosses_function.no_parts(callee, why), node))
             if parts is not None:
                 passed[param] = parts
                 self.accesses.record_form(value, "parts", [])
@@ -336,21 +333,19 @@ class Crossing(Part):
         for argument in node.args:
             value = state.get(argument.value.value) if isinstance(argument.value, cst.Name) else None
             if not isinstance(value, BlockPtr):
-                self.flow.visit(argument.value, state, ttd201_crosses_function.CODE, "passed to another function")
+                self.flow.visit(argument.value, state, ttd201_crosses_function.CODE, ttd201_crosses_function.PASSED)
                 continue
             value = self.books.settle(value)
             if not value.pointers or self.emit.pointer_problem(value, named=True) is not None:
-                self.flow.visit(argument.value, state, ttd201_crosses_function.CODE, f"passed to `{callee}`, which "
-                           "nothing defines, and its name does not hold its pointers there")
+                self.flow.visit(argument.value, state, ttd201_crosses_function.CODE,
+                                ttd201_crosses_function.undefined_unnamed(callee))
                 continue
             self.fn.knowledge.named.update(value.creations)
-            self.accesses.record_form(value, "pointer", [planner.Obstacle(ttd201_crosses_function.CODE, f"passed to "
-                                                                 f"`{callee}`, which nothing defines")], id(argument))
+            obstacle = planner.Obstacle(ttd201_crosses_function.CODE, ttd201_crosses_function.undefined(callee))
+            self.accesses.record_form(value, "pointer", [obstacle], id(argument))
             if not any(use.node is node for use in self.run.dead_uses):
-                self.run.dead_uses.append(Refusal(ttd201_crosses_function.CODE, f"`{callee}` is defined nowhere "
-                                                  "(nothing in the module binds it): the kernel fails to compile at "
-                                                  "this call on every Triton version, and still does, given the "
-                                                  "pointers its block pointers became", node))
+                self.run.dead_uses.append(Refusal(ttd201_crosses_function.CODE,
+                                                  ttd201_crosses_function.undefined_call(callee), node))
 
     @staticmethod
     def passes_placeholder(argument: cst.BaseExpression, state: State) -> bool:

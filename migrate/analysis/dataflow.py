@@ -318,7 +318,7 @@ class Dataflow(Part):
             return state
         if isinstance(node, cst.Return):
             if node.value is not None and not self.crossing.return_pointers(node, state):
-                self.visit(node.value, state, ttd201_crosses_function.CODE, "returned from the function")
+                self.visit(node.value, state, ttd201_crosses_function.CODE, ttd201_crosses_function.RETURNED)
             return None
         if isinstance(node, (cst.Break, cst.Continue)):
             frame = next((o for o in reversed(self.run.owners) if isinstance(o, Loop)), None)
@@ -413,7 +413,7 @@ class Dataflow(Part):
         elif not self.crossing.helper_call(node, state):
             self.visit(node.func, state)
             code, how = ((ttd108_unsupported_use.CODE, f"passed to `tl.{member}`") if member is not None else
-                         (ttd201_crosses_function.CODE, "passed to another function"))
+                         (ttd201_crosses_function.CODE, ttd201_crosses_function.PASSED))
             for argument in node.args:
                 self.visit(argument.value, state, code, how)
 
