@@ -31,3 +31,7 @@ MAX_RANK = 5
 
 def message(rank: int) -> str:
     return f"rank {rank}: tensor descriptors have ranks 1 to {MAX_RANK}"
+
+
+UNTOLD_ELEMENTS = ("shape, strides, offsets and block_shape must be tuples of one length, spelt out, in a name "
+                   "assigned once, or returned by a helper that only returns one")

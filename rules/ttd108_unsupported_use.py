@@ -79,3 +79,35 @@ def padding_chosen_at_compile_time(name: str) -> str:
             "padding")
 
 OUTSIDE_A_FUNCTION = "block pointer used outside a function"
+
+ADVANCE_DELTAS = "`tl.advance` deltas must be a literal tuple with one entry per dimension"
+ADVANCE_RESULT_UNUSED = "`tl.advance` result used outside an assignment, load or store"
+ARITHMETIC = "arithmetic on a block pointer"
+CREATED_ELSEWHERE = ("block pointer created outside a plain `name = tl.make_block_ptr(...)` (or `... if FLAG else "
+                     "None`) assignment or the pointer of a load or store on a line of its own")
+PARTS_NEED_UNCHANGED = "passing a block pointer as parts needs its base, shape and strides unchanged at the call"
+MERGED_BLOCK_SHAPES = ("the block pointers merged here have different block shapes, which a helper receives as "
+                       "`tl.constexpr` parameters")
+USER_MASK = "an access with `mask=` keeps it on masked pointers"
+PADDING_SPELT = "`padding_option` must be a literal or a name"
+
+
+def passed_to(member: str) -> str:
+    return f"passed to `tl.{member}`"
+
+
+def zero_for_none(name: str) -> str:
+    """`p == 0` where `p` is 0 on some path: its migrated parts are None there, which the test would tell apart."""
+    return (f"`{name}` is `0` instead of a block pointer on some path, where its migrated parts are `None`: this "
+            "test would tell them apart")
+
+
+def rejected_access(what: str) -> str:
+    """An access Triton rejects, kept with a `tl.static_assert` before it."""
+    return (f"{what} (every Triton version): Triton rejects it at compile time wherever it is reached, and so does "
+            "the `tl.static_assert` put before it (the access migrates, its mask kept)")
+
+
+def mask_on_shared_line(member: str, keyword: str) -> str:
+    return (f"`tl.{member}` with `{keyword}=` on a block pointer, which Triton rejects at compile time (every "
+            "version), on a line of several statements (a `tl.static_assert` that keeps it so would go before it)")

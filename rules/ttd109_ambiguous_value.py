@@ -29,3 +29,15 @@ CODE = "TTD109"
 NAME = "ambiguous-value"
 SUMMARY = "name holds a block pointer on some paths and something else on others"
 MERGED_ORDERS = "the block pointers merged here have different contiguous dimensions (`order`); a descriptor has one"
+
+
+def held(name: str, why: str) -> str:
+    """A name read where it holds no one block pointer (`why`: what it holds instead)."""
+    return f"`{name}` {why}"
+
+
+def none_on_some_paths(name: str) -> str:
+    return f"`{name}` is `None` on some paths"
+
+
+DESCRIPTOR_RECREATED = "its descriptor name is re-created while this block pointer is still in use"

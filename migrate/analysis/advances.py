@@ -133,8 +133,8 @@ class Advances(Part):
                                                      f"rank-{len(value.dims)} block pointer", call))
             return None
         if deltas is None:
-            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "`tl.advance` deltas must be a "
-                                                 "literal tuple with one entry per dimension", call))
+            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE,
+                                                 ttd108_unsupported_use.ADVANCE_DELTAS, call))
             return None
         if any(self.fn.facts.mentions_int64(delta) for delta in deltas):
             blocker = planner.Obstacle(ttd106_int64_offsets.CODE, "advanced by an int64 delta; descriptor offsets "

@@ -37,7 +37,8 @@ class Bookkeeping(Part):
                 self.cross_check(refusal)
 
     def refuse_ambiguous(self, value: Opaque, node: cst.Name) -> None:
-        self.refuse(value.creations, Refusal(ttd109_ambiguous_value.CODE, f"`{node.value}` {value.why}", node))
+        self.refuse(value.creations, Refusal(ttd109_ambiguous_value.CODE,
+                                             ttd109_ambiguous_value.held(node.value, value.why), node))
 
     def orphan(self, node: cst.CSTNode, message: str, pointer: Optional[cst.BaseExpression] = None,
                code: str = ttd201_crosses_function.CODE) -> None:

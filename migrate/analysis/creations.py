@@ -149,9 +149,7 @@ class Creations(Part):
         except UnboundCall as error:
             return self.books.reject(str(error), call)
         if creation.target is None:
-            return Refusal(ttd108_unsupported_use.CODE, "block pointer created outside a plain "
-                           "`name = tl.make_block_ptr(...)` (or `... if FLAG else None`) assignment or the "
-                           "pointer of a load or store on a line of its own", call)
+            return Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.CREATED_ELSEWHERE, call)
         parts = {key: self.tuple_part(bound[key].value) if key in bound else None
                  for key in ("shape", "strides", "offsets", "block_shape", "order")}
         ranks = {len(v) for k, v in parts.items() if v is not None}
@@ -160,9 +158,7 @@ class Creations(Part):
                      for key, v in parts.items()}
         if any(parts[k] is None for k in ("shape", "strides", "offsets", "block_shape")) or len(ranks) != 1 \
                 or "base" not in bound:
-            return Refusal(ttd105_rank.CODE, "shape, strides, offsets and block_shape must be tuples of one "
-                           "length, spelt out, in a name assigned once, or returned by a helper that only "
-                           "returns one", call)
+            return Refusal(ttd105_rank.CODE, ttd105_rank.UNTOLD_ELEMENTS, call)
         rejected = self.rejected_creation(parts)
         if rejected is not None:
             return self.books.reject(rejected, call)

@@ -369,9 +369,8 @@ class Crossing(Part):
     def passed_parts(self, helper, param: str, value: BlockPtr, deltas, call: cst.Call) -> Optional[Passed]:
         self.fn.knowledge.rebuilt.update(value.creations)  # the helper reads the base too
         if self.emit.pointer_problem(value) is not None:
-            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "passing a block pointer as "
-                                                       "parts needs its base, shape and strides unchanged at the "
-                                                       "call", call))
+            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE,
+                                                       ttd108_unsupported_use.PARTS_NEED_UNCHANGED, call))
             return None
         offsets = self.moves.offsets(value, deltas)
         interface = self.fn.context.interface(helper, param)
@@ -383,9 +382,8 @@ class Crossing(Part):
         if self.nullable(value):
             base = self.base_variable(value)  # `None` on the paths that make no block pointer
         if ranged:
-            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "the block pointers merged here "
-                                                 "have different block shapes, which a helper receives as "
-                                                 "`tl.constexpr` parameters", call))
+            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE,
+                                                 ttd108_unsupported_use.MERGED_BLOCK_SHAPES, call))
             return None
         source = {("base", 0): base}
         for d in range(interface.rank):
@@ -431,9 +429,8 @@ class Crossing(Part):
         if not isinstance(value, BlockPtr):
             return False
         if self.maybe_zero(value):
-            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, f"`{node.left.value}` is `0` "
-                                                       "instead of a block pointer on some path, where its migrated "
-                                                       "parts are `None`: this test would tell them apart", node))
+            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE,
+                                                       ttd108_unsupported_use.zero_for_none(node.left.value), node))
             return True
         owner = self.parameter_of(value)
         base = cst.Name(self.fn.namer.part(owner, "base", 0)) if owner is not None else self.base_variable(value)
