@@ -33,8 +33,6 @@ from triton_migrate.analysis.prefilter import SITE_KEYWORDS, SITE_MEMBERS
 from triton_migrate.analysis.program import Key, Locate, Program
 from triton_migrate.analysis.stated import Inline
 from triton_migrate.analysis.triton_names import TritonNames, imported_elsewhere, reexported
-from triton_migrate.analysis.values import canonical_code
-from triton_migrate.analysis.walk import walk
 from triton_migrate.rewrite import passes, specialise, unbound
 from triton_migrate.rewrite.apply import Edits, uses_name
 from triton_migrate.rules import _launch_support as launch_support
@@ -50,6 +48,8 @@ from triton_migrate.rules import (
     ttd108_unsupported_use,
     ttd202_triton_imported_elsewhere,
 )
+from triton_migrate.syntax.nodes import canonical_code
+from triton_migrate.syntax.walk import walk
 
 from .outcome import SEE_LINE, Diagnostic, FileOutcome, see_line
 from .policy import Policy
@@ -498,9 +498,8 @@ def _with_copies(sources: dict[str, str], plan: dict, program: Program, trees: d
             line, column = unit.positions.start(program.helpers[Key(module, name)].node.name)
             kinds = "; ".join(f"`{copy}` for the calls that pass {specialise.spelled(signature)}"
                               for copy, (signature, _) in zip(names[name], groups[1:]))
-            notes[module].append(Diagnostic(line, column + 1, ttd008_helper_parts.CODE, f"`{name}` is given block "
-                                            f"pointers of different ranks: copied once per signature, {kinds}",
-                                            True, "parts"))
+            notes[module].append(Diagnostic(line, column + 1, ttd008_helper_parts.CODE,
+                                            ttd008_helper_parts.copied(name, kinds), True, "parts"))
     outcomes = migrate(copied)
     return {name: _relocated(outcome, relocations.get(name), notes.get(name, []),
                              copied[name] if rewrite and copied[name] != sources[name] else None)
@@ -536,11 +535,8 @@ def _imported_elsewhere(source: str, tree: ast.Module, borrowed: TritonNames | N
         line, column = positions.start(call)
         statement = f"`--triton-module {origin}.{head}={'triton' if head == 'triton' else 'triton.language'}`" \
             if not origin.startswith(".") else "`triton-modules`, under the module's full name"
-        found.append(Diagnostic(line, column + 1, ttd202_triton_imported_elsewhere.CODE,
-                                f"`{head}` is imported from `{origin}`, which is not known to import it from triton "
-                                "(neither the files migrated, its project nor the installed packages have it, or it "
-                                "imports another package): the block pointer is left as it is; if it is triton's, "
-                                f"state it ({statement})", False, "untouched"))
+        message = ttd202_triton_imported_elsewhere.message(head, origin, statement)
+        found.append(Diagnostic(line, column + 1, ttd202_triton_imported_elsewhere.CODE, message, False, "untouched"))
     return tuple(found)
 
 
@@ -634,7 +630,7 @@ def _outcome(unit: _Unit, analyses: list, migration: MigrationContext, rewrite: 
     for call in unit.scan.stray_calls:
         line, column = unit.positions.start(call)
         diagnostics.append(Diagnostic(line, column + 1, ttd108_unsupported_use.CODE,
-                                      "block pointer used outside a function", False))
+                                      ttd108_unsupported_use.OUTSIDE_A_FUNCTION, False))
     diagnostics.sort(key=lambda d: (d.line, d.column, d.code))
     if not rewrite:
         return FileOutcome(tuple(diagnostics), None, uncalled_helpers=kept)
@@ -664,7 +660,7 @@ def _is_uncalled_helper(analysis: FunctionAnalysis, unit: _Unit) -> bool:
 
 def _removed(diagnostic: Diagnostic, helper: str) -> Diagnostic:
     return replace(diagnostic, code=ttd011_dead_helper.CODE, fixed=True, decision="removed", requirements=(),
-                   message=f"removed with `{helper}`, {ttd011_dead_helper.WHY}")
+                   message=ttd011_dead_helper.removed_with(helper))
 
 
 def _removed_creator(analysis: FunctionAnalysis, positions: Positions) -> Diagnostic:
@@ -747,22 +743,20 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
         else f"block pointer `{creation.target}`" + (" (created inline)" if creation.inline else "") + \
         (f" (what `{canonical_code(creation.anchor.func)}` returns, inlined)" if creation.anchor is not None else "")
     relied = analysis.reliance(creation) if "descriptor" in forms and not guarded else []
-    requirements = tuple(_stated(*reliance) for reliance in relied)
+    requirements = tuple(ttd010_stated_facts.stated(*reliance) for reliance in relied)
     if forms == {"parts"}:
-        message, code = f"{what} → passed to helpers as its parts{suffix}", ttd008_helper_parts.CODE
+        message, code = ttd008_helper_parts.message(what, suffix), ttd008_helper_parts.CODE
     elif forms - {"parts"} == {"compat"}:
-        message, code = f"{what} → compat tile `{stem}_tile`{suffix}", ttd007_compat.CODE
+        message, code = ttd007_compat.message(what, stem, suffix), ttd007_compat.CODE
     elif forms - {"parts"} == {"pointer"}:
-        message, code = f"{what} → masked pointers{suffix}", ttd006_masked_pointers.CODE
+        message, code = ttd006_masked_pointers.message(what, suffix), ttd006_masked_pointers.CODE
     elif guarded:
-        message, code = (f"{what} → tensor descriptor `{stem}_desc` where the launch allows it, masked pointers "
-                         f"elsewhere{suffix}", ttd009_launch_guard.CODE)
+        message, code = ttd009_launch_guard.message(what, stem, suffix), ttd009_launch_guard.CODE
     elif relied:
         facts = ", ".join(f"`{tensor}` {fact}" for tensor, fact, _, _ in relied)
-        message, code = f"{what} → tensor descriptor `{stem}_desc` on stated facts ({facts}){suffix}", \
-            ttd010_stated_facts.CODE
+        message, code = ttd010_stated_facts.message(what, stem, facts, suffix), ttd010_stated_facts.CODE
     else:
-        message, code = f"{what} → tensor descriptor `{stem}_desc`{suffix}", ttd001_descriptor.CODE
+        message, code = ttd001_descriptor.message(what, stem, suffix), ttd001_descriptor.CODE
     decision = "+".join(sorted(forms, key=lambda f: (f != "descriptor", f == "parts")))
     if guarded:  # the descriptor only where the launch check passes
         decision = decision.replace("descriptor", "guarded")
@@ -771,23 +765,8 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
 
 def _launch_check(check) -> str:
     """What the launch checks for a block pointer (TTD009), in words."""
-    facts = [f"`{check.tensor}` is 16-byte aligned", f"`{check.width}` elements hold 16 bytes or more"]
-    facts += [f"`{m}` elements are a multiple of 16 bytes" for m in check.multiples]
-    if check.unit_stride is not None:
-        facts.append(f"`{check.unit_stride}` is 1")
-    return guards.spelled(", ".join(facts))
-
-
-def _stated(tensor: str, fact: str, expressions: list[str], where: str) -> str:
-    """A fact a descriptor relies on (TTD010), in words: what it means for this block pointer, and where it
-    was stated."""
-    listed = ", ".join(f"`{e}`" for e in expressions)
-    meaning = {"aligned": f"its data{f', and {listed} × itemsize,' if listed else ''} multiples of 16 bytes",
-               "contiguous": f"{listed} is 1",
-               "aligned-rows": f"a row, {listed} × itemsize, a multiple of 16 bytes",
-               "in-bounds": "no tile starts before it, and each lies inside it where its access does not "
-                            "check the bounds (not checked at launch: tiles depend on program ids)"}[fact]
-    return f"`{tensor}` stated `{fact}` ({where}): {meaning}"
+    return guards.spelled(ttd009_launch_guard.launch_check(check.tensor, check.width, check.multiples,
+                                                           check.unit_stride))
 
 
 def _is_site(member: str | None, keywords: set) -> bool:

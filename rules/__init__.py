@@ -1,7 +1,16 @@
 """The rule registry: one rule a module, each with its code, name, summary and documentation.
 
 Codes TTD0xx are rewrites; TTD1xx are reasons a site is left untouched inside one function; TTD2xx are
-reasons that involve other functions. The engine refers to rules only through this registry.
+reasons that involve other functions.
+
+A rule module owns the meaning of its code: its documentation (what `--explain` prints and the documentation
+site shows), its condition over plain values (numbers, names, flags; never a syntax tree) and the words of its
+messages. It imports nothing else of triton_migrate (tests/test_architecture.py): the analysis decides with
+the conditions and the engine reports with the messages, importing the rule modules they apply, and the
+syntax a rewrite emits is built in migrate/syntax/forms/. The front end (listing, selecting, explaining and
+suppressing codes) knows the rules only through this registry. `_launch_support.py` is no rule: it is the host
+code that guarded and stated kernels call at launch, which `migrate --write` writes beside them
+(frontend/launch.py).
 """
 
 from __future__ import annotations
@@ -11,17 +20,16 @@ from importlib import import_module
 from types import ModuleType
 
 _MODULES = (
-    "ttd001_descriptor", "ttd002_advance", "ttd003_access", "ttd004_dtype_query", "ttd005_hoist",
-    "ttd006_masked_pointers", "ttd007_compat", "ttd008_helper_parts",
-    "ttd009_launch_guard", "ttd010_stated_facts", "ttd011_dead_helper",
+    "ttd001_descriptor", "ttd002_advance", "ttd003_access", "ttd006_masked_pointers", "ttd007_compat",
+    "ttd008_helper_parts", "ttd009_launch_guard", "ttd010_stated_facts", "ttd011_dead_helper",
     "ttd101_unchecked_dimension", "ttd102_inner_offset_alignment", "ttd103_no_unit_stride", "ttd104_volatile",
     "ttd105_rank", "ttd106_int64_offsets", "ttd107_narrow_block", "ttd108_unsupported_use",
     "ttd109_ambiguous_value", "ttd110_negative_store_offset", "ttd111_store_row_width",
     "ttd112_runtime_alignment", "ttd113_min_triton",
     "ttd201_crosses_function", "ttd202_triton_imported_elsewhere",
 )
-# The codes without the rules: a rule module imports libcst (0.2 s), which a run over files without block
-# pointers never needs. tests/test_cli.py holds each module's CODE to its place here.
+# The codes without importing the rules, which a cached run never needs. tests/test_cli.py holds each module's
+# CODE to its place here.
 CODES = tuple(module[:6].upper() for module in _MODULES)
 
 

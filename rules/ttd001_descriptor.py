@@ -1,6 +1,6 @@
 """TTD001 block-pointer-to-descriptor: `tl.make_block_ptr` becomes `tl.make_tensor_descriptor`.
 
-What it matches: `name = tl.make_block_ptr(base, shape, strides, offsets, block_shape, order)`, with
+What it does: it matches `name = tl.make_block_ptr(base, shape, strides, offsets, block_shape, order)`, with
 positional or keyword arguments and any import alias of `triton.language`.
 
 The rewrite: `name_desc = tl.make_tensor_descriptor(base, [shape], [strides], [block_shape])`. The
@@ -13,62 +13,40 @@ load/store transposes (TTD003). `order` is only used to pick the unit-stride dim
 is a literal 1 (a stride passed as a kernel argument equal to 1 is specialised to a constant by the
 JIT; any other value then fails loudly at compile time instead of silently reading wrong data).
 
-Fixtures: gemm_loop_advance, keyword_args, alias_module, rank1, rank3_batched, rank5.
+A block pointer re-created in a loop (`p = tl.make_block_ptr(...)` directly in a `for`/`while` body, FLA style:
+offsets that depend on the loop variable) whose base, shape, strides and block shape do not change inside the
+loop gets one descriptor, created before the outermost such loop; inside the loop only the offsets remain. On
+NVIDIA sm_90+ every device-side descriptor creation writes a 128-byte tensormap and fences, so per-iteration
+creation costs real time. Creations under an `if` are not hoisted (their base may be `None` on the other
+path), nor are creations whose arguments call anything but pure `triton.language` functions, nor one whose
+name another creation gives a handle of another type (Triton would carry the hoisted one through the other's
+loop, with two types, and refuse to compile).
+
+Why: Triton 3.9 removes block pointers; a tensor descriptor is what replaces them where it is legal, and on NVIDIA
+sm_90+ it loads through the TMA unit.
+
+Example:
+
+    a = tl.make_block_ptr(a_ptr, (M, K), (stride_am, 1), (pid_m * BM, 0), (BM, BK), (1, 0))
+    # becomes
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
+
+Fix safety: safe: a plain descriptor is reported with this code only where nothing it needs rests on the launch or
+on a stated fact (a helper's block pointer whose every need is proven, one no access reads); where something does,
+the code is TTD009 or TTD010, and where anything else stands in the way the block pointer keeps masked pointers
+(TTD006) or is left untouched, with the TTD1xx reason.
+
+Fixtures: gemm_loop_advance, keyword_args, alias_module, rank1, rank3_batched, rank5, recreate_in_loop,
+recreate_in_loop_variant_base (not hoisted), handle_name_reused (not hoisted: the name gets a handle of another
+type in a later loop, at whose head a hoisted one would be live).
 """
-
 from __future__ import annotations
-
-import libcst as cst
-
-from ._syntax import keyword
 
 CODE = "TTD001"
 NAME = "block-pointer-to-descriptor"
 SUMMARY = "`tl.make_block_ptr` → `tl.make_tensor_descriptor` with integer offsets"
-KEPT_ARGUMENTS = ("base", "shape", "strides", "block_shape")
 
 
-def as_list(node: cst.BaseExpression, permutation: list[int]) -> cst.List:
-    """`(M, N)` → `[M, N]`, keeping each element's own text; reordered by `permutation`."""
-    elements = [node.elements[i] for i in permutation]
-    commas = [e.comma for e in node.elements]
-    rebuilt = [e.with_changes(comma=commas[i] if i < len(elements) - 1 else cst.MaybeSentinel.DEFAULT)
-               for i, e in enumerate(elements)]
-    return cst.List(rebuilt)
-
-
-def descriptor_call(call: cst.Call, func: cst.BaseExpression, permutation: list[int], padding: str,
-                    shift: int = 0) -> cst.Call:
-    """The descriptor constructor for one `make_block_ptr` call, formatted like the original.
-
-    `shift` is how many columns further right the opening parenthesis now sits; continuation lines
-    aligned with it move along (hanging indents, which start after a newline, stay).
-    """
-    from triton_migrate.analysis.calls import bind
-
-    bound = bind(call, "make_block_ptr")
-    kept = [arg for arg in call.args if _parameter(arg, bound) in KEPT_ARGUMENTS]
-    args = []
-    for position, arg in enumerate(kept):
-        if _parameter(arg, bound) != "base":
-            arg = arg.with_changes(value=as_list(arg.value, permutation))
-        comma_source = call.args[position] if position < len(kept) - 1 else call.args[-1]
-        args.append(arg.with_changes(comma=_shifted(comma_source.comma, shift, call)))
-    if padding == "nan":
-        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        args.append(keyword("padding_option", cst.SimpleString('"nan"')))
-    return call.with_changes(func=func, args=args)
-
-
-def _shifted(comma, shift: int, call: cst.Call):
-    visual = not isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace)
-    if not visual or not isinstance(comma, cst.Comma) or not isinstance(comma.whitespace_after,
-                                                                          cst.ParenthesizedWhitespace):
-        return comma
-    after = comma.whitespace_after
-    indent = max(0, len(after.last_line.value) + shift)
-    return comma.with_changes(whitespace_after=after.with_changes(last_line=cst.SimpleWhitespace(" " * indent)))
-
-
-def _parameter(arg: cst.Arg, bound: dict[str, cst.Arg]) -> str:
-    return next(name for name, value in bound.items() if value is arg)
+def message(what: str, stem: str, notes: str) -> str:
+    """`what`: the block pointer, in words; `notes`: what follows in parentheses, or nothing."""
+    return f"{what} → tensor descriptor `{stem}_desc`{notes}"

@@ -1,6 +1,6 @@
 """TTD002 advance-to-offsets: `tl.advance` becomes integer offset arithmetic.
 
-What it matches: `p = tl.advance(p, (dm, dn))`, `q = tl.advance(p, ...)`, and `tl.advance(p, ...)` used
+What it does: it matches `p = tl.advance(p, (dm, dn))`, `q = tl.advance(p, ...)`, and `tl.advance(p, ...)` used
 directly as the pointer of a `tl.load`/`tl.store`; the block pointer's own method, `p = p.advance((dm, dn))`
 (Triton's other spelling, as course solutions write it), alike, in `@triton.jit` code (a host object's
 `.advance()` is no site).
@@ -14,47 +14,21 @@ passes as `None`: a block-pointer path kept behind a constexpr flag no caller se
 `tl.static_assert(False, "<why>")`, which Triton rejects there just the same (a load or store with
 `boundary_check` on it alike, TTD003).
 
+Why: a descriptor has no position to advance; the offsets a block pointer carried become the integers the
+descriptor and masked-pointer accesses take.
+
+Example:
+
+    a = tl.advance(a, (0, BK))
+    # becomes
+    a_off1 += BK
+
+Fix safety: safe: the integers are the offsets the block pointer held, on every path (branches and loops
+included); an advance of `None` stays the compile error it was.
+
 Fixtures: gemm_loop_advance, advance_in_branch, negative_advance, runtime_delta, inline_advance_load,
 while_loop, nested_loops, alias_copy, helper_none_only, method_advance.
 """
-
-from __future__ import annotations
-
-import libcst as cst
-
-from triton_migrate.analysis.calls import int_value
-
 CODE = "TTD002"
 NAME = "advance-to-offsets"
 SUMMARY = "`tl.advance` → integer offset arithmetic"
-
-_ATOMIC = (cst.Name, cst.Integer, cst.Attribute, cst.Call, cst.Subscript, cst.UnaryOperation)
-_ADDITIVE = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
-
-
-def operand(node: cst.BaseExpression) -> cst.BaseExpression:
-    """`node`, parenthesised unless `a + node` already parses as intended."""
-    if node.lpar or isinstance(node, _ATOMIC):
-        return node
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ADDITIVE):
-        return node
-    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-
-
-def plus(base: cst.BaseExpression, delta: cst.BaseExpression) -> cst.BaseExpression:
-    if int_value(delta) == 0:
-        return base
-    if int_value(base) == 0:
-        return delta
-    return cst.BinaryOperation(operand(base), cst.Add(), operand(delta))
-
-
-def increment(var: str, delta: cst.BaseExpression) -> cst.AugAssign:
-    """`var += delta` (`var -= d` for a negated delta reads better)."""
-    if isinstance(delta, cst.UnaryOperation) and isinstance(delta.operator, cst.Minus) and not delta.lpar:
-        return cst.AugAssign(cst.Name(var), cst.SubtractAssign(), delta.expression)
-    return cst.AugAssign(cst.Name(var), cst.AddAssign(), delta)
-
-
-def assign(var: str, value: cst.BaseExpression) -> cst.Assign:
-    return cst.Assign([cst.AssignTarget(cst.Name(var))], value)

@@ -1,6 +1,6 @@
 """TTD006 block-pointer-to-masked-pointers: where no descriptor is legal and safe, plain pointer arithmetic.
 
-What it matches: a block pointer, or one access of it, that cannot become a descriptor access (the reason
+What it does: it matches a block pointer, or one access of it, that cannot become a descriptor access (the reason
 codes TTD1xx on the diagnostic say why), under `--target auto` (the default) or `--target pointer`.
 
 The rewrite has the exact semantics of a block pointer (Triton 3.8's own `_block_ptr._materialize`) and
@@ -13,301 +13,67 @@ reads as a maintainer writes it by hand (flash-linear-attention's own migration,
         p_q = q + o_t[:, None] * (H*K) + o_k[None, :]
         b_q = tl.load(p_q, mask=m_t[:, None] & (o_k < K)[None, :])
 
-* The block pointer becomes the pointers its name holds, read by name at each load and store and assigned
-  where it was created, or lower in that block, just before the statement that first reads them, as a block
-  pointer computes its addresses at the access (rewrite/sink.py: a tile's addresses held in registers through
-  other loads cost the suite's batched transpose a quarter of its speed). One that moves holds them without the offsets it
-  moves in, and each access adds those (`p + k_off1`; `p + tl.cast(k_off0, tl.int64) * stride` along a
-  stride other than the unit one): one number per access, as a block pointer's lowering adds it, and
-  nothing carried through the loop; block pointers that move alike share one offset (`off_k`,
-  rewrite/running_offsets.py). A block pointer created in its access (`tl.load(tl.make_block_ptr(...))`)
-  reads the shared offset vectors as a named one does. Where a helper receives it as parts or hands it back
-  as offsets, the access computes the pointers from the parts: the block's corner, then the coordinates
-  inside it, which the compiler computes once for the caller's loop.
-* Addresses in 64 bits, as a block pointer's: an offset vector that a stride scales is widened once, where
-  it is defined. The offset vectors (`o_t`) and bounds (`m_t`) are shared by every access that can read
-  them and moved out of the loops that do not change them (rewrite/offsets.py); one read once is written
-  inline.
-* A mask only on the dimensions that were boundary-checked: `o_t < T`, and `o_t >= 0` only where the offset
-  may be negative (program ids, `tl.arange`, non-negative loop counters and sums and products of those are
-  not); a bound its literals prove is not checked (nor a block at offset 0 as wide as its shape,
-  `tl.arange(0, BT) < BT`), and a dimension of one element at offset 0 adds nothing.
-  Block pointers merged from creations that differ in what the mask reads (a compile-time `if` choosing
-  `(V, K)` or `(K, V)`) are masked where each is created (`m_h = m_v[:, None] & m_k[None, :]`); parts
-  that differ otherwise are assigned on each path (`p_base`, `p_stride0`; a block size as its range,
-  `p_range0 = tl.arange(0, BK)`).
-* `other` from the padding option (`""` gives none, `"zero"` 0.0, `"nan"` NaN), and the access's cache,
-  eviction and volatile arguments kept. A `padding_option` that is a name (Triton takes the option only at
-  compile time: a constexpr, as in Triton's own `test_block_pointer.py`) keeps masked pointers, since a
-  descriptor is created with one padding, and the load chooses `other` the same way at compile time:
-  `other=float("nan") if PADDING == "nan" else 0.0 if PADDING == "zero" else None` (Triton resolves a
-  conditional expression whose test is a constexpr statically; `None` and `""` read as no padding, as on a
-  block pointer). Only an invalid option changes behaviour: it is no longer an error. A `boundary_check`
-  chosen the same way (`boundary_check=(1,) if BOUNDS_CHECKS_N else ()`) gives one access per variant, in a
-  conditional expression on the same test, each with its own mask.
+* The block pointer becomes the pointers its name holds, read by name at each load and store and assigned where it
+  was created, or lower in that block, just before the statement that first reads them, as a block pointer
+  computes its addresses at the access (rewrite/sink.py: a tile's addresses held in registers through other loads
+  cost the suite's batched transpose a quarter of its speed). One that moves holds them without the offsets it
+  moves in, and each access adds those (`p + k_off1`; `p + tl.cast(k_off0, tl.int64) * stride` along a stride
+  other than the unit one): one number per access, as a block pointer's lowering adds it, and nothing carried
+  through the loop; block pointers that move alike share one offset (`off_k`, rewrite/running_offsets.py). A block
+  pointer created in its access (`tl.load(tl.make_block_ptr(...))`) reads the shared offset vectors as a named one
+  does. Where a helper receives it as parts or hands it back as offsets, the access computes the pointers from the
+  parts: the block's corner, then the coordinates inside it, which the compiler computes once for the caller's
+  loop.
+* Addresses in 64 bits, as a block pointer's: an offset vector that a stride scales is widened once, where it is
+  defined. The offset vectors (`o_t`) and bounds (`m_t`) are shared by every access that can read them and moved
+  out of the loops that do not change them (rewrite/offsets.py); one read once is written inline.
+* A mask only on the dimensions that were boundary-checked: `o_t < T`, and `o_t >= 0` only where the offset may be
+  negative (program ids, `tl.arange`, non-negative loop counters and sums and products of those are not); a bound
+  its literals prove is not checked (nor a block at offset 0 as wide as its shape, `tl.arange(0, BT) < BT`), and a
+  dimension of one element at offset 0 adds nothing. Block pointers merged from creations that differ in what the
+  mask reads (a compile-time `if` choosing `(V, K)` or `(K, V)`) are masked where each is created (`m_h = m_v[:,
+  None] & m_k[None, :]`); parts that differ otherwise are assigned on each path (`p_base`, `p_stride0`; a block
+  size as its range, `p_range0 = tl.arange(0, BK)`).
+* `other` from the padding option (`""` gives none, `"zero"` 0.0, `"nan"` NaN), and the access's cache, eviction
+  and volatile arguments kept. A `padding_option` that is a name (Triton takes the option only at compile time: a
+  constexpr, as in Triton's own `test_block_pointer.py`) keeps masked pointers, since a descriptor is created with
+  one padding, and the load chooses `other` the same way at compile time: `other=float("nan") if PADDING == "nan"
+  else 0.0 if PADDING == "zero" else None` (Triton resolves a conditional expression whose test is a constexpr
+  statically; `None` and `""` read as no padding, as on a block pointer). Only an invalid option changes
+  behaviour: it is no longer an error. A `boundary_check` chosen the same way (`boundary_check=(1,) if
+  BOUNDS_CHECKS_N else ()`) gives one access per variant, in a conditional expression on the same test, each with
+  its own mask.
 
 Offsets are the same integers as on the descriptor path, so advances and loops rewrite the same way. Stores
 through masked pointers never write outside the checked extent, whatever the row width, and accept any
 offset sign.
+
+Why: a descriptor is not legal everywhere a block pointer was (TTD101-TTD113 say where not), and Triton 3.9 has no
+block pointers; plain pointer arithmetic with masks is legal everywhere and is what a block pointer compiled to
+before 3.9.
+
+Example:
+
+    p = tl.make_block_ptr(x, (M, N), (stride_m, 1), (off_m, 0), (BM, BN), (1, 0))
+    b = tl.load(p, boundary_check=(0,))
+    # becomes, in outline (offset vectors and masks are shared by the accesses that read them)
+    o_m = off_m + tl.arange(0, BM).to(tl.int64)
+    b = tl.load(x + o_m[:, None] * stride_m + tl.arange(0, BN)[None, :], mask=(o_m < M)[:, None])
+
+Fix safety: safe: the addresses, masks and padding are those of Triton 3.8's own block-pointer lowering, and every
+fixture runs bit-identical before and after in the interpreter.
 
 Fixtures: shared_offsets, loop_counter_reused, recreate_in_loop, gemm_loop_advance, boundary_subset_refused,
 volatile_refused, rank6_refused, int64_offsets_refused, small_last_block_refused, nonunit_stride_refused,
 unaligned_inner_offset_refused, negative_advance, constexpr_padding, order_per_branch, constexpr_branch_shapes,
 helper_conditional_check.
 """
-
 from __future__ import annotations
-
-import re
-from dataclasses import dataclass, replace
-
-import libcst as cst
-
-from triton_migrate.analysis.calls import int_value
-from triton_migrate.analysis.facts import free_names
-from triton_migrate.analysis.values import canonical_code
-
-from ._syntax import keyword, member_call, movable
-from .ttd002_advance import operand, plus
 
 CODE = "TTD006"
 NAME = "block-pointer-to-masked-pointers"
 SUMMARY = "block pointer → masked pointer arithmetic with exact block-pointer semantics"
-OTHER = {"zero": "0.0", "nan": 'float("nan")'}
-_BLOCK_PREFIXES = ("BLOCK_SIZE_", "BLOCK_", "BS_")
-_ATOMIC = (cst.Name, cst.Integer, cst.Float, cst.Call, cst.Attribute, cst.Subscript, cst.SimpleString)
 
 
-@dataclass(frozen=True)
-class Axis:
-    """The coordinates of a tile along one dimension, `offset + tl.arange(0, block)`; `ranged`: `block` names
-    a variable that holds the range itself (block pointers merged from paths with different block sizes)."""
-
-    language: cst.BaseExpression
-    offset: cst.BaseExpression
-    block: cst.BaseExpression
-    ranged: bool = False
-    along: cst.BaseExpression | None = None  # the extent it runs along, for its name where `block` is a literal
-
-    def key(self) -> tuple:
-        return ("axis", canonical_code(self.offset), canonical_code(self.block), self.ranged)
-
-    def at_zero(self) -> "Axis":
-        """The range alone: the coordinates inside the block."""
-        return replace(self, offset=cst.Integer("0"))
-
-    def is_zero(self) -> bool:
-        """One element at offset 0 (fla's `(T, 1)` columns): it adds nothing to an address."""
-        return not self.ranged and int_value(self.offset) == 0 and int_value(self.block) == 1
-
-    def parts(self) -> list[cst.BaseExpression]:
-        return [self.offset, self.block]
-
-    def reads(self) -> frozenset[str]:
-        return free_names(self.offset) | free_names(self.block)
-
-    def value(self, wide: bool) -> cst.BaseExpression:
-        """`wide`: in int64, as a block pointer scales coordinates by a stride. The range is widened, not the
-        sum (`i_t * BT + tl.arange(0, BT).to(tl.int64)`): the offset is the block pointer's int32 one either
-        way, and the compiler can then fold the range's constant part into each address (H100, sm_90 PTX of
-        the suite's add_one: 1,159 lines against 1,529 for the sum widened, which sign-extends per element)."""
-        steps = self.block if self.ranged else arange(self.language, self.block)
-        return plus(self.offset, to_int64(self.language, steps) if wide else steps)
-
-    def stem(self) -> str:
-        """What the names of this axis end with: `t` for `BT`, `k` for `BLOCK_SIZE_K`; for a literal block
-        the extent's name (`k` along `K`), else the literal."""
-        if type(self.block) is cst.Name:
-            name = self.block.value.lstrip("_") or self.block.value  # Helion's `_BLOCK_SIZE_0` reads as `BLOCK_SIZE_0`
-            short = name[1:] if name.startswith("B") and 1 < len(name) <= 3 else name  # BT, BK, BTS
-            stripped = next((name[len(p):] for p in _BLOCK_PREFIXES if name.startswith(p) and len(name) > len(p)),
-                            short)
-            return re.sub(r"\W", "", stripped.lower()) or "x"
-        if type(self.along) is cst.Name:
-            return self.along.value.lower()
-        literal = int_value(self.block)
-        return str(literal) if literal is not None else "x"
-
-
-@dataclass(frozen=True)
-class Bound:
-    """Where an axis lies inside `shape`: `axis < shape`, and `axis >= 0` where the offset may be negative."""
-
-    axis: Axis
-    shape: cst.BaseExpression
-    lower: bool
-
-    def key(self) -> tuple:
-        return ("bound", self.axis.key(), canonical_code(self.shape), self.lower)
-
-    def always(self) -> bool:
-        """Literals that put the whole block inside the shape, or a block at offset 0 as wide as the shape
-        (`tl.arange(0, BT) < BT`, the whole of a `(T, BT)` tile's columns): nothing to check."""
-        offset, block, shape = (int_value(e) for e in (self.axis.offset, self.axis.block, self.shape))
-        if self.axis.ranged:
-            return False
-        if offset == 0 and canonical_code(self.axis.block) == canonical_code(self.shape):
-            return True
-        return None not in (offset, block, shape) and 0 <= offset and offset + block <= shape
-
-    def parts(self) -> list[cst.BaseExpression]:
-        return self.axis.parts() + [self.shape]
-
-    def reads(self) -> frozenset[str]:
-        return self.axis.reads() | free_names(self.shape)
-
-    def value(self, axis: cst.BaseExpression) -> cst.BaseExpression:
-        below = cst.Comparison(axis, [cst.ComparisonTarget(cst.LessThan(), self.shape)])
-        if not self.lower:
-            return below
-        above = cst.Comparison(axis, [cst.ComparisonTarget(cst.GreaterThanEqual(), cst.Integer("0"))])
-        return cst.BinaryOperation(grouped(above), cst.BitAnd(), grouped(below))
-
-    def stem(self) -> str:
-        return self.axis.stem()
-
-
-def arange(language: cst.BaseExpression, block: cst.BaseExpression) -> cst.Call:
-    """`tl.arange(0, block)`: the offsets inside a block."""
-    return member_call(language, "arange", [cst.Arg(cst.Integer("0")), cst.Arg(block)])
-
-
-def grouped(node: cst.BaseExpression) -> cst.BaseExpression:
-    """`node` in parentheses unless it is one term already."""
-    if isinstance(node, _ATOMIC) or node.lpar:
-        return node
-    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-
-
-def to_int64(language: cst.BaseExpression, tensor: cst.BaseExpression) -> cst.Call:
-    """`tensor.to(tl.int64)`."""
-    return cst.Call(cst.Attribute(grouped(tensor), cst.Name("to")),
-                    [cst.Arg(cst.Attribute(language, cst.Name("int64")))])
-
-
-def widened(language: cst.BaseExpression, value: cst.BaseExpression) -> cst.Call:
-    """`tl.cast(value, tl.int64)`, which (unlike `.to`) also takes a constexpr or a Python int."""
-    return member_call(language, "cast", [cst.Arg(value), cst.Arg(cst.Attribute(language, cst.Name("int64")))])
-
-
-def broadcast(tensor: cst.BaseExpression, dim: int, rank: int) -> cst.BaseExpression:
-    """`tensor[:, None]` and the like: a vector along dimension `dim` of a rank-`rank` tile."""
-    if rank == 1:
-        return tensor
-    index = [cst.SubscriptElement(cst.Slice(None, None) if d == dim else cst.Index(cst.Name("None")))
-             for d in range(rank)]
-    return cst.Subscript(grouped(tensor), index)
-
-
-def is_unit(stride: cst.BaseExpression) -> bool:
-    return int_value(stride) == 1
-
-
-def addresses(base: cst.BaseExpression, strides: list, axes: list[Axis], ref) -> cst.BaseExpression:
-    """`base + o_t[:, None] * stride + o_k[None, :]`: each element's address from its coordinates; `ref(axis,
-    wide)` spells an axis (int64 where a stride scales it)."""
-    expr = base
-    for term in _terms(strides, axes, ref):
-        expr = cst.BinaryOperation(expr, cst.Add(), term)
-    return expr
-
-
-def inside(strides: list, axes: list[Axis], ref) -> cst.BaseExpression:
-    """`(o_m[:, None] * stride + o_k[None, :])`: the terms of `addresses`, without a base, in parentheses."""
-    terms = _terms(strides, axes, ref)
-    expr = terms[0]
-    for term in terms[1:]:
-        expr = cst.BinaryOperation(expr, cst.Add(), term)
-    return grouped(expr)
-
-
-def _terms(strides: list, axes: list[Axis], ref) -> list[cst.BaseExpression]:
-    """One term a dimension; an axis of one element at offset 0 adds nothing where another gives the tile its
-    shape."""
-    rank = len(axes)
-    zero = {d for d, axis in enumerate(axes) if axis.is_zero()} if not all(a.is_zero() for a in axes) else set()
-    terms = []
-    for dim, (axis, stride) in enumerate(zip(axes, strides)):
-        if dim in zero:
-            continue
-        term = broadcast(ref(axis, not is_unit(stride)), dim, rank)
-        if not is_unit(stride):
-            term = cst.BinaryOperation(term, cst.Multiply(), grouped(stride))
-        terms.append(term)
-    return terms
-
-
-def shifted(language: cst.BaseExpression, pointers: cst.BaseExpression, offsets: list, strides: list,
-            dims) -> cst.BaseExpression:
-    """`pointers + a_off1` (`+ tl.cast(b_off0, tl.int64) * stride` along a stride other than the unit one, in
-    64 bits as a block pointer scales its offsets): the block's offsets in `dims` added to pointers that
-    leave them out. A block pointer that moves keeps its pointers where it was made, without the offsets it
-    moves in: they do not change from one step to the next (the compiler keeps them out of the loop), and
-    each access adds where it has moved to, one number, as a block pointer's lowering does. Pointers carried
-    through the loop and moved by each advance ran the suite's GEMMs at 0.90-0.95x of the original on the
-    H100 (benchmarks/RESULTS.md has this form's figures)."""
-    expr = pointers
-    for d in sorted(dims):
-        offset, stride = offsets[d], strides[d]
-        if int_value(offset) == 0:
-            continue
-        term = offset if is_unit(stride) else cst.BinaryOperation(widened(language, offset), cst.Multiply(),
-                                                                   grouped(stride))
-        expr = cst.BinaryOperation(expr, cst.Add(), operand(term))
-    return expr
-
-
-def mask(bounds: dict[int, Bound], rank: int, ref) -> cst.BaseExpression | None:
-    """`m_t[:, None] & m_k[None, :]`: the bounds of the checked dimensions (dim -> bound; `ref(bound)` spells
-    one), None if none needs checking."""
-    result = None
-    for dim in sorted(d for d, bound in bounds.items() if not bound.always()):
-        term = broadcast(ref(bounds[dim]), dim, rank)
-        result = term if result is None else cst.BinaryOperation(result, cst.BitAnd(), term)
-    return result
-
-
-def both(condition, mask: cst.BaseExpression | None):
-    """`condition & (mask)`: the bounds and a mask the source gave the access (where it never compiled)."""
-    if mask is None or condition is None:
-        return condition if mask is None else mask
-    if not isinstance(mask, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)) and not mask.lpar:
-        mask = mask.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    return cst.BinaryOperation(condition, cst.BitAnd(), mask)
-
-
-def load(language, ptrs: cst.BaseExpression, condition, padding: str | cst.Name, kept: list[cst.Arg],
-         other: cst.BaseExpression | None = None) -> cst.Call:
-    """`padding`: a literal option, or the name of a constexpr holding one; `other`: the source's own."""
-    args = [cst.Arg(ptrs)]
-    if condition is not None:
-        args.append(keyword("mask", condition))
-        if other is not None:
-            args.append(keyword("other", other))
-        elif isinstance(padding, cst.Name):
-            args.append(keyword("other", _other_of(padding)))
-        elif padding in OTHER:
-            args.append(keyword("other", cst.parse_expression(OTHER[padding])))
-    return member_call(language, "load", args + kept)
-
-
-def _other_of(padding: cst.Name) -> cst.BaseExpression:
-    """`other` for the padding option a constexpr holds: Triton evaluates a conditional expression whose
-    test is a constexpr at compile time, so the load gets exactly one of NaN, 0.0 or none."""
-    name = padding.value
-    return cst.parse_expression(f'{OTHER["nan"]} if {name} == "nan" else {OTHER["zero"]} if {name} == "zero" '
-                                'else None')
-
-
-def store(language, ptrs: cst.BaseExpression, condition, value: cst.BaseExpression, kept: list[cst.Arg]) -> cst.Call:
-    args = [cst.Arg(ptrs), cst.Arg(movable(value))]
-    if condition is not None:
-        args.append(keyword("mask", condition))
-    return member_call(language, "store", args + kept)
-
-
-def element_type(base: cst.BaseExpression) -> cst.Attribute:
-    """`p.dtype.element_ty` of a block pointer is its base's element type."""
-    if not isinstance(base, (cst.Name, cst.Attribute, cst.Call)) or base.lpar:
-        base = base.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    return cst.Attribute(cst.Attribute(base, cst.Name("dtype")), cst.Name("element_ty"))
+def message(what: str, notes: str) -> str:
+    return f"{what} → masked pointers{notes}"

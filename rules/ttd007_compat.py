@@ -1,6 +1,6 @@
 """TTD007 block-pointer-to-compat: with `--target compat`, block pointers become `triton_migrate.compat` tiles.
 
-What it matches: every block pointer, under `--target compat` (for projects that must run on Triton
+What it does: it matches every block pointer, under `--target compat` (for projects that must run on Triton
 versions or backends where neither raw descriptors nor raw block pointers are right everywhere).
 
 The rewrite: `p = tl.make_block_ptr(base, shape, strides, offsets, block, order)` becomes
@@ -14,57 +14,26 @@ engine's `Policy.compat_module` names another import path, e.g. a vendored copy)
 `compat.guard` to pick the descriptor or the emulation per launch from the tensors' alignment.
 Cache and eviction hints are dropped; `volatile` accesses are refused (TTD104).
 
+Why: a project that must run on Triton versions both before and after 3.9, or on backends without descriptors,
+needs one source that is right on each; the shim picks per launch.
+
+Example:
+
+    p = tl.make_block_ptr(x, (M, N), (stride_m, 1), (off_m, 0), (BM, BN), (1, 0))
+    # becomes
+    p_tile = compat.make_tile(x, (M, N), (stride_m, 1), (BM, BN), "zero")
+
+Fix safety: safe: the shim keeps block-pointer semantics itself and falls back to its emulation where a descriptor
+cannot express the access; it refuses what it cannot keep (volatile, rank above 5: TTD104, TTD105).
+
 Fixtures: every fixture, through tests/test_compat_target.py.
 """
-
 from __future__ import annotations
-
-import libcst as cst
-
-from ._syntax import member_call, movable
-from .ttd001_descriptor import as_list
-from .ttd003_access import is_scalar_literal
 
 CODE = "TTD007"
 NAME = "block-pointer-to-compat"
 SUMMARY = "block pointer → `triton_migrate.compat` tile (one source for every Triton version)"
 
 
-def make_tile(shim: cst.BaseExpression, call_args: dict, padding: str, impl) -> cst.Call:
-    """`compat.make_tile(base, shape, strides, block_shape, padding[, impl])` from a make_block_ptr's
-    arguments; `impl` is "auto", "emu" where a descriptor is wrong or cannot be checked for this block
-    pointer, or an expression that picks one at launch (TTD009: `"auto" if USE_DESCRIPTORS else "emu"`)."""
-    identity = list(range(len(call_args["block_shape"].value.elements)))
-    args = [cst.Arg(movable(call_args["base"].value))] + [cst.Arg(_as_tuple(as_list(call_args[k].value, identity)))
-                                                  for k in ("shape", "strides", "block_shape")]
-    args.append(cst.Arg(cst.SimpleString(f'"{padding}"')))
-    if not isinstance(impl, str):
-        args.append(cst.Arg(impl))
-    elif impl != "auto":
-        args.append(cst.Arg(cst.SimpleString(f'"{impl}"')))
-    return member_call(shim, "make_tile", args)
-
-
-def load(shim: cst.BaseExpression, tile: str, offsets: list, checked: cst.BaseExpression) -> cst.Call:
-    return member_call(shim, "load", [cst.Arg(cst.Name(tile)), cst.Arg(_tuple(offsets)), cst.Arg(movable(checked))])
-
-
-def store(shim: cst.BaseExpression, tile: str, offsets: list, value: cst.BaseExpression,
-          checked: cst.BaseExpression, full: cst.BaseExpression) -> cst.Call:
-    """`full(value)` builds a block from a literal scalar, which the shim cannot `.to()`."""
-    if is_scalar_literal(value):
-        value = full(value)
-    return member_call(shim, "store", [cst.Arg(cst.Name(tile)), cst.Arg(_tuple(offsets)), cst.Arg(movable(value)),
-                                       cst.Arg(movable(checked))])
-
-
-def _tuple(items: list) -> cst.Tuple:
-    elements = [cst.Element(item) for item in items]
-    if len(elements) == 1:  # `(o,)`: a one-element tuple needs its comma
-        elements[0] = elements[0].with_changes(comma=cst.Comma())
-    return cst.Tuple(elements)
-
-
-def _as_tuple(node: cst.List) -> cst.Tuple:
-    return _tuple([movable(element.value) for element in node.elements])
-
+def message(what: str, stem: str, notes: str) -> str:
+    return f"{what} → compat tile `{stem}_tile`{notes}"

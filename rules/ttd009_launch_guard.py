@@ -1,14 +1,5 @@
 """TTD009 launch-guard: a descriptor whose legality depends on the launch is chosen at launch.
 
-Why: a device-side descriptor is legal on NVIDIA sm_90+ only if the tensor's data is 16-byte aligned,
-every stride but the unit one and every offset added to the base is a multiple of 16 bytes, and the
-innermost block holds at least 16 bytes. A view that starts mid-storage, a head dim of 60, a sequence
-that starts at an odd row of a variable-length batch: each breaks one of these, and then a descriptor
-faults ("misaligned address": tests/gpu_verify_facts.py shows it on a GPU) or reads wrong data, where
-the block pointer ran.
-The source cannot prove the data pointer's alignment, so no descriptor of the default output goes
-unguarded.
-
 What it does: the kernel gets a constexpr parameter, `USE_DESCRIPTORS: tl.constexpr = False`, which
 `@launch_guard` (`@triton.heuristics` for one flag, with one Python frame less) sets on every launch from
 the launch's own arguments, and every guarded access keeps both forms, chosen at compile time:
@@ -21,18 +12,17 @@ def kernel(q, ..., USE_DESCRIPTORS: tl.constexpr = False):
     b_q = p_q_desc.load([i_t * BT, 0]) if USE_DESCRIPTORS else tl.load(p_q_ptrs, mask=p_q_mask, other=0.0)
 ```
 
-The check names a *witness* per term (`K` for `(bos * H + i_h) * K`: whatever `bos` is, the term is a
-multiple of `K`; migrate/analysis/guards.py). Triton compiles one variant per value of the flag and caches both,
-so a launch pays one host-side check and no device-side branch: on the H100, 2-5 µs of Python over a
-launch with the flag passed by hand, and a descriptor launch also Triton's call of the allocator for the
-descriptors' scratch memory (benchmarks/RESULTS.md).
-`launch_guard` and `descriptor_fits` live in `_triton_launch.py`, which `migrate --write` writes once per
-package, or beside the migrated files of a folder that is no package, and the modules import
-(rules/_launch_support.py). The check also installs an allocator (`triton.set_allocator`, one scratch
-buffer per device and stream) in the launching thread when none is set there, which device-side
+The check names a *witness* per term (`K` for `(bos * H + i_h) * K`: whatever `bos` is, the term is a multiple of
+`K`; migrate/analysis/guards.py). Triton compiles one variant per value of the flag and caches both, so a launch
+pays one host-side check and no device-side branch: on the H100, 2-5 µs of Python over a launch with the flag
+passed by hand, and a descriptor launch also Triton's call of the allocator for the descriptors' scratch memory
+(benchmarks/RESULTS.md). `launch_guard` and `descriptor_fits` live in `_triton_launch.py`, which `migrate --write`
+writes once per package, or beside the migrated files of a folder that is no package, and the modules import
+(rules/_launch_support.py). Where the check passes, the guard also installs an allocator (`triton.set_allocator`,
+one scratch buffer per device and stream) in the launching thread when none is set there, which device-side
 descriptors need on sm_90+ from any thread (from Triton 3.5 the allocator is per thread, and autograd runs
-backward on threads of its own); a user's allocator is kept. Launched without the guard (the bare
-`kernel.fn`), the flag's default keeps the masked pointers.
+backward on threads of its own); a user's allocator is kept. Launched without the guard (the bare `kernel.fn`),
+the flag's default keeps the masked pointers.
 
 When it does not apply: in helpers (`@triton.jit` functions called by other ones; they have no launch),
 where a term has no witness computed from the kernel's arguments (`pid * 3` added to the base), where
@@ -41,14 +31,27 @@ the reason in the report. `--strict` never guards, `--target descriptor` never f
 what no one proved or stated); where the user stated the facts a descriptor needs, the kernel has no flag
 and no fallback (TTD010).
 
+Why: a device-side descriptor is legal on NVIDIA sm_90+ only if the tensor's data is 16-byte aligned,
+every stride but the unit one and every offset added to the base is a multiple of 16 bytes, and the
+innermost block holds at least 16 bytes. A view that starts mid-storage, a head dim of 60, a sequence
+that starts at an odd row of a variable-length batch: each breaks one of these, and then a descriptor
+faults ("misaligned address": tests/gpu_verify_facts.py shows it on a GPU) or reads wrong data, where
+the block pointer ran.
+The source cannot prove the data pointer's alignment, so no descriptor of the default output goes
+unguarded.
+
+Example:
+
+    acc += tl.dot(tl.load(a, boundary_check=(0, 1)), b_tile)
+    # becomes, in outline (the kernel gains `USE_DESCRIPTORS: tl.constexpr = False`, set by `@launch_guard`)
+    acc += tl.dot((a_desc.load([a_off0, a_off1]) if USE_DESCRIPTORS else tl.load(p_a, mask=m_a)), b_tile)
+
+Fix safety: safe: the descriptor runs only on launches whose arguments meet every condition it needs, checked on
+the host; every other launch runs the masked pointers (TTD006).
+
 Fixtures: launch_guard (and every fixture whose output has `USE_DESCRIPTORS`).
 """
-
 from __future__ import annotations
-
-import libcst as cst
-
-from ._syntax import appended
 
 CODE = "TTD009"
 NAME = "launch-guard"
@@ -59,38 +62,15 @@ PAYS_OFF = ("a descriptor pays off for loads in a loop that feed `tl.dot` throug
 GUARD = "launch_guard"  # rules/_launch_support.py
 CHECK = "descriptor_fits"
 
-def guarded(flag: str, descriptor: cst.BaseExpression, pointers: cst.BaseExpression,
-            grouped: bool = True) -> cst.IfExp:
-    """`(descriptor if FLAG else pointers)`: Triton evaluates only the branch the constexpr picks. Grouped,
-    since it may land inside an expression (`acc += load(...) * w`); the rewriter drops the parentheses
-    where it is a statement's whole value."""
-    parentheses = ([cst.LeftParen()], [cst.RightParen()]) if grouped else ([], [])
-    return cst.IfExp(test=cst.Name(flag), body=descriptor, orelse=pointers, lpar=parentheses[0],
-                     rpar=parentheses[1])
+
+def message(what: str, stem: str, notes: str) -> str:
+    return f"{what} → tensor descriptor `{stem}_desc` where the launch allows it, masked pointers elsewhere{notes}"
 
 
-def only_with(flag: str, statements: list) -> cst.If:
-    """`if FLAG:` around the descriptors' creation: the variant without them never creates one."""
-    return cst.If(cst.Name(flag), cst.IndentedBlock([cst.SimpleStatementLine([s]) for s in statements]))
-
-
-def with_flag(parameters: cst.Parameters, flag: str, language: cst.BaseExpression) -> cst.Parameters:
-    """The parameters and `FLAG: tl.constexpr = False` after them, laid out as they are (one a line with a
-    trailing comma, or running on); each comment stays with the parameter it followed."""
-    new = cst.Param(cst.Name(flag), cst.Annotation(cst.Attribute(language, cst.Name("constexpr"))),
-                    default=cst.Name("False"), equal=cst.AssignEqual())
-    return parameters.with_changes(params=appended(list(parameters.params), new))
-
-
-def decorator(guard: str, flag: str, check: str, checks: list) -> cst.Decorator:
-    """`@guard({"FLAG": lambda args: check(...) and check(...)})`, one check (guards.Check) a line."""
-    tests = "\n    and ".join(_call(check, c) for c in checks)
-    expression = cst.parse_expression(f'{guard}({{\n    "{flag}": lambda args: {tests},\n}})')
-    return cst.Decorator(expression)
-
-
-def _call(check: str, c) -> str:
-    arguments = [f'args["{c.tensor}"]', c.width, *c.multiples]
-    if c.unit_stride is not None:
-        arguments.append(f"unit_stride={c.unit_stride}")
-    return f"{check}({', '.join(arguments)})"
+def launch_check(tensor: str, width: str, multiples: list[str], unit_stride: str | None) -> str:
+    """What the launch checks for a block pointer, in words."""
+    facts = [f"`{tensor}` is 16-byte aligned", f"`{width}` elements hold 16 bytes or more"]
+    facts += [f"`{m}` elements are a multiple of 16 bytes" for m in multiples]
+    if unit_stride is not None:
+        facts.append(f"`{unit_stride}` is 1")
+    return ", ".join(facts)

@@ -1,5 +1,8 @@
 """TTD010 stated-facts: a tensor descriptor that relies on facts the user stated, not checked at each launch.
 
+What it does: a block pointer becomes a plain tensor descriptor, where what it needs that the source cannot prove
+is covered by a fact the user stated (`assume`), and the report lists each fact relied on.
+
 Why: a device-side descriptor is legal on NVIDIA sm_90+ only if the tensor's data is 16-byte aligned, every
 stride but the unit one and every offset added to the base is a multiple of 16 bytes, and the unit stride
 is a compile-time 1; a descriptor store also overwrites a row's end up to the next 16 bytes (TMA stores
@@ -11,21 +14,22 @@ chooses, a masked-pointer form that a test at compile time picks where the block
 
 The facts, about a kernel's tensor arguments and its launches:
 
-* `aligned`: the data, every stride but the innermost and every offset the kernel adds to the pointer
-  (`q + (bos * H + i_h) * K`: each term's witness, TTD009) are multiples of 16 bytes;
+* `aligned`: the data, every stride but the innermost and every offset the kernel adds to the pointer (`q + (bos *
+  H + i_h) * K`: each term's witness, TTD009) are multiples of 16 bytes;
 * `contiguous`: the innermost dimension has stride 1 (its stride argument is 1 at every launch, which the JIT
   specialises: the descriptor needs a compile-time 1), where the source does not prove it with a literal 1
   (`order`, a hint, may mark another dimension, or none);
-* `aligned-rows`: a row, the innermost extent × itemsize, is a multiple of 16 bytes, so a descriptor store
-  writes nothing past it (without it, stores keep masked pointers: TTD111);
-* `in-bounds`: no tile starts before the tensor, and each lies inside it in the dimensions its access does
-  not boundary-check: what one program per tile and shapes that are multiples of the blocks give, and what
-  the humans relied on when they wrote a descriptor store at the grouped ordering's `pid_n * BLOCK_N`
-  (TTD110) or a descriptor load the block pointer did not check (TTD101). No launch can check it (tiles
-  depend on program ids), so only a plain descriptor, whose other facts are stated too, relies on it;
-* `allocator`, of a kernel: every thread that launches it has an allocator for device-side descriptors, or
-  runs where none is needed (AMD, Intel XPU, NVIDIA before sm_90); the kernel then gets no hook, and its
-  other facts cover what no launch could check (a base term without a witness); stated of a helper (every function: `assume`), it lets the helper's descriptors rely on facts.
+* `aligned-rows`: a row, the innermost extent × itemsize, is a multiple of 16 bytes, so a descriptor store writes
+  nothing past it (without it, stores keep masked pointers: TTD111);
+* `in-bounds`: no tile starts before the tensor, and each lies inside it in the dimensions its access does not
+  boundary-check: what one program per tile and shapes that are multiples of the blocks give, and what the humans
+  relied on when they wrote a descriptor store at the grouped ordering's `pid_n * BLOCK_N` (TTD110) or a
+  descriptor load the block pointer did not check (TTD101). No launch can check it (tiles depend on program ids),
+  so only a plain descriptor, whose other facts are stated too, relies on it;
+* `allocator`, of a kernel: every thread that launches it has an allocator for device-side descriptors, or runs
+  where none is needed (AMD, Intel XPU, NVIDIA before sm_90); the kernel then gets no hook, and its other facts
+  cover what no launch could check (a base term without a witness); stated of a helper (every function: `assume`),
+  it lets the helper's descriptors rely on facts.
 
 Where: in `[tool.triton-migrate]`, `assume = ["aligned"]` (every kernel the configuration covers),
 `[tool.triton-migrate.per-file-assume]` (gitignore-style glob = facts), `[tool.triton-migrate.kernel-assume]`
@@ -65,10 +69,20 @@ was stated, and it put a check into every migrated package that `migrate verify`
 `--target descriptor` is this, and nothing else: a descriptor where what it needs is proven or stated,
 every other site left untouched with the fact that would make it migratable.
 
+Example:
+
+    # with `assume = ["aligned", "contiguous"]` in [tool.triton-migrate]
+    a = tl.make_block_ptr(a_ptr, (M, K), (stride_am, stride_ak), (pid_m * BM, 0), (BM, BK), (1, 0))
+    # becomes
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, stride_ak], [BM, BK])
+
+Fix safety: as safe as the facts stated: a wrong fact gives a fault or wrong data on the launches it does not hold
+for, which `migrate verify` checks on recorded launches; JSON output marks such a fix unsafe and lists what it
+relies on.
+
 Fixtures: stated_facts_gemm, stated_facts_grouped_gemm (every fact: plain descriptors, no hook),
 stated_facts_helper_parts (a block pointer passed to a helper whose `allocator` is stated).
 """
-
 from __future__ import annotations
 
 CODE = "TTD010"
@@ -76,3 +90,17 @@ NAME = "stated-facts"
 HOOK = "with_allocator"  # rules/_launch_support.py
 SUMMARY = "tensor descriptor on facts the user stated (`assume`); `migrate verify` checks them"
 
+
+def message(what: str, stem: str, facts: str, notes: str) -> str:
+    return f"{what} → tensor descriptor `{stem}_desc` on stated facts ({facts}){notes}"
+
+
+def stated(tensor: str, fact: str, expressions: list[str], where: str) -> str:
+    """A fact a descriptor relies on, in words: what it means for this block pointer, and where it was stated."""
+    listed = ", ".join(f"`{e}`" for e in expressions)
+    meaning = {"aligned": f"its data{f', and {listed} × itemsize,' if listed else ''} multiples of 16 bytes",
+               "contiguous": f"{listed} is 1",
+               "aligned-rows": f"a row, {listed} × itemsize, a multiple of 16 bytes",
+               "in-bounds": "no tile starts before it, and each lies inside it where its access does not "
+                            "check the bounds (not checked at launch: tiles depend on program ids)"}[fact]
+    return f"`{tensor}` stated `{fact}` ({where}): {meaning}"

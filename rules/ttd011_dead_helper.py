@@ -1,6 +1,6 @@
 """TTD011 dead-helper: a helper no migrated code can call any more; removed only with `--unsafe-fixes`.
 
-What it matches, two kinds of `@triton.jit` function of a module's top level:
+What it does: it matches two kinds of `@triton.jit` function of a module's top level:
 
 * a helper with a parameter it uses as a block pointer (`tl.load(block_ptr, boundary_check=(0, 1))`,
   `tl.advance(block_ptr, ...)`) that no call in the files migrated fills, and that nothing in the project
@@ -28,9 +28,20 @@ and the comments above it, as ruff applies its unsafe fixes only on request: `mi
 shows the removal before `--write --unsafe-fixes` makes it, and every site it held is reported with this code
 (decision `removed`). Reading code from standard input, the project is unknown: nothing is removed.
 
+Example:
+
+    @triton.jit
+    def _load_tile(block_ptr):          # nothing in the project calls or names it
+        return tl.load(block_ptr, boundary_check=(0, 1))
+    # kept and reported; with --unsafe-fixes, removed
+
+Fix safety: unsafe, so opt-in: removing a function deletes user code, which only `--unsafe-fixes` does; by default
+the helper is kept and reported.
+
 Fixture: dead_helper (with the opt-in); tests/test_dead_helper.py (kept without it, a kernel launched from
 outside the run kept with it).
 """
+from __future__ import annotations
 
 CODE = "TTD011"
 NAME = "dead-helper"
@@ -53,3 +64,8 @@ def kept_creator(helper: str, inlined: bool) -> str:
 def removed_creator(helper: str) -> str:
     return (f"removed `{helper}`, a helper that returns a block pointer, which every call in the files migrated now "
             "creates itself (`--unsafe-fixes`)")
+
+
+def removed_with(helper: str) -> str:
+    """A site of a dead helper, removed with it (`--unsafe-fixes`)."""
+    return f"removed with `{helper}`, {WHY}"

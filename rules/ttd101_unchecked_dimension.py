@@ -1,5 +1,8 @@
 """TTD101 unchecked-dimension: a `boundary_check` leaves out a dimension that may run past the shape.
 
+What it does: reports a block-pointer access whose `boundary_check` leaves out a dimension the source does not
+prove in bounds; no descriptor is used for it.
+
 Why: a block pointer only masks the listed dimensions; an unlisted one is read or written past `shape`,
 into whatever memory lies there (the next row, physical padding). A descriptor always checks every
 dimension, so the two differ exactly when an unchecked dimension leaves the tensor (1,300 of
@@ -13,25 +16,33 @@ makes, not something the codemod can prove.
 A launched kernel whose author states `in-bounds` for the tensor (TTD010), with its other facts, gets a
 descriptor here all the same: the tiles lie where its grid puts them.
 
+Example:
+
+    tl.store(p, acc, boundary_check=(0,))   # dimension 1 unchecked, its offset not provably in bounds
+    # masked pointers (TTD006), masked in dimension 0 only, as the block pointer was
+
+Fix safety: no fix of its own: the site keeps masked pointers (TTD006) under `--target auto`, or is left untouched
+under `--target descriptor`, with this code as the reason.
+
 Fixtures: boundary_subset_provable (accepted), boundary_subset_refused.
 """
-
 from __future__ import annotations
-
-import libcst as cst
-
-from triton_migrate.analysis.calls import int_value
-from triton_migrate.analysis.values import canonical_code
 
 CODE = "TTD101"
 NAME = "unchecked-dimension"
 SUMMARY = "`boundary_check` omits a dimension that is not provably in bounds"
 
 
-def in_bounds(shape: cst.BaseExpression, block: cst.BaseExpression, offset: cst.BaseExpression | None) -> bool:
-    if offset is None or int_value(offset) != 0:
+def in_bounds(offset: int | None, shape: int | None, block: int | None, same_extent: bool) -> bool:
+    """Whether an unchecked dimension stays in bounds: its offset is the literal 0 on every path (`offset`, None
+    where it is not a literal) and its block fits the shape, both literals, or both the same expression
+    (`same_extent`)."""
+    if offset != 0:
         return False
-    shape_value, block_value = int_value(shape), int_value(block)
-    if shape_value is not None and block_value is not None:
-        return block_value <= shape_value
-    return canonical_code(shape) == canonical_code(block)
+    if shape is not None and block is not None:
+        return block <= shape
+    return same_extent
+
+
+def message(dim: int) -> str:
+    return f"dimension {dim} is not boundary-checked and not provably in bounds; a descriptor would mask it"

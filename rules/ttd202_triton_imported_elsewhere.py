@@ -1,5 +1,8 @@
 """TTD202 triton-imported-elsewhere: `tl` comes from another module that this run does not show to be Triton's.
 
+What it does: reports a block pointer whose `tl` (or `triton`) comes from a module that this run does not show to
+be Triton's.
+
 Why: the tool knows `tl.make_block_ptr` for Triton's by the import that binds `tl`. A module that takes `tl`
 from another module binds it as that module does, which is read from its source, never imported: a module of
 the run (`from .common import tl, triton`, where common.py imports triton.language in a `try:` with a mock
@@ -24,10 +27,26 @@ module then lists it under `requires`, and JSON marks its fix unsafe):
 
 or on the command line, `--triton-module vllm.triton_utils.tl=triton.language,vllm.triton_utils.triton=triton`.
 
+Example:
+
+    from .common import tl          # common.py not in the run, nor found
+    p = tl.make_block_ptr(...)
+    # left untouched, reported
+
+Fix safety: no fix: the site is left untouched, with this code as the reason.
+
 Fixtures: tl_reexported (migrated together), triton_via_package (a vLLM-like package found on disk),
 relative_language (a relative import); tests/test_groups.py and tests/test_triton_modules.py.
 """
+from __future__ import annotations
 
 CODE = "TTD202"
 NAME = "triton-imported-elsewhere"
 SUMMARY = "`tl` is imported from a module not known to import it from triton"
+
+
+def message(name: str, origin: str, statement: str) -> str:
+    """`name` (`tl`, `triton`) imported from the module `origin`; `statement`: how to state it in words."""
+    return (f"`{name}` is imported from `{origin}`, which is not known to import it from triton (neither the files "
+            "migrated, its project nor the installed packages have it, or it imports another package): the block "
+            f"pointer is left as it is; if it is triton's, state it ({statement})")

@@ -11,9 +11,9 @@ import pytest
 
 from triton_migrate import engine
 from triton_migrate.analysis import ast_tree
-from triton_migrate.analysis.values import canonical_code
-from triton_migrate.analysis.walk import children
 from triton_migrate.policy import Policy, Statement
+from triton_migrate.syntax.nodes import canonical_code
+from triton_migrate.syntax.walk import children
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = sorted([*ROOT.glob("fixtures/*/*.py"), *ROOT.glob("benchmarks/kernels/*.py")])

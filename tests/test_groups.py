@@ -11,7 +11,7 @@ import pytest
 from test_cli import DIAGNOSTIC, invoke, put, snapshot
 
 from triton_migrate.analysis.packages import groups
-from triton_migrate.rules import ttd006_masked_pointers
+from triton_migrate.syntax.forms import masked_pointers
 
 BLOCK_POINTER_API = ("make_block_ptr", "boundary_check")
 
@@ -127,9 +127,9 @@ def fill(o_ptr, M, N, stride_m, BM: tl.constexpr, BN: tl.constexpr):
 
 @pytest.fixture(params=["unparsable output", "exception"])
 def failing(request, monkeypatch):
-    """A bug in one rule builder, met only by broken.py's store through `w`: either it builds code that
+    """A bug in one form builder, met only by broken.py's store through `w`: either it builds code that
     does not parse (what the corpus of issue 19 met), or it raises."""
-    real = ttd006_masked_pointers.store
+    real = masked_pointers.store
 
     def store(language, ptrs, *args):
         built = real(language, ptrs, *args)
@@ -139,7 +139,7 @@ def failing(request, monkeypatch):
             raise ValueError("a bug met in one construct")
         return built.with_changes(func=cst.Name("lambda"))
 
-    monkeypatch.setattr(ttd006_masked_pointers, "store", store)
+    monkeypatch.setattr(masked_pointers, "store", store)
     return request.param
 
 

@@ -16,9 +16,9 @@ from triton_migrate import engine
 from triton_migrate.analysis.facts import FunctionFacts
 from triton_migrate.analysis.guards import Arguments, Check, launch_check
 from triton_migrate.analysis.triton_names import TritonNames
-from triton_migrate.analysis.walk import walk
 from triton_migrate.engine import _ModuleScan
 from triton_migrate.policy import Policy
+from triton_migrate.syntax.walk import walk
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-
 from differential import FIXTURES, compare_outputs, run_fixture
+
 from triton_migrate.engine import migrate_source
 from triton_migrate.policy import Policy, Statement
 from triton_migrate.rules import _launch_support as launch_support
-from triton_migrate.rules import ttd107_narrow_block
-from triton_migrate.rules._syntax import movable
+from triton_migrate.syntax.build import movable
+from triton_migrate.syntax.forms import block_width
 
 LAYOUTS = Path(__file__).resolve().parent / "data" / "layouts"
 KERNELS = {"black": FIXTURES / "black_layout" / "before.py", "yapf": LAYOUTS / "yapf.py", "hand": LAYOUTS / "hand.py"}
@@ -41,7 +41,7 @@ def without_check_function(source: str) -> str:
     above a compile-time test of block widths (TTD107): the tool's own, not the kernel's."""
     module = cst.parse_module(source)
     kept = [s for s in module.body if not (isinstance(s, cst.Try) and launch_support.MODULE in module.code_for_node(s))]
-    return module.with_changes(body=kept).code.replace(ttd107_narrow_block.COMMENT, "")
+    return module.with_changes(body=kept).code.replace(block_width.COMMENT, "")
 
 
 @pytest.mark.parametrize("policy", POLICIES)

@@ -7,9 +7,9 @@ import libcst as cst
 
 from triton_migrate.analysis.facts import FunctionFacts
 from triton_migrate.analysis.triton_names import TritonNames
-from triton_migrate.analysis.walk import walk
 from triton_migrate.engine import _ModuleScan
-from triton_migrate.rules._syntax import movable_elements
+from triton_migrate.syntax.build import movable_elements
+from triton_migrate.syntax.walk import walk
 
 KERNEL = '''\
 import triton

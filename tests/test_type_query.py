@@ -1,5 +1,5 @@
 """`p.type.element_ty` on a block pointer (AMD's attention kernels, written for Triton 3.7 and earlier) is the
-same query as `p.dtype.element_ty` (TTD004): on those versions a block pointer's type is its dtype, a pointer to
+same query as `p.dtype.element_ty` (TTD003): on those versions a block pointer's type is its dtype, a pointer to
 its block. Triton 3.8's block-pointer emulation has no `.type.element_ty` (the original fails there), so no
 fixture can run it before the migration; the `.dtype` spelling, which the fixtures run (dtype_query), must
 migrate to the same code."""

@@ -11,7 +11,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from triton_migrate.analysis.walk import _TRIVIA, walk
+from triton_migrate.syntax.walk import _TRIVIA, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 # Kernels, and stdlib modules for the syntax kernels rarely use; SYNTAX for what even those lack.

@@ -9,11 +9,8 @@ from typing import Optional
 
 import libcst as cst
 
-from triton_migrate.rules import (
-    ttd004_dtype_query,
-    ttd006_masked_pointers,
-    ttd108_unsupported_use,
-)
+from triton_migrate.rules import ttd108_unsupported_use
+from triton_migrate.syntax.forms import descriptor, masked_pointers
 
 from .calls import advanced_base
 from .records import HandleAccess, MaskedAccess, NamedMaskAccess, Refusal
@@ -52,9 +49,9 @@ class AccessForms(Part):
         """Both forms, the descriptor's taken when the launch check passes (TTD009), or with `widths` where the
         compile-time test of its block widths does (TTD107: its flag is named once the analysis is over)."""
         self.descriptor_access(call, member, bound, value, offsets)
-        descriptor = self.run.expr_edits[id(call)][1]
+        descriptor_form = self.run.expr_edits[id(call)][1]
         pointers = self.masked_access(call, member, bound, value, offsets, deltas)
-        self.run.expr_edits[id(call)] = (value.creations, replace(descriptor, guard=None if widths else
+        self.run.expr_edits[id(call)] = (value.creations, replace(descriptor_form, guard=None if widths else
                                                                   self.fn.guard_flag, widths_tested=widths,
                                                                   fallback=pointers))
 
@@ -142,7 +139,7 @@ class AccessForms(Part):
                 continue
             if kind == "range":
                 ranged.add(d)
-                exprs = [ttd006_masked_pointers.arange(self.fn.language, e) for e in exprs]
+                exprs = [masked_pointers.arange(self.fn.language, e) for e in exprs]
             for creation, expr in zip(creations, exprs):
                 self.fn.knowledge.merged.setdefault(id(creation.call), {})[(kind, d)] = expr
             merged.append(cst.Name(self.fn.namer.part(first.target, kind, d)))
@@ -164,7 +161,7 @@ class AccessForms(Part):
         kinds = ("shape", "range", "stride") if named else ("base", "shape", "stride", "range")
         base, shape, strides, blocks, ranged = self.merged_parts(value, checked_by_any, kinds)
         (self.fn.knowledge.named if named else self.fn.knowledge.rebuilt).update(value.creations)
-        axes = [ttd006_masked_pointers.Axis(self.fn.language, offset, block, d in ranged, shape[d])
+        axes = [masked_pointers.Axis(self.fn.language, offset, block, d in ranged, shape[d])
                 for d, (offset, block) in enumerate(zip(offsets, blocks))]
         lower = [not p["nonnegative"] for p in self.moves.proven_offsets(value, deltas)]
         if deltas is not None:
@@ -178,9 +175,9 @@ class AccessForms(Part):
         descriptor's dtype where there is one (a block pointer never loaded nor stored has none: the base's
         element type)."""
         if value.pointers and self.results.reads_pointers(value.creations):
-            pointer = ttd004_dtype_query.queried_pointer(query)
-            return query if query.value.attr.value == "dtype" else ttd006_masked_pointers.element_type(pointer)
+            pointer = descriptor.queried_pointer(query)
+            return query if query.value.attr.value == "dtype" else masked_pointers.element_type(pointer)
         if "descriptor" in self.results.forms(value.creations) and self.results.uses_descriptors(value.creations) and \
                 not self.results.is_guarded(value.creations):
-            return ttd004_dtype_query.dtype_of(self.results.descriptor_name(value.creations, value.stem, "zero"))
-        return ttd006_masked_pointers.element_type(self.books.creation_of(value).base)
+            return descriptor.dtype_of(self.results.descriptor_name(value.creations, value.stem, "zero"))
+        return masked_pointers.element_type(self.books.creation_of(value).base)

@@ -8,18 +8,15 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from triton_migrate.rules import (
-    ttd002_advance,
-    ttd106_int64_offsets,
-    ttd108_unsupported_use,
-)
+from triton_migrate.rules import ttd002_advance, ttd106_int64_offsets, ttd108_unsupported_use
+from triton_migrate.syntax.forms import advance
+from triton_migrate.syntax.nodes import canonical_code, int_value
 
 from . import planner
 from .calls import (
     UnboundCall,
     advance_arguments,
     advanced_base,
-    int_value,
     member_called,
 )
 from .records import Refusal
@@ -31,7 +28,6 @@ from .values import (
     Opaque,
     State,
     Value,
-    canonical_code,
 )
 
 
@@ -79,7 +75,7 @@ class Advances(Part):
         they leave the offsets it moves in out, so an advance leaves them as they are (`shifted`)."""
         if not source.pointers or name == base_name:
             return list
-        return lambda: [ttd002_advance.assign(name, cst.Name(base_name))] \
+        return lambda: [advance.assign(name, cst.Name(base_name))] \
             if self.results.reads_pointers(source.creations) else []
 
     def untracked_advance(self, call: cst.Call, state: State) -> Value:
@@ -101,10 +97,10 @@ class Advances(Part):
                 self.books.mark(dim.defs, d)
             self.flow.invalidate(var, state)
             new = Dim(cst.Name(var), var, frozenset({var}), frozenset({definition}), **proofs)
-            return new, [ttd002_advance.increment(var, delta)]
-        expr = ttd002_advance.plus(dim.expr, delta) if dim.expr is not None else delta
+            return new, [advance.increment(var, delta)]
+        expr = advance.plus(dim.expr, delta) if dim.expr is not None else delta
         new = self.creating.define_dim(definition, name, d, expr, proofs, state)
-        return new, ([ttd002_advance.assign(new.code, expr)] if new.code != canonical_code(expr) else [])
+        return new, ([advance.assign(new.code, expr)] if new.code != canonical_code(expr) else [])
 
     def advanced_pointer(self, call: cst.Call, state: State):
         """(block pointer, deltas) for `tl.advance(p, deltas)`, or None (reported) if it is not one we track."""
@@ -137,8 +133,8 @@ class Advances(Part):
                                                      f"rank-{len(value.dims)} block pointer", call))
             return None
         if deltas is None:
-            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "`tl.advance` deltas must be a "
-                                                 "literal tuple with one entry per dimension", call))
+            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE,
+                                                 ttd108_unsupported_use.ADVANCE_DELTAS, call))
             return None
         if any(self.fn.facts.mentions_int64(delta) for delta in deltas):
             blocker = planner.Obstacle(ttd106_int64_offsets.CODE, "advanced by an int64 delta; descriptor offsets "
@@ -157,7 +153,7 @@ class Advances(Part):
             return None  # paths disagree: the rerun materializes these dimensions
         if deltas is None:
             return [dim.expr for dim in value.dims]
-        return [ttd002_advance.plus(dim.expr, delta) for dim, delta in zip(value.dims, deltas)]
+        return [advance.plus(dim.expr, delta) for dim, delta in zip(value.dims, deltas)]
 
     def proven_offsets(self, value: BlockPtr, deltas) -> list[dict]:
         creation = self.books.creation_of(value)

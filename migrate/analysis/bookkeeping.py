@@ -7,12 +7,8 @@ from typing import Optional
 
 import libcst as cst
 
-from triton_migrate.rules import (
-    ttd003_access,
-    ttd108_unsupported_use,
-    ttd109_ambiguous_value,
-    ttd201_crosses_function,
-)
+from triton_migrate.rules import ttd108_unsupported_use, ttd109_ambiguous_value, ttd201_crosses_function
+from triton_migrate.syntax.forms import descriptor
 
 from .records import Creation, Refusal
 from .shared import Part
@@ -41,7 +37,8 @@ class Bookkeeping(Part):
                 self.cross_check(refusal)
 
     def refuse_ambiguous(self, value: Opaque, node: cst.Name) -> None:
-        self.refuse(value.creations, Refusal(ttd109_ambiguous_value.CODE, f"`{node.value}` {value.why}", node))
+        self.refuse(value.creations, Refusal(ttd109_ambiguous_value.CODE,
+                                             ttd109_ambiguous_value.held(node.value, value.why), node))
 
     def orphan(self, node: cst.CSTNode, message: str, pointer: Optional[cst.BaseExpression] = None,
                code: str = ttd201_crosses_function.CODE) -> None:
@@ -86,8 +83,8 @@ class Bookkeeping(Part):
         if not any(use.node is call for use in self.run.dead_uses):
             self.run.dead_uses.append(Refusal(code, f"{what}: Triton rejects it at compile time wherever it is "
                                               "reached, and so does the `tl.static_assert` it becomes", call))
-        self.run.expr_edits[id(call)] = (owners, lambda updated: ttd003_access.compile_error(self.fn.language,
-                                                                                             assertion))
+        self.run.expr_edits[id(call)] = (owners, lambda updated: descriptor.compile_error(self.fn.language,
+                                                                                          assertion))
 
     def settle(self, value: BlockPtr) -> BlockPtr:
         """A value used here is one block pointer from now on, whatever path made it (joins of different

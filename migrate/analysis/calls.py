@@ -110,23 +110,6 @@ def advanced_base(call: cst.Call, names) -> cst.BaseExpression | None:
         return None
 
 
-def tuple_elements(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
-    """The elements of a literal tuple or list (`(M, N)`, `[M, N]`), or None if it is anything else."""
-    if isinstance(node, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) for e in node.elements):
-        return [e.value for e in node.elements]
-    return None
-
-
-def int_value(node: cst.BaseExpression) -> int | None:
-    kind = type(node)  # not isinstance (an ABC's, a Python call): asked of most expressions the analysis meets
-    if kind is cst.Integer:
-        return int(node.value, 0)
-    if kind is cst.UnaryOperation and type(node.operator) is cst.Minus:
-        inner = int_value(node.expression)
-        return None if inner is None else -inner
-    return None
-
-
 def string_value(node: cst.BaseExpression) -> str | None:
     if type(node) is cst.SimpleString:
         value = _evaluated(node.value)

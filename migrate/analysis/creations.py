@@ -9,18 +9,14 @@ from typing import Optional
 
 import libcst as cst
 
-from triton_migrate.rules import (
-    ttd005_hoist,
-    ttd105_rank,
-    ttd108_unsupported_use,
-)
+from triton_migrate.rules import ttd105_rank, ttd108_unsupported_use
+from triton_migrate.syntax.nodes import canonical_code, code_of, int_value, tuple_elements
+from triton_migrate.syntax.walk import descendants
 
-from . import guards, inlining, planner
+from . import guards, inlining, invariance, planner
 from .calls import (
     UnboundCall,
     bind,
-    int_value,
-    tuple_elements,
 )
 from .records import Creation, Loop, Refusal
 from .shared import Part
@@ -31,10 +27,7 @@ from .values import (
     Placeholder,
     State,
     Value,
-    canonical_code,
-    code_of,
 )
-from .walk import descendants
 
 
 def _is_arithmetic(node: cst.BaseExpression) -> bool:
@@ -156,9 +149,7 @@ class Creations(Part):
         except UnboundCall as error:
             return self.books.reject(str(error), call)
         if creation.target is None:
-            return Refusal(ttd108_unsupported_use.CODE, "block pointer created outside a plain "
-                           "`name = tl.make_block_ptr(...)` (or `... if FLAG else None`) assignment or the "
-                           "pointer of a load or store on a line of its own", call)
+            return Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.CREATED_ELSEWHERE, call)
         parts = {key: self.tuple_part(bound[key].value) if key in bound else None
                  for key in ("shape", "strides", "offsets", "block_shape", "order")}
         ranks = {len(v) for k, v in parts.items() if v is not None}
@@ -167,9 +158,7 @@ class Creations(Part):
                      for key, v in parts.items()}
         if any(parts[k] is None for k in ("shape", "strides", "offsets", "block_shape")) or len(ranks) != 1 \
                 or "base" not in bound:
-            return Refusal(ttd105_rank.CODE, "shape, strides, offsets and block_shape must be tuples of one "
-                           "length, spelt out, in a name assigned once, or returned by a helper that only "
-                           "returns one", call)
+            return Refusal(ttd105_rank.CODE, ttd105_rank.UNTOLD_ELEMENTS, call)
         rejected = self.rejected_creation(parts)
         if rejected is not None:
             return self.books.reject(rejected, call)
@@ -319,8 +308,8 @@ class Creations(Part):
         arguments = [creation.call.args[0].value] + creation.shape + creation.strides + creation.block
         target = None
         for owner in reversed(self.run.owners):
-            if not isinstance(owner, Loop) or not ttd005_hoist.is_invariant(arguments, owner.assigned,
-                                                                            self.fn.names.member):
+            if not isinstance(owner, Loop) or not invariance.is_invariant(arguments, owner.assigned,
+                                                                          self.fn.names.member):
                 break
             if any(isinstance(v, BlockPtr) and v.stem == stem and v.creations != {id(creation.call)}
                    for v in owner.head.values()):

@@ -17,10 +17,12 @@ from typing import Optional
 
 import libcst as cst
 
-from triton_migrate.rules import ttd008_helper_parts, ttd108_unsupported_use, ttd201_crosses_function
+from triton_migrate.rules import ttd108_unsupported_use, ttd201_crosses_function
+from triton_migrate.syntax.forms import helper_parts
+from triton_migrate.syntax.nodes import canonical_code, code_of, int_value, parsed, tuple_elements
 
 from . import inlining, planner
-from .calls import advanced_base, int_value, member_called, tuple_elements
+from .calls import advanced_base, member_called
 from .records import Refusal
 from .shared import Part
 from .values import (
@@ -29,11 +31,8 @@ from .values import (
     Dim,
     Placeholder,
     State,
-    canonical_code,
-    code_of,
     is_none,
     is_placeholder,
-    parsed,
 )
 
 
@@ -169,10 +168,8 @@ class Crossing(Part):
             proofs = (tuple(d.aligned for d in value.dims), tuple(d.nonnegative for d in value.dims)) \
                 if owner is not None else None
             if isinstance(value, BlockPtr) and owner is None:
-                self.books.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, f"block pointer "
-                                                           f"`{element.value}` returned from the function (only a "
-                                                           "parameter's block pointer can be handed back as offsets)",
-                                                           node))
+                self.books.refuse(value.creations, Refusal(ttd201_crosses_function.CODE,
+                                                           ttd201_crosses_function.returned(element.value), node))
             elif owner is None:
                 self.flow.visit(element, state)
             shape.append(None if owner is None else (owner, *proofs))
@@ -294,13 +291,12 @@ class Crossing(Part):
         if any(self.fn.context.returns(helper) or ()) and id(node) != self.unpacking:
             callee = canonical_code(node.func)
             for value, _ in pointers.values():
-                self.books.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, f"`{callee}` hands "
-                                                     "this block pointer back, but its result is not unpacked into "
-                                                     "names (`acc, p = helper(acc, p)`)", node))
+                self.books.refuse(value.creations, Refusal(ttd201_crosses_function.CODE,
+                                                     ttd201_crosses_function.not_unpacked(callee), node))
             return True
         for param, arg in bound.items():
             if param not in pointers:
-                self.flow.visit(arg.value, state, ttd201_crosses_function.CODE, "passed to another function")
+                self.flow.visit(arg.value, state, ttd201_crosses_function.CODE, ttd201_crosses_function.PASSED)
         passed = {}
         for param, (value, deltas) in pointers.items():
             why = self.fn.context.refusal(helper, param)
@@ -311,8 +307,8 @@ class Crossing(Part):
             parts = self.passed_parts(helper, param, value, deltas, node) if why is None else None
             if why is not None:
                 callee = canonical_code(node.func)
-                self.books.refuse(value.creations, Refusal(ttd201_crosses_function.CODE, f"passed to `{callee}`, which "
-                                                     f"cannot take it as parts: {why}", node))
+                self.books.refuse(value.creations, Refusal(ttd201_crosses_function.CODE,
+                                                     ttd201_crosses_function.no_parts(callee, why), node))
             if parts is not None:
                 passed[param] = parts
                 self.accesses.record_form(value, "parts", [])
@@ -324,7 +320,7 @@ class Crossing(Part):
                                        [cst.Name("None")] * len(kinds))
         if passed:
             owners = frozenset().union(*(pointers[p][0].creations for p in passed if p in pointers))
-            self.run.expr_edits[id(node)] = (owners, lambda updated: ttd008_helper_parts.expand(
+            self.run.expr_edits[id(node)] = (owners, lambda updated: helper_parts.expand(
                 node, updated, {id(bound[p]): parts for p, parts in passed.items()}))
         return True
 
@@ -337,21 +333,19 @@ class Crossing(Part):
         for argument in node.args:
             value = state.get(argument.value.value) if isinstance(argument.value, cst.Name) else None
             if not isinstance(value, BlockPtr):
-                self.flow.visit(argument.value, state, ttd201_crosses_function.CODE, "passed to another function")
+                self.flow.visit(argument.value, state, ttd201_crosses_function.CODE, ttd201_crosses_function.PASSED)
                 continue
             value = self.books.settle(value)
             if not value.pointers or self.emit.pointer_problem(value, named=True) is not None:
-                self.flow.visit(argument.value, state, ttd201_crosses_function.CODE, f"passed to `{callee}`, which "
-                           "nothing defines, and its name does not hold its pointers there")
+                self.flow.visit(argument.value, state, ttd201_crosses_function.CODE,
+                                ttd201_crosses_function.undefined_unnamed(callee))
                 continue
             self.fn.knowledge.named.update(value.creations)
-            self.accesses.record_form(value, "pointer", [planner.Obstacle(ttd201_crosses_function.CODE, f"passed to "
-                                                                 f"`{callee}`, which nothing defines")], id(argument))
+            obstacle = planner.Obstacle(ttd201_crosses_function.CODE, ttd201_crosses_function.undefined(callee))
+            self.accesses.record_form(value, "pointer", [obstacle], id(argument))
             if not any(use.node is node for use in self.run.dead_uses):
-                self.run.dead_uses.append(Refusal(ttd201_crosses_function.CODE, f"`{callee}` is defined nowhere "
-                                                  "(nothing in the module binds it): the kernel fails to compile at "
-                                                  "this call on every Triton version, and still does, given the "
-                                                  "pointers its block pointers became", node))
+                self.run.dead_uses.append(Refusal(ttd201_crosses_function.CODE,
+                                                  ttd201_crosses_function.undefined_call(callee), node))
 
     @staticmethod
     def passes_placeholder(argument: cst.BaseExpression, state: State) -> bool:
@@ -375,9 +369,8 @@ class Crossing(Part):
     def passed_parts(self, helper, param: str, value: BlockPtr, deltas, call: cst.Call) -> Optional[Passed]:
         self.fn.knowledge.rebuilt.update(value.creations)  # the helper reads the base too
         if self.emit.pointer_problem(value) is not None:
-            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "passing a block pointer as "
-                                                       "parts needs its base, shape and strides unchanged at the "
-                                                       "call", call))
+            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE,
+                                                       ttd108_unsupported_use.PARTS_NEED_UNCHANGED, call))
             return None
         offsets = self.moves.offsets(value, deltas)
         interface = self.fn.context.interface(helper, param)
@@ -389,9 +382,8 @@ class Crossing(Part):
         if self.nullable(value):
             base = self.base_variable(value)  # `None` on the paths that make no block pointer
         if ranged:
-            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, "the block pointers merged here "
-                                                 "have different block shapes, which a helper receives as "
-                                                 "`tl.constexpr` parameters", call))
+            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE,
+                                                 ttd108_unsupported_use.MERGED_BLOCK_SHAPES, call))
             return None
         source = {("base", 0): base}
         for d in range(interface.rank):
@@ -437,9 +429,8 @@ class Crossing(Part):
         if not isinstance(value, BlockPtr):
             return False
         if self.maybe_zero(value):
-            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, f"`{node.left.value}` is `0` "
-                                                       "instead of a block pointer on some path, where its migrated "
-                                                       "parts are `None`: this test would tell them apart", node))
+            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE,
+                                                       ttd108_unsupported_use.zero_for_none(node.left.value), node))
             return True
         owner = self.parameter_of(value)
         base = cst.Name(self.fn.namer.part(owner, "base", 0)) if owner is not None else self.base_variable(value)

@@ -23,6 +23,8 @@ from triton_migrate.rules import (
     ttd109_ambiguous_value,
     ttd201_crosses_function,
 )
+from triton_migrate.syntax.nodes import parsed
+from triton_migrate.syntax.walk import children
 
 from . import guards
 from .access_forms import AccessForms
@@ -58,10 +60,8 @@ from .values import (
     creations_of,
     is_placeholder,
     join_dims,
-    parsed,
     same_state,
 )
-from .walk import children
 
 __all__ = ["CrossesFunctions", "FunctionAnalysis"]
 
@@ -313,12 +313,12 @@ class Dataflow(Part):
             return state
         if isinstance(node, cst.AugAssign):
             self.visit(node.value, state)
-            self.visit(node.target, state, ttd108_unsupported_use.CODE, "arithmetic on a block pointer")
+            self.visit(node.target, state, ttd108_unsupported_use.CODE, ttd108_unsupported_use.ARITHMETIC)
             self.assign_target(node.target, state)
             return state
         if isinstance(node, cst.Return):
             if node.value is not None and not self.crossing.return_pointers(node, state):
-                self.visit(node.value, state, ttd201_crosses_function.CODE, "returned from the function")
+                self.visit(node.value, state, ttd201_crosses_function.CODE, ttd201_crosses_function.RETURNED)
             return None
         if isinstance(node, (cst.Break, cst.Continue)):
             frame = next((o for o in reversed(self.run.owners) if isinstance(o, Loop)), None)
@@ -404,16 +404,16 @@ class Dataflow(Part):
         elif member == "advance":
             resolved = self.moves.advanced_pointer(node, state)
             if resolved is not None:
-                self.books.refuse(resolved[0].creations, Refusal(ttd108_unsupported_use.CODE, "`tl.advance` result "
-                                                                 "used outside an assignment, load or store", node))
+                self.books.refuse(resolved[0].creations, Refusal(ttd108_unsupported_use.CODE,
+                                                                 ttd108_unsupported_use.ADVANCE_RESULT_UNUSED, node))
         elif member == "make_block_ptr":
             self.creating.create(None, None, node, state)
         elif type(node.func) is cst.Name and node.func.value in self.fn.facts.bound_nowhere:
             self.crossing.call_to_nothing(node, state)
         elif not self.crossing.helper_call(node, state):
             self.visit(node.func, state)
-            code, how = ((ttd108_unsupported_use.CODE, f"passed to `tl.{member}`") if member is not None else
-                         (ttd201_crosses_function.CODE, "passed to another function"))
+            code, how = ((ttd108_unsupported_use.CODE, ttd108_unsupported_use.passed_to(member))
+                         if member is not None else (ttd201_crosses_function.CODE, ttd201_crosses_function.PASSED))
             for argument in node.args:
                 self.visit(argument.value, state, code, how)
 
@@ -476,8 +476,9 @@ class Dataflow(Part):
 
     def join_placeholder(self, name: str, pointer: BlockPtr, placeholder: Placeholder) -> Value:
         if pointer.stem != self.fn.namer.stem(name):
-            self.books.refuse(pointer.creations, Refusal(ttd109_ambiguous_value.CODE, f"`{name}` is `None` on some "
-                                                   "paths", self.fn.function.name))
+            self.books.refuse(pointer.creations, Refusal(ttd109_ambiguous_value.CODE,
+                                                   ttd109_ambiguous_value.none_on_some_paths(name),
+                                                   self.fn.function.name))
             return Opaque(pointer.creations)
         for statement in placeholder.statements:
             self.fn.knowledge.placeholder_links.setdefault(statement, set()).update(pointer.creations)

@@ -12,13 +12,14 @@ from typing import Callable
 
 import libcst as cst
 
-from triton_migrate.rules._syntax import movable, movable_elements
+from triton_migrate.syntax.build import movable, movable_elements
+from triton_migrate.syntax.nodes import NameFinder, canonical_code, free_names, int_value, tuple_elements
+from triton_migrate.syntax.walk import children, walk
 
-from .calls import int_value, string_value, tuple_elements
+from .calls import string_value
 from .stated import Inline
 from .triton_names import TritonNames
-from .values import canonical_code, is_none
-from .walk import children, walk
+from .values import is_none
 
 RANGE_MEMBERS = ("range", "static_range")
 # triton.language functions whose result is a block (tile), whatever their arguments.
@@ -166,7 +167,7 @@ class FunctionFacts:
         return _remembered(self._code, expr, canonical_code)
 
     def movable(self, expr: cst.BaseExpression) -> cst.BaseExpression:
-        """rules/_syntax.movable, once per node: a multi-line argument costs a code generation."""
+        """syntax/build.movable, once per node: a multi-line argument costs a code generation."""
         return _remembered(self._movable, expr, movable)
 
     def movable_elements(self, expr: cst.BaseExpression) -> list | None:
@@ -277,36 +278,12 @@ class FunctionFacts:
                    for source in self.assignments[name])
 
 
-class _NameFinder(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-        self.attrs: set[str] = set()
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        self.attrs.add(node.attr.value)
-        walk(self, node.value)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        walk(self, node.value)  # skip keyword names
-        return False
-
-
 def _int64_terms(expr: cst.CSTNode) -> tuple[bool, frozenset[str]]:
     """Whether `expr` names `int64` itself, and the names it reads (every assignment they reach is asked in
     turn, for each offset: each walked once)."""
-    finder = _NameFinder()
+    finder = NameFinder()
     walk(finder, expr)
     return "int64" in finder.attrs or "int64" in finder.names, frozenset(finder.names)
-
-
-def free_names(expr: cst.CSTNode) -> frozenset[str]:
-    finder = _NameFinder()
-    walk(finder, expr)
-    return frozenset(finder.names)
 
 
 def assigned_names(body: cst.CSTNode) -> frozenset[str]:

@@ -18,9 +18,9 @@ from typing import Optional, Union
 
 import libcst as cst
 
-from .calls import int_value
+from triton_migrate.syntax.nodes import canonical_code, int_value
+
 from .facts import FunctionFacts
-from .values import canonical_code
 
 _EXACT_OPERATORS = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.FloorDivide: "//"}
 _ARGUMENT = re.compile(r'args(?:\["(\w+)"\]|\.get\("(\w+)", [^()]*\))')

@@ -27,9 +27,9 @@ from typing import Callable, Optional, Union
 
 import libcst as cst
 
-from .calls import UnboundCall, bind, tuple_elements
-from .facts import free_names
-from .values import canonical_code
+from triton_migrate.syntax.nodes import canonical_code, free_names, tuple_elements
+
+from .calls import UnboundCall, bind
 
 # A branch tree: a `make_block_ptr` call, or (condition, taken, otherwise).
 Tree = Union[cst.Call, tuple]

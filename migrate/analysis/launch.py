@@ -10,17 +10,15 @@ from typing import Optional
 import libcst as cst
 
 from triton_migrate.policy import FACTS
-from triton_migrate.rules import (
-    ttd009_launch_guard,
-    ttd010_stated_facts,
-    ttd107_narrow_block,
-)
+from triton_migrate.rules import ttd009_launch_guard, ttd010_stated_facts, ttd107_narrow_block
+from triton_migrate.syntax.forms import block_width, launch_guard
+from triton_migrate.syntax.nodes import canonical_code, code_of, int_value
 
 from . import guards, planner
-from .calls import int_value, is_jit
+from .calls import is_jit
 from .records import Creation, Loop
 from .shared import Builder, Part
-from .values import BlockPtr, canonical_code, code_of
+from .values import BlockPtr
 
 CHECKED_AT_LAUNCH = ("contiguous", "aligned", "aligned-rows")  # what a launch's arguments decide
 
@@ -190,10 +188,10 @@ class Launch(Part):
             hooked = [c for c in relying if not self.results.is_refused({id(c.call)})]
             added, params = [], updated.params
             if checks:
-                added.append(ttd009_launch_guard.decorator(self.fn.launch_names[ttd009_launch_guard.GUARD],
-                                                           self.fn.guard_flag,
-                                                           self.fn.launch_names[ttd009_launch_guard.CHECK], checks))
-                params = ttd009_launch_guard.with_flag(params, self.fn.guard_flag, self.fn.language)
+                added.append(launch_guard.decorator(self.fn.launch_names[ttd009_launch_guard.GUARD],
+                                                    self.fn.guard_flag,
+                                                    self.fn.launch_names[ttd009_launch_guard.CHECK], checks))
+                params = launch_guard.with_flag(params, self.fn.guard_flag, self.fn.language)
             if hooked:
                 added.append(cst.Decorator(cst.Name(self.fn.launch_names[ttd010_stated_facts.HOOK])))
             jit = next(i for i, d in enumerate(updated.decorators) if is_jit(d))
@@ -227,7 +225,7 @@ class Launch(Part):
             reassigned = any(name in facts.assignments for name in facts.free_names(width))
             if root is None or arguments.host(width) is None or reassigned:
                 return None
-            tests.append(ttd107_narrow_block.fits(width, cst.Name(root), self.may_be_none(creation, root)))
+            tests.append(block_width.fits(width, cst.Name(root), self.may_be_none(creation, root)))
         return tests
 
     def may_be_none(self, creation: Creation, root: str) -> bool:
@@ -263,5 +261,5 @@ class Launch(Part):
         body = list(function.body.body)
         at = 1 if body and isinstance(body[0], cst.SimpleStatementLine) and \
             isinstance(body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString) else 0
-        body.insert(at, ttd107_narrow_block.flag(self.width_flag(), list(tests.values()), self.fn.language))
+        body.insert(at, block_width.flag(self.width_flag(), list(tests.values()), self.fn.language))
         return function.with_changes(body=function.body.with_changes(body=body))

@@ -19,8 +19,9 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from triton_migrate.syntax.walk import walk
+
 from .facts import AssignmentCollector
-from .walk import walk
 
 REDUCTIONS = frozenset({"sum", "max", "min", "argmax", "argmin", "reduce", "cumsum", "cumprod", "associative_scan",
                         "xor_sum", "sort", "histogram", "topk", "flip", "gather"})

@@ -30,14 +30,10 @@ from triton_migrate.rules import (
     ttd112_runtime_alignment,
     ttd113_min_triton,
 )
+from triton_migrate.syntax.nodes import canonical_code, int_value
 
-from .calls import int_value
 from .facts import FunctionFacts
-from .values import canonical_code
 
-MAX_RANK = 5
-DESCRIPTORS = (3, 4)
-PADDED_DESCRIPTORS = (3, 5)
 # What the compat shim cannot express: volatile, rank above 5, a padding chosen at compile time (one per tile)
 SHIM_UNSUPPORTED = (ttd104_volatile.CODE, ttd105_rank.CODE, ttd108_unsupported_use.CODE)
 
@@ -114,35 +110,30 @@ def creation_obstacles(shape, strides, offsets, block, order, facts: FunctionFac
     so where the tensor's views put different strides last (`views_agree` false)."""
     rank = len(block)
     found = []
-    if policy.min_triton < DESCRIPTORS:
-        found.append(Obstacle(ttd113_min_triton.CODE, "descriptors need Triton 3.4"))
-    if rank > MAX_RANK:
-        found.append(Obstacle(ttd105_rank.CODE, f"rank {rank}: tensor descriptors have ranks 1 to {MAX_RANK}"))
-    unit = ttd103_no_unit_stride.unit_stride_dimension(strides, order, facts.params | stride_parameters)
+    if policy.min_triton < ttd113_min_triton.DESCRIPTORS:
+        found.append(Obstacle(ttd113_min_triton.CODE, ttd113_min_triton.NO_DESCRIPTORS))
+    if rank > ttd105_rank.MAX_RANK:
+        found.append(Obstacle(ttd105_rank.CODE, ttd105_rank.message(rank)))
+    read = [stride_read(s) for s in strides]
+    unit = ttd103_no_unit_stride.unit_stride_dimension(read, order, facts.params | stride_parameters)
     # What the user states of the data beats `order`, a hint (fixture order_wrong_hint); a literal 1 is proof.
     # Stated of the tensor, not of this view, and `order` naming another dimension innermost than the last, the
-    # fact cannot say which stride is 1: never decide it from `order` (D4); what the source proves stands.
-    undecided = contiguous and not of_view and not any(int_value(s) == 1 for s in strides) and \
-        (not views_agree or ttd103_no_unit_stride.hint_disagrees(strides, order))
-    stated = ttd103_no_unit_stride.stated_unit_dimension(strides, facts.params) \
-        if contiguous and not undecided and not any(int_value(s) == 1 for s in strides) else None
+    # fact cannot say which stride is 1: never decide it from `order` (a hint, which Triton does not check); what
+    # the source proves stands.
+    literal_one = any(ttd103_no_unit_stride.is_one(s) for s in read)
+    undecided = contiguous and not of_view and not literal_one and \
+        (not views_agree or ttd103_no_unit_stride.hint_disagrees(read, order))
+    stated = ttd103_no_unit_stride.stated_unit_dimension(read, facts.params) \
+        if contiguous and not undecided and not literal_one else None
     unit = unit if stated is None else stated
     if unit is None and undecided:
-        why = f"`order` names dimension {order[0]} innermost, not the last: a transposed view or a wrong hint" \
-            if views_agree else "its views put different strides last: at least one is transposed"
-        found.append(Obstacle(ttd103_no_unit_stride.CODE, f"`contiguous` is stated of the tensor, but {why}, and "
-                              "no stride is a literal 1 to tell which; a descriptor needs a unit last stride"))
+        found.append(Obstacle(ttd103_no_unit_stride.CODE, ttd103_no_unit_stride.undecided_message(order, views_agree)))
     elif unit is None:
-        found.append(Obstacle(ttd103_no_unit_stride.CODE, "no stride is a literal 1 or a kernel parameter that "
-                              "`order` names as contiguous; a descriptor needs a unit last stride"))
-    else:
-        width = int_value(block[unit])
-        if width is not None and width < 16:
-            found.append(Obstacle(ttd107_narrow_block.CODE, f"innermost block dimension of {width} elements may "
-                                  "hold fewer than the 16 bytes a descriptor needs"))
+        found.append(Obstacle(ttd103_no_unit_stride.CODE, ttd103_no_unit_stride.MESSAGE))
+    elif ttd107_narrow_block.too_narrow(width := int_value(block[unit])):
+        found.append(Obstacle(ttd107_narrow_block.CODE, ttd107_narrow_block.message(width)))
     if any(facts.mentions_int64(offset) for offset in offsets):
-        found.append(Obstacle(ttd106_int64_offsets.CODE, "offsets are computed in int64; descriptor offsets are "
-                              "int32"))
+        found.append(Obstacle(ttd106_int64_offsets.CODE, ttd106_int64_offsets.MESSAGE))
     return unit, found, stated is not None
 
 
@@ -152,8 +143,7 @@ def merge_obstacles(creations: list) -> list[Obstacle]:
     orders = list(dict.fromkeys(tuple(c.permutation) for c in creations))
     if len(orders) < 2:
         return []
-    return [Obstacle(ttd109_ambiguous_value.CODE, "the block pointers merged here have different contiguous "
-                     "dimensions (`order`); a descriptor has one")]
+    return [Obstacle(ttd109_ambiguous_value.CODE, ttd109_ambiguous_value.MERGED_ORDERS)]
 
 
 def access_obstacles(member: str, offsets_proven: list[dict], unchecked_in_bounds: list[bool], unit: Optional[int],
@@ -163,26 +153,22 @@ def access_obstacles(member: str, offsets_proven: list[dict], unchecked_in_bound
     found = []
     for dim, in_bounds in enumerate(unchecked_in_bounds):
         if not in_bounds:
-            found.append(Obstacle(ttd101_unchecked_dimension.CODE, f"dimension {dim} is not boundary-checked and "
-                                  "not provably in bounds; a descriptor would mask it"))
+            found.append(Obstacle(ttd101_unchecked_dimension.CODE, ttd101_unchecked_dimension.message(dim)))
     if unit is not None and not offsets_proven[unit]["aligned"]:
-        found.append(Obstacle(ttd102_inner_offset_alignment.CODE, f"offset in the contiguous dimension {unit} is "
-                              "not provably a multiple of 16 bytes (NVIDIA TMA traps on it)"))
+        found.append(Obstacle(ttd102_inner_offset_alignment.CODE, ttd102_inner_offset_alignment.message(unit)))
     if volatile:
-        found.append(Obstacle(ttd104_volatile.CODE, "`volatile` access has no descriptor equivalent"))
+        found.append(Obstacle(ttd104_volatile.CODE, ttd104_volatile.MESSAGE))
     if isinstance(padding, cst.Name):
-        found.append(Obstacle(ttd108_unsupported_use.CODE, f"`padding_option={padding.value}` is chosen at compile "
-                              "time; a descriptor (or compat tile) is created with one padding"))
-    if padding == "nan" and policy.min_triton < PADDED_DESCRIPTORS:
-        found.append(Obstacle(ttd113_min_triton.CODE, "NaN padding on a descriptor needs Triton 3.5"))
+        found.append(Obstacle(ttd108_unsupported_use.CODE,
+                              ttd108_unsupported_use.padding_chosen_at_compile_time(padding.value)))
+    if padding == "nan" and policy.min_triton < ttd113_min_triton.PADDED_DESCRIPTORS:
+        found.append(Obstacle(ttd113_min_triton.CODE, ttd113_min_triton.NO_NAN_PADDING))
     if member == "store":
         negative = [d for d, proven in enumerate(offsets_proven) if not proven["nonnegative"]]
         if negative:
-            found.append(Obstacle(ttd110_negative_store_offset.CODE, f"store offset in dimension {negative[0]} "
-                                  "may be negative (NVIDIA TMA stores trap on negative coordinates)"))
+            found.append(Obstacle(ttd110_negative_store_offset.CODE, ttd110_negative_store_offset.message(negative[0])))
         if not row_width_proven:
-            found.append(Obstacle(ttd111_store_row_width.CODE, "row width not provably a multiple of 16 bytes "
-                                  "(a TMA store would overwrite the row padding)", hard=False))
+            found.append(Obstacle(ttd111_store_row_width.CODE, ttd111_store_row_width.MESSAGE, hard=False))
     found.extend(Obstacle(ttd112_runtime_alignment.CODE, requirement, hard=False) for requirement in requirements)
     return found
 
@@ -192,8 +178,8 @@ def alignment_requirements(base: cst.BaseExpression, strides: list, block: list,
     """What the caller must guarantee for a descriptor to be legal on NVIDIA sm_90+: each non-unit stride,
     and each term added to the base pointer, a multiple of 16 bytes (unless provably so)."""
     terms = [s for d, s in enumerate(strides) if d != unit] + _base_offsets(base)
-    data = f"the data of `{canonical_code(_base_root(base))}` must be 16-byte aligned (a view may start mid-storage)"
-    return [data] + [f"`{facts.canonical_code(term)}` × itemsize must be a multiple of 16 bytes" for term in terms
+    data = ttd112_runtime_alignment.data_alignment(canonical_code(_base_root(base)))
+    return [data] + [ttd112_runtime_alignment.term_alignment(facts.canonical_code(term)) for term in terms
                      if not facts.is_aligned(term, block[unit])]
 
 
@@ -218,7 +204,24 @@ def _base_offsets(base: cst.BaseExpression) -> list:
 def row_width_proven(shape: list, block: list, unit: Optional[int]) -> bool:
     if unit is None:
         return False
-    width, block_width = int_value(shape[unit]), int_value(block[unit])
-    if width is not None:
-        return width % 16 == 0 or (block_width is not None and width % block_width == 0)
-    return canonical_code(shape[unit]) == canonical_code(block[unit])
+    return ttd111_store_row_width.row_width_proven(int_value(shape[unit]), int_value(block[unit]),
+                                                   same_extent(shape[unit], block[unit]))
+
+
+def dimension_in_bounds(shape: cst.BaseExpression, block: cst.BaseExpression,
+                        offset: Optional[cst.BaseExpression]) -> bool:
+    """TTD101's condition for one unchecked dimension of one creation, `offset` None where paths disagree."""
+    return ttd101_unchecked_dimension.in_bounds(None if offset is None else int_value(offset), int_value(shape),
+                                                int_value(block), same_extent(shape, block))
+
+
+def same_extent(shape: cst.BaseExpression, block: cst.BaseExpression) -> bool:
+    return canonical_code(shape) == canonical_code(block)
+
+
+def stride_read(stride: cst.BaseExpression) -> ttd103_no_unit_stride.Stride:
+    """A stride as TTD103 reads it: the integer a literal is, the name a bare name is, else None."""
+    value = int_value(stride)
+    if value is not None:
+        return value
+    return stride.value if isinstance(stride, cst.Name) else None

@@ -16,12 +16,13 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from .calls import UnboundCall, bind, int_value, is_jit, tuple_elements
+from triton_migrate.syntax.nodes import canonical_code, int_value, tuple_elements
+from triton_migrate.syntax.walk import walk
+
+from .calls import UnboundCall, bind, is_jit
 from .crossing import ABSENT, ABSENT_ZERO, RANKS_DIFFER, SiteFacts, merge
 from .packages import absolute_module
 from .triton_names import dotted_name
-from .values import canonical_code
-from .walk import walk
 
 MAX_ROUNDS = 16
 Locate = Callable[[str, int, str], Optional[str]]

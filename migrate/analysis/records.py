@@ -8,8 +8,9 @@ from typing import Callable, Optional
 import libcst as cst
 
 from triton_migrate.rules import ttd103_no_unit_stride
+from triton_migrate.syntax.nodes import code_of
 
-from .values import State, code_of
+from .values import State
 
 
 @dataclass
@@ -211,7 +212,7 @@ class MaskedAccess:
     base: cst.BaseExpression
     strides: list
     offsets: list  # the offset in each dimension
-    axes: list  # ttd006_masked_pointers.Axis per dimension: offset, block, range
+    axes: list  # masked_pointers.Axis per dimension: offset, block, range
     shape: list
     lower: list  # per dimension: whether the offset may be negative (the mask checks `>= 0` too)
     padding: object  # a literal option, or the name of a constexpr holding one

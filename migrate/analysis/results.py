@@ -7,20 +7,13 @@ from typing import Optional
 
 import libcst as cst
 
-from triton_migrate.rules import (
-    ttd001_descriptor,
-    ttd002_advance,
-    ttd006_masked_pointers,
-    ttd007_compat,
-    ttd008_helper_parts,
-    ttd009_launch_guard,
-)
+from triton_migrate.syntax.forms import advance, compat, descriptor, helper_parts, launch_guard, masked_pointers
+from triton_migrate.syntax.nodes import canonical_code, code_of, int_value
 
 from . import guards, planner
-from .calls import bind, int_value
+from .calls import bind
 from .records import Creation, Refusal
 from .shared import Builder, Part
-from .values import canonical_code, code_of
 
 PART_ORDER = ("base", "shape", "stride", "range")
 
@@ -86,20 +79,20 @@ class Results(Part):
         """`q + o_t[:, None] * (H*K) + o_k[None, :]`: the addresses of the block where it is created, without
         the offsets of the dimensions it moves in (each access adds those: ttd006's `shifted`)."""
         moving = self.moving_dims({id(creation.call)})
-        axes = [ttd006_masked_pointers.Axis(self.fn.language, cst.Integer("0") if d in moving else offset, block,
-                                            along=shape)
+        axes = [masked_pointers.Axis(self.fn.language, cst.Integer("0") if d in moving else offset, block,
+                                     along=shape)
                 for d, (offset, block, shape) in enumerate(zip(creation.offsets, creation.block, creation.shape))]
-        return ttd006_masked_pointers.addresses(creation.base, creation.strides, axes, self.fn.namer.placeholder)
+        return masked_pointers.addresses(creation.base, creation.strides, axes, self.fn.namer.placeholder)
 
     def creation_mask(self, creation: Creation, checked: frozenset[int]) -> cst.BaseExpression:
         """`m_v[:, None] & m_k[None, :]`: where the block lies inside its shape, as created
         (access_forms.masks_at_creation)."""
-        bounds = {d: ttd006_masked_pointers.Bound(
-            ttd006_masked_pointers.Axis(self.fn.language, creation.offsets[d], creation.block[d],
-                                        along=creation.shape[d]),
+        bounds = {d: masked_pointers.Bound(
+            masked_pointers.Axis(self.fn.language, creation.offsets[d], creation.block[d],
+                                 along=creation.shape[d]),
             creation.shape[d],
             not self.fn.facts.is_nonnegative(creation.offsets[d])) for d in checked}
-        return ttd006_masked_pointers.mask(bounds, len(creation.block), self.fn.namer.placeholder)
+        return masked_pointers.mask(bounds, len(creation.block), self.fn.namer.placeholder)
 
     def is_guarded(self, creations) -> bool:
         """Whether these block pointers' descriptors are chosen at launch (TTD009), masked pointers otherwise."""
@@ -141,18 +134,19 @@ class Results(Part):
             if self.fn.policy.target == "compat":
                 impl = self.compat_impl(creation)
                 if impl == "auto" and self.is_guarded({id(creation.call)}):
-                    impl = ttd009_launch_guard.guarded(self.fn.guard_flag, cst.SimpleString('"auto"'),
-                                                       cst.SimpleString('"emu"'), grouped=False)
+                    impl = launch_guard.guarded(self.fn.guard_flag, cst.SimpleString('"auto"'),
+                                                cst.SimpleString('"emu"'), grouped=False)
                 elif impl == "auto" and len(creation.block) <= 3:  # no launch check: the emulation, always legal
                     impl = "emu"
                 bound = bind(self.spelt_call(creation), "make_block_ptr", complete=False)
-                call = ttd007_compat.make_tile(self.fn.shim, bound, padding, impl)
+                call = compat.make_tile(self.fn.shim, bound, padding, impl)
             else:
                 shift = len(f"{target} = {code_of(func)}") - len(f"{creation.target} = "
                                                                  f"{code_of(creation.call.func)}")
-                call = ttd001_descriptor.descriptor_call(self.spelt_call(creation), func, creation.permutation, padding,
-                                                         shift)
-            statements.append(ttd002_advance.assign(target, call))
+                spelt = self.spelt_call(creation)
+                call = descriptor.descriptor_call(spelt, bind(spelt, "make_block_ptr"), func, creation.permutation,
+                                                  padding, shift)
+            statements.append(advance.assign(target, call))
         return statements
 
     @staticmethod
@@ -184,9 +178,9 @@ class Results(Part):
         if not statements or self.fn.policy.target == "compat":
             return statements
         if self.is_guarded({id(creation.call)}):
-            return [ttd009_launch_guard.only_with(self.fn.guard_flag, statements)]
+            return [launch_guard.only_with(self.fn.guard_flag, statements)]
         if self.launch.width_tested({id(creation.call)}):
-            return [ttd009_launch_guard.only_with(self.launch.width_flag(), statements)]
+            return [launch_guard.only_with(self.launch.width_flag(), statements)]
         return statements
 
     def descriptor_function(self, func: cst.BaseExpression) -> cst.BaseExpression:
@@ -206,18 +200,18 @@ class Results(Part):
         parts = []
         for (kind, d), expr in sorted(self.fn.knowledge.merged.get(id(creation.call), {}).items(),
                                       key=lambda part: (PART_ORDER.index(part[0][0]), part[0][1])):
-            parts.append(ttd002_advance.assign(self.fn.namer.part(creation.target, kind, d), expr))
+            parts.append(advance.assign(self.fn.namer.part(creation.target, kind, d), expr))
         for d, expr in enumerate(creation.offsets):
             var = self.fn.namer.offset(creation.target, d)
             if (id(creation.call), d) in self.fn.knowledge.materialize and canonical_code(expr) != var:
-                parts.append(ttd002_advance.assign(var, expr))
+                parts.append(advance.assign(var, expr))
                 self.fn.namer.running[var] = canonical_code(creation.shape[d])
         if self.reads_pointers({id(creation.call)}):
-            parts.append(ttd002_advance.assign(creation.target, self.creation_pointers(creation)))
+            parts.append(advance.assign(creation.target, self.creation_pointers(creation)))
         checked = self.fn.knowledge.creation_masks.get(id(creation.call))
         if checked is not None:
-            parts.append(ttd002_advance.assign(self.fn.namer.mask(creation.target),
-                                               self.creation_mask(creation, checked)))
+            parts.append(advance.assign(self.fn.namer.mask(creation.target),
+                                        self.creation_mask(creation, checked)))
         if creation.condition is not None:
             parts = [_conditional(statement, creation.condition, creation.call) for statement in parts]
         return statements + parts
@@ -240,7 +234,7 @@ class Results(Part):
             body = [s if isinstance(s, cst.BaseCompoundStatement) else cst.SimpleStatementLine([s])
                     for s in statements] + list(updated.body.body)
             return self.launch.with_width_flag(updated.with_changes(
-                params=ttd008_helper_parts.parameters(updated.params, replaced, self.fn.language),
+                params=helper_parts.parameters(updated.params, replaced, self.fn.language),
                 body=updated.body.with_changes(body=body)))
         return owners, build
 
@@ -264,7 +258,7 @@ class Results(Part):
             names += self.part_variables(creations)  # what a helper receives, or a `p is None` asks
         if not names:
             return None
-        return creations, lambda: [ttd002_advance.assign(name, cst.Name("None")) for name in dict.fromkeys(names)]
+        return creations, lambda: [advance.assign(name, cst.Name("None")) for name in dict.fromkeys(names)]
 
     def part_variables(self, creations) -> list[str]:
         """The variables these creations assign for their parts: those that differ between them (`p_base`),

@@ -9,9 +9,7 @@ import libcst as cst
 
 from triton_migrate.rules import (
     ttd003_access,
-    ttd004_dtype_query,
     ttd009_launch_guard,
-    ttd101_unchecked_dimension,
     ttd103_no_unit_stride,
     ttd107_narrow_block,
     ttd108_unsupported_use,
@@ -19,15 +17,15 @@ from triton_migrate.rules import (
     ttd111_store_row_width,
     ttd112_runtime_alignment,
 )
+from triton_migrate.syntax.forms import descriptor
+from triton_migrate.syntax.nodes import int_value, tuple_elements
 
 from . import layout, planner
 from .calls import (
     UnboundCall,
     bind,
     bool_value,
-    int_value,
     string_value,
-    tuple_elements,
 )
 from .records import Refusal, SiteForm
 from .shared import Part
@@ -75,8 +73,7 @@ class Accesses(Part):
         if refusal is None:
             obstacles = self.obstacles(call, member, bound, value, deltas)
             if self.user_mask(bound):
-                obstacles.append(planner.Obstacle(ttd108_unsupported_use.CODE, "an access with `mask=` keeps it on "
-                                                  "masked pointers"))
+                obstacles.append(planner.Obstacle(ttd108_unsupported_use.CODE, ttd108_unsupported_use.USER_MASK))
             form = planner.choose(obstacles, self.fn.policy, member)
             if form == "compat" and self.beyond_emulation(value):
                 form = "pointer"
@@ -167,29 +164,26 @@ class Accesses(Part):
         before keeps it so, and the access migrates to masked pointers, its own mask kept: no block-pointer API
         is left, and nothing it reads goes unread."""
         what = f"`tl.{member}` with `{given[0]}=` on a block pointer"
-        self.run.dead_uses.append(Refusal(ttd108_unsupported_use.CODE, f"{what} (every Triton version): Triton rejects "
-                                      "it at compile time wherever it is reached, and so does the `tl.static_assert` "
-                                      "put before it (the access migrates, its mask kept)", call))
-        statement = cst.Expr(ttd003_access.compile_error(self.fn.language, f"{what}: Triton rejects it"))
+        self.run.dead_uses.append(Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.rejected_access(what),
+                                          call))
+        statement = cst.Expr(descriptor.compile_error(self.fn.language, f"{what}: Triton rejects it"))
         self.run.line_edits.setdefault(id(self.run.line), {})[("rejected mask", id(call))] = \
             (id(call), value.creations, lambda: [statement])
 
     def unsupported_access(self, call, member, bound, value: BlockPtr) -> Optional[Refusal]:
         """Accesses neither form can express: the block pointer stays untouched."""
         if value.desc_stale:
-            return Refusal(ttd109_ambiguous_value.CODE, "its descriptor name is re-created while this block "
-                           "pointer is still in use", call)
+            return Refusal(ttd109_ambiguous_value.CODE, ttd109_ambiguous_value.DESCRIPTOR_RECREATED, call)
         if self.user_mask(bound) and self.run.line is None:
-            return Refusal(ttd108_unsupported_use.CODE, f"`tl.{member}` with `{self.user_mask(bound)[0]}=` on a block "
-                           "pointer, which Triton rejects at compile time (every version), on a line of several "
-                           "statements (a `tl.static_assert` that keeps it so would go before it)", call)
+            return Refusal(ttd108_unsupported_use.CODE,
+                           ttd108_unsupported_use.mask_on_shared_line(member, self.user_mask(bound)[0]), call)
         option = string_value(bound["padding_option"].value) if "padding_option" in bound else None
         if option is not None and self.literal_padding(bound) is None:
             return self.books.reject(f"`padding_option` {option!r} is none of \"zero\", \"nan\"", call)
         if self.checked_dims(bound, len(value.dims)) is None:
             return Refusal(ttd108_unsupported_use.CODE, self.unread_check(bound["boundary_check"].value), call)
         if self.padding(bound) is None:
-            return Refusal(ttd108_unsupported_use.CODE, "`padding_option` must be a literal or a name", call)
+            return Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.PADDING_SPELT, call)
         return None
 
     def unread_check(self, check: cst.BaseExpression) -> str:
@@ -207,7 +201,7 @@ class Accesses(Part):
         creations = [self.books.creations_by_id(c) for c in self.fn.knowledge.in_order(value.creations)]
         creation = creations[0]
         unchecked = set(range(len(value.dims))) - self.checked_dims(bound, len(value.dims))
-        in_bounds = [d not in unchecked or all(ttd101_unchecked_dimension.in_bounds(
+        in_bounds = [d not in unchecked or all(planner.dimension_in_bounds(
             c.shape[d], c.block[d], self.moves.static_offset(value, deltas, d)) for c in creations)
             for d in range(len(value.dims))]
         volatile = "volatile" in bound and bool_value(bound["volatile"].value) is not False
@@ -359,7 +353,7 @@ class Accesses(Part):
         return padding if padding in ("", "zero", "nan") else None
 
     def type_query(self, node: cst.Attribute, state: State) -> bool:
-        pointer = ttd004_dtype_query.queried_pointer(node)
+        pointer = descriptor.queried_pointer(node)
         value = state.get(pointer.value) if pointer is not None else None
         if not isinstance(value, BlockPtr):
             return False

@@ -8,46 +8,10 @@ advanced in place, or two paths disagree, or a name it reads was reassigned befo
 
 from __future__ import annotations
 
-import ast
-import functools
 from dataclasses import dataclass, replace
 from typing import Optional, Union
 
 import libcst as cst
-
-_generate = cst.Module([]).code_for_node
-
-
-@functools.lru_cache(maxsize=None)
-def parsed(code: str) -> cst.BaseExpression:
-    """An expression parsed once per spelling (`tl`, `1`, `BLOCK_K`): nodes are immutable, so one can
-    stand in any number of places."""
-    return cst.parse_expression(code)
-
-
-def code_of(node: cst.CSTNode) -> str:
-    """The node's source text, the spelling a rewrite copies. A bare name or integer (most calls) is its
-    own text: libcst's code generation costs some 50 times more."""
-    if type(node) in (cst.Name, cst.Integer) and not node.lpar:
-        return node.value
-    return _generate(node)
-
-
-def canonical_code(node: cst.CSTNode) -> str:
-    """What the node's code says, whatever its spacing and parentheses (`(a+b)` reads as `a + b`). Code
-    is compared and quoted in messages in this form: a tree rebuilt from the stdlib ast (ast_tree.py) has
-    neither the source's spacing nor its parentheses, and must read the same."""
-    if type(node) is cst.Name:
-        return node.value
-    return _canonical(code_of(node))
-
-
-@functools.lru_cache(maxsize=4096)
-def _canonical(text: str) -> str:
-    try:
-        return ast.unparse(ast.parse(f"(\n{text}\n)", mode="eval"))
-    except SyntaxError:  # not an expression on its own (a starred element, a slice)
-        return " ".join(text.split())
 
 
 @dataclass(frozen=True)

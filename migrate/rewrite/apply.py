@@ -10,7 +10,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from triton_migrate.analysis.records import FunctionEdits, HandleAccess, MaskedAccess, NamedMaskAccess
-from triton_migrate.analysis.walk import children
+from triton_migrate.syntax.walk import children
 
 from .blocks import filled, lost_comments, paths_to, removed
 from .forms import handle_access, masked_access

@@ -11,7 +11,7 @@ from collections import Counter
 
 import libcst as cst
 
-from triton_migrate.analysis.walk import ALL_FIELDS, children
+from triton_migrate.syntax.walk import ALL_FIELDS, children
 
 HOLDER = cst.Pass()
 

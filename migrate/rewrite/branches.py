@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from triton_migrate.analysis.walk import walk
+from triton_migrate.syntax.walk import walk
 
 from .blocks import paths_to
 

@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from triton_migrate.analysis.walk import walk
-from triton_migrate.rules.ttd005_hoist import PURE_MEMBERS, is_pure_call
+from triton_migrate.analysis.invariance import PURE_MEMBERS, is_pure_call
+from triton_migrate.syntax.walk import walk
 
 from .blocks import filled, paths_to, removed
 
 # The calls a dead value may make: what a block pointer's parts call (`tl.arange(0, BK)`, `tl.cast(x, tl.int64)`,
 # `.to(tl.int64)`), and what the values they read are computed with (`n_rows = tl.num_programs(0)`, a shape
-# the masked pointers no longer read), resolved as TTD005 resolves the calls it hoists.
+# the masked pointers no longer read), resolved as the hoisting of a descriptor out of a loop resolves the calls
+# in its arguments (analysis/invariance.py).
 _PARTS = frozenset({"arange", "cast"}) | PURE_MEMBERS
 
 

@@ -31,9 +31,9 @@ from typing import Callable, Optional
 import libcst as cst
 
 from triton_migrate.analysis.facts import assigned_names
-from triton_migrate.analysis.walk import walk
-from triton_migrate.rules import ttd006_masked_pointers as masked
-from triton_migrate.rules.ttd005_hoist import is_invariant
+from triton_migrate.analysis.invariance import is_invariant
+from triton_migrate.syntax.forms import masked_pointers as masked
+from triton_migrate.syntax.walk import walk
 
 from .blocks import inner_blocks, paths_to
 from .static_tests import StaticTests

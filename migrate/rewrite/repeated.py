@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from triton_migrate.analysis.facts import AssignmentCollector, assigned_names, free_names
-from triton_migrate.analysis.values import canonical_code
-from triton_migrate.analysis.walk import children, walk
-from triton_migrate.rules.ttd005_hoist import PURE_MEMBERS
+from triton_migrate.analysis.facts import AssignmentCollector, assigned_names
+from triton_migrate.analysis.invariance import PURE_MEMBERS
+from triton_migrate.syntax.nodes import canonical_code, free_names
+from triton_migrate.syntax.walk import children, walk
 
 from .blocks import RenameAndDrop, inner_blocks, paths_to
 from .dead_code import is_pure

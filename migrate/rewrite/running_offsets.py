@@ -19,8 +19,8 @@ from typing import Optional
 
 import libcst as cst
 
-from triton_migrate.analysis.facts import assigned_names, free_names
-from triton_migrate.analysis.values import canonical_code
+from triton_migrate.analysis.facts import assigned_names
+from triton_migrate.syntax.nodes import canonical_code, free_names
 
 from .blocks import RenameAndDrop, paths_to
 

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from triton_migrate.analysis.facts import AssignmentCollector, assigned_names, free_names
-from triton_migrate.analysis.walk import children, walk
+from triton_migrate.analysis.facts import AssignmentCollector, assigned_names
+from triton_migrate.syntax.nodes import free_names
+from triton_migrate.syntax.walk import children, walk
 
 from .blocks import paths_to
 from .dead_code import is_pure

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from triton_migrate.analysis.facts import AssignmentCollector, free_names
-from triton_migrate.analysis.walk import walk
+from triton_migrate.analysis.facts import AssignmentCollector
+from triton_migrate.syntax.nodes import free_names
+from triton_migrate.syntax.walk import walk
 
 # Calls whose result is a tensor whatever their arguments: a name assigned one is a run-time value.
 _RUNTIME_CALLS = frozenset({"program_id", "num_programs", "load", "arange", "zeros", "full", "rand", "randn",

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from triton_migrate.analysis.walk import children
+from triton_migrate.syntax.walk import children
 
 # black's delimiter priorities (black/brackets.py): a line splits at the loosest-binding delimiter first.
 COMPREHENSION, COMMA, TERNARY, LOGIC, STRING, COMPARATOR, DOT = 20, 18, 16, 14, 12, 10, 1

@@ -10,7 +10,7 @@ import libcst as cst
 
 from triton_migrate.analysis.calls import bind
 from triton_migrate.analysis.records import HandleAccess
-from triton_migrate.rules import ttd003_access, ttd006_masked_pointers, ttd007_compat, ttd009_launch_guard
+from triton_migrate.syntax.forms import compat, descriptor, launch_guard, masked_pointers
 
 from . import masked_access
 
@@ -21,26 +21,26 @@ def build(access: HandleAccess, placeholder: Callable, updated: cst.Call) -> cst
     through = _descriptor(access, updated) if access.form == "descriptor" else _tile(access, updated)
     if access.guard is None:
         return through
-    return ttd009_launch_guard.guarded(access.guard, through, masked_access.build(access.fallback, placeholder,
-                                                                                  updated))
+    return launch_guard.guarded(access.guard, through, masked_access.build(access.fallback, placeholder,
+                                                                           updated))
 
 
 def _descriptor(access: HandleAccess, updated: cst.Call) -> cst.BaseExpression:
     if access.member == "load":
-        return ttd003_access.load(access.language, access.handle, access.offsets, access.permutation)
-    return ttd003_access.store(access.language, access.handle, access.offsets, access.permutation,
-                               bind(updated, "store")["value"].value, access.block, access.stores_tile)
+        return descriptor.load(access.language, access.handle, access.offsets, access.permutation)
+    return descriptor.store(access.language, access.handle, access.offsets, access.permutation,
+                            bind(updated, "store")["value"].value, access.block, access.stores_tile)
 
 
 def _tile(access: HandleAccess, updated: cst.Call) -> cst.BaseExpression:
     if access.member == "load":
-        return ttd007_compat.load(access.shim, access.handle, access.offsets, access.checked)
-    return ttd007_compat.store(access.shim, access.handle, access.offsets, bind(updated, "store")["value"].value,
-                               access.checked, lambda scalar: _full_block(access, scalar))
+        return compat.load(access.shim, access.handle, access.offsets, access.checked)
+    return compat.store(access.shim, access.handle, access.offsets, bind(updated, "store")["value"].value,
+                        access.checked, lambda scalar: _full_block(access, scalar))
 
 
 def _full_block(access: HandleAccess, scalar: cst.BaseExpression) -> cst.Call:
     """`tl.full(block, scalar, <base>.dtype.element_ty)`, for a literal scalar stored through a tile."""
     return cst.Call(cst.Attribute(access.language, cst.Name("full")),
                     [cst.Arg(cst.List([cst.Element(b) for b in access.block])), cst.Arg(scalar),
-                     cst.Arg(ttd006_masked_pointers.element_type(access.element))])
+                     cst.Arg(masked_pointers.element_type(access.element))])

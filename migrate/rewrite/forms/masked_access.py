@@ -12,8 +12,8 @@ import libcst as cst
 from triton_migrate.analysis.calls import bind
 from triton_migrate.analysis.records import MaskedAccess, NamedMaskAccess
 from triton_migrate.analysis.sites import Accesses
-from triton_migrate.rules import ttd006_masked_pointers as masked
-from triton_migrate.rules._syntax import keyword
+from triton_migrate.syntax.build import keyword
+from triton_migrate.syntax.forms import masked_pointers as masked
 
 HINTS = ("cache_modifier", "eviction_policy", "volatile")  # kept by the masked-pointer form
 

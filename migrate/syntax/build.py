@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from triton_migrate.analysis.calls import tuple_elements
+from .nodes import tuple_elements
 
 _NO_SPACE = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
 _code = cst.Module([]).code_for_node

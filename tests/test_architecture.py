@@ -1,0 +1,82 @@
+"""Issue 37: the packages of triton_migrate form layers. No import cycle between packages (a module of one that
+imports a module of another is an edge between the two, wherever the import stands), and the rules (codes,
+conditions over plain values, messages, documentation) import nothing of the analysis or the rewrite: they are
+what those refer to. Read from the source with `ast`, nothing imported."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import tomllib
+from test_import_graph import cycle, imported
+
+PACKAGE = "triton_migrate"
+# The layers, each a package of triton_migrate (`engine` is one module). A module of none of them (cli.py,
+# outcome.py, policy.py) is an entry point or a leaf of plain values, outside the layering.
+LAYERS = ("frontend", "engine", "analysis", "rewrite", "syntax", "rules", "verify", "compat")
+# What a rule module may import of the package: the rules themselves.
+RULES_MAY_IMPORT = {"rules"}
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the package by dotted name, found from each layer's own directory (pyproject.toml maps
+    `rules` and `compat` to directories outside `migrate/`)."""
+    found = {PACKAGE: Path(importlib.util.find_spec(PACKAGE).origin)}
+    for layer in LAYERS:
+        spec = importlib.util.find_spec(f"{PACKAGE}.{layer}")
+        found[spec.name] = Path(spec.origin)
+        for directory in spec.submodule_search_locations or ():
+            for path in Path(directory).rglob("*.py"):
+                parts = path.relative_to(directory).with_suffix("").parts
+                parts = parts[:-1] if parts[-1] == "__init__" else parts
+                if parts:
+                    found[".".join((spec.name, *parts))] = path
+    return found
+
+
+def layer(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS else None
+
+
+def layer_edges(found: dict[str, Path]) -> dict[tuple[str, str], list[str]]:
+    """(importing layer, imported layer) -> the module imports that make the edge."""
+    edges: dict[tuple[str, str], list[str]] = {}
+    for name, path in found.items():
+        for target in imported(name, path, set(found)):
+            pair = (layer(name), layer(target))
+            if None not in pair and pair[0] != pair[1]:
+                edges.setdefault(pair, []).append(f"{name} -> {target}")
+    return edges
+
+
+def test_every_layer_is_found():
+    found = modules()
+    assert {"triton_migrate.rules.ttd006_masked_pointers", "triton_migrate.analysis.planner",
+            "triton_migrate.compat._guard", "triton_migrate.verify.cli"} <= set(found)
+
+
+def test_every_installed_package_is_in_a_layer():
+    """A package pyproject.toml installs (`rewrite.forms`, `syntax.forms`) that no layer holds would escape the
+    cycle test."""
+    pyproject = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
+    installed = pyproject["tool"]["setuptools"]["packages"]
+    assert [p for p in installed if p != PACKAGE and layer(p) is None] == []
+    assert set(installed) <= set(modules())
+
+
+def test_no_import_cycle_between_packages():
+    edges = layer_edges(modules())
+    graph = {name: set() for name in LAYERS}
+    for source, target in edges:
+        graph[source].add(target)
+    found = cycle(graph)
+    assert found is None, "cycle " + " -> ".join(found) + ": " + "; ".join(
+        edges[pair][0] for pair in zip(found, found[1:]))
+
+
+def test_rules_import_nothing_of_the_pipeline():
+    imports = [edge for (source, target), made in layer_edges(modules()).items()
+               if source == "rules" and target not in RULES_MAY_IMPORT for edge in made]
+    assert imports == []
