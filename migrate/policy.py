@@ -81,7 +81,7 @@ class Policy:
                 found.setdefault(statement.fact, statement.where)
         return found
 
-    def for_function(self, name: str, inherited: str | None = None) -> "Policy":
+    def for_function(self, name: str, inherited: str | None = None) -> Policy:
         """The policy for one function: its tuned target, if it has one, else the one it `inherited` from its
         callers (compat stays file-wide)."""
         chosen = dict(self.kernel_targets).get(name, inherited)

@@ -5,7 +5,9 @@ What it does: the kernel gets a constexpr parameter, `USE_DESCRIPTORS: tl.conste
 the launch's own arguments, and every guarded access keeps both forms, chosen at compile time:
 
 ```python
-@launch_guard({"USE_DESCRIPTORS": lambda args: descriptor_fits(args["q"], args["BK"], args["H"] * args["K"], args["K"])})
+@launch_guard(
+    {"USE_DESCRIPTORS": lambda args: descriptor_fits(args["q"], args["BK"], args["H"] * args["K"], args["K"])}
+)
 @triton.jit
 def kernel(q, ..., USE_DESCRIPTORS: tl.constexpr = False):
     p_q_desc = tl.make_tensor_descriptor(q + (bos * H + i_h) * K, ...) if USE_DESCRIPTORS else None

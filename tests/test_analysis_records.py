@@ -61,7 +61,8 @@ def test_a_guarded_descriptor_load_is_a_record(accesses):
                                                                       "USE_DESCRIPTORS")
     assert repr(a) == ("HandleAccess(form='descriptor', member='load', stem='a', padding='zero', "
                        "offsets=['pid_m * BM', 'a_off1'], block=['BM', 'BK'], language='tl', permutation=[0, 1], "
-                       "stores_tile=False, guard='USE_DESCRIPTORS', widths_tested=False, fallback=MaskedAccess(member='load', "
+                       "stores_tile=False, guard='USE_DESCRIPTORS', widths_tested=False, "
+                       "fallback=MaskedAccess(member='load', "
                        "language='tl', variants=[(None, {0, 1})], named=True, held='a_block_ptr', base='a_ptr', "
                        "strides=['stride_am', '1'], offsets=['pid_m * BM', 'a_off1'], axes=[Axis(language='tl', "
                        "offset='pid_m * BM', block='BM', ranged=False, along='M'), Axis(language='tl', "

@@ -27,8 +27,8 @@ from triton_migrate.syntax.forms import block_width
 LAYOUTS = Path(__file__).resolve().parent / "data" / "layouts"
 KERNELS = {"black": FIXTURES / "black_layout" / "before.py", "yapf": LAYOUTS / "yapf.py", "hand": LAYOUTS / "hand.py"}
 STATED = (Statement("aligned", "test"), Statement("aligned-rows", "test"))
-POLICIES = {"auto": Policy(), "pointer": Policy(target="pointer"), "descriptor": Policy(target="descriptor", assume=STATED),
-            "compat": Policy(target="compat")}
+POLICIES = {"auto": Policy(), "pointer": Policy(target="pointer"),
+            "descriptor": Policy(target="descriptor", assume=STATED), "compat": Policy(target="compat")}
 
 
 def comments(source: str) -> list[str]:

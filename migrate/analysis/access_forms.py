@@ -5,7 +5,6 @@ FunctionAnalysis (shared.py)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional
 
 import libcst as cst
 
@@ -101,7 +100,7 @@ class AccessForms(Part):
         return NamedMaskAccess(member, value.creations, self.fn.language, bound["pointer"].value,
                                self.fn.namer.mask(self.books.creation_of(value).target), self.accesses.padding(bound))
 
-    def pointer_problem(self, value: BlockPtr, named: bool = False) -> Optional[str]:
+    def pointer_problem(self, value: BlockPtr, named: bool = False) -> str | None:
         """Why the masked-pointer form cannot follow this block pointer to the access, or None. Its base, shape
         or strides reading a name assigned since the creation are captured there (`capture_parts`) on the next
         run; a block pointer they were captured for and that still reads one cannot be followed. The base
@@ -115,7 +114,7 @@ class AccessForms(Part):
             return None
         return "the masked-pointer form needs the base, shape and strides unchanged at the access"
 
-    def merged_parts(self, value: BlockPtr, checked: Optional[set[int]] = None,
+    def merged_parts(self, value: BlockPtr, checked: set[int] | None = None,
                      kinds: tuple[str, ...] = ("base", "shape", "stride", "range")) -> tuple:
         """(base, shape, strides, blocks, ranged dimensions) at an access: a part that differs between the
         creations merged here (an `if`/`else` creating from two tensors) lives in a variable each creation

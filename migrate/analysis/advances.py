@@ -4,7 +4,7 @@ about them, and the statements that keep them in variables. A part of FunctionAn
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, Optional
+from typing import Callable
 
 import libcst as cst
 
@@ -146,7 +146,7 @@ class Advances(Part):
                 return None
         return value, deltas
 
-    def offsets(self, value: BlockPtr, deltas) -> Optional[list]:
+    def offsets(self, value: BlockPtr, deltas) -> list | None:
         for d, dim in enumerate(value.dims):
             self.books.use_dim(dim, d)
         if any(dim.expr is None for dim in value.dims):

@@ -3,8 +3,6 @@ live in variables, and the creation a block pointer stands for. A part of Functi
 
 from __future__ import annotations
 
-from typing import Optional
-
 import libcst as cst
 
 from triton_migrate.rules import ttd108_unsupported_use, ttd109_ambiguous_value, ttd201_crosses_function
@@ -40,7 +38,7 @@ class Bookkeeping(Part):
         self.refuse(value.creations, Refusal(ttd109_ambiguous_value.CODE,
                                              ttd109_ambiguous_value.held(node.value, value.why), node))
 
-    def orphan(self, node: cst.CSTNode, message: str, pointer: Optional[cst.BaseExpression] = None,
+    def orphan(self, node: cst.CSTNode, message: str, pointer: cst.BaseExpression | None = None,
                code: str = ttd201_crosses_function.CODE) -> None:
         """A block-pointer use left as it is that no creation of this function answers for (`code`: TTD201, a
         block pointer from elsewhere; TTD108, a call Triton rejects)."""

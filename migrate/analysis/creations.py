@@ -5,7 +5,6 @@ BlockPtr value with its offsets. A part of FunctionAnalysis (shared.py)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional
 
 import libcst as cst
 
@@ -41,7 +40,7 @@ def _is_arithmetic(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Integer)
 
 
-def _elementwise(node: cst.IfExp) -> Optional[list]:
+def _elementwise(node: cst.IfExp) -> list | None:
     """`(a, 0) if REVERSE else (b, 0)` as `(a if REVERSE else b, 0)`: tuples of one length, element by element."""
     sides = [tuple_elements(node.body), tuple_elements(node.orelse)]
     if None in sides or len(sides[0]) != len(sides[1]):
@@ -54,9 +53,9 @@ def _elementwise(node: cst.IfExp) -> Optional[list]:
 class Creations(Part):
     def __init__(self, parts) -> None:
         super().__init__(parts)
-        self._block_pointer_calls: Optional[list[cst.Call]] = None  # block_pointer_calls
+        self._block_pointer_calls: list[cst.Call] | None = None  # block_pointer_calls
 
-    def create(self, node, name: Optional[str], call: cst.Call, state: State) -> Value:
+    def create(self, node, name: str | None, call: cst.Call, state: State) -> Value:
         creation = Creation(call, name, loops=sum(isinstance(o, Loop) for o in self.run.owners),
                             branched="if" in self.run.owners)
         self.run.creations[id(call)] = creation
@@ -141,7 +140,7 @@ class Creations(Part):
         calls = [s for s in sides if isinstance(s, cst.Call) and self.fn.names.member(s.func) == "make_block_ptr"]
         return len(calls) == 1 and any(isinstance(s, cst.Name) and s.value == "None" for s in sides)
 
-    def describe(self, creation: Creation) -> Optional[Refusal]:
+    def describe(self, creation: Creation) -> Refusal | None:
         """Fill in the creation's shape, strides, ...; or say why it has no descriptor."""
         call = creation.call
         try:
@@ -209,7 +208,7 @@ class Creations(Part):
         return self._block_pointer_calls
 
     @staticmethod
-    def rejected_creation(parts: dict) -> Optional[str]:
+    def rejected_creation(parts: dict) -> str | None:
         """Why Triton rejects a `make_block_ptr` whose tuples have one length (as literals say it), or None: no
         dimension, an `order` that is not a permutation of the dimensions, a block size that is not a positive
         power of two."""
@@ -228,7 +227,7 @@ class Creations(Part):
         """Whether the creation is a block-pointer parameter's, re-created from its parts (crossing.py)."""
         return self.fn.parameter_calls.get(creation.target) is creation.call
 
-    def tuple_part(self, node: cst.BaseExpression) -> Optional[list]:
+    def tuple_part(self, node: cst.BaseExpression) -> list | None:
         """The elements of a creation's shape, strides, offsets, block shape or order: a literal tuple, a name
         assigned one once (`shape = (M, N)`), what a helper that only returns a tuple returns, or one scalar
         (Triton reads `offsets=(i_k * BK)`, no tuple, as one offset)."""
@@ -244,7 +243,7 @@ class Creations(Part):
             elements = [node]
         return None if elements is None else [self.fn.facts.movable(e) for e in elements]
 
-    def assigned_tuple(self, name: str) -> Optional[list]:
+    def assigned_tuple(self, name: str) -> list | None:
         """The elements of the one tuple `name` is assigned, if each name they read holds one value all along
         (a parameter never assigned, or a name assigned once): they mean at the creation what they meant there."""
         assignments = self.fn.facts.assignments
@@ -256,7 +255,7 @@ class Creations(Part):
         steady = all(len(assignments.get(n, [])) == (0 if n in self.fn.facts.params else 1) for n in read)
         return elements if steady else None
 
-    def returned_tuple(self, call: cst.Call) -> Optional[list]:
+    def returned_tuple(self, call: cst.Call) -> list | None:
         """`helper(M, N)` where the helper only returns a tuple of its parameters: that tuple, for the call's
         arguments (inlining.py)."""
         key = self.fn.context.resolve(call.func)
@@ -304,7 +303,7 @@ class Creations(Part):
             if isinstance(value, BlockPtr) and value.stem == stem and other != name:
                 state[other] = replace(value, desc_stale=True)
 
-    def hoist_target(self, creation: Creation, stem: str) -> Optional[cst.CSTNode]:
+    def hoist_target(self, creation: Creation, stem: str) -> cst.CSTNode | None:
         arguments = [creation.call.args[0].value] + creation.shape + creation.strides + creation.block
         target = None
         for owner in reversed(self.run.owners):

@@ -13,7 +13,6 @@ the helper keeps the literal, so it proves what its callers could.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Optional
 
 import libcst as cst
 
@@ -41,11 +40,11 @@ class SiteFacts:
     """What one call site passes for a block-pointer parameter."""
 
     rank: int
-    order: Optional[tuple[int, ...]]  # None: not a literal (`v_order: tl.constexpr = ...`); only a unit needs it
-    fixed: tuple[Optional[str], ...]  # per shape, stride and block part: how the helper can spell it, or None
+    order: tuple[int, ...] | None  # None: not a literal (`v_order: tl.constexpr = ...`); only a unit needs it
+    fixed: tuple[str | None, ...]  # per shape, stride and block part: how the helper can spell it, or None
     aligned: tuple[bool, ...]
     nonnegative: tuple[bool, ...]
-    unit: Optional[int] = None  # the dimension the caller's block pointer has a unit stride in (TTD103)
+    unit: int | None = None  # the dimension the caller's block pointer has a unit stride in (TTD103)
     nullable: bool = False  # `None` (or `0`) at some call, or on some path to it: the parts then are `None`
     zero: bool = False  # one of those is a `0`, which a `p is None` tells apart from `None` (none_test refuses)
 
@@ -97,13 +96,13 @@ class Passed:
     """The parts a call site passes for one parameter (None: a fixed literal the helper keeps)."""
 
     names: list[str]
-    values: list[Optional[cst.BaseExpression]]
+    values: list[cst.BaseExpression | None]
 
 
 class Crossing(Part):
     def __init__(self, parts) -> None:
         super().__init__(parts)
-        self.unpacking: Optional[int] = None  # id of the helper call whose result an assignment unpacks
+        self.unpacking: int | None = None  # id of the helper call whose result an assignment unpacks
 
     def parameter_pointers(self, state: State) -> None:
         """Bind each block-pointer parameter to the block pointer re-created from its parts."""
@@ -209,7 +208,7 @@ class Crossing(Part):
             return f"the parameter `{name}`, to which no call site passes a block pointer"
         return f"the block-pointer parameter `{name}`, which its callers cannot pass as parts: {why}"
 
-    def mixed_helper(self, name: str) -> Optional[str]:
+    def mixed_helper(self, name: str) -> str | None:
         """The helper `name` is assigned the result of, where it returns a block pointer on some compile-time
         branch and something else on another (inlining.returned_kinds); else None."""
         calls = [v for v in self.fn.facts.assignments.get(name, []) if isinstance(v, cst.Call)]
@@ -221,7 +220,7 @@ class Crossing(Part):
                 return canonical_code(call.func)
         return None
 
-    def none_pointer(self, pointer: cst.BaseExpression, state: State) -> Optional[str]:
+    def none_pointer(self, pointer: cst.BaseExpression, state: State) -> str | None:
         """How `pointer`, used as a block pointer, is `None` (or `0`) wherever this runs: a name that is so here,
         or a parameter every call fills so, which the function only ever advances in place; else None."""
         if not isinstance(pointer, cst.Name):
@@ -237,12 +236,12 @@ class Crossing(Part):
             return f"every call passes `{name}` as `None`"
         return None
 
-    def parameter_of(self, value: BlockPtr) -> Optional[str]:
+    def parameter_of(self, value: BlockPtr) -> str | None:
         creation = self.books.creation_of(value)
         anchored = len(value.creations) == 1 and isinstance(creation.anchor, cst.Param)
         return creation.target if anchored else None
 
-    def inlined_helper(self, value: cst.BaseExpression) -> Optional[cst.Call]:
+    def inlined_helper(self, value: cst.BaseExpression) -> cst.Call | None:
         """The creation that a call of a helper returning one amounts to (inlining.py), or None. One node per
         call for every rerun: what the analysis learns is keyed by the creation's id."""
         if type(value) is not cst.Call or self.fn.context is None:
@@ -251,7 +250,7 @@ class Crossing(Part):
             self.fn.inlined_calls[id(value)] = self.creation_returned(self.fn.context.unit, value, frozenset())
         return self.fn.inlined_calls[id(value)]
 
-    def creation_returned(self, unit, call: cst.Call, seen: frozenset) -> Optional[cst.Call]:
+    def creation_returned(self, unit, call: cst.Call, seen: frozenset) -> cst.Call | None:
         """The creation a call, in `unit`, of a helper that returns one amounts to; a helper may return another
         helper's (`return _tile(base, ..., pid * BR, ...)`), at any depth short of recursion (`seen`)."""
         program = self.fn.context.program
@@ -366,7 +365,7 @@ class Crossing(Part):
             argument = advanced_base(argument, self.fn.names)
         return isinstance(argument, cst.Name) and isinstance(state.get(argument.value), BlockPtr)
 
-    def passed_parts(self, helper, param: str, value: BlockPtr, deltas, call: cst.Call) -> Optional[Passed]:
+    def passed_parts(self, helper, param: str, value: BlockPtr, deltas, call: cst.Call) -> Passed | None:
         self.fn.knowledge.rebuilt.update(value.creations)  # the helper reads the base too
         if self.emit.pointer_problem(value) is not None:
             self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE,
@@ -455,7 +454,7 @@ class Crossing(Part):
                          units.pop() if len(units) == 1 else None, self.nullable(value), self.maybe_zero(value))
 
     @staticmethod
-    def fixed_part(node: cst.BaseExpression, bound: dict) -> Optional[str]:
+    def fixed_part(node: cst.BaseExpression, bound: dict) -> str | None:
         """How the helper can spell a part without receiving it: a literal, or the helper's own parameter that
         receives the same expression at this call (`_step(acc, a_bp, BK)` with block width `BK`), which keeps
         what the helper can prove about it (an advance by `BK` is a whole block)."""

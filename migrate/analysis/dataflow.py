@@ -11,7 +11,6 @@ lists them) and answers for the result; `Dataflow` walks the statements and hand
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional
 
 import libcst as cst
 
@@ -75,7 +74,7 @@ class FunctionAnalysis:
 
     def __init__(self, function: cst.FunctionDef, names: TritonNames, namer: Namer, language: str,
                  policy: Policy, shim: str, facts: FunctionFacts, context=None,
-                 launch_names: Optional[dict[str, str]] = None) -> None:
+                 launch_names: dict[str, str] | None = None) -> None:
         """`context` (program.py): the other functions, for block pointers that cross calls. Without one
         the function is analysed alone, and the first block pointer that crosses raises CrossesFunctions
         (what the analysis would have found after that point is of no use: the program's rounds redo it)."""
@@ -138,7 +137,7 @@ class FunctionAnalysis:
     def returned(self) -> list[tuple]:
         return self.run.returned
 
-    def refusal_for(self, creation: int) -> Optional[Refusal]:
+    def refusal_for(self, creation: int) -> Refusal | None:
         return self.results.refusal_for(creation)
 
     def is_refused(self, creations) -> bool:
@@ -220,18 +219,18 @@ class Dataflow(Part):
             return  # every call of this helper inlined it: it goes (results.function_edit)
         self.block(self.fn.function.body.body, state)
 
-    def block(self, statements, state: Optional[State]) -> Optional[State]:
+    def block(self, statements, state: State) -> State | None:
         for index, statement in enumerate(statements):
+            before, state = state, self.statement(statement, state)
             if state is None:
                 # Unreachable code after return/break/continue never runs, but it is rewritten like the rest
                 # (a helper's parameter it reads is gone): it is read as if it ran on from before that exit.
-                self.block(statements[index:], dict(last))
+                if index + 1 < len(statements):
+                    self.block(statements[index + 1:], dict(before))
                 return None
-            last = state
-            state = self.statement(statement, state)
         return state
 
-    def statement(self, node: cst.CSTNode, state: State) -> Optional[State]:
+    def statement(self, node: cst.CSTNode, state: State) -> State | None:
         if isinstance(node, cst.SimpleStatementLine):
             self.run.line = node if len(node.body) == 1 else None
             try:
@@ -255,14 +254,14 @@ class Dataflow(Part):
         self.visit(node, state)  # anything else (try, match...): reads only
         return state
 
-    def nested(self, statements, state: State, kind: str) -> Optional[State]:
+    def nested(self, statements, state: State, kind: str) -> State | None:
         self.run.owners.append(kind)
         try:
             return self.block(statements, state)
         finally:
             self.run.owners.pop()
 
-    def branch(self, node: cst.If, state: State) -> Optional[State]:
+    def branch(self, node: cst.If, state: State) -> State | None:
         self.visit(node.test, state)
         taken = self.nested(node.body.body, dict(state), "if")
         if isinstance(node.orelse, cst.If):
@@ -273,7 +272,7 @@ class Dataflow(Part):
             other = dict(state)
         return self.join(taken, other)
 
-    def loop(self, node, state: State) -> Optional[State]:
+    def loop(self, node, state: State) -> State | None:
         assigned = self.fn.facts.assigned_in(node)
         if isinstance(node, cst.For):
             self.visit(node.iter, state)
@@ -299,7 +298,7 @@ class Dataflow(Part):
             done = self.block(node.orelse.body.body, done)
         return self.join_all([done] + frame.breaks)
 
-    def small_statement(self, node: cst.BaseSmallStatement, state: State) -> Optional[State]:
+    def small_statement(self, node: cst.BaseSmallStatement, state: State) -> State | None:
         if isinstance(node, cst.Assign) and self.crossing.helper_assign(node, state):
             return state
         if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
@@ -426,18 +425,18 @@ class Dataflow(Part):
         elif isinstance(value, Placeholder):
             self.fn.knowledge.placeholder_used.update(value.statements)
 
-    def join_all(self, states: list) -> Optional[State]:
+    def join_all(self, states: list) -> State | None:
         result = None
         for state in states:
             result = self.join(result, state)
         return result
 
-    def join(self, a: Optional[State], b: Optional[State]) -> Optional[State]:
+    def join(self, a: State | None, b: State | None) -> State | None:
         if a is None or b is None:
             return dict(b if a is None else a) if (a or b) is not None else None
         return {name: self.join_values(name, a.get(name), b.get(name)) for name in a.keys() | b.keys()}
 
-    def join_values(self, name: str, a: Optional[Value], b: Optional[Value]) -> Value:
+    def join_values(self, name: str, a: Value | None, b: Value | None) -> Value:
         if a is b or a is None or b is None or a.key() == b.key():  # the same object: most names, most joins
             return b if a is None else a
         if isinstance(a, BlockPtr) and isinstance(b, BlockPtr):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional, Union
 
 import libcst as cst
 
@@ -41,7 +40,7 @@ class Check:
     tensor: str
     width: str
     multiples: tuple[str, ...]
-    unit_stride: Optional[str] = None
+    unit_stride: str | None = None
 
 
 class Arguments:
@@ -51,13 +50,13 @@ class Arguments:
         params = function.params.params + function.params.kwonly_params
         self.defaults = {p.name.value: p.default for p in params}
 
-    def with_names(self, names) -> "Arguments":
+    def with_names(self, names) -> Arguments:
         """These arguments and `names`, parameters without a default (a helper's block-pointer parts)."""
         more = object.__new__(Arguments)
         more.defaults = {**dict.fromkeys(names), **self.defaults}
         return more
 
-    def host(self, expr: cst.BaseExpression) -> Optional[str]:
+    def host(self, expr: cst.BaseExpression) -> str | None:
         """`expr` as host code over the arguments, if it is computed from them alone."""
         literal = int_value(expr)
         if literal is not None:
@@ -81,8 +80,8 @@ def _grouped(node: cst.BaseExpression, code: str) -> str:
 
 
 def launch_check(base: cst.BaseExpression, strides: list, block: list, unit: int, facts: FunctionFacts,
-                 arguments: Arguments, row_width: Optional[cst.BaseExpression] = None,
-                 unchecked: bool = False) -> Union[Check, str]:
+                 arguments: Arguments, row_width: cst.BaseExpression | None = None,
+                 unchecked: bool = False) -> Check | str:
     """The check that makes a descriptor for this block pointer legal, or why none can be written.
     `row_width`: the shape's innermost extent, when a store must not overrun the row (NVIDIA TMA stores
     write up to the next 16 bytes) and it is not proven a multiple of 16 bytes. `unchecked`: what stated
@@ -92,7 +91,7 @@ def launch_check(base: cst.BaseExpression, strides: list, block: list, unit: int
     if isinstance(root, str):
         return root
 
-    def host(expr: cst.BaseExpression) -> Optional[str]:
+    def host(expr: cst.BaseExpression) -> str | None:
         return arguments.host(expr) or (canonical_code(expr) if unchecked else None)
 
     tensor, terms = root
@@ -118,13 +117,13 @@ def launch_check(base: cst.BaseExpression, strides: list, block: list, unit: int
     return Check(tensor, width, tuple(multiples), unit_stride)
 
 
-def root_argument(base: cst.BaseExpression, facts: FunctionFacts, arguments: Arguments) -> Optional[str]:
+def root_argument(base: cst.BaseExpression, facts: FunctionFacts, arguments: Arguments) -> str | None:
     """The pointer argument a block pointer's base starts from, if it can be told."""
     root = _root_and_terms(base, facts, arguments, frozenset())
     return None if isinstance(root, str) else root[0]
 
 
-def _requirements(term, block, facts: FunctionFacts, arguments: Arguments, seen: frozenset) -> Union[list, str]:
+def _requirements(term, block, facts: FunctionFacts, arguments: Arguments, seen: frozenset) -> list | str:
     """Witnesses that together make `term` a multiple of 16 bytes (a sum needs each summand's, a local name
     its value's), or why there are none."""
     if facts.is_aligned(term, block):
@@ -147,7 +146,7 @@ def _requirements(term, block, facts: FunctionFacts, arguments: Arguments, seen:
     return [witness]
 
 
-def _single_source(name: cst.Name, facts: FunctionFacts) -> Optional[cst.BaseExpression]:
+def _single_source(name: cst.Name, facts: FunctionFacts) -> cst.BaseExpression | None:
     """The value of a local name assigned once, as an expression (not `+=`, not a loop variable)."""
     sources = facts.assignments.get(name.value, [])
     if len(sources) == 1 and isinstance(sources[0], cst.BaseExpression):
@@ -178,7 +177,7 @@ def _root_and_terms(base, facts: FunctionFacts, arguments: Arguments, seen: froz
     return found if isinstance(found, str) else (found[0], found[1] + terms)
 
 
-def _moved_by(name: str, source: cst.CSTNode) -> Optional[cst.BaseExpression]:
+def _moved_by(name: str, source: cst.CSTNode) -> cst.BaseExpression | None:
     """E for `name += E`, `name -= E` or `name = name + E`."""
     if isinstance(source, cst.AugAssign) and isinstance(source.operator, (cst.AddAssign, cst.SubtractAssign)):
         return source.value
@@ -188,7 +187,7 @@ def _moved_by(name: str, source: cst.CSTNode) -> Optional[cst.BaseExpression]:
     return None
 
 
-def _witness(expr: cst.BaseExpression, facts: FunctionFacts, arguments: Arguments, seen: frozenset) -> Optional[str]:
+def _witness(expr: cst.BaseExpression, facts: FunctionFacts, arguments: Arguments, seen: frozenset) -> str | None:
     """Host code for a value that `expr` is always a multiple of (the larger, the likelier the check holds)."""
     exact = arguments.host(expr)
     if exact is not None:

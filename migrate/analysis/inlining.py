@@ -39,7 +39,7 @@ _TUPLES = ("shape", "strides", "offsets", "block_shape", "order")
 
 
 def inlined_creation(helper: cst.FunctionDef, arguments: dict[str, cst.Arg], member,
-                     language: cst.BaseExpression, nested: Nested = None) -> Optional[cst.Call]:
+                     language: cst.BaseExpression, nested: Nested = None) -> cst.Call | None:
     """The `make_block_ptr` call a call of `helper` with `arguments` (parameter -> argument) amounts to, or
     None if the helper is not one this reads exactly. `member(func)`: the `triton.language` member a callee
     names, in the helper's module; `nested(call)`: the creation a call in the helper's body amounts to, where
@@ -80,10 +80,12 @@ def returned_kinds(helper: cst.FunctionDef, member) -> set[str]:
     the branch with a literal is no creation."""
     statements, _ = _values(helper, {})
     tree = _returned(statements, member, lambda call: None)
-    return {"other" if isinstance(leaf, _Other) else "creation" for leaf in _leaves(tree)} if tree is not None else set()
+    if tree is None:
+        return set()
+    return {"other" if isinstance(leaf, _Other) else "creation" for leaf in _leaves(tree)}
 
 
-def returned_tuple(helper: cst.FunctionDef, arguments: dict[str, cst.Arg]) -> Optional[list]:
+def returned_tuple(helper: cst.FunctionDef, arguments: dict[str, cst.Arg]) -> list | None:
     """The elements of the tuple a call of `helper` with `arguments` returns, if the helper only returns a tuple
     of expressions of its parameters (`return (M, N)`), each argument they read holding no call (it is then
     evaluated where the block pointer is made, perhaps more than once); None otherwise."""
@@ -123,7 +125,7 @@ def _values(helper: cst.FunctionDef, arguments: dict[str, cst.Arg]) -> tuple[lis
     return statements, values
 
 
-def _local(statement) -> Optional[tuple[str, cst.BaseExpression]]:
+def _local(statement) -> tuple[str, cst.BaseExpression] | None:
     """`name = expression` on a line of its own."""
     small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
     if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
@@ -131,7 +133,7 @@ def _local(statement) -> Optional[tuple[str, cst.BaseExpression]]:
     return None
 
 
-def _literal(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+def _literal(node: cst.BaseExpression) -> cst.BaseExpression | None:
     """A literal default (`False`, `1`), also wrapped in `tl.constexpr(...)`."""
     if isinstance(node, cst.Call) and len(node.args) == 1 and canonical_code(node.func).split(".")[-1] == "constexpr":
         node = node.args[0].value
@@ -155,7 +157,7 @@ class _Other:
     creation; one that decides, with a literal, to take another branch is (`_decided`)."""
 
 
-def _returned(statements: list, member, nested) -> Optional[Tree]:
+def _returned(statements: list, member, nested) -> Tree | None:
     """The branch tree of statements that are only `if`/`else` and `return tl.make_block_ptr(...)` (or the
     return of a call `nested` reads as one, or anything else: `_Other`)."""
     if not statements:
@@ -178,7 +180,7 @@ def _returned(statements: list, member, nested) -> Optional[Tree]:
     return None if taken is None or other is None else (first.test, taken, other)
 
 
-def _decided(tree: Tree, substitute: "_Substitute") -> Tree:
+def _decided(tree: Tree, substitute: _Substitute) -> Tree:
     """The tree less the branches the call rules out: a condition that reads, at this call, `True` or `False`
     (a literal argument, or a default)."""
     if not isinstance(tree, tuple):
@@ -206,7 +208,7 @@ def _conditions(tree: Tree) -> set[str]:
     return set().union(*(free_names(n) for n in nodes)) if nodes else set()
 
 
-def _parts(call: cst.Call) -> Optional[dict]:
+def _parts(call: cst.Call) -> dict | None:
     try:
         bound = bind(call, "make_block_ptr")
     except UnboundCall:
@@ -219,7 +221,7 @@ def _parts(call: cst.Call) -> Optional[dict]:
     return {"base": (bound["base"].value,), **parts}
 
 
-def _merge(tree: Tree, part, substitute: "_Substitute") -> cst.BaseExpression:
+def _merge(tree: Tree, part, substitute: _Substitute) -> cst.BaseExpression:
     """One part of the creation: the branch's own where every branch agrees, else `a if C else b`."""
     if isinstance(tree, cst.Call):
         return _bare(part(tree).visit(substitute))

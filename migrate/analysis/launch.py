@@ -5,7 +5,6 @@ A part of FunctionAnalysis (shared.py)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional
 
 import libcst as cst
 
@@ -91,7 +90,7 @@ class Launch(Part):
             found = {**stated, **found}
         return found
 
-    def unguardable(self, value: BlockPtr, fallback: bool = True) -> Optional[str]:
+    def unguardable(self, value: BlockPtr, fallback: bool = True) -> str | None:
         """Why a descriptor for this block pointer cannot be chosen at launch (TTD009), or None. `fallback`:
         the other form is this tool's masked pointers (a compat tile falls back to the shim's emulation)."""
         if not self.launched():
@@ -169,7 +168,7 @@ class Launch(Part):
             facts.append({"argument": None, "fact": "allocator", "expressions": [], "where": where})
         return facts
 
-    def guard_edit(self) -> Optional[tuple[frozenset[int], Builder]]:
+    def guard_edit(self) -> tuple[frozenset[int], Builder] | None:
         """A kernel with guarded descriptors gets its flag and launch check (TTD009); one whose descriptors
         rely on stated facts, the hook that gives its launching threads an allocator (TTD010), unless the
         user stated that they have one; right above `@triton.jit`."""
@@ -207,7 +206,7 @@ class Launch(Part):
         tests = self.width_tests(value.creations)
         return tests is not None and (not tests or self.emit.pointer_problem(value) is None)
 
-    def width_tests(self, creations) -> Optional[list[cst.Comparison]]:
+    def width_tests(self, creations) -> list[cst.Comparison] | None:
         """The compile-time tests that descriptors for these block pointers hold the 16 bytes a block row needs,
         one per innermost block width the source leaves to the launch (TTD107: `BK * x_ptr.dtype.element_ty
         .primitive_bitwidth >= 128`; a literal width needs none); None where one cannot be written at the top

@@ -15,7 +15,7 @@ can see: passed to a function that is not Triton's, or returned.
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable
 
 import libcst as cst
 
@@ -28,7 +28,7 @@ REDUCTIONS = frozenset({"sum", "max", "min", "argmax", "argmin", "reduce", "cums
 LAYOUT_FREE = frozenset({"dot", "dot_scaled"})  # their results do not follow their operands' layout
 
 
-def sensitive_loads(function: cst.FunctionDef, member: Callable[[cst.BaseExpression], Optional[str]]) -> set[int]:
+def sensitive_loads(function: cst.FunctionDef, member: Callable[[cst.BaseExpression], str | None]) -> set[int]:
     """The ids of the `tl.load` calls in `function` whose tile reaches a layout-dependent use."""
     collector = AssignmentCollector()
     walk(collector, function.body)

@@ -12,12 +12,11 @@ import functools
 import os
 import re
 from collections.abc import Callable, Iterable
-from typing import Optional
 
 from .reachable import reachable_names
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def package_root(directory: str) -> str:
     """The directory above the outermost package that holds `directory` (itself if it is no package): the
     `sys.path` entry its absolute imports start from."""
@@ -43,15 +42,15 @@ class Locator:
 
     def __init__(self, paths: Iterable[str]) -> None:
         self.by_absolute = {os.path.abspath(path): path for path in paths}
-        self._found: dict[tuple[str, int, str], Optional[str]] = {}  # what a directory's imports name
+        self._found: dict[tuple[str, int, str], str | None] = {}  # what a directory's imports name
 
-    def __call__(self, importer: str, level: int, module: str) -> Optional[str]:
+    def __call__(self, importer: str, level: int, module: str) -> str | None:
         directory = os.path.dirname(importer)
         if (directory, level, module) not in self._found:
             self._found[(directory, level, module)] = self._locate(directory, level, module)
         return self._found[(directory, level, module)]
 
-    def _locate(self, directory: str, level: int, module: str) -> Optional[str]:
+    def _locate(self, directory: str, level: int, module: str) -> str | None:
         here = os.path.abspath(directory)
         for _ in range(level - 1):
             here = os.path.dirname(here)
@@ -71,7 +70,7 @@ _COMMENT = re.compile(rb"#[^\n]*")
 _NAME = re.compile(rb"\s*(\w+)(?:\s+as\s+(\w+))?\s*")
 
 
-def _imports(data: bytes) -> set[tuple[int, str, Optional[str]]]:
+def _imports(data: bytes) -> set[tuple[int, str, str | None]]:
     """(level, module, name) of every import, read from its import lines (no parse: this runs on every
     Triton file of the run, in the main process): `from .m import f` gives (1, "m", "f"), `import a.b`
     (0, "a.b", None). A name that cannot be read (`*`, a line this does not follow) is None: the whole
@@ -119,7 +118,7 @@ _CLASS = re.compile(rb"^[ \t]*class[ \t]+(\w+)", re.M)
 
 
 def groups(files: dict[str, bytes], candidates: set[str],
-           reachable_in: Callable[[bytes], Optional[set[str]]] = reachable_names) -> list[list[str]]:
+           reachable_in: Callable[[bytes], set[str] | None] = reachable_names) -> list[list[str]]:
     """Groups of two or more files (paths) to migrate together; every other file is migrated alone. A file
     joins the file it imports a `@jit` function from if a block pointer can reach that function
     (reachable.py), whichever of the two has block pointers: the callers of a helper that takes parts must
@@ -129,9 +128,9 @@ def groups(files: dict[str, bytes], candidates: set[str],
     if not candidates & helpers.keys():
         return []
     locate, locate_any = Locator(helpers), Locator(files)
-    reachable: dict[str, Optional[set[str]]] = {}
+    reachable: dict[str, set[str] | None] = {}
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def defined(path: str) -> set[bytes]:
         """The names of a file's `@jit` functions and classes, from its text: only those can be reachable,
         and most imports name neither (the stdlib parse of a kernel module costs more than all this)."""
@@ -139,7 +138,7 @@ def groups(files: dict[str, bytes], candidates: set[str],
         return set(_JIT_DEFINITION.findall(data)) | set(_CLASS.findall(data) if b"class" in data else ())
     parent = {path: path for path in helpers}
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def binds(path: str) -> set[str]:
         return triton_bindings(files[path]) if b"triton" in files[path] else set()
 
@@ -150,7 +149,7 @@ def groups(files: dict[str, bytes], candidates: set[str],
             path = parent[path]
         return path
 
-    def reaches(path: str, name: Optional[str]) -> bool:
+    def reaches(path: str, name: str | None) -> bool:
         if name is not None and name.encode() not in defined(path):  # a Python function, a constant...
             return False
         if path not in reachable:
@@ -172,7 +171,7 @@ def groups(files: dict[str, bytes], candidates: set[str],
     return [sorted(group) for group in members.values() if len(group) > 1 and candidates.intersection(group)]
 
 
-def _imported(path: str, data: bytes, locate: Locator) -> set[tuple[str, Optional[str]]]:
+def _imported(path: str, data: bytes, locate: Locator) -> set[tuple[str, str | None]]:
     """(file, name) for every import of a file of the run: `from m import f` imports f of m.py, `from pkg
     import m` and `import pkg.m` all of m.py (name None)."""
     found = set()

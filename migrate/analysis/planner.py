@@ -10,7 +10,6 @@ cost; this module is the only place that looks at the policy.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Optional
 
 import libcst as cst
 
@@ -49,7 +48,7 @@ class Obstacle:
     code: str
     message: str
     hard: bool = True
-    stated: Optional[str] = None  # an obstacle that a stated fact covers: where it was stated
+    stated: str | None = None  # an obstacle that a stated fact covers: where it was stated
 
     def blocks(self, policy: Policy) -> bool:
         """`--target descriptor` relies on nothing that is neither proven nor stated; `--strict` on nothing
@@ -58,7 +57,7 @@ class Obstacle:
             or (policy.target == "descriptor" and self.stated is None)
 
 
-def choose(obstacles: list[Obstacle], policy: Policy, member: str) -> Optional[str]:
+def choose(obstacles: list[Obstacle], policy: Policy, member: str) -> str | None:
     """"descriptor" (plain: what it needs is proven or stated, TTD010), "guarded" (a descriptor if the launch
     check passes, masked pointers otherwise: TTD009), "pointer", "compat", or None (leave the access, and
     so its block pointer, untouched)."""
@@ -99,7 +98,7 @@ def unstated(obstacle: Obstacle) -> Obstacle:
 
 def creation_obstacles(shape, strides, offsets, block, order, facts: FunctionFacts, policy: Policy,
                        stride_parameters: frozenset[str] = frozenset(), contiguous: bool = False,
-                       of_view: bool = False, views_agree: bool = True) -> tuple[Optional[int], list[Obstacle], bool]:
+                       of_view: bool = False, views_agree: bool = True) -> tuple[int | None, list[Obstacle], bool]:
     """The unit-stride dimension (None if there is none), what rules out any descriptor, and whether the
     unit stride is the one the user stated (`contiguous`), not one the source proves. `stride_parameters`:
     names that count as kernel stride parameters besides the function's own (a helper's parts that every
@@ -146,7 +145,7 @@ def merge_obstacles(creations: list) -> list[Obstacle]:
     return [Obstacle(ttd109_ambiguous_value.CODE, ttd109_ambiguous_value.MERGED_ORDERS)]
 
 
-def access_obstacles(member: str, offsets_proven: list[dict], unchecked_in_bounds: list[bool], unit: Optional[int],
+def access_obstacles(member: str, offsets_proven: list[dict], unchecked_in_bounds: list[bool], unit: int | None,
                      volatile: bool, padding: str | cst.Name, row_width_proven: bool, requirements: list[str],
                      policy: Policy) -> list[Obstacle]:
     """What rules out a descriptor for one load or store (given that the block pointer allows one)."""
@@ -201,7 +200,7 @@ def _base_offsets(base: cst.BaseExpression) -> list:
     return []
 
 
-def row_width_proven(shape: list, block: list, unit: Optional[int]) -> bool:
+def row_width_proven(shape: list, block: list, unit: int | None) -> bool:
     if unit is None:
         return False
     return ttd111_store_row_width.row_width_proven(int_value(shape[unit]), int_value(block[unit]),
@@ -209,7 +208,7 @@ def row_width_proven(shape: list, block: list, unit: Optional[int]) -> bool:
 
 
 def dimension_in_bounds(shape: cst.BaseExpression, block: cst.BaseExpression,
-                        offset: Optional[cst.BaseExpression]) -> bool:
+                        offset: cst.BaseExpression | None) -> bool:
     """TTD101's condition for one unchecked dimension of one creation, `offset` None where paths disagree."""
     return ttd101_unchecked_dimension.in_bounds(None if offset is None else int_value(offset), int_value(shape),
                                                 int_value(block), same_extent(shape, block))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import io
 import re
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -28,7 +28,7 @@ def source_order(nodes: Sequence[ast.expr | ast.arg]) -> list:
     return sorted(nodes, key=lambda n: (n.lineno, n.col_offset, -n.end_lineno, -n.end_col_offset))
 
 
-def _ast_name(node: ast.AST) -> Optional[str]:
+def _ast_name(node: ast.AST) -> str | None:
     """What pairs an ast node with its libcst twin: a parameter's name, a called name's last part, a
     function's name (its twin is the libcst FunctionDef's name)."""
     if isinstance(node, ast.arg):
@@ -39,7 +39,7 @@ def _ast_name(node: ast.AST) -> Optional[str]:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
 
-def _cst_name(node: cst.CSTNode) -> Optional[str]:
+def _cst_name(node: cst.CSTNode) -> str | None:
     if isinstance(node, cst.Param):
         return node.name.value
     if isinstance(node, cst.Name):
@@ -53,7 +53,7 @@ class _EncodedLines:
 
     def __init__(self, source: str) -> None:
         self._source = source
-        self._lines: Optional[list[bytes]] = None
+        self._lines: list[bytes] | None = None
 
     def start(self, node: ast.AST) -> tuple[int, int]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -68,7 +68,7 @@ class _EncodedLines:
 
 class Positions:
     def __init__(self, source: str, known: dict[int, tuple[int, int]],
-                 wrapper: Optional[MetadataWrapper] = None) -> None:
+                 wrapper: MetadataWrapper | None = None) -> None:
         """`known`: id(node) -> (line, column in UTF-8 bytes), as the ast has them; other nodes' places come
         from libcst's provider on `wrapper` (a tree from ast_tree.py has none: every node it can be asked
         about is known)."""
@@ -77,11 +77,11 @@ class Positions:
         self._known = known
         self._wrapper = wrapper
         self._provider = None
-        self._lines: Optional[list[str]] = None
+        self._lines: list[str] | None = None
 
     @classmethod
     def paired(cls, wrapper: MetadataWrapper, source: str,
-               pairs: Sequence[tuple[Sequence[cst.CSTNode], Sequence[ast.AST]]] = ()) -> "Positions":
+               pairs: Sequence[tuple[Sequence[cst.CSTNode], Sequence[ast.AST]]] = ()) -> Positions:
         """`pairs`: (libcst nodes in pre-order, their ast twins in any order), calls with calls, parameters
         with parameters, functions' names with functions."""
         known = {}

@@ -104,7 +104,7 @@ class Program:
     (None: no unit). `frozen`: units that cannot be migrated (name -> why): they are never analysed nor
     rewritten, so their helpers and the helpers they call keep their block-pointer parameters."""
 
-    def __init__(self, units: list, locate: Locate = absolute_module, frozen: Optional[dict[str, str]] = None) -> None:
+    def __init__(self, units: list, locate: Locate = absolute_module, frozen: dict[str, str] | None = None) -> None:
         self.units = units
         self.by_module = {unit.module_name: unit for unit in units}
         self.helpers: dict[Key, Helper] = {}
@@ -145,7 +145,7 @@ class Program:
 
     # -- resolution ------------------------------------------------------------------------------
 
-    def _located(self, importer: str, imports: dict, locate: Locate) -> dict[str, tuple[str, Optional[str]]]:
+    def _located(self, importer: str, imports: dict, locate: Locate) -> dict[str, tuple[str, str | None]]:
         """local -> (unit, attribute or None) for the imports of units of the program: `from pkg import mod`
         imports the unit `mod`, `from pkg.mod import f` the attribute `f` of the unit `pkg.mod`."""
         found = {}
@@ -162,7 +162,7 @@ class Program:
         a module of the program (or of one, `from pkg import mod`)."""
         return set(index.imports) | {qualname.partition(".")[0] for qualname in index.functions}
 
-    def resolve(self, unit, func: cst.BaseExpression) -> Optional[Key]:
+    def resolve(self, unit, func: cst.BaseExpression) -> Key | None:
         if _head(func) not in self.heads[unit.module_name]:  # most calls: `tl.` members and local names
             return None
         dotted = dotted_name(func)
@@ -242,7 +242,7 @@ class Program:
                 return result
         raise RuntimeError("block pointers across calls did not settle")
 
-    def context_for(self, unit, function: cst.FunctionDef) -> "Context":
+    def context_for(self, unit, function: cst.FunctionDef) -> Context:
         key = self.key_of.get(id(function))
         entry = {p: i for (k, p), i in self.interfaces.items() if k == key and k is not None}
         return Context(self, unit, key, entry)
@@ -251,9 +251,9 @@ class Program:
         """id(function) -> the kernel-targets form of each helper that has no entry of its own but whose
         callers agree on one (their own, or in turn inherited). `migrate tune` measured every kernel with its
         helpers in the form it chose, so that is the code the table must give."""
-        inherited: dict[Key, Optional[str]] = {}
+        inherited: dict[Key, str | None] = {}
 
-        def form_of(key: Key, seen: frozenset) -> Optional[str]:
+        def form_of(key: Key, seen: frozenset) -> str | None:
             name = self.helpers[key].node.name.value
             if name in forms:
                 return forms[name]
@@ -336,7 +336,7 @@ class Program:
         return {key: groups for key, groups in found.items()  # called inside a helper copied now: next time
                 if not self.callers_of[key] & copied}
 
-    def literals(self, key: Key, param: str, seen: frozenset = frozenset()) -> Optional[list[cst.BaseExpression]]:
+    def literals(self, key: Key, param: str, seen: frozenset = frozenset()) -> list[cst.BaseExpression] | None:
         """The literals (`(0, 1)`, `None`, `"zero"`) that reach `param` at the calls of `key`, distinct, in the
         order first met; None if a call passes anything else, or there is none. A call's argument may be a
         literal, a name that its function only ever assigns literals (lmdeploy's `k_bound0: tl.constexpr =
@@ -360,7 +360,7 @@ class Program:
             found.update((canonical_code(v), v) for v in values)
         return list(found.values())
 
-    def _literals_of_name(self, call: cst.Call, name: cst.Name, seen: frozenset) -> Optional[list]:
+    def _literals_of_name(self, call: cst.Call, name: cst.Name, seen: frozenset) -> list | None:
         unit, function = self.calling[id(call)]
         if function is None:
             return None
@@ -385,7 +385,7 @@ class Program:
                 return removable
             removable = found
 
-    def _site_problem(self, key: Key, param: str, sites, refused: set) -> Optional[str]:
+    def _site_problem(self, key: Key, param: str, sites, refused: set) -> str | None:
         seen = {id(call) for call, facts, _ in sites}
         missing = [c for c in self.calls_of[key] if id(c) not in seen]
         if missing:
@@ -403,7 +403,7 @@ class Program:
         self.interfaces.pop((key, param), None)
 
 
-def _head(expression: cst.BaseExpression) -> Optional[str]:
+def _head(expression: cst.BaseExpression) -> str | None:
     """`a` of `a.b.c`."""
     while type(expression) is cst.Attribute:
         expression = expression.value
@@ -439,13 +439,13 @@ class Context:
 
     program: Program
     unit: object
-    helper: Optional[Key]  # the function analysed, if it is a jit function
+    helper: Key | None  # the function analysed, if it is a jit function
     entry: dict = field(default_factory=dict)  # parameter -> SiteFacts: the parameters that arrive as parts
 
-    def resolve(self, func: cst.BaseExpression) -> Optional[Key]:
+    def resolve(self, func: cst.BaseExpression) -> Key | None:
         return self.program.resolve(self.unit, func)
 
-    def bind(self, key: Key, call: cst.Call) -> Optional[dict[str, cst.Arg]]:
+    def bind(self, key: Key, call: cst.Call) -> dict[str, cst.Arg] | None:
         """Parameter -> argument at a call of the helper; None when they cannot be told (*args, **kwargs)."""
         helper = self.program.helpers[key].node
         try:
@@ -462,17 +462,17 @@ class Context:
     def record(self, key: Key, param: str, call: cst.Call, facts, creations: frozenset) -> None:
         self.program.sites[(key, param)].append((call, facts, creations))
 
-    def refusal(self, key: Key, param: str) -> Optional[str]:
+    def refusal(self, key: Key, param: str) -> str | None:
         return self.program.blocked.get((key, param))
 
-    def interface(self, key: Key, param: str) -> Optional[SiteFacts]:
+    def interface(self, key: Key, param: str) -> SiteFacts | None:
         return self.program.interfaces.get((key, param))
 
     def part_names(self, key: Key, param: str, kinds) -> list[str]:
         namer = self.program.helpers[key].unit.namer
         return [namer.part(param, *kind) for kind in kinds]
 
-    def literals(self, param: str) -> Optional[list[cst.BaseExpression]]:
+    def literals(self, param: str) -> list[cst.BaseExpression] | None:
         """The literals every call of this function passes in `param` (Program.literals); None if it is not
         a helper, or some call passes anything else."""
         return self.program.literals(self.helper, param) if self.helper is not None else None
@@ -489,7 +489,7 @@ class Context:
         """Whether this function is a helper that every call inlined and the user lets go (unsafe fixes)."""
         return policy.unsafe_fixes and self.inlined_everywhere()
 
-    def returns(self, key: Key) -> Optional[tuple]:
+    def returns(self, key: Key) -> tuple | None:
         return self.program.returns.get(key)
 
     def is_called(self) -> bool:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import warnings
-from typing import Optional
 
 from .prefilter import SITE_KEYWORDS, SITE_MEMBERS
 
@@ -25,7 +24,7 @@ _VALUE_USES = {(ast.Attribute, "value"), (ast.BinOp, "left"), (ast.BinOp, "right
                (ast.Subscript, "value"), (ast.AugAssign, "value")}
 
 
-def reachable_names(data: bytes) -> Optional[set[str]]:
+def reachable_names(data: bytes) -> set[str] | None:
     """The module-level names (functions, and classes for their static methods) that a block pointer can
     reach; None: the module does not parse here, any name may."""
     try:
@@ -58,7 +57,7 @@ def _is_triton(module: str) -> bool:
     return module.partition(".")[0] == "triton"
 
 
-def _callee(func: ast.expr, triton: set[str]) -> tuple[bool, Optional[str]]:
+def _callee(func: ast.expr, triton: set[str]) -> tuple[bool, str | None]:
     """Whether a call's callee is Triton's own API, and its last name."""
     last = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
     while type(func) is ast.Attribute:
@@ -66,7 +65,7 @@ def _callee(func: ast.expr, triton: set[str]) -> tuple[bool, Optional[str]]:
     return type(func) is ast.Name and func.id in triton, last
 
 
-def _definitions(body: list[ast.stmt], owner: Optional[str]):
+def _definitions(body: list[ast.stmt], owner: str | None):
     """(function, class name or None) at module level, inside `if`/`try`/`with` too, and one class deep:
     the functions the engine's program indexes (program.py)."""
     for statement in body:

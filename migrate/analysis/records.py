@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable
 
 import libcst as cst
 
@@ -18,22 +18,22 @@ class Creation:
     """One `make_block_ptr` call and what it describes."""
 
     call: cst.Call
-    target: Optional[str]
-    base: Optional[cst.BaseExpression] = None
+    target: str | None
+    base: cst.BaseExpression | None = None
     shape: list = field(default_factory=list)
     strides: list = field(default_factory=list)
     offsets: list = field(default_factory=list)
     block: list = field(default_factory=list)
-    unit: Optional[int] = None  # the unit-stride dimension; None: no descriptor is possible
+    unit: int | None = None  # the unit-stride dimension; None: no descriptor is possible
     blockers: list = field(default_factory=list)  # planner.Obstacle: what rules out any descriptor
-    hoist_before: Optional[cst.CSTNode] = None  # the loop to create the descriptor before
+    hoist_before: cst.CSTNode | None = None  # the loop to create the descriptor before
     hints_dropped: bool = False
-    order: Optional[list] = None  # the literal `order`, if it is one
-    anchor: Optional[cst.CSTNode] = None  # where the report points, if not at the call (a helper's parameter)
+    order: list | None = None  # the literal `order`, if it is one
+    anchor: cst.CSTNode | None = None  # where the report points, if not at the call (a helper's parameter)
     check: object = None  # guards.Check, or why a descriptor cannot be checked at launch (TTD009)
     loops: int = 0  # how many loops the creation is inside
     branched: bool = False  # inside an `if`: its base may be None where it is not reached
-    condition: Optional[cst.IfExp] = None  # `p = tl.make_block_ptr(...) if FLAG else None`: the whole value
+    condition: cst.IfExp | None = None  # `p = tl.make_block_ptr(...) if FLAG else None`: the whole value
     inline: bool = False  # the pointer of a load or store (`tl.load(tl.make_block_ptr(...))`), named by us
     stated: dict = field(default_factory=dict)  # fact -> where, what the user stated of its tensor (TTD010)
     stated_unit: bool = False  # its unit stride is the one stated `contiguous`, not one the source proves
@@ -84,7 +84,7 @@ class Knowledge:
     creation_masks: dict = field(default_factory=dict)  # creation id -> the dimensions its own mask checks
     stale_names: dict = field(default_factory=dict)  # creation id -> names in its base, shape, strides assigned since
     captured: set = field(default_factory=set)  # creation ids whose stale parts are captured at the creation
-    rejected: Optional[str] = None  # what is wrong with the first call Triton rejects here: the function stays whole
+    rejected: str | None = None  # what is wrong with the first call Triton rejects here: the function stays whole
     # creation id -> when the analysis first met it. Ids are addresses, whose order is the allocator's:
     # "the first of these creations" must mean the first in the source, whichever parser built the tree.
     order: dict = field(default_factory=dict)
@@ -161,11 +161,11 @@ class FunctionEdits:
     statements: dict[int, Builder] = field(default_factory=dict)  # () -> the statements that replace one
     before_loop: dict[int, list[Builder]] = field(default_factory=dict)  # descriptors created before a loop
     before_line: dict[int, list[Builder]] = field(default_factory=dict)  # statements before a line's
-    signature: Optional[Builder] = None  # the updated FunctionDef -> its new parameters, decorators, or removal
+    signature: Builder | None = None  # the updated FunctionDef -> its new parameters, decorators, or removal
     accesses: dict[int, HandleAccess | MaskedAccess | NamedMaskAccess] = field(default_factory=dict)
     # how the rewrite names an axis or a bound of masked pointers until rewrite/offsets.py places it
     # (Namer.placeholder)
-    placeholder: Optional[Builder] = None
+    placeholder: Builder | None = None
 
 
 @dataclass
@@ -184,13 +184,13 @@ class HandleAccess:
     language: cst.BaseExpression  # how the module names triton.language
     permutation: list = field(default_factory=list)  # a descriptor's order of dimensions (TTD103)
     stores_tile: bool = False  # a descriptor store of a tile (not of a scalar or a value to broadcast)
-    shim: Optional[cst.BaseExpression] = None  # a compat tile's: how migrated code names the shim
-    checked: Optional[cst.BaseExpression] = None  # a compat tile's: the `boundary_check` as given
-    element: Optional[cst.BaseExpression] = None  # a compat tile's base, whose dtype a stored literal scalar takes
-    guard: Optional[str] = None  # chosen at launch (TTD009), or by a test of its block widths: the flag
+    shim: cst.BaseExpression | None = None  # a compat tile's: how migrated code names the shim
+    checked: cst.BaseExpression | None = None  # a compat tile's: the `boundary_check` as given
+    element: cst.BaseExpression | None = None  # a compat tile's base, whose dtype a stored literal scalar takes
+    guard: str | None = None  # chosen at launch (TTD009), or by a test of its block widths: the flag
     widths_tested: bool = False  # chosen by the compile-time test of its block widths (TTD107)
-    fallback: Optional[MaskedAccess] = None  # chosen at launch: masked pointers (TTD006) otherwise
-    handle: Optional[str] = None  # the handle's name, known once the analysis is over (FunctionAnalysis.edits)
+    fallback: MaskedAccess | None = None  # chosen at launch: masked pointers (TTD006) otherwise
+    handle: str | None = None  # the handle's name, known once the analysis is over (FunctionAnalysis.edits)
 
     def __repr__(self) -> str:
         return _record_repr(self)
@@ -217,8 +217,8 @@ class MaskedAccess:
     lower: list  # per dimension: whether the offset may be negative (the mask checks `>= 0` too)
     padding: object  # a literal option, or the name of a constexpr holding one
     # known once the analysis is over (FunctionAnalysis.edits):
-    moving: Optional[set] = None  # the dimensions the block pointer moves in: held pointers leave them out
-    created_here: Optional[bool] = None  # the pointer is the creation (`tl.load(tl.make_block_ptr(...))`)
+    moving: set | None = None  # the dimensions the block pointer moves in: held pointers leave them out
+    created_here: bool | None = None  # the pointer is the creation (`tl.load(tl.make_block_ptr(...))`)
 
     def __repr__(self) -> str:
         return _record_repr(self)

@@ -3,8 +3,6 @@ each is rewritten, and the statements that create descriptors. A part of Functio
 
 from __future__ import annotations
 
-from typing import Optional
-
 import libcst as cst
 
 from triton_migrate.syntax.forms import advance, compat, descriptor, helper_parts, launch_guard, masked_pointers
@@ -27,7 +25,7 @@ class Results(Part):
         return any(self.fn.knowledge.refused.get(member) is not None
                    for creation in creations for member in self.class_of(creation))
 
-    def refusal_for(self, creation: int) -> Optional[Refusal]:
+    def refusal_for(self, creation: int) -> Refusal | None:
         return next((self.fn.knowledge.refused[m] for m in self.class_of(creation) if m in self.fn.knowledge.refused),
                     None)
 
@@ -216,7 +214,7 @@ class Results(Part):
             parts = [_conditional(statement, creation.condition, creation.call) for statement in parts]
         return statements + parts
 
-    def function_edit(self) -> Optional[tuple[frozenset[int], Builder]]:
+    def function_edit(self) -> tuple[frozenset[int], Builder] | None:
         """A helper's block-pointer parameters become their parts, re-created on entry (crossing.py); a kernel
         with guarded descriptors gets its flag and launch check (TTD009)."""
         if self.fn.context is not None and self.fn.context.removed(self.fn.policy):
@@ -238,7 +236,7 @@ class Results(Part):
                 body=updated.body.with_changes(body=body)))
         return owners, build
 
-    def placeholder_statements(self, statement: int) -> Optional[tuple[frozenset[int], Builder]]:
+    def placeholder_statements(self, statement: int) -> tuple[frozenset[int], Builder] | None:
         """`p = None` on the paths that create no block pointer (`else: p = None` under a constexpr flag)
         becomes `None` for what the other paths assign instead: the descriptor names, and, where `p` is passed
         to a helper as parts, the part and offset variables the call reads (the helper then receives `None`

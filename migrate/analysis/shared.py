@@ -13,7 +13,6 @@ calls of helpers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 import libcst as cst
 
@@ -22,7 +21,6 @@ from .guards import Arguments
 from .naming import Namer
 from .records import Builder, Knowledge, Refusal
 from .triton_names import TritonNames
-
 
 
 @dataclass
@@ -61,7 +59,7 @@ class Run:
     orphans: list[Refusal] = field(default_factory=list)
     orphan_parameters: set[str] = field(default_factory=set)  # parameters used as block pointers no call fills
     dead_uses: list[Refusal] = field(default_factory=list)  # uses that never compile (never_compiles)
-    line: Optional[cst.SimpleStatementLine] = None  # the line being analysed, if a single statement
+    line: cst.SimpleStatementLine | None = None  # the line being analysed, if a single statement
     # statements to put before a line: line id -> stem (an access's temporaries) or (stem, "creation") (an
     # inline creation's statements) -> (call id, owners, builder)
     line_edits: dict[int, dict[object, tuple[int, frozenset[int], Builder]]] = field(default_factory=dict)

@@ -3,8 +3,6 @@ masked pointers, compat tile) and why, or why it is refused. A part of FunctionA
 
 from __future__ import annotations
 
-from typing import Optional
-
 import libcst as cst
 
 from triton_migrate.rules import (
@@ -42,7 +40,7 @@ COMPAT_EMULATED_RANK = 3  # the shim's emulation, a guarded tile's fallback, has
 class Accesses(Part):
     def __init__(self, parts) -> None:
         super().__init__(parts)
-        self.sensitive: Optional[set[int]] = None  # loads whose tile's layout shows (layout_sensitive)
+        self.sensitive: set[int] | None = None  # loads whose tile's layout shows (layout_sensitive)
 
     def access(self, call: cst.Call, member: str, state: State) -> None:
         try:
@@ -170,7 +168,7 @@ class Accesses(Part):
         self.run.line_edits.setdefault(id(self.run.line), {})[("rejected mask", id(call))] = \
             (id(call), value.creations, lambda: [statement])
 
-    def unsupported_access(self, call, member, bound, value: BlockPtr) -> Optional[Refusal]:
+    def unsupported_access(self, call, member, bound, value: BlockPtr) -> Refusal | None:
         """Accesses neither form can express: the block pointer stays untouched."""
         if value.desc_stale:
             return Refusal(ttd109_ambiguous_value.CODE, ttd109_ambiguous_value.DESCRIPTOR_RECREATED, call)
@@ -281,14 +279,14 @@ class Accesses(Part):
                         f"{self.crossing.untracked_origin(pointer)}", pointer)
 
     @staticmethod
-    def checked_dims(bound, rank: int) -> Optional[set[int]]:
+    def checked_dims(bound, rank: int) -> set[int] | None:
         """The dimensions checked on every path (a conditional check: those both variants check), or None if
         the check cannot be read."""
         variants = Accesses.check_variants(bound, rank)
         return None if variants is None else set.intersection(*(checked for _, checked in variants))
 
     @staticmethod
-    def check_variants(bound, rank: int) -> Optional[list[tuple[Optional[cst.BaseExpression], set[int]]]]:
+    def check_variants(bound, rank: int) -> list[tuple[cst.BaseExpression | None, set[int]]] | None:
         """[(None, dims)] for a literal `boundary_check`; [(FLAG, dims), (None, dims)] for
         `boundary_check=(1,) if FLAG else ()` (xformers' split-k decoding), whose test Triton must resolve
         at compile time, and so on for a chain of them (`specialised`); None for anything else."""
@@ -305,7 +303,7 @@ class Accesses(Part):
         return None if dims is None else variants + [(None, dims)]
 
     @staticmethod
-    def literal_dims(node: cst.BaseExpression, rank: int) -> Optional[set[int]]:
+    def literal_dims(node: cst.BaseExpression, rank: int) -> set[int] | None:
         """The dimensions a `boundary_check` checks. Triton compiles only distinct dimensions below the rank,
         so `rank` entries of any spelling (FlagGems' generated `boundary_check=(in0_stride_order0,)` on a
         rank-1 pointer) check every dimension wherever the access compiles."""
@@ -320,7 +318,7 @@ class Accesses(Part):
         return set(values)
 
     @staticmethod
-    def impossible_check(bound, rank: int) -> Optional[str]:
+    def impossible_check(bound, rank: int) -> str | None:
         """Why Triton rejects this access's `boundary_check` at compile time (a dimension the block pointer does
         not have, or one named twice), or None."""
         node = bound["boundary_check"].value if "boundary_check" in bound else None
@@ -345,7 +343,7 @@ class Accesses(Part):
         return Accesses.literal_padding(bound)
 
     @staticmethod
-    def literal_padding(bound) -> Optional[str]:
+    def literal_padding(bound) -> str | None:
         node = bound["padding_option"].value if "padding_option" in bound else None
         if node is None or isinstance(node, cst.Name) and node.value == "None":
             return ""  # absent, or `None`, which Triton reads as ""

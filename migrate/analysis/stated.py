@@ -62,7 +62,7 @@ class Inline:
     line_of: Callable[[object], int] = lambda node: 0
 
     @classmethod
-    def of(cls, function, lines: dict[int, dict[str, str]], line_of: Callable[[object], int]) -> "Inline":
+    def of(cls, function, lines: dict[int, dict[str, str]], line_of: Callable[[object], int]) -> Inline:
         if not lines:
             return cls()
         first = line_of(function.name)

@@ -80,7 +80,7 @@ class TritonNames:
         self._elsewhere: set[str] = set()  # local names some import binds to anything else
 
     @classmethod
-    def of_cst(cls, module: cst.Module) -> "TritonNames":
+    def of_cst(cls, module: cst.Module) -> TritonNames:
         names = cls()
         for statement in _module_level(module.body, cst.Try, cst.SimpleStatementLine):
             for small in statement.body:
@@ -98,7 +98,7 @@ class TritonNames:
         return names.settle()
 
     @classmethod
-    def of_ast(cls, module: ast.Module) -> "TritonNames":
+    def of_ast(cls, module: ast.Module) -> TritonNames:
         names = cls()
         for statement in _module_level(module.body, ast.Try, ast.stmt):
             if isinstance(statement, ast.Import):
@@ -137,7 +137,7 @@ class TritonNames:
         elif (source or "").partition(".")[0] != "triton":
             self._elsewhere.add(local)
 
-    def adopt(self, other: "TritonNames | None") -> None:
+    def adopt(self, other: TritonNames | None) -> None:
         """Bind as `other` does the names this module does not bind itself (those it imports from a module of
         the program that binds them: `reexported`)."""
         if other is not None:
@@ -160,11 +160,12 @@ class TritonNames:
     def bound(self) -> set[str]:
         return self.module_aliases.keys() | self.member_aliases.keys()
 
-    def take(self, local: str, imported: str, source: "TritonNames", kept: set[str]) -> bool:
+    def take(self, local: str, imported: str, source: TritonNames, kept: set[str]) -> bool:
         """Bind `local` to what `source` binds `imported` to (`*`: every public name it binds), unless it is
         bound here or in `kept` (the importer's own bindings); whether anything was new."""
         new = False
-        for mine, theirs in ((self.module_aliases, source.module_aliases), (self.member_aliases, source.member_aliases)):
+        for mine, theirs in ((self.module_aliases, source.module_aliases),
+                             (self.member_aliases, source.member_aliases)):
             for name, full in theirs.items():
                 bound_as = local if imported != "*" else name
                 if (name == imported or imported == "*" and not name.startswith("_")) and \

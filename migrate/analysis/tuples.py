@@ -92,8 +92,8 @@ def desugared(source: str, tree: ast.Module) -> Spelling | None:
             edits += [edit for found_edits in assigned for edit in found_edits]
             tuples += [(assignment.lineno, assignment.end_lineno) for assignment in assignments]
             for read, index in reads:
-                edits.append((_at(lines, read.lineno, read.col_offset), _at(lines, read.end_lineno, read.end_col_offset),
-                              element[index % arity]))
+                start, end = _at(lines, read.lineno, read.col_offset), _at(lines, read.end_lineno, read.end_col_offset)
+                edits.append((start, end, element[index % arity]))
         if len(edits) > before:
             functions.append((function.lineno, function.end_lineno))
     if not edits:
@@ -202,8 +202,8 @@ def _assignment_edits(source: str, lines: list[int], node: ast.Assign, element: 
     closing = source[ends[-1]:_at(lines, value.end_lineno, value.end_col_offset)]
     if not re.fullmatch(r"\s*,?\s*\)?", closing):
         return []
-    edits.append((ends[-1], _at(lines, value.end_lineno, value.end_col_offset), _kept_lines(" ", closing.replace(")", ""))
-                  if "\n" in closing else ""))
+    kept = _kept_lines(" ", closing.replace(")", "")) if "\n" in closing else ""
+    edits.append((ends[-1], _at(lines, value.end_lineno, value.end_col_offset), kept))
     return edits
 
 

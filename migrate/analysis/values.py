@@ -9,7 +9,7 @@ advanced in place, or two paths disagree, or a name it reads was reassigned befo
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Optional, Union
+from typing import Union
 
 import libcst as cst
 
@@ -18,7 +18,7 @@ import libcst as cst
 class Dim:
     """One dimension's offset: `expr` is None when paths disagree (a rerun will materialize it)."""
 
-    expr: Optional[cst.BaseExpression]
+    expr: cst.BaseExpression | None
     code: str
     free: frozenset[str]  # names the expression reads
     defs: frozenset[int]  # ids of the definitions (creation or advance) that produced it
@@ -48,7 +48,7 @@ class BlockPtr:
         return ("bp", self.creations, self.stem, tuple(d.key() for d in self.dims), self.desc_stale,
                 self.args_stale, self.base_stale, self.pointers)
 
-    def invalidate(self, name: str) -> "BlockPtr":
+    def invalidate(self, name: str) -> BlockPtr:
         if name not in self.args_free and name not in self.base_free and all(name not in d.free for d in self.dims):
             return self  # most assignments: every statement of a kernel assigns something
         dims = tuple(replace(d, stale=True) if name in d.free else d for d in self.dims)
@@ -101,7 +101,7 @@ Value = Union[BlockPtr, Placeholder, Opaque, _Other]
 State = dict  # local name -> Value; None stands for "this path does not continue"
 
 
-def same_state(a: Optional[State], b: Optional[State]) -> bool:
+def same_state(a: State | None, b: State | None) -> bool:
     """Do the two states hold the same names with values of the same key? (A loop's every pass asks; a
     value that did not change is the same object, and its key need not be built.)"""
     if a is None or b is None:

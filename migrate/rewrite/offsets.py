@@ -26,7 +26,7 @@ another value or a name of the module has it already.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable
 
 import libcst as cst
 
@@ -55,7 +55,7 @@ class _Definition:
     position: tuple  # a path: the definition goes before its last statement
     uses: list[_Use] = field(default_factory=list)
     wide: bool = False
-    axis: Optional[str] = None  # a bound's: the placeholder of its axis
+    axis: str | None = None  # a bound's: the placeholder of its axis
 
 
 def share(function: cst.FunctionDef, placeholders: dict, taken: set[str], member_of: Callable) -> cst.FunctionDef:

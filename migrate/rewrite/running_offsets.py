@@ -15,7 +15,6 @@ after the extent (`off_k` for K) where all run along the same one and the name i
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, is_dataclass, replace
-from typing import Optional
 
 import libcst as cst
 
@@ -88,7 +87,7 @@ def _renamed(spec, renamed: dict[str, str]):
     return replace(spec, **changes)
 
 
-def _follows(owner: _Variable, candidate: _Variable, scan: "_Scan") -> bool:
+def _follows(owner: _Variable, candidate: _Variable, scan: _Scan) -> bool:
     """Whether each assignment of `candidate` pairs with the corresponding one of `owner` (and of its members):
     the same value in the same block, with nothing between the two that could tell them apart."""
     if len(owner.assignments) != len(candidate.assignments):
@@ -153,7 +152,7 @@ class _Scan(cst.CSTVisitor):
             if assignment is not None:
                 self.variables[assignment[0]].assignments.append(assignment[1])
 
-    def _assignment(self, line, block: int, index: int) -> Optional[tuple[str, _Assignment]]:
+    def _assignment(self, line, block: int, index: int) -> tuple[str, _Assignment] | None:
         if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
             return None
         statement = line.body[0]

@@ -110,7 +110,7 @@ class _LaidOut(cst.BaseSmallStatement):
 
     code: str
 
-    def _visit_and_replace_children(self, visitor: cst.CSTVisitor) -> "_LaidOut":
+    def _visit_and_replace_children(self, visitor: cst.CSTVisitor) -> _LaidOut:
         return self
 
     def _codegen_impl(self, state, default_semicolon: bool = False) -> None:

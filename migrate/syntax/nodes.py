@@ -31,7 +31,7 @@ def int_value(node: cst.BaseExpression) -> int | None:
 _generate = cst.Module([]).code_for_node
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def parsed(code: str) -> cst.BaseExpression:
     """An expression parsed once per spelling (`tl`, `1`, `BLOCK_K`): nodes are immutable, so one can
     stand in any number of places."""

@@ -96,7 +96,9 @@ def store(language: cst.BaseExpression, desc: str, offsets: list[cst.BaseExpress
 def is_scalar_literal(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         return is_scalar_literal(node.expression)
-    return isinstance(node, (cst.Integer, cst.Float)) or (isinstance(node, cst.Name) and node.value in ("True", "False"))
+    if isinstance(node, cst.Name):
+        return node.value in ("True", "False")
+    return isinstance(node, (cst.Integer, cst.Float))
 
 
 def compile_error(language: cst.BaseExpression, message: str) -> cst.Call:

@@ -31,7 +31,7 @@ class Axis:
     def key(self) -> tuple:
         return ("axis", canonical_code(self.offset), canonical_code(self.block), self.ranged)
 
-    def at_zero(self) -> "Axis":
+    def at_zero(self) -> Axis:
         """The range alone: the coordinates inside the block."""
         return replace(self, offset=cst.Integer("0"))
 
