@@ -12,8 +12,9 @@ package (a namespace package, scripts); migrated modules import it (frontend/lau
 Its text is `SOURCE`, whole: every module of ours is the same file, so a later run rewrites an older one.
 
 What a launch costs (benchmarks/launch_overhead.py): `launch_guard` is `@triton.heuristics` for one flag
-with one frame less, `descriptor_fits` reads each tensor once, and the allocator it installs keeps one
-scratch buffer per device and stream instead of calling `torch.empty` at each launch.
+with one frame less, `descriptor_fits` only reads each tensor once, the guard installs the allocator once per
+launch that takes descriptors, and that allocator keeps one scratch buffer per device and stream instead of
+calling `torch.empty` at each launch.
 """
 
 from __future__ import annotations

@@ -37,33 +37,24 @@ HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE))
 
 from launch_overhead import per_launch_us, pin_to_one_core  # noqa: E402
-from run_suite import load  # noqa: E402
+from run_suite import KERNELS, load  # noqa: E402
+
+sys.path.insert(0, str(KERNELS))
+# The launch support the migrated kernels import (the same module object): its check and its allocator are the
+# variants' baseline, not copies of them.
+import _triton_launch as support  # noqa: E402
 
 
 def empty_allocator(size, alignment, stream):
     return torch.empty(size, dtype=torch.int8, device="cuda")
 
 
-_buffers: dict = {}
-
-
-def cached_allocator(size, alignment, stream):
-    """One buffer per device and stream, returned as a tensor (Triton then calls its `data_ptr()` and asks the
-    driver what the address is)."""
-    if torch.cuda.is_current_stream_capturing():
-        return torch.empty(size, dtype=torch.int8, device="cuda")
-    key = (torch.cuda.current_device(), stream)
-    buffer = _buffers.get(key)
-    if buffer is None or buffer.numel() < size:
-        buffer = _buffers[key] = torch.empty(size, dtype=torch.int8, device="cuda")
-    return buffer
-
-
 _addresses: dict = {}
 
 
 def address_allocator(size, alignment, stream):
-    """The same buffers, returned as their address: every Triton launcher (3.6-3.9, NVIDIA and AMD) takes an
+    """The launch support's buffers (`support._scratch`: one per device and stream), returned as their address
+    instead of the tensor: every Triton launcher (3.6-3.9, NVIDIA and AMD) takes an
     int as it is, where a tensor costs a method call and a driver query per launch."""
     if torch.cuda.is_current_stream_capturing():
         return torch.empty(size, dtype=torch.int8, device="cuda")
@@ -79,26 +70,12 @@ _current = _allocation._allocator
 _NULL = _allocation.NullAllocator
 
 
-def fits(tensor, width, *multiples, unit_stride=1):
-    """descriptor_fits without installing the allocator (the guard installs it once per launch)."""
-    try:
-        size = tensor.element_size()
-        start = tensor.data_ptr()
-    except AttributeError:
-        return False
-    if start % 16 or width * size < 16 or unit_stride != 1 or tensor.dtype is torch.bool:
-        return False
-    for multiple in multiples:
-        if multiple * size % 16:
-            return False
-    return True
-
-
 def fast_fits(tensor, width, *multiples, unit_stride=1):
-    if not fits(tensor, width, *multiples, unit_stride=unit_stride):
+    """The check as it was before the guard installed the allocator: once per tensor checked."""
+    if not support.descriptor_fits(tensor, width, *multiples, unit_stride=unit_stride):
         return False
     if isinstance(_current.get(), _NULL):
-        triton.set_allocator(cached_allocator)
+        triton.set_allocator(support._scratch)
     return True
 
 
@@ -164,6 +141,7 @@ def main() -> None:
         return fast_fits(a["a_ptr"], a["BK"], a["stride_am"]) and fast_fits(a["b_ptr"], a["BN"], a["stride_bk"])
 
     def bare(a):
+        fits = support.descriptor_fits
         return fits(a["a_ptr"], a["BK"], a["stride_am"]) and fits(a["b_ptr"], a["BN"], a["stride_bk"])
 
     flag = "USE_DESCRIPTORS"
@@ -171,7 +149,7 @@ def main() -> None:
         "original": (original.gemm, {}, None),
         "fn[False]": (fn, {flag: False}, None),
         "fn[True] empty": (fn, {flag: True}, empty_allocator),
-        "fn[True] cached": (fn, {flag: True}, cached_allocator),
+        "fn[True] cached": (fn, {flag: True}, support._scratch),
         "fn[True] address": (fn, {flag: True}, address_allocator),
         "heuristics old": (prev.gemm, {}, None),
         "heuristics fast": (triton.heuristics({flag: check})(fn), {}, None),
