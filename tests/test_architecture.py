@@ -6,10 +6,17 @@ what those refer to. Read from the source with `ast`, nothing imported."""
 from __future__ import annotations
 
 import importlib.util
+from dataclasses import replace
 from pathlib import Path
 
+import libcst as cst
+import pytest
 import tomllib
+from differential import fixture_dirs
 from test_import_graph import cycle, imported
+from update_snapshots import migrate_fixture, policy_of
+
+from triton_migrate.analysis.dataflow import FunctionAnalysis
 
 PACKAGE = "triton_migrate"
 # The layers, each a package of triton_migrate (`engine` is one module). A module of none of them (cli.py,
@@ -80,3 +87,42 @@ def test_rules_import_nothing_of_the_pipeline():
     imports = [edge for (source, target), made in layer_edges(modules()).items()
                if source == "rules" and target not in RULES_MAY_IMPORT for edge in made]
     assert imports == []
+
+
+def _callables(value, path: str, seen: set[int]) -> list[str]:
+    """Where a callable hides in what the analysis hands over: the fields of its records, dicts, lists, tuples
+    and sets, walked down to plain values (a syntax node is plain: the rewrite builds from it, never calls it)."""
+    if id(value) in seen or isinstance(value, (str, bytes, int, float, bool, type(None), cst.CSTNode)):
+        return []
+    seen.add(id(value))
+    if callable(value):
+        return [f"{path}: {value!r}"]
+    if isinstance(value, dict):
+        return [f for k, v in value.items() for f in (*_callables(k, f"{path} key", seen),
+                                                       *_callables(v, f"{path}[{k!r}]", seen))]
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [f for i, v in enumerate(value) for f in _callables(v, f"{path}[{i}]", seen)]
+    if hasattr(value, "__dict__"):
+        return [f for k, v in vars(value).items() for f in _callables(v, f"{path}.{k}", seen)]
+    return []
+
+
+@pytest.mark.parametrize("target", ["auto", "pointer", "compat"])
+def test_the_analysis_hands_the_rewrite_data_not_closures(monkeypatch, target):
+    """Issue 37: what the analysis hands the rewrite (FunctionAnalysis.edits) and the run it comes from are data
+    that say what each edit is (records), built into syntax by rewrite/forms/: no lambda, no bound method, no
+    partial, for any fixture under any target."""
+    found: list[str] = []
+    original = FunctionAnalysis.edits
+
+    def edits(self):
+        handed = original(self)
+        found.extend(_callables(handed, f"{self.function.name.value}: edits", set()))
+        found.extend(_callables(self.run, f"{self.function.name.value}: run", set()))
+        return handed
+
+    monkeypatch.setattr(FunctionAnalysis, "edits", edits)
+    for case_dir in fixture_dirs():
+        migrate_fixture(case_dir, (case_dir / "before.py").read_text(),
+                        None if target == "auto" else replace(policy_of(case_dir), target=target))
+    assert found == []

@@ -6,9 +6,8 @@ from __future__ import annotations
 import libcst as cst
 
 from triton_migrate.rules import ttd108_unsupported_use, ttd109_ambiguous_value, ttd201_crosses_function
-from triton_migrate.syntax.forms import descriptor
 
-from .records import Creation, Refusal
+from .records import CompileError, Creation, Refusal
 from .shared import Part
 from .values import (
     BlockPtr,
@@ -81,8 +80,7 @@ class Bookkeeping(Part):
         if not any(use.node is call for use in self.run.dead_uses):
             self.run.dead_uses.append(Refusal(code, f"{what}: Triton rejects it at compile time wherever it is "
                                               "reached, and so does the `tl.static_assert` it becomes", call))
-        self.run.expr_edits[id(call)] = (owners, lambda updated: descriptor.compile_error(self.fn.language,
-                                                                                          assertion))
+        self.run.expr_edits[id(call)] = (owners, CompileError(self.fn.language, assertion))
 
     def settle(self, value: BlockPtr) -> BlockPtr:
         """A value used here is one block pointer from now on, whatever path made it (joins of different

@@ -17,12 +17,11 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from triton_migrate.rules import ttd108_unsupported_use, ttd201_crosses_function
-from triton_migrate.syntax.forms import helper_parts
 from triton_migrate.syntax.nodes import canonical_code, code_of, int_value, parsed, tuple_elements
 
 from . import inlining, planner
 from .calls import advanced_base, member_called
-from .records import Refusal
+from .records import BaseTest, HelperCallParts, Passed, Refusal, ReturnedOffsets, UnpackedOffsets
 from .shared import Part
 from .values import (
     OTHER,
@@ -89,14 +88,6 @@ def part_kinds(rank: int) -> list[tuple[str, int]]:
     `p_start<d>`, not as the helper's own `p_off<d>`: Triton cannot carry a parameter through a loop when a
     caller passes a literal (it becomes a constexpr), so a helper that moves one copies it first."""
     return [("base", 0)] + [(kind, d) for kind in ("shape", "stride", "start", "block") for d in range(rank)]
-
-
-@dataclass(frozen=True)
-class Passed:
-    """The parts a call site passes for one parameter (None: a fixed literal the helper keeps)."""
-
-    names: list[str]
-    values: list[cst.BaseExpression | None]
 
 
 class Crossing(Part):
@@ -173,11 +164,10 @@ class Crossing(Part):
                 self.flow.visit(element, state)
             shape.append(None if owner is None else (owner, *proofs))
         self.run.returned.append(tuple(shape))
-        flat = [cst.Element(o) for e, v in zip(elements, values)
+        flat = [o for e, v in zip(elements, values)
                 for o in (self.moves.offsets(v, None) or [e] if isinstance(v, BlockPtr) else [e])]
         creations = frozenset().union(*(v.creations for v in values if isinstance(v, BlockPtr)))
-        new = node.with_changes(value=cst.Tuple(flat, lpar=[], rpar=[]))
-        self.run.stmt_edits[id(node)] = (creations, lambda: [new])
+        self.run.stmt_edits[id(node)] = (creations, ReturnedOffsets(node, tuple(flat)))
         return True
 
     def untracked_origin(self, pointer: cst.BaseExpression) -> str:
@@ -319,8 +309,8 @@ class Crossing(Part):
                                        [cst.Name("None")] * len(kinds))
         if passed:
             owners = frozenset().union(*(pointers[p][0].creations for p in passed if p in pointers))
-            self.run.expr_edits[id(node)] = (owners, lambda updated: helper_parts.expand(
-                node, updated, {id(bound[p]): parts for p, parts in passed.items()}))
+            self.run.expr_edits[id(node)] = (owners, HelperCallParts(node, {id(bound[p]): parts
+                                                                             for p, parts in passed.items()}))
         return True
 
     def call_to_nothing(self, node: cst.Call, state: State) -> None:
@@ -433,7 +423,7 @@ class Crossing(Part):
             return True
         owner = self.parameter_of(value)
         base = cst.Name(self.fn.namer.part(owner, "base", 0)) if owner is not None else self.base_variable(value)
-        self.run.expr_edits[id(node)] = (value.creations, lambda updated: updated.with_changes(left=base))
+        self.run.expr_edits[id(node)] = (value.creations, BaseTest(base))
         return True
 
     def site_facts(self, value: BlockPtr, deltas, bound: dict, constexprs: set[str]) -> SiteFacts:
@@ -498,7 +488,5 @@ class Crossing(Part):
             self.flow.bind(name.value, replace(value, dims=dims), state)
             flat.extend(dim.expr for dim in dims)
             owners |= value.creations
-        target_node = cst.Tuple([cst.Element(n) for n in flat], lpar=[], rpar=[])
-        new = node.with_changes(targets=[cst.AssignTarget(target_node)])
-        self.run.stmt_edits[id(node)] = (owners, lambda: [new])
+        self.run.stmt_edits[id(node)] = (owners, UnpackedOffsets(node, tuple(flat)))
         return True

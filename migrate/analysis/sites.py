@@ -25,7 +25,7 @@ from .calls import (
     bool_value,
     string_value,
 )
-from .records import Refusal, SiteForm
+from .records import CompileError, ElementType, Refusal, SiteForm
 from .shared import Part
 from .values import (
     BlockPtr,
@@ -164,9 +164,8 @@ class Accesses(Part):
         what = f"`tl.{member}` with `{given[0]}=` on a block pointer"
         self.run.dead_uses.append(Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.rejected_access(what),
                                           call))
-        statement = cst.Expr(descriptor.compile_error(self.fn.language, f"{what}: Triton rejects it"))
         self.run.line_edits.setdefault(id(self.run.line), {})[("rejected mask", id(call))] = \
-            (id(call), value.creations, lambda: [statement])
+            (id(call), value.creations, CompileError(self.fn.language, f"{what}: Triton rejects it"))
 
     def unsupported_access(self, call, member, bound, value: BlockPtr) -> Refusal | None:
         """Accesses neither form can express: the block pointer stays untouched."""
@@ -356,5 +355,5 @@ class Accesses(Part):
         if not isinstance(value, BlockPtr):
             return False
         self.books.settle(value)
-        self.run.expr_edits[id(node)] = (value.creations, lambda updated: self.emit.element_type(value, updated))
+        self.run.expr_edits[id(node)] = (value.creations, ElementType(value.creations, value.stem, value.pointers))
         return True
