@@ -5,7 +5,9 @@ what those refer to. Read from the source with `ast`, nothing imported."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -126,3 +128,39 @@ def test_the_analysis_hands_the_rewrite_data_not_closures(monkeypatch, target):
         migrate_fixture(case_dir, (case_dir / "before.py").read_text(),
                         None if target == "auto" else replace(policy_of(case_dir), target=target))
     assert found == []
+
+
+# Words the analysis may still spell: errors of the tool itself, never a diagnostic.
+INTERNAL_ERRORS = ("analysis of `{}` did not converge", "block pointers across calls did not settle",
+                   "no position for a {}")
+
+
+def _texts(tree: ast.Module):
+    """The string literals and f-strings of a module but its docstrings, f-strings with `{}` for what they
+    format, and where each is."""
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    inside = {id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for part in ast.walk(node)
+              if part is not node}
+    for node in ast.walk(tree):
+        if id(node) in docstrings or id(node) in inside:
+            continue
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node.lineno, node.value
+        elif isinstance(node, ast.JoinedStr):
+            yield node.lineno, "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+
+
+def test_the_analysis_words_no_message():
+    """Issue 37: a rule owns its meaning, the words of its messages included (as a ruff or Fixit rule does): the
+    analysis spells no sentence (three words or more) that could reach a report, it takes them from rules/."""
+    def sentence(text: str) -> bool:
+        return sum(bool(re.search("[A-Za-z]{2}", word)) for word in text.split()) >= 3
+
+    spelt = []
+    for name, path in modules().items():
+        if layer(name) == "analysis":
+            spelt += [f"{path.name}:{line}: {text!r}" for line, text in _texts(ast.parse(path.read_text()))
+                      if sentence(text) and text not in INTERNAL_ERRORS]
+    assert spelt == []

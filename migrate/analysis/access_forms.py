@@ -113,7 +113,7 @@ class AccessForms(Part):
             self.fn.knowledge.captured |= uncaptured
             self.run.dirty = True
             return None
-        return "the masked-pointer form needs the base, shape and strides unchanged at the access"
+        return ttd108_unsupported_use.PARTS_CHANGED
 
     def merged_parts(self, value: BlockPtr, checked: set[int] | None = None,
                      kinds: tuple[str, ...] = ("base", "shape", "stride", "range")) -> tuple:

@@ -7,7 +7,13 @@ from dataclasses import replace
 
 import libcst as cst
 
-from triton_migrate.rules import ttd002_advance, ttd106_int64_offsets, ttd108_unsupported_use
+from triton_migrate.rules import (
+    ttd002_advance,
+    ttd003_access,
+    ttd106_int64_offsets,
+    ttd108_unsupported_use,
+    ttd201_crosses_function,
+)
 from triton_migrate.syntax.forms import advance
 from triton_migrate.syntax.nodes import canonical_code, int_value
 
@@ -110,28 +116,29 @@ class Advances(Part):
             if isinstance(value, Opaque):
                 self.books.refuse_ambiguous(value, base)
             elif (why := self.crossing.none_pointer(base, state)) is not None:
-                self.books.never_compiles(call, ttd002_advance.CODE, f"`tl.advance` where {why}",
-                                          f"{why}: no block pointer")
+                self.books.never_compiles(call, ttd002_advance.CODE, ttd002_advance.on_none(why),
+                                          ttd003_access.no_block_pointer(why))
             elif isinstance(base, cst.Name):
-                self.books.orphan(call, f"`tl.advance` on {self.crossing.untracked_origin(base)}", base)
+                self.books.orphan(call, ttd201_crosses_function.untracked_advance(self.crossing.untracked_origin(base)),
+                                  base)
             else:
                 self.flow.visit(base, state)
                 if not self.is_site_call(base):  # a creation or an advance there is reported where it is
-                    self.books.orphan(call, f"`tl.advance` on {self.crossing.untracked_origin(base)}")
+                    self.books.orphan(call, ttd201_crosses_function.untracked_advance(
+                        self.crossing.untracked_origin(base)))
             return None
         value = self.books.settle(value)
         deltas = self.fn.facts.movable_elements(offsets.value) if offsets is not None else None
         if deltas is not None and len(deltas) != len(value.dims):
-            self.books.refuse(value.creations, self.books.reject(f"`tl.advance` moves {len(deltas)} dimensions of a "
-                                                     f"rank-{len(value.dims)} block pointer", call))
+            self.books.refuse(value.creations, self.books.reject(
+                ttd108_unsupported_use.advance_rank(len(deltas), len(value.dims)), call))
             return None
         if deltas is None:
             self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE,
                                                  ttd108_unsupported_use.ADVANCE_DELTAS, call))
             return None
         if any(self.fn.facts.mentions_int64(delta) for delta in deltas):
-            blocker = planner.Obstacle(ttd106_int64_offsets.CODE, "advanced by an int64 delta; descriptor offsets "
-                                       "are int32")
+            blocker = planner.Obstacle(ttd106_int64_offsets.CODE, ttd106_int64_offsets.ADVANCED)
             for creation in value.creations:
                 self.books.creations_by_id(creation).blockers.append(blocker)
             if self.fn.policy.target == "descriptor":

@@ -71,15 +71,15 @@ class Bookkeeping(Part):
             self.run.dirty = True
         return Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.rejected(what), call)
 
-    def never_compiles(self, call: cst.Call, code: str, what: str, assertion: str,
+    def never_compiles(self, call: cst.Call, code: str, message: str, assertion: str,
                        owners: frozenset = frozenset()) -> None:
-        """A block-pointer use that Triton rejects at compile time wherever it is reached (`what`): one on `None`
+        """A block-pointer use that Triton rejects at compile time wherever it is reached (`message`, from its
+        rule: ttd003_access.never_compiles): one on `None`
         (tritonbench keeps a block-pointer path behind `if not ENABLE_TMA:` whose callers all pass `None`), or with
         a `mask=` (MInference's output store). It becomes `tl.static_assert(False, "<assertion>")`, rejected there
         just the same, and the block-pointer API goes. `owners`: the block pointers whose rewrite this is."""
         if not any(use.node is call for use in self.run.dead_uses):
-            self.run.dead_uses.append(Refusal(code, f"{what}: Triton rejects it at compile time wherever it is "
-                                              "reached, and so does the `tl.static_assert` it becomes", call))
+            self.run.dead_uses.append(Refusal(code, message, call))
         self.run.expr_edits[id(call)] = (owners, CompileError(self.fn.language, assertion))
 
     def settle(self, value: BlockPtr) -> BlockPtr:

@@ -214,13 +214,13 @@ class Creations(Part):
         power of two."""
         rank = len(parts["block_shape"])
         if rank == 0:
-            return "`make_block_ptr` describes no dimension"
+            return ttd108_unsupported_use.NO_DIMENSION
         order = [int_value(o) for o in parts["order"] or ()]
         if order and None not in order and sorted(order) != list(range(rank)):
-            return f"`order` {tuple(order)} is not a permutation of the {rank} dimensions"
+            return ttd108_unsupported_use.order_not_permutation(tuple(order), rank)
         for size in map(int_value, parts["block_shape"]):
             if size is not None and (size <= 0 or size & (size - 1)):
-                return f"the block size {size} is not a positive power of two"
+                return ttd108_unsupported_use.block_size_not_power(size)
         return None
 
     def is_parameter_pointer(self, creation: Creation) -> bool:

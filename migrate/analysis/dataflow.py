@@ -379,7 +379,7 @@ class Dataflow(Part):
                         self.fn.knowledge.stale_names.setdefault(creation, set()).add(name)
 
     def visit(self, node: cst.CSTNode, state: State, code: str = ttd108_unsupported_use.CODE,
-              how: str = "used where the rewrite cannot follow it") -> None:
+              how: str = ttd108_unsupported_use.UNFOLLOWED) -> None:
         # type(), not isinstance(): libcst's classes are ABCs, whose isinstance is a Python-level call, and
         # this runs on every node of every statement.
         kind = type(node)
@@ -401,7 +401,7 @@ class Dataflow(Part):
             self.visit_children(node, state, code, how)
 
     def visit_children(self, node: cst.CSTNode, state: State, code: str = ttd108_unsupported_use.CODE,
-                       how: str = "used where the rewrite cannot follow it") -> None:
+                       how: str = ttd108_unsupported_use.UNFOLLOWED) -> None:
         for child in children(node):
             self.visit(child, state, code, how)
 
@@ -428,7 +428,7 @@ class Dataflow(Part):
     def read(self, node: cst.Name, state: State, code: str, how: str) -> None:
         value = state.get(node.value)
         if isinstance(value, BlockPtr):
-            self.books.refuse(value.creations, Refusal(code, f"block pointer `{node.value}` {how}", node))
+            self.books.refuse(value.creations, Refusal(code, ttd108_unsupported_use.used(node.value, how), node))
         elif isinstance(value, Opaque):
             self.books.refuse_ambiguous(value, node)
         elif isinstance(value, Placeholder):
@@ -467,9 +467,8 @@ class Dataflow(Part):
             # Refused only where the merged value is read: a name reused for a block pointer of another rank
             # (`p_v` of rank 2 in one loop, of rank 1 in the next) meets itself at the next loop's head, where
             # the old value is dead.
-            return Opaque(creations, "holds block pointers of different ranks on different paths (give each its "
-                          "own name)" if a.stem == b.stem else "holds block pointers with different descriptors on "
-                          "different paths")
+            return Opaque(creations, ttd109_ambiguous_value.RANKS_DIFFER if a.stem == b.stem else
+                          ttd109_ambiguous_value.DESCRIPTORS_DIFFER)
         alike = len({tuple(self.books.creations_by_id(c).permutation) for c in creations}) == 1
         if alike:
             self.fn.knowledge.union(creations)

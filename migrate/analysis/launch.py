@@ -30,9 +30,8 @@ class Launch(Part):
         """Why the analysis takes this function for one the host does not launch, as far as it knows."""
         called = self.fn.context is not None and self.fn.context.is_called()
         if self.fn.facts.named_by is None or called:
-            return "this function is not launched from the host (it is called by other `@triton.jit` functions)"
-        return (f"{self.fn.facts.named_by} has this function's name, so it is taken for a helper of other "
-                f"`@triton.jit` functions, with no launch of its own to check")
+            return ttd009_launch_guard.NOT_LAUNCHED
+        return ttd009_launch_guard.named_by(self.fn.facts.named_by)
 
     def launch_check(self, creation: Creation):
         if creation.check is None and creation.unit is not None:
@@ -42,7 +41,7 @@ class Launch(Part):
             creation.check = guards.launch_check(creation.base, creation.strides, creation.block, creation.unit,
                                                  self.fn.facts, self.fn.arguments,
                                                  creation.shape[creation.unit] if unproven_row else None)
-        return creation.check or "no dimension has a unit stride"
+        return creation.check or ttd009_launch_guard.NO_UNIT_STRIDE
 
     def stated_check(self, creation: Creation):
         """What a descriptor on stated facts relies on for its tensor (TTD010): what `migrate verify` can check
