@@ -167,7 +167,8 @@ class AccessForms(Part):
         if deltas is not None:
             self.moves.note_moving(value, deltas)
         return MaskedAccess(member, value.creations, self.fn.language, variants, named, held, pointer, base, strides,
-                            offsets, axes, shape, lower, self.accesses.padding(bound))
+                            offsets, axes, shape, lower, self.accesses.padding(bound),
+                            tuple(self.accesses.user_mask(bound)) or None)
 
     def element_type(self, query: ElementType) -> ElementType:
         """What `p.dtype.element_ty` means once the analysis is over: the dtype of the pointers `p` holds, where

@@ -212,6 +212,7 @@ class MaskedAccess:
     shape: list
     lower: list  # per dimension: whether the offset may be negative (the mask checks `>= 0` too)
     padding: object  # a literal option, or the name of a constexpr holding one
+    given: tuple | None = None  # the `mask=`, `other=` the source gave, where the access never compiled (user_mask)
     # known once the analysis is over (FunctionAnalysis.edits):
     moving: set | None = None  # the dimensions the block pointer moves in: held pointers leave them out
     created_here: bool | None = None  # the pointer is the creation (`tl.load(tl.make_block_ptr(...))`)

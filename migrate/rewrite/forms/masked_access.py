@@ -11,7 +11,6 @@ import libcst as cst
 
 from triton_migrate.analysis.calls import bind
 from triton_migrate.analysis.records import MaskedAccess, NamedMaskAccess
-from triton_migrate.analysis.sites import Accesses
 from triton_migrate.syntax.build import keyword
 from triton_migrate.syntax.forms import masked_pointers as masked
 
@@ -25,7 +24,7 @@ def build(access: MaskedAccess, stand_ins: StandIns, updated: cst.Call) -> cst.B
     placeholder = stand_ins.placeholder
     again = bind(updated, access.member)
     kept = [keyword(k, again[k].value) for k in HINTS if k in again]
-    given = {k: again[k].value for k in Accesses.user_mask(again)}  # only where it never compiles
+    given = {k: again[k].value for k in access.given or ()}  # only where it never compiles
     ptrs = _pointers(access, placeholder)
     accesses = [masked.load(access.language, ptrs, masked.both(_mask(access, checked, placeholder),
                                                                given.get("mask")), access.padding, kept,
