@@ -399,7 +399,7 @@ class HandleCreation:
     spelt: dict  # argument -> its elements, where the call has no literal tuple (Creation.spelt)
     padding: str
     function: cst.BaseExpression | None = None  # a descriptor's: `tl.make_tensor_descriptor` as the module names it
-    permutation: tuple = ()  # a descriptor's order of dimensions (TTD103)
+    permutation: list | None = None  # a descriptor's order of dimensions (TTD103)
     shim: cst.BaseExpression | None = None  # a compat tile's: how migrated code names the shim
     impl: str | None = None  # a compat tile's: "emu" or "auto"
     guard: str | None = None  # a compat tile's chosen at launch (TTD009): "auto" under this flag, "emu" otherwise

@@ -65,7 +65,7 @@ class Results(Part):
 
     def reads_pointers(self, creations) -> bool:
         """Whether some masked access reads these block pointers' pointers from the name that holds them, so
-        that their creations and advances assign them (access_forms.pointer_builder)."""
+        that their creations and advances assign them (access_forms.holds_pointers)."""
         return any(m in self.fn.knowledge.named for c in creations for m in self.class_of(c))
 
     def moving_dims(self, creations) -> set[int]:
