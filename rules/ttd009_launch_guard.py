@@ -76,3 +76,49 @@ def launch_check(tensor: str, width: str, multiples: list[str], unit_stride: str
     if unit_stride is not None:
         facts.append(f"`{unit_stride}` is 1")
     return ", ".join(facts)
+
+
+# Why the analysis takes a function for one the host does not launch (no launch to check)
+NOT_LAUNCHED = "this function is not launched from the host (it is called by other `@triton.jit` functions)"
+
+
+def named_by(what: str) -> str:
+    """A function that `what` (a helper's call elsewhere) names: taken for a helper."""
+    return (f"{what} has this function's name, so it is taken for a helper of other `@triton.jit` functions, with "
+            "no launch of its own to check")
+
+
+# Why no launch check can be written for a block pointer
+NO_UNIT_STRIDE = "no dimension has a unit stride"
+
+
+def width_unchecked(width: str) -> str:
+    return f"the innermost block width `{width}` is not computed from the kernel's arguments"
+
+
+def unit_stride_unchecked(stride: str) -> str:
+    return f"the unit stride `{stride}` is not one of the kernel's arguments"
+
+
+def row_width_unchecked(width: str) -> str:
+    return f"the row width `{width}` is not computed from the kernel's arguments"
+
+
+def term_unchecked(term: str) -> str:
+    return f"`{term}` is not a multiple of anything the kernel's arguments tell at launch"
+
+
+def term_never_aligned(term: str) -> str:
+    return f"`{term}` is never a multiple of 16 bytes"
+
+
+def base_unchecked(base: str) -> str:
+    return f"the base `{base}` is not a kernel argument plus offsets"
+
+
+def base_of_several(base: str) -> str:
+    return f"the base `{base}` is not one pointer argument plus offsets"
+
+
+def argument_reassigned(name: str) -> str:
+    return f"the pointer argument `{name}` is reassigned"
