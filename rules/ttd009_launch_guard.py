@@ -70,6 +70,11 @@ def message(what: str, stem: str, notes: str) -> str:
     return f"{what} → tensor descriptor `{stem}_desc` where the launch allows it, masked pointers elsewhere{notes}"
 
 
+def checked(check: str) -> str:
+    """The note that says what the launch checks (`check`, in words)."""
+    return f"checked at launch: {check}"
+
+
 def launch_check(tensor: str, width: str, multiples: list[str], unit_stride: str | None) -> str:
     """What the launch checks for a block pointer, in words."""
     facts = [f"`{tensor}` is 16-byte aligned", f"`{width}` elements hold 16 bytes or more"]

@@ -81,6 +81,17 @@ def untracked_access(member: str, origin: str) -> str:
     return f"`tl.{member}` with `boundary_check`/`padding_option` on {origin}"
 
 
+def frozen_callers(why: str) -> str:
+    """Appended to an orphan's message where the helper's callers cannot be migrated (`why`)."""
+    return f"; its callers cannot pass it as parts: {why}"
+
+
+def tuple_kept(why: str) -> str:
+    """Appended to the refusals on the lines of a tuple of block pointers that is not respelt (`why`)."""
+    return (" (a tuple read only by literal indices is followed as one name per element where every block "
+            f"pointer of its function then migrates; here, {why})")
+
+
 def not_followed(code: str) -> str:
     return f"`{code}`, which is not a block pointer the migration follows (one kept in a tuple, or a call's result)"
 
