@@ -116,14 +116,20 @@ def main() -> None:
                 times.setdefault((found["kernel"], found["config"]), {}).setdefault(tree.name, []).append(found["us"])
             if process.wait():
                 sys.exit(f"{tree}: the timing worker failed")
-    names = [tree.name for tree in args.trees]
-    print(f"{'kernel':43} {'config':34} " + " ".join(f"{n[:10]:>10}" for n in names) + "  µs (fastest round), ratio")
+        report(times, [tree.name for tree in args.trees], round_ + 1)  # after every round: a run cut short
+        if args.json:  # still leaves one
+            args.json.write_text(json.dumps([{"kernel": k, "config": c, "us": t} for (k, c), t in times.items()]))
+
+
+def report(times: dict, names: list[str], rounds: int) -> None:
+    print(f"\nafter round {rounds}: µs, the fastest round, and the first tree's time / each other's", flush=True)
     for (kernel, config), per_tree in times.items():
+        if any(name not in per_tree for name in names):
+            continue
         fastest = {name: min(per_tree[name]) for name in names}
         ratios = " ".join(f"{fastest[names[0]] / fastest[name]:.3f}" for name in names[1:])
-        print(f"{kernel[:43]:43} {config[:34]:34} " + " ".join(f"{fastest[n]:10.1f}" for n in names) + f"  {ratios}")
-    if args.json:
-        args.json.write_text(json.dumps([{"kernel": k, "config": c, "us": t} for (k, c), t in times.items()], indent=1))
+        cells = " ".join(f"{name[:10]} {fastest[name]:7.1f}" for name in names)
+        print(f"{kernel[:43]:43} {config[:34]:34} {cells}  {ratios}", flush=True)
 
 
 if __name__ == "__main__":
