@@ -111,7 +111,7 @@ def main() -> None:
         order = args.trees[round_ % len(args.trees):] + args.trees[:round_ % len(args.trees)]
         for tree in order:
             process = run(tree, args)
-            for line in process.stdout:
+            for line in filter(lambda line: line.startswith("{"), process.stdout):  # not a library's print
                 found = json.loads(line)
                 times.setdefault((found["kernel"], found["config"]), {}).setdefault(tree.name, []).append(found["us"])
             if process.wait():
