@@ -95,6 +95,13 @@ def label(config) -> str:
     return f"{config.kwargs} w{config.num_warps} s{config.num_stages}"
 
 
+def ctas_per_sm(registers: int, shared: int, warps: int) -> int:
+    """How many CTAs an sm_90 SM holds at once: 64K registers allocated per warp in units of 256, 228 KiB of
+    shared memory with 1 KiB reserved per CTA, 64 warps, 32 CTAs."""
+    per_warp = -(-registers * 32 // 256) * 256
+    return min(65536 // (per_warp * warps), 233472 // (shared + 1024), 64 // warps, 32)
+
+
 def binary(cubin: bytes, bin_dir: Path) -> dict[str, int]:
     """Registers, local memory (spills) and SASS instructions of the kernel in a cubin."""
     with tempfile.NamedTemporaryFile(suffix=".cubin") as file:
@@ -139,6 +146,7 @@ def compile_tree(tree: Path, kernels: list[str], configs: str, dump: Path | None
                 re.findall(r"\bcp\.async\.c[ag]\.shared\.global \[[^]]*\], \[[^]]*\], (\w+)",
                            kernel.asm["ptx"])).items()))
             found.update(binary(kernel.asm["cubin"], bin_dir), shared=kernel.metadata.shared)
+            found["CTAs/SM"] = ctas_per_sm(found["registers"], found["shared"], config.num_warps)
             if dump:
                 for stage in ("ttir", "ttgir", "llir", "ptx"):
                     (dump / f"{tree.name}-{name}-{index}.{stage}").write_text(kernel.asm[stage])
@@ -170,14 +178,15 @@ def main() -> None:
         if out.returncode:
             sys.exit(f"{tree}: {out.stderr[-3000:]}")
         results[tree] = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
-    print(f"{'kernel':43} {'config':34} {'tree':10} {'regs':>4} {'local':>5} {'smem':>6} {'SASS':>5} {'PTX':>5}  "
-          "PTX classes")
+    print(f"{'kernel':43} {'config':34} {'tree':10} {'regs':>4} {'local':>5} {'smem':>6} {'CTAs/SM':>7} {'SASS':>5} "
+          f"{'PTX':>5}  PTX classes")
     for row, first in enumerate(results[args.trees[0]]):
         for tree in args.trees:
             found = results[tree][row]
             classes = {k: v for k, v in found.items() if isinstance(v, dict)}
             print(f"{first['kernel'][:43]:43} {first['config'][:34]:34} {tree.name[:10]:10} {found['registers']:4} "
-                  f"{found['local bytes']:5} {found['shared']:6} {found['SASS']:5} {found['instructions']:5}  "
+                  f"{found['local bytes']:5} {found['shared']:6} {found['CTAs/SM']:7} {found['SASS']:5} "
+                  f"{found['instructions']:5}  "
                   + (json.dumps(classes) if args.verbose else ""))
 
 
