@@ -92,8 +92,9 @@ def _bound(kernel, decide):
     heads = ", ".join(p.name if p.default is p.empty else f"{p.name}=None"
                       for p in parameters)
     named = ", ".join(f"{p.name!r}: {p.name}" for p in parameters)
-    module = compile(f"def {function.__name__}({heads}, **__options):\n"
-                     f"    return __decide({{{named}}})", "<launch_guard>", "exec")
+    source = (f"def {function.__name__}({heads}, **__options):\n"
+              f"    return __decide({{{named}}})")
+    module = compile(source, "<launch_guard>", "exec")
     code = next(c for c in module.co_consts if isinstance(c, CodeType))
     defaults = tuple(p.default for p in parameters if p.default is not p.empty)
     return FunctionType(code, {"__decide": decide}, None, defaults)
