@@ -46,6 +46,7 @@ from triton_migrate.rules import (
     ttd011_dead_helper,
     ttd107_narrow_block,
     ttd108_unsupported_use,
+    ttd201_crosses_function,
     ttd202_triton_imported_elsewhere,
 )
 from triton_migrate.syntax.nodes import canonical_code
@@ -250,8 +251,7 @@ def _as_written(outcome: FileOutcome, kept: tuple[tuples.Spelling, str] | None) 
     if kept is None:
         return outcome
     spelling, why = kept
-    note = f" (a tuple read only by literal indices is followed as one name per element where every block " \
-           f"pointer of its function then migrates; here, {why})"
+    note = ttd201_crosses_function.tuple_kept(why)
     return replace(outcome, diagnostics=tuple(replace(d, message=d.message + note)
                                               if not d.fixed and spelling.in_tuple(d.line) else d
                                               for d in outcome.diagnostics))
@@ -533,8 +533,7 @@ def _imported_elsewhere(source: str, tree: ast.Module, borrowed: TritonNames | N
     found = []
     for call, head, origin in calls:
         line, column = positions.start(call)
-        statement = f"`--triton-module {origin}.{head}={'triton' if head == 'triton' else 'triton.language'}`" \
-            if not origin.startswith(".") else "`triton-modules`, under the module's full name"
+        statement = ttd202_triton_imported_elsewhere.statement(origin, head)
         message = ttd202_triton_imported_elsewhere.message(head, origin, statement)
         found.append(Diagnostic(line, column + 1, ttd202_triton_imported_elsewhere.CODE, message, False, "untouched"))
     return tuple(found)
@@ -702,7 +701,7 @@ def _diagnostics(analysis: FunctionAnalysis, positions: Positions, namer: Namer)
     frozen = _frozen_reason(analysis)
     for orphan in analysis.orphans:
         line, column = positions.start(orphan.node)
-        message = orphan.message + (f"; its callers cannot pass it as parts: {frozen}" if frozen else "")
+        message = orphan.message + (ttd201_crosses_function.frozen_callers(frozen) if frozen else "")
         found.append(Diagnostic(line, column + 1, orphan.code, message, False, "untouched"))
     return found
 
@@ -721,23 +720,22 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
     reasons.update({b.code: b.message for b in creation.blockers if "descriptor" not in forms})
     notes = []
     if "descriptor" in forms and creation.permutation != sorted(creation.permutation):
-        notes.append("transposed view: loads and stores permute")
+        notes.append(ttd001_descriptor.TRANSPOSED)
     if analysis.is_hoisted(creation):
-        notes.append("descriptor created once before the loop")
+        notes.append(ttd001_descriptor.HOISTED)
     if analysis.width_tested({creation_id}):
         notes.append(ttd107_narrow_block.TESTED)
     if creation.hints_dropped:
-        notes.append("cache/eviction hints dropped")
+        notes.append(ttd001_descriptor.HINTS_DROPPED)
     if reasons:
-        which = "every access" if forms == {"pointer"} else "some accesses"
-        notes.append(f"masked pointers for {which}: " + "; ".join(f"{c} {m}" for c, m in sorted(reasons.items())))
+        notes.append(ttd006_masked_pointers.for_accesses(forms == {"pointer"}, reasons))
     if forms == {"pointer"} and not reasons and analysis.policy.target == "pointer":
-        notes.append("`pointer` is this kernel's target (kernel-targets, as `migrate tune` measured)")
+        notes.append(ttd006_masked_pointers.TUNED_TARGET)
     if "parts" in forms and forms != {"parts"}:
-        notes.append("passed to helpers as base, shape, strides, offsets and block shape")
+        notes.append(ttd008_helper_parts.PASSED)
     guarded = analysis.is_guarded({creation_id})
     if guarded:
-        notes.insert(0, f"checked at launch: {_launch_check(analysis.launch_check(creation))}")
+        notes.insert(0, ttd009_launch_guard.checked(_launch_check(analysis.launch_check(creation))))
     suffix = f" ({'; '.join(notes)})" if notes else ""
     what = f"block-pointer parameter `{creation.target}` (its parts)" if isinstance(creation.anchor, cst.Param) \
         else f"block pointer `{creation.target}`" + (" (created inline)" if creation.inline else "") + \

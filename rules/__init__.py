@@ -5,8 +5,9 @@ reasons that involve other functions.
 
 A rule module owns the meaning of its code: its documentation (what `--explain` prints and the documentation
 site shows), its condition over plain values (numbers, names, flags; never a syntax tree) and the words of its
-messages. It imports nothing else of triton_migrate (tests/test_architecture.py): the analysis decides with
-the conditions and the engine reports with the messages, importing the rule modules they apply, and the
+messages (a rule may take another's words: TTD002's advance of `None` is TTD003's compile error). It imports
+nothing else of triton_migrate (tests/test_architecture.py): the analysis decides with the conditions and
+writes its refusals and obstacles in the rules' words, the engine reports them, and the
 syntax a rewrite emits is built in migrate/syntax/forms/. The front end (listing, selecting, explaining and
 suppressing codes) knows the rules only through this registry. `_launch_support.py` is no rule: it is the host
 code that guarded and stated kernels call at launch, which `migrate --write` writes beside them

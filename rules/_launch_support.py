@@ -11,10 +11,13 @@ next to the package's outermost `__init__.py`, or next to the migrated files of 
 package (a namespace package, scripts); migrated modules import it (frontend/launch.py), never paste it.
 Its text is `SOURCE`, whole: every module of ours is the same file, so a later run rewrites an older one.
 
-What a launch costs (benchmarks/launch_overhead.py): `launch_guard` is `@triton.heuristics` for one flag
-with one frame less, `descriptor_fits` only reads each tensor once, the guard installs the allocator once per
-launch that takes descriptors, and that allocator keeps one scratch buffer per device and stream instead of
-calling `torch.empty` at each launch.
+What a launch costs (benchmarks/launch_overhead.py; the floor of each part: experiments/launch_floor.py):
+`launch_guard` is `@triton.heuristics` for one flag with one frame less, its check binds the launch's
+arguments through a function made once with the kernel's parameters (as Triton's launcher does) instead of
+gathering them in Python, `descriptor_fits` reads each tensor once, the guard installs the allocator once
+per launch that takes descriptors, and that allocator keeps one scratch buffer per device and stream
+instead of calling `torch.empty` at each launch, and asks about graph capture only off the legacy default
+stream.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ in 3.4).
 """
 
 from contextvars import ContextVar
+from inspect import isfunction, signature
+from types import CodeType, FunctionType
 
 import torch
 import triton
@@ -67,16 +72,18 @@ def descriptor_fits(tensor, width, *multiples, unit_stride=1):
     for multiple in multiples:  # a loop: a generator costs more than the test
         if multiple * size % _TMA_BYTES:
             return False
-    return tensor.dtype is not torch.bool
+    return size > 1 or tensor.dtype is not torch.bool
 
 
 def launch_guard(values):
     """`@triton.heuristics` for the one flag that picks a kernel's form.
 
     `@launch_guard({"FLAG": lambda args: ...})` sets FLAG at every launch
-    from the launch's arguments (`args`: name -> value), as the heuristic
-    would, with one Python frame less on the way to the kernel. A launch
-    that takes descriptors gives its thread an allocator first.
+    from the launch's arguments (`args`: name -> value, defaults bound),
+    as the heuristic would, at less cost: the arguments are bound by a
+    function made once with the kernel's parameters, as Triton's own
+    launcher binds them. A launch that takes descriptors gives its
+    thread an allocator first.
     """
     return lambda kernel: _Guarded(kernel, values)
 
@@ -84,30 +91,47 @@ def launch_guard(values):
 class _Guarded(Heuristics):
     def __init__(self, kernel, values):
         super().__init__(kernel, kernel.arg_names, values)
-        ((self.flag, self.decide),) = values.items()
+        ((self.flag, decide),) = values.items()
+        self.decide = _bound(kernel, decide)
 
     def run(self, *args, **kwargs):  # under an autotuner, or warmed up
-        kwargs[self.flag] = _decided(self.decide, self.arg_names, args, kwargs)
+        kwargs[self.flag] = _decided(self.decide, args, kwargs)
         return self.fn.run(*args, **kwargs)
 
     def __getitem__(self, grid):
-        run, names, flag, decide = (
-            self.fn.run, self.arg_names, self.flag, self.decide)
+        run, flag, decide = self.fn.run, self.flag, self.decide
 
         def launch(*args, **kwargs):
-            kwargs[flag] = _decided(decide, names, args, kwargs)
+            kwargs[flag] = _decided(decide, args, kwargs)
             return run(*args, grid=grid, warmup=False, **kwargs)
 
         return launch
 
 
-def _decided(decide, names, args, kwargs):
-    """The flag for a launch, from its arguments by name (the positional
-    ones, then keywords; not `zip`: `zip(..., strict=False)`, which a
-    project's linter may ask for, needs Python 3.10)."""
-    named = {name: args[i] for i, name in enumerate(names[: len(args)])}
-    named.update(kwargs)
-    use = decide(named)
+def _bound(kernel, decide):
+    """`decide` as a function of the kernel's own parameters: it takes a
+    launch's arguments as the kernel does (positions, names, defaults;
+    launch options such as `num_warps` ignored) and hands `decide` them
+    by name. Made once, as Triton makes its launcher's binder, so that no
+    launch gathers its arguments in Python; compiled, not `exec`uted
+    (which a project's linter would flag in a module written into it)."""
+    function = kernel.fn
+    while not isfunction(function):  # through Triton's wrappers
+        function = function.fn
+    parameters = signature(function).parameters.values()
+    heads = ", ".join(p.name if p.default is p.empty else f"{p.name}=None"
+                      for p in parameters)
+    named = ", ".join(f"{p.name!r}: {p.name}" for p in parameters)
+    module = compile(f"def {function.__name__}({heads}, **__options):\\n"
+                     f"    return __decide({{{named}}})", "<launch_guard>", "exec")
+    code = next(c for c in module.co_consts if isinstance(c, CodeType))
+    defaults = tuple(p.default for p in parameters if p.default is not p.empty)
+    return FunctionType(code, {"__decide": decide}, None, defaults)
+
+
+def _decided(decide, args, kwargs):
+    """The flag for a launch; an allocator first if it takes descriptors."""
+    use = decide(*args, **kwargs)
     if use:
         _ensure_allocator()
     return use
@@ -137,9 +161,11 @@ def _scratch(size, alignment, stream):
     One buffer per device and stream, grown as needed: launches on a stream
     run one after another, as torch's caching allocator assumes when it
     hands a freed block to the next allocation on the same stream. A CUDA
-    graph being captured gets memory of its own, which it keeps.
+    graph being captured gets memory of its own, which it keeps; only a
+    stream other than the legacy default one (handle 0, where most launches
+    go) is asked, since CUDA never captures that one.
     """
-    if torch.cuda.is_current_stream_capturing():
+    if stream and torch.cuda.is_current_stream_capturing():
         return torch.empty(size, dtype=torch.int8, device="cuda")
     key = (torch.cuda.current_device(), stream)
     buffer = _buffers.get(key)

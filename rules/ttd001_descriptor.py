@@ -47,6 +47,12 @@ NAME = "block-pointer-to-descriptor"
 SUMMARY = "`tl.make_block_ptr` → `tl.make_tensor_descriptor` with integer offsets"
 
 
+# Notes on a migrated block pointer, in the parentheses after its message (TTD001 and the forms beside it).
+TRANSPOSED = "transposed view: loads and stores permute"
+HOISTED = "descriptor created once before the loop"
+HINTS_DROPPED = "cache/eviction hints dropped"  # by a descriptor's or a compat tile's accesses
+
+
 def message(what: str, stem: str, notes: str) -> str:
     """`what`: the block pointer, in words; `notes`: what follows in parentheses, or nothing."""
     return f"{what} → tensor descriptor `{stem}_desc`{notes}"

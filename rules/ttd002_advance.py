@@ -29,6 +29,15 @@ included); an advance of `None` stays the compile error it was.
 Fixtures: gemm_loop_advance, advance_in_branch, negative_advance, runtime_delta, inline_advance_load,
 while_loop, nested_loops, alias_copy, helper_none_only, method_advance.
 """
+from __future__ import annotations
+
+from .ttd003_access import never_compiles
+
 CODE = "TTD002"
 NAME = "advance-to-offsets"
 SUMMARY = "`tl.advance` → integer offset arithmetic"
+
+
+def on_none(why: str) -> str:
+    """An advance of `None` (`why`: ttd003_access's `none_here`, `always_none`)."""
+    return never_compiles(f"`tl.advance` where {why}")

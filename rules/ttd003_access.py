@@ -37,6 +37,46 @@ change no value.
 Fixtures: gemm_loop_advance, cache_hints, padding_nan, two_paddings, transposed_view, kt_view_attention,
 store_scalar, helper_checks_by_flags, dtype_query, dtype_only_pointer.
 """
+from __future__ import annotations
+
 CODE = "TTD003"
 NAME = "load-store-to-descriptor"
 SUMMARY = "`tl.load`/`tl.store` on a block pointer → `desc.load`/`desc.store`"
+
+
+def never_compiles(what: str) -> str:
+    """A use Triton rejects at compile time wherever it is reached (`what`), which becomes a
+    `tl.static_assert(False, ...)` (decision `compile-error`)."""
+    return (f"{what}: Triton rejects it at compile time wherever it is reached, and so does the `tl.static_assert` "
+            "it becomes")
+
+
+def impossible_check(member: str, why: str) -> str:
+    """An access whose `boundary_check` Triton rejects (`why`: `dimension_outside`, DIMENSION_TWICE)."""
+    return never_compiles(f"`tl.{member}` where {why}")
+
+
+def dimension_outside(dimension: int, rank: int) -> str:
+    return f"`boundary_check` names dimension {dimension} of a rank-{rank} block pointer"
+
+
+DIMENSION_TWICE = "`boundary_check` names a dimension twice"
+
+
+def on_none(member: str, why: str) -> str:
+    """An access with `boundary_check` or `padding_option` on `None` (`why`: `none_here`, `always_none`)."""
+    return never_compiles(f"`tl.{member}` with `boundary_check`/`padding_option` where {why}")
+
+
+def none_here(name: str) -> str:
+    return f"`{name}` is `None` here"
+
+
+def always_none(name: str) -> str:
+    """A parameter every call fills with `None`."""
+    return f"every call passes `{name}` as `None`"
+
+
+def no_block_pointer(why: str) -> str:
+    """What the `tl.static_assert` a use of `None` as a block pointer becomes says (`why`: how it is `None`)."""
+    return f"{why}: no block pointer"

@@ -75,5 +75,14 @@ NAME = "block-pointer-to-masked-pointers"
 SUMMARY = "block pointer → masked pointer arithmetic with exact block-pointer semantics"
 
 
+TUNED_TARGET = "`pointer` is this kernel's target (kernel-targets, as `migrate tune` measured)"
+
+
 def message(what: str, notes: str) -> str:
     return f"{what} → masked pointers{notes}"
+
+
+def for_accesses(every: bool, reasons: dict[str, str]) -> str:
+    """The note that says why accesses keep masked pointers (`reasons`: code -> its message)."""
+    which = "every access" if every else "some accesses"
+    return f"masked pointers for {which}: " + "; ".join(f"{c} {m}" for c, m in sorted(reasons.items()))

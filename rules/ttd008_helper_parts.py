@@ -70,6 +70,9 @@ NAME = "block-pointer-as-parts"
 SUMMARY = "block pointer passed to a `@triton.jit` helper → its base, shape, strides, offsets and block shape"
 
 
+PASSED = "passed to helpers as base, shape, strides, offsets and block shape"  # the note beside another form
+
+
 def message(what: str, notes: str) -> str:
     return f"{what} → passed to helpers as its parts{notes}"
 

@@ -104,3 +104,20 @@ def stated(tensor: str, fact: str, expressions: list[str], where: str) -> str:
                "in-bounds": "no tile starts before it, and each lies inside it where its access does not "
                             "check the bounds (not checked at launch: tiles depend on program ids)"}[fact]
     return f"`{tensor}` stated `{fact}` ({where}): {meaning}"
+
+
+def unstated(message: str, fact: str) -> str:
+    """An obstacle's `message`, with the fact that would cover it named."""
+    return f"{message}; no one stated `{fact}` for it, which a launched kernel's descriptor may rely on (TTD010)"
+
+
+def stated_on_line(line: int) -> str:
+    """Where a fact stated in the source was stated."""
+    return f"`# migrate: assume` on line {line}"
+
+
+def unknown_facts(line: int, unknown: list[str], facts) -> str:
+    """A `# migrate: assume[...]` that states no fact this tool knows (`unknown`: what it states; `facts`: the
+    known ones)."""
+    return (f"line {line}: `# migrate: assume[...]` states {', '.join(map(repr, unknown)) or 'nothing'}; the facts "
+            f"are {', '.join(facts)}")

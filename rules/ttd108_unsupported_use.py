@@ -111,3 +111,77 @@ def rejected_access(what: str) -> str:
 def mask_on_shared_line(member: str, keyword: str) -> str:
     return (f"`tl.{member}` with `{keyword}=` on a block pointer, which Triton rejects at compile time (every "
             "version), on a line of several statements (a `tl.static_assert` that keeps it so would go before it)")
+
+
+UNFOLLOWED = "used where the rewrite cannot follow it"
+
+
+def used(name: str, how: str) -> str:
+    """A block pointer read where the rewrite does not follow it (`how`: UNFOLLOWED, `passed_to`, ...)."""
+    return f"block pointer `{name}` {how}"
+
+
+PARTS_CHANGED = "the masked-pointer form needs the base, shape and strides unchanged at the access"
+
+
+def masked_access(member: str, keyword: str) -> str:
+    """A block-pointer access given `mask=` or `other=` (`keyword`), which Triton rejects."""
+    return f"`tl.{member}` with `{keyword}=` on a block pointer"
+
+
+def masked_assertion(member: str, keyword: str) -> str:
+    """What the `tl.static_assert` before such an access says."""
+    return f"{masked_access(member, keyword)}: Triton rejects it"
+
+
+def check_parameter(check: str) -> str:
+    """A `boundary_check` that is a kernel's parameter: no one access is exact for every value it may take."""
+    return (f"`boundary_check` is the parameter `{check}`, which each launch (or call) chooses: no one access is exact "
+            "for every value it may take, and Triton has no compile-time test of which dimensions a tuple holds (no "
+            "`in`); give it as a literal, or one literal per constexpr flag (`boundary_check=(0, 1) if CHECK_ROWS "
+            "else (1,)`)")
+
+
+def check_unread(check: str) -> str:
+    return (f"`boundary_check` is `{check}`, whose dimensions the source does not show (a literal, a name assigned one "
+            "literal, a constexpr flag's choice between literals, or dimensions below the rank)")
+
+
+# What Triton rejects in a call (`rejected`'s `what`)
+NO_DIMENSION = "`make_block_ptr` describes no dimension"
+
+
+def order_not_permutation(order: tuple, rank: int) -> str:
+    return f"`order` {order} is not a permutation of the {rank} dimensions"
+
+
+def block_size_not_power(size: int) -> str:
+    return f"the block size {size} is not a positive power of two"
+
+
+def advance_rank(moved: int, rank: int) -> str:
+    return f"`tl.advance` moves {moved} dimensions of a rank-{rank} block pointer"
+
+
+def unknown_padding(option: str) -> str:
+    return f"`padding_option` {option!r} is none of \"zero\", \"nan\""
+
+
+def starred(member: str) -> str:
+    return f"`{member}` called with *args or **kwargs"
+
+
+def too_many_positional(member: str, takes: int, given: int) -> str:
+    return f"`{member}` takes {takes} positional arguments, {given} are given"
+
+
+def unknown_keyword(member: str, name: str, params) -> str:
+    return f"`{member}` has no parameter `{name}` (it takes {', '.join(params)})"
+
+
+def given_twice(member: str, name: str) -> str:
+    return f"`{member}` is given `{name}` twice"
+
+
+def missing(member: str, name: str) -> str:
+    return f"`{member}` is missing `{name}`"

@@ -41,3 +41,7 @@ def none_on_some_paths(name: str) -> str:
 
 
 DESCRIPTOR_RECREATED = "its descriptor name is re-created while this block pointer is still in use"
+# Why a name holds no one block pointer (`held`'s `why`)
+MIXED = "may hold a block pointer or another value here"
+RANKS_DIFFER = "holds block pointers of different ranks on different paths (give each its own name)"
+DESCRIPTORS_DIFFER = "holds block pointers with different descriptors on different paths"

@@ -38,3 +38,8 @@ def data_alignment(tensor: str) -> str:
 
 def term_alignment(term: str) -> str:
     return f"`{term}` × itemsize must be a multiple of 16 bytes"
+
+
+def unguardable(why: str) -> str:
+    """A descriptor that would need a launch check (TTD009) where none can be written (`why`)."""
+    return f"a descriptor would need a launch check, and none can be written: {why}"

@@ -50,3 +50,16 @@ def message(name: str, origin: str, statement: str) -> str:
     return (f"`{name}` is imported from `{origin}`, which is not known to import it from triton (neither the files "
             "migrated, its project nor the installed packages have it, or it imports another package): the block "
             f"pointer is left as it is; if it is triton's, state it ({statement})")
+
+
+def statement(origin: str, name: str) -> str:
+    """How to state that `name` imported from `origin` is triton's: the option, or the configuration key
+    for a relative import."""
+    if origin.startswith("."):
+        return "`triton-modules`, under the module's full name"
+    return f"`--triton-module {origin}.{name}={'triton' if name == 'triton' else 'triton.language'}`"
+
+
+def requirement(local: str, source: str, full: str, stated: str) -> str:
+    """What a rewrite relying on a stated binding (`local` imported from `source` is `full`) relies on."""
+    return f"`{local}` imported from `{source}` is `{full}`: stated ({stated})"

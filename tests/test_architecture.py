@@ -5,11 +5,20 @@ what those refer to. Read from the source with `ast`, nothing imported."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
+import re
+from dataclasses import replace
 from pathlib import Path
 
+import libcst as cst
+import pytest
 import tomllib
+from differential import fixture_dirs
 from test_import_graph import cycle, imported
+from update_snapshots import migrate_fixture, policy_of
+
+from triton_migrate.analysis.dataflow import FunctionAnalysis
 
 PACKAGE = "triton_migrate"
 # The layers, each a package of triton_migrate (`engine` is one module). A module of none of them (cli.py,
@@ -80,3 +89,78 @@ def test_rules_import_nothing_of_the_pipeline():
     imports = [edge for (source, target), made in layer_edges(modules()).items()
                if source == "rules" and target not in RULES_MAY_IMPORT for edge in made]
     assert imports == []
+
+
+def _callables(value, path: str, seen: set[int]) -> list[str]:
+    """Where a callable hides in what the analysis hands over: the fields of its records, dicts, lists, tuples
+    and sets, walked down to plain values (a syntax node is plain: the rewrite builds from it, never calls it)."""
+    if id(value) in seen or isinstance(value, (str, bytes, int, float, bool, type(None), cst.CSTNode)):
+        return []
+    seen.add(id(value))
+    if callable(value):
+        return [f"{path}: {value!r}"]
+    if isinstance(value, dict):
+        return [f for k, v in value.items() for f in (*_callables(k, f"{path} key", seen),
+                                                       *_callables(v, f"{path}[{k!r}]", seen))]
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [f for i, v in enumerate(value) for f in _callables(v, f"{path}[{i}]", seen)]
+    if hasattr(value, "__dict__"):
+        return [f for k, v in vars(value).items() for f in _callables(v, f"{path}.{k}", seen)]
+    return []
+
+
+@pytest.mark.parametrize("target", ["auto", "pointer", "compat"])
+def test_the_analysis_hands_the_rewrite_data_not_closures(monkeypatch, target):
+    """Issue 37: what the analysis hands the rewrite (FunctionAnalysis.edits) and the run it comes from are data
+    that say what each edit is (records), built into syntax by rewrite/forms/: no lambda, no bound method, no
+    partial, for any fixture under any target."""
+    found: list[str] = []
+    original = FunctionAnalysis.edits
+
+    def edits(self):
+        handed = original(self)
+        found.extend(_callables(handed, f"{self.function.name.value}: edits", set()))
+        found.extend(_callables(self.run, f"{self.function.name.value}: run", set()))
+        return handed
+
+    monkeypatch.setattr(FunctionAnalysis, "edits", edits)
+    for case_dir in fixture_dirs():
+        migrate_fixture(case_dir, (case_dir / "before.py").read_text(),
+                        None if target == "auto" else replace(policy_of(case_dir), target=target))
+    assert found == []
+
+
+# Words the analysis may still spell: errors of the tool itself, never a diagnostic.
+INTERNAL_ERRORS = ("analysis of `{}` did not converge", "block pointers across calls did not settle",
+                   "no position for a {}")
+
+
+def _texts(tree: ast.Module):
+    """The string literals and f-strings of a module but its docstrings, f-strings with `{}` for what they
+    format, and where each is."""
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    inside = {id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for part in ast.walk(node)
+              if part is not node}
+    for node in ast.walk(tree):
+        if id(node) in docstrings or id(node) in inside:
+            continue
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node.lineno, node.value
+        elif isinstance(node, ast.JoinedStr):
+            yield node.lineno, "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+
+
+def test_the_analysis_words_no_message():
+    """Issue 37: a rule owns its meaning, the words of its messages included (as a ruff or Fixit rule does): the
+    analysis spells no sentence (three words or more) that could reach a report, it takes them from rules/."""
+    def sentence(text: str) -> bool:
+        return sum(bool(re.search("[A-Za-z]{2}", word)) for word in text.split()) >= 3
+
+    spelt = []
+    for name, path in modules().items():
+        if layer(name) == "analysis":
+            spelt += [f"{path.name}:{line}: {text!r}" for line, text in _texts(ast.parse(path.read_text()))
+                      if sentence(text) and text not in INTERNAL_ERRORS]
+    assert spelt == []

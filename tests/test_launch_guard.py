@@ -166,6 +166,27 @@ def test_a_launch_on_masked_pointers_installs_nothing(guarded_fixture):
     assert isinstance(_launched_in_a_thread(harness, after, "view-mid-storage-K64"), _allocation.NullAllocator)
 
 
+def test_the_guard_binds_a_launchs_arguments_as_the_kernel_does(guarded_fixture):
+    """The check sees the launch's arguments by name whether they came by position or by keyword, with the
+    kernel's defaults bound and launch options left out; an argument missing is the error a plain Triton
+    kernel gives (the kernel and the argument named), not a KeyError from inside the check."""
+    import torch
+
+    harness, after = guarded_fixture
+    kernel = after.varlen_project_kernel
+    inputs = dict(harness.cases())["aligned-K64"]
+    x, w, cu = inputs["x"], inputs["w"], inputs["cu"]
+    o = torch.empty(x.shape[0], harness.H, harness.N, dtype=x.dtype)
+    constexprs = {"H": harness.H, "K": inputs["K"], "N": harness.N, "BT": harness.BT, "BK": inputs["BK"],
+                  "BN": harness.BN, "IS_VARLEN": False}
+    by_position = kernel.decide(x, w, o, cu, 8, *constexprs.values(), num_warps=4)
+    by_keyword = kernel.decide(x=x, w=w, o=o, cu_seqlens=cu, T=8, **constexprs)
+    assert by_position is by_keyword is True
+    with pytest.raises(TypeError, match=r"varlen_project_kernel\(\) missing 1 required positional argument: 'K'"):
+        kernel[(1, 1, 1)](x, w, o, cu, 8, H=harness.H, N=harness.N, BT=harness.BT, BK=inputs["BK"], BN=harness.BN,
+                            IS_VARLEN=False)
+
+
 def test_the_check_only_checks(guarded_fixture):
     # descriptor_fits runs once per tensor of a launch: the allocator is the launch's business, once.
     import torch

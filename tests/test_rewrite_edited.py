@@ -8,6 +8,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+from triton_migrate.analysis.records import CompileError
 from triton_migrate.engine import migrate_source
 from triton_migrate.rewrite.apply import Edits, Rewriter, uses_name
 
@@ -18,9 +19,9 @@ def test_an_edit_deep_in_a_built_statement_is_applied_and_the_statement_is_new()
     statement = cst.parse_statement("y = f(a, g(b.c)) + h(d)\n").body[0]
     inner = statement.value.left.args[1].value  # g(b.c)
     edits = Edits()
-    edits.expressions[id(inner)] = lambda updated: cst.Name("replaced")
+    edits.expressions[id(inner)] = CompileError(cst.Name("tl"), "replaced")
     [built] = Rewriter(edits, lambda original, updated: updated)._edited([statement])
-    assert cst.Module([]).code_for_node(built) == "y = f(a, replaced) + h(d)"
+    assert cst.Module([]).code_for_node(built) == 'y = f(a, tl.static_assert(False, "replaced")) + h(d)'
     assert built is not statement
     plain = cst.parse_statement("z = 1\n").body[0]  # no edit inside: rebuilt all the same
     [untouched] = Rewriter(edits, lambda original, updated: updated)._edited([plain])

@@ -331,7 +331,9 @@ def start_workers(args: argparse.Namespace, tool: Path) -> dict[tuple[str, str],
 
 
 def prepare(workers: dict, args: argparse.Namespace) -> dict:
-    """Phases 1 and 2. Returns per case label and tree name the fingerprint, or the error of either phase."""
+    """Phases 1 and 2. Returns per case label and tree name the fingerprint, or the error of either phase; each
+    tree's autotuning choices per op go into args.choices (a kernel's speed in two trees is the code's only
+    where both chose the same config)."""
     for (name, op), worker in workers.items():
         worker.send({"do": "compile", "cases": [case for case in args.cases if case["op"] == op]})
     fingerprints: dict[str, dict] = {label(case): {} for case in args.cases}
@@ -341,13 +343,16 @@ def prepare(workers: dict, args: argparse.Namespace) -> dict:
                 fingerprints[case_label][name] = result
     print("compiled", file=sys.stderr, flush=True)
     first_tree_choices: dict[str, dict] = {}
+    args.choices = {}
     for (name, op), worker in workers.items():
         request = {"do": "tune", "tune_ms": args.tune_ms}
         if op in first_tree_choices and args.pin_tuning:
             request["pinned"] = first_tree_choices[op]
         for case_label, result in per_case(worker.ask(request), args, op).items():
             fingerprints[case_label].setdefault(name, result)
-        first_tree_choices.setdefault(op, worker.ask({"do": "choices"}).get("result", {}))
+        chosen = worker.ask({"do": "choices"}).get("result", {})
+        args.choices.setdefault(name, {})[op] = chosen
+        first_tree_choices.setdefault(op, chosen)
         print(f"tuned {name} {op}" + (" (the first tree's choices)" if "pinned" in request else ""),
               file=sys.stderr, flush=True)
     return fingerprints
@@ -371,7 +376,8 @@ def measure(workers: dict, names: list[str], args: argparse.Namespace, fingerpri
         print(f"\nafter round {round_ + 1} of {args.rounds}:\n{report(names, times, fingerprints)}", flush=True)
         if args.json:
             args.json.write_text(json.dumps({"cases": args.cases, "trees": [str(t) for t in args.trees],
-                                             "times": times, "fingerprints": fingerprints}, indent=1) + "\n")
+                                             "times": times, "fingerprints": fingerprints,
+                                             "choices": args.choices}, indent=1) + "\n")
 
 
 def kernel_report(workers: dict, names: list[str], args: argparse.Namespace) -> str:

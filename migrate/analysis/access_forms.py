@@ -1,4 +1,4 @@
-"""The forms an access takes once decided (sites.py): the builders of a descriptor access, a compat tile's,
+"""The forms an access takes once decided (sites.py): the records of a descriptor access, a compat tile's,
 a guarded one and masked pointers, and what each records for the creations it reads. A part of
 FunctionAnalysis (shared.py)."""
 
@@ -9,10 +9,10 @@ from dataclasses import replace
 import libcst as cst
 
 from triton_migrate.rules import ttd108_unsupported_use
-from triton_migrate.syntax.forms import descriptor, masked_pointers
+from triton_migrate.syntax.forms import masked_pointers
 
 from .calls import advanced_base
-from .records import HandleAccess, MaskedAccess, NamedMaskAccess, Refusal
+from .records import ElementType, HandleAccess, MaskedAccess, NamedMaskAccess, Refusal
 from .shared import Part
 from .values import BlockPtr
 
@@ -89,7 +89,8 @@ class AccessForms(Part):
         masks = self.fn.knowledge.creation_masks
         if not differs or any(masks.get(c, checked) != checked for c in value.creations):
             return False
-        if any(self.results.creation_mask(c, checked) is None for c in creations):  # in bounds there: nothing to assign
+        if any(all(bound.always() for bound in self.results.creation_bounds(c, checked).values())
+               for c in creations):  # in bounds there: nothing to assign
             return False
         masks.update(dict.fromkeys(value.creations, checked))
         self.fn.knowledge.named.update(value.creations)
@@ -112,7 +113,7 @@ class AccessForms(Part):
             self.fn.knowledge.captured |= uncaptured
             self.run.dirty = True
             return None
-        return "the masked-pointer form needs the base, shape and strides unchanged at the access"
+        return ttd108_unsupported_use.PARTS_CHANGED
 
     def merged_parts(self, value: BlockPtr, checked: set[int] | None = None,
                      kinds: tuple[str, ...] = ("base", "shape", "stride", "range")) -> tuple:
@@ -166,17 +167,20 @@ class AccessForms(Part):
         if deltas is not None:
             self.moves.note_moving(value, deltas)
         return MaskedAccess(member, value.creations, self.fn.language, variants, named, held, pointer, base, strides,
-                            offsets, axes, shape, lower, self.accesses.padding(bound))
+                            offsets, axes, shape, lower, self.accesses.padding(bound),
+                            tuple(self.accesses.user_mask(bound)) or None)
 
-    def element_type(self, value: BlockPtr, query: cst.BaseExpression) -> cst.BaseExpression:
-        """`p.dtype.element_ty` as it is where `p` holds its pointers (it means the same of them; a block
-        pointer's `p.type.element_ty`, a block type there, would be a pointer type of theirs), else the
-        descriptor's dtype where there is one (a block pointer never loaded nor stored has none: the base's
-        element type)."""
-        if value.pointers and self.results.reads_pointers(value.creations):
-            pointer = descriptor.queried_pointer(query)
-            return query if query.value.attr.value == "dtype" else masked_pointers.element_type(pointer)
-        if "descriptor" in self.results.forms(value.creations) and self.results.uses_descriptors(value.creations) and \
-                not self.results.is_guarded(value.creations):
-            return descriptor.dtype_of(self.results.descriptor_name(value.creations, value.stem, "zero"))
-        return masked_pointers.element_type(self.books.creation_of(value).base)
+    def element_type(self, query: ElementType) -> ElementType:
+        """What `p.dtype.element_ty` means once the analysis is over: the dtype of the pointers `p` holds, where
+        it holds them (a block pointer's `p.type.element_ty`, a block type there, would be a pointer type of
+        theirs), else the descriptor's dtype where there is one (a block pointer never loaded nor stored has
+        none: the base's element type)."""
+        creations = query.creations
+        if query.pointers and self.results.reads_pointers(creations):
+            return replace(query, source="pointers")
+        if "descriptor" in self.results.forms(creations) and self.results.uses_descriptors(creations) and \
+                not self.results.is_guarded(creations):
+            return replace(query, source="descriptor", handle=self.results.descriptor_name(creations, query.stem,
+                                                                                            "zero"))
+        first = self.run.creations[self.fn.knowledge.in_order(creations)[0]]
+        return replace(query, source="base", base=first.base)

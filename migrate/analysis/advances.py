@@ -4,11 +4,16 @@ about them, and the statements that keep them in variables. A part of FunctionAn
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable
 
 import libcst as cst
 
-from triton_migrate.rules import ttd002_advance, ttd106_int64_offsets, ttd108_unsupported_use
+from triton_migrate.rules import (
+    ttd002_advance,
+    ttd003_access,
+    ttd106_int64_offsets,
+    ttd108_unsupported_use,
+    ttd201_crosses_function,
+)
 from triton_migrate.syntax.forms import advance
 from triton_migrate.syntax.nodes import canonical_code, int_value
 
@@ -19,7 +24,7 @@ from .calls import (
     advanced_base,
     member_called,
 )
-from .records import Refusal
+from .records import AdvanceMove, OffsetStep, Refusal
 from .shared import Part
 from .values import (
     OTHER,
@@ -36,7 +41,7 @@ class Advances(Part):
         resolved = self.advanced_pointer(call, state)
         if resolved is None and any(use.node is call for use in self.run.dead_uses):  # the whole line asserts
             _, error = self.run.expr_edits.pop(id(call))
-            self.run.stmt_edits[id(node)] = (frozenset(), lambda: [cst.Expr(error(call))])
+            self.run.stmt_edits[id(node)] = (frozenset(), error)
         if resolved is None:
             return self.untracked_advance(call, state)
         source, deltas = resolved
@@ -51,14 +56,16 @@ class Advances(Part):
 
     def moved(self, node, name: str, base_name: str, source: BlockPtr, deltas, state: State) -> Value:
         """`name = tl.advance(base_name, deltas)`, or `name = base_name` (a copy: deltas of 0)."""
-        dims, statements = [], []
+        dims, steps = [], []
         for d, (dim, delta) in enumerate(zip(source.dims, deltas)):
-            new, statement = self.advance_dim(id(node), name, base_name, d, dim, delta, source, state)
+            new, step = self.advance_dim(id(node), name, base_name, d, dim, delta, source, state)
             dims.append(new)
-            statements.extend(statement)
+            steps.extend(step)
         self.note_moving(source, deltas)
-        moved = self.moved_pointers(name, base_name, source)
-        self.run.stmt_edits[id(node)] = (source.creations, lambda: statements + moved())
+        # `q = p` for `q = tl.advance(p, ...)` (or a copy) where some access reads the pointers `q` holds: they
+        # leave the offsets it moves in out, so an advance leaves them as they are (`shifted`)
+        pointers = (name, base_name) if source.pointers and name != base_name else None
+        self.run.stmt_edits[id(node)] = (source.creations, AdvanceMove(source.creations, tuple(steps), pointers))
         return replace(source, dims=tuple(dims))
 
     def note_moving(self, value: BlockPtr, deltas) -> None:
@@ -70,14 +77,6 @@ class Advances(Part):
             self.run.dirty = self.run.dirty or not moving <= known
             known.update(moving)
 
-    def moved_pointers(self, name: str, base_name: str, source: BlockPtr) -> Callable[[], list]:
-        """`q = p` for `q = tl.advance(p, ...)` (or a copy) where some access reads the pointers `q` holds:
-        they leave the offsets it moves in out, so an advance leaves them as they are (`shifted`)."""
-        if not source.pointers or name == base_name:
-            return list
-        return lambda: [advance.assign(name, cst.Name(base_name))] \
-            if self.results.reads_pointers(source.creations) else []
-
     def untracked_advance(self, call: cst.Call, state: State) -> Value:
         """Advancing a block pointer we do not rewrite keeps it untouched (and reported once)."""
         base = advanced_base(call, self.fn.names)
@@ -85,7 +84,7 @@ class Advances(Part):
         return known if isinstance(known, Opaque) else OTHER
 
     def advance_dim(self, definition, name, base_name, d, dim: Dim, delta, source: BlockPtr, state):
-        """The offset in dimension `d` after `name = tl.advance(base_name, ...)`, and the statements for it."""
+        """The offset in dimension `d` after `name = tl.advance(base_name, ...)`, and the steps that move it."""
         step = self.creating.proofs(self.books.creation_of(source), d, delta)
         proofs = {"aligned": dim.aligned and step["aligned"], "nonnegative": dim.nonnegative and step["nonnegative"]}
         if name == base_name and int_value(delta) == 0:
@@ -97,10 +96,10 @@ class Advances(Part):
                 self.books.mark(dim.defs, d)
             self.flow.invalidate(var, state)
             new = Dim(cst.Name(var), var, frozenset({var}), frozenset({definition}), **proofs)
-            return new, [advance.increment(var, delta)]
+            return new, [OffsetStep(var, delta, increment=True)]
         expr = advance.plus(dim.expr, delta) if dim.expr is not None else delta
         new = self.creating.define_dim(definition, name, d, expr, proofs, state)
-        return new, ([advance.assign(new.code, expr)] if new.code != canonical_code(expr) else [])
+        return new, ([OffsetStep(new.code, expr, increment=False)] if new.code != canonical_code(expr) else [])
 
     def advanced_pointer(self, call: cst.Call, state: State):
         """(block pointer, deltas) for `tl.advance(p, deltas)`, or None (reported) if it is not one we track."""
@@ -117,28 +116,29 @@ class Advances(Part):
             if isinstance(value, Opaque):
                 self.books.refuse_ambiguous(value, base)
             elif (why := self.crossing.none_pointer(base, state)) is not None:
-                self.books.never_compiles(call, ttd002_advance.CODE, f"`tl.advance` where {why}",
-                                          f"{why}: no block pointer")
+                self.books.never_compiles(call, ttd002_advance.CODE, ttd002_advance.on_none(why),
+                                          ttd003_access.no_block_pointer(why))
             elif isinstance(base, cst.Name):
-                self.books.orphan(call, f"`tl.advance` on {self.crossing.untracked_origin(base)}", base)
+                self.books.orphan(call, ttd201_crosses_function.untracked_advance(self.crossing.untracked_origin(base)),
+                                  base)
             else:
                 self.flow.visit(base, state)
                 if not self.is_site_call(base):  # a creation or an advance there is reported where it is
-                    self.books.orphan(call, f"`tl.advance` on {self.crossing.untracked_origin(base)}")
+                    self.books.orphan(call, ttd201_crosses_function.untracked_advance(
+                        self.crossing.untracked_origin(base)))
             return None
         value = self.books.settle(value)
         deltas = self.fn.facts.movable_elements(offsets.value) if offsets is not None else None
         if deltas is not None and len(deltas) != len(value.dims):
-            self.books.refuse(value.creations, self.books.reject(f"`tl.advance` moves {len(deltas)} dimensions of a "
-                                                     f"rank-{len(value.dims)} block pointer", call))
+            self.books.refuse(value.creations, self.books.reject(
+                ttd108_unsupported_use.advance_rank(len(deltas), len(value.dims)), call))
             return None
         if deltas is None:
             self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE,
                                                  ttd108_unsupported_use.ADVANCE_DELTAS, call))
             return None
         if any(self.fn.facts.mentions_int64(delta) for delta in deltas):
-            blocker = planner.Obstacle(ttd106_int64_offsets.CODE, "advanced by an int64 delta; descriptor offsets "
-                                       "are int32")
+            blocker = planner.Obstacle(ttd106_int64_offsets.CODE, ttd106_int64_offsets.ADVANCED)
             for creation in value.creations:
                 self.books.creations_by_id(creation).blockers.append(blocker)
             if self.fn.policy.target == "descriptor":

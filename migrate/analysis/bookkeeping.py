@@ -6,9 +6,8 @@ from __future__ import annotations
 import libcst as cst
 
 from triton_migrate.rules import ttd108_unsupported_use, ttd109_ambiguous_value, ttd201_crosses_function
-from triton_migrate.syntax.forms import descriptor
 
-from .records import Creation, Refusal
+from .records import CompileError, Creation, Refusal
 from .shared import Part
 from .values import (
     BlockPtr,
@@ -72,17 +71,16 @@ class Bookkeeping(Part):
             self.run.dirty = True
         return Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.rejected(what), call)
 
-    def never_compiles(self, call: cst.Call, code: str, what: str, assertion: str,
+    def never_compiles(self, call: cst.Call, code: str, message: str, assertion: str,
                        owners: frozenset = frozenset()) -> None:
-        """A block-pointer use that Triton rejects at compile time wherever it is reached (`what`): one on `None`
+        """A block-pointer use that Triton rejects at compile time wherever it is reached (`message`, from its
+        rule: ttd003_access.never_compiles): one on `None`
         (tritonbench keeps a block-pointer path behind `if not ENABLE_TMA:` whose callers all pass `None`), or with
         a `mask=` (MInference's output store). It becomes `tl.static_assert(False, "<assertion>")`, rejected there
         just the same, and the block-pointer API goes. `owners`: the block pointers whose rewrite this is."""
         if not any(use.node is call for use in self.run.dead_uses):
-            self.run.dead_uses.append(Refusal(code, f"{what}: Triton rejects it at compile time wherever it is "
-                                              "reached, and so does the `tl.static_assert` it becomes", call))
-        self.run.expr_edits[id(call)] = (owners, lambda updated: descriptor.compile_error(self.fn.language,
-                                                                                          assertion))
+            self.run.dead_uses.append(Refusal(code, message, call))
+        self.run.expr_edits[id(call)] = (owners, CompileError(self.fn.language, assertion))
 
     def settle(self, value: BlockPtr) -> BlockPtr:
         """A value used here is one block pointer from now on, whatever path made it (joins of different

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from triton_migrate.rules import ttd202_triton_imported_elsewhere
+
 
 @dataclass(frozen=True)
 class Borrowed:
@@ -20,4 +22,4 @@ class Borrowed:
 
     def requirement(self) -> str:
         """What a rewrite relying on a stated binding relies on, in words (the report's `requires` lines)."""
-        return f"`{self.local}` imported from `{self.source}` is `{self.full}`: stated ({self.stated})"
+        return ttd202_triton_imported_elsewhere.requirement(self.local, self.source, self.full, self.stated)

@@ -7,6 +7,8 @@ import functools
 
 import libcst as cst
 
+from triton_migrate.rules import ttd108_unsupported_use
+
 from .triton_names import dotted_name
 
 SIGNATURES = {
@@ -59,18 +61,18 @@ def bind(call: cst.Call, member: str, params: tuple[str, ...] | None = None, com
     bound: dict[str, cst.Arg] = {}
     for index, arg in enumerate(call.args):
         if arg.star:
-            raise UnboundCall(f"`{member}` called with *args or **kwargs")
+            raise UnboundCall(ttd108_unsupported_use.starred(member))
         if arg.keyword is None and index >= len(params):
-            raise UnboundCall(f"`{member}` takes {len(params)} positional arguments, {_count(call)} are given")
+            raise UnboundCall(ttd108_unsupported_use.too_many_positional(member, len(params), _count(call)))
         name = arg.keyword.value if arg.keyword is not None else params[index]
         if name not in params:
-            raise UnboundCall(f"`{member}` has no parameter `{name}` (it takes {', '.join(params)})")
+            raise UnboundCall(ttd108_unsupported_use.unknown_keyword(member, name, params))
         if name in bound:
-            raise UnboundCall(f"`{member}` is given `{name}` twice")
+            raise UnboundCall(ttd108_unsupported_use.given_twice(member, name))
         bound[name] = arg
     missing = [name for name in REQUIRED.get(member, ()) if triton_member and complete and name not in bound]
     if missing:
-        raise UnboundCall(f"`{member}` is missing `{missing[0]}`")
+        raise UnboundCall(ttd108_unsupported_use.missing(member, missing[0]))
     return bound
 
 

@@ -76,8 +76,8 @@ class Creations(Part):
         creation.hoist_before = self.hoist_target(creation, stem)
         dims = tuple(self.define_dim(id(call), name, d, expr, self.proofs(creation, d, expr), state)
                      for d, expr in enumerate(creation.offsets))
-        self.run.stmt_edits[id(node)] = (frozenset({id(call)}),
-                                         lambda: self.results.creation_statements(node, creation))
+        # its statement: what only the end of the analysis knows (results.creation_record)
+        self.run.stmt_edits[id(node)] = (frozenset({id(call)}), creation)
         args_free = frozenset().union(*map(self.fn.facts.free_names, creation.shape + creation.strides))
         return BlockPtr(frozenset({id(call)}), stem, dims, args_free=args_free,
                         base_free=self.fn.facts.free_names(creation.base), pointers=True)
@@ -114,8 +114,8 @@ class Creations(Part):
         self.run.creations[id(creation)].inline = True
         if not isinstance(value, BlockPtr):
             return value  # refused: it has no statements
-        owners, builder = self.run.stmt_edits.pop(id(call))
-        self.run.line_edits.setdefault(id(self.run.line), {})[(name, "creation")] = (id(call), owners, builder)
+        owners, record = self.run.stmt_edits.pop(id(call))
+        self.run.line_edits.setdefault(id(self.run.line), {})[(name, "creation")] = (id(call), owners, record)
         return replace(value, pointers=False)  # no name holds them
 
     def created_in_access(self, pointer: cst.BaseExpression, creations: frozenset[int]) -> bool:
@@ -214,13 +214,13 @@ class Creations(Part):
         power of two."""
         rank = len(parts["block_shape"])
         if rank == 0:
-            return "`make_block_ptr` describes no dimension"
+            return ttd108_unsupported_use.NO_DIMENSION
         order = [int_value(o) for o in parts["order"] or ()]
         if order and None not in order and sorted(order) != list(range(rank)):
-            return f"`order` {tuple(order)} is not a permutation of the {rank} dimensions"
+            return ttd108_unsupported_use.order_not_permutation(tuple(order), rank)
         for size in map(int_value, parts["block_shape"]):
             if size is not None and (size <= 0 or size & (size - 1)):
-                return f"the block size {size} is not a positive power of two"
+                return ttd108_unsupported_use.block_size_not_power(size)
         return None
 
     def is_parameter_pointer(self, creation: Creation) -> bool:

@@ -16,13 +16,12 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from triton_migrate.rules import ttd108_unsupported_use, ttd201_crosses_function
-from triton_migrate.syntax.forms import helper_parts
+from triton_migrate.rules import ttd003_access, ttd108_unsupported_use, ttd201_crosses_function
 from triton_migrate.syntax.nodes import canonical_code, code_of, int_value, parsed, tuple_elements
 
 from . import inlining, planner
 from .calls import advanced_base, member_called
-from .records import Refusal
+from .records import BaseTest, HelperCallParts, Passed, Refusal, ReturnedOffsets, UnpackedOffsets
 from .shared import Part
 from .values import (
     OTHER,
@@ -61,8 +60,6 @@ class SiteFacts:
 
 # What a call site that passes `None` (or `0`) where others pass a block pointer records instead of SiteFacts.
 ABSENT, ABSENT_ZERO = "absent", "absent (0)"
-# Why no interface fits every call site, where a copy of the helper per call signature does (program.py).
-RANKS_DIFFER = "receives block pointers of different ranks at different call sites"
 
 
 def merge(found: list) -> SiteFacts | str:
@@ -73,7 +70,7 @@ def merge(found: list) -> SiteFacts | str:
     facts = [f for f in found if f not in (ABSENT, ABSENT_ZERO)]
     first = facts[0]
     if any(f.rank != first.rank for f in facts):
-        return RANKS_DIFFER
+        return ttd201_crosses_function.RANKS_DIFFER  # a copy of the helper per call signature fits (program.py)
     return SiteFacts(first.rank, first.order if all(f.order == first.order for f in facts) else None,
                      tuple(v if all(f.fixed[i] == v for f in facts) else None for i, v in enumerate(first.fixed)),
                      tuple(all(f.aligned[d] for f in facts) for d in range(first.rank)),
@@ -89,14 +86,6 @@ def part_kinds(rank: int) -> list[tuple[str, int]]:
     `p_start<d>`, not as the helper's own `p_off<d>`: Triton cannot carry a parameter through a loop when a
     caller passes a literal (it becomes a constexpr), so a helper that moves one copies it first."""
     return [("base", 0)] + [(kind, d) for kind in ("shape", "stride", "start", "block") for d in range(rank)]
-
-
-@dataclass(frozen=True)
-class Passed:
-    """The parts a call site passes for one parameter (None: a fixed literal the helper keeps)."""
-
-    names: list[str]
-    values: list[cst.BaseExpression | None]
 
 
 class Crossing(Part):
@@ -173,40 +162,31 @@ class Crossing(Part):
                 self.flow.visit(element, state)
             shape.append(None if owner is None else (owner, *proofs))
         self.run.returned.append(tuple(shape))
-        flat = [cst.Element(o) for e, v in zip(elements, values)
+        flat = [o for e, v in zip(elements, values)
                 for o in (self.moves.offsets(v, None) or [e] if isinstance(v, BlockPtr) else [e])]
         creations = frozenset().union(*(v.creations for v in values if isinstance(v, BlockPtr)))
-        new = node.with_changes(value=cst.Tuple(flat, lpar=[], rpar=[]))
-        self.run.stmt_edits[id(node)] = (creations, lambda: [new])
+        self.run.stmt_edits[id(node)] = (creations, ReturnedOffsets(node, tuple(flat)))
         return True
 
     def untracked_origin(self, pointer: cst.BaseExpression) -> str:
         """`pointer`, used as a block pointer this function does not track, and where it comes from: a parameter
         its callers cannot pass as parts (and why), or a value from elsewhere."""
         if not isinstance(pointer, cst.Name):
-            return f"`{canonical_code(pointer)}`, which is not a block pointer the migration follows (one kept in a " \
-                   "tuple, or a call's result)"
+            return ttd201_crosses_function.not_followed(canonical_code(pointer))
         helper, name = self.fn.context.helper if self.fn.context is not None else None, pointer.value
         mixed = self.mixed_helper(name)
         if mixed is not None:
-            return f"`{name}`, what `{mixed}` returns: a block pointer on one compile-time branch and something else " \
-                   "on another, which the call leaves to a constexpr it does not spell (pass a literal, `True` or " \
-                   "`False`, for the condition at each call: each is then read as the creation it amounts to)"
+            return ttd201_crosses_function.mixed_returns(name, mixed)
         if helper is None or name not in self.fn.facts.params:
-            return f"`{name}`, which is not a block pointer created in this function (a parameter or a call result)"
+            return ttd201_crosses_function.not_created_here(name)
         if not self.fn.context.is_called() and self.fn.facts.grid_launched:
-            return f"the parameter `{name}` of `{helper.qualname}`, a kernel this module launches " \
-                   f"(`{helper.qualname.rpartition('.')[2]}[...](...)`) and no `@triton.jit` function of the files " \
-                   "migrated calls: a launch passes tensors and scalars, never a block pointer (Triton rejects this " \
-                   "use at compile time)"
+            return ttd201_crosses_function.launched_parameter(name, helper.qualname)
         if not self.fn.context.is_called():
-            return f"the parameter `{name}` of `{helper.qualname}`, which nothing in the files migrated calls: its " \
-                   "callers, if any, are elsewhere and give its rank and parts (migrate them together); if none, " \
-                   "it is dead code, which `--unsafe-fixes` removes where nothing in the project names it (TTD011)"
+            return ttd201_crosses_function.uncalled_parameter(name, helper.qualname)
         why = self.fn.context.refusal(helper, name)
         if why is None:
-            return f"the parameter `{name}`, to which no call site passes a block pointer"
-        return f"the block-pointer parameter `{name}`, which its callers cannot pass as parts: {why}"
+            return ttd201_crosses_function.unfilled_parameter(name)
+        return ttd201_crosses_function.unpassable_parameter(name, why)
 
     def mixed_helper(self, name: str) -> str | None:
         """The helper `name` is assigned the result of, where it returns a block pointer on some compile-time
@@ -227,13 +207,13 @@ class Crossing(Part):
             return None
         name = pointer.value
         if isinstance(state.get(name), Placeholder):
-            return f"`{name}` is `None` here"
+            return ttd003_access.none_here(name)
         advanced_only = all(isinstance(v, cst.Call) and member_called(v, self.fn.names) == "advance" and
                             isinstance(base := advanced_base(v, self.fn.names), cst.Name) and base.value == name
                             for v in self.fn.facts.assignments.get(name, []))
         if self.fn.context is not None and name in self.fn.facts.params and advanced_only and \
                 self.fn.context.always_none(name):
-            return f"every call passes `{name}` as `None`"
+            return ttd003_access.always_none(name)
         return None
 
     def parameter_of(self, value: BlockPtr) -> str | None:
@@ -302,7 +282,7 @@ class Crossing(Part):
             if why is None and self.fn.context.interface(helper, param) is None:
                 # Not (yet) settled: the helper keeps its parameter, so the block pointer must stay too
                 # (a later round that settles it analyses this caller again, without this refusal).
-                why = "no call site passes it a block pointer whose parts are known"
+                why = ttd201_crosses_function.UNSETTLED
             parts = self.passed_parts(helper, param, value, deltas, node) if why is None else None
             if why is not None:
                 callee = canonical_code(node.func)
@@ -319,8 +299,8 @@ class Crossing(Part):
                                        [cst.Name("None")] * len(kinds))
         if passed:
             owners = frozenset().union(*(pointers[p][0].creations for p in passed if p in pointers))
-            self.run.expr_edits[id(node)] = (owners, lambda updated: helper_parts.expand(
-                node, updated, {id(bound[p]): parts for p, parts in passed.items()}))
+            self.run.expr_edits[id(node)] = (owners, HelperCallParts(node, {id(bound[p]): parts
+                                                                             for p, parts in passed.items()}))
         return True
 
     def call_to_nothing(self, node: cst.Call, state: State) -> None:
@@ -433,7 +413,7 @@ class Crossing(Part):
             return True
         owner = self.parameter_of(value)
         base = cst.Name(self.fn.namer.part(owner, "base", 0)) if owner is not None else self.base_variable(value)
-        self.run.expr_edits[id(node)] = (value.creations, lambda updated: updated.with_changes(left=base))
+        self.run.expr_edits[id(node)] = (value.creations, BaseTest(base))
         return True
 
     def site_facts(self, value: BlockPtr, deltas, bound: dict, constexprs: set[str]) -> SiteFacts:
@@ -498,7 +478,5 @@ class Crossing(Part):
             self.flow.bind(name.value, replace(value, dims=dims), state)
             flat.extend(dim.expr for dim in dims)
             owners |= value.creations
-        target_node = cst.Tuple([cst.Element(n) for n in flat], lpar=[], rpar=[])
-        new = node.with_changes(targets=[cst.AssignTarget(target_node)])
-        self.run.stmt_edits[id(node)] = (owners, lambda: [new])
+        self.run.stmt_edits[id(node)] = (owners, UnpackedOffsets(node, tuple(flat)))
         return True

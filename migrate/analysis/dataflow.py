@@ -36,7 +36,9 @@ from .facts import FunctionFacts
 from .launch import Launch
 from .naming import Namer
 from .records import (
+    AdvanceMove,
     Creation,
+    ElementType,
     FunctionEdits,
     HandleAccess,
     Knowledge,
@@ -167,43 +169,50 @@ class FunctionAnalysis:
     def launch_facts(self) -> list[dict]:
         return self.launch.launch_facts()
 
-    def finished(self, access: HandleAccess | MaskedAccess | None):
-        """An access's record with what only the end of the analysis knows: its handle's name (the paddings
-        of every access decide it), the dimensions its block pointer moves in, whether it reads a creation."""
-        if isinstance(access, HandleAccess):
-            guard = self.launch.width_flag() if access.widths_tested else access.guard
-            return replace(access, handle=self.results.descriptor_name(access.creations, access.stem,
-                                                                       access.padding),
-                           guard=guard, fallback=self.finished(access.fallback))
-        if isinstance(access, MaskedAccess):
-            return replace(access, moving=self.results.moving_dims(access.creations),
-                           created_here=self.creating.created_in_access(access.pointer, access.creations))
-        return access
+    def finished(self, record):
+        """A record with what only the end of the analysis knows: an access's handle name (the paddings of every
+        access decide it), the dimensions its block pointer moves in, whether it reads a creation; a creation's
+        statements; whether an advance assigns the pointers a name holds; what a type query means."""
+        if isinstance(record, HandleAccess):
+            guard = self.launch.width_flag() if record.widths_tested else record.guard
+            return replace(record, handle=self.results.descriptor_name(record.creations, record.stem,
+                                                                       record.padding),
+                           guard=guard, fallback=self.finished(record.fallback))
+        if isinstance(record, MaskedAccess):
+            return replace(record, moving=self.results.moving_dims(record.creations),
+                           created_here=self.creating.created_in_access(record.pointer, record.creations))
+        if isinstance(record, Creation):
+            return self.results.creation_record(record)
+        if isinstance(record, AdvanceMove) and record.pointers is not None:
+            return record if self.results.reads_pointers(record.creations) else replace(record, pointers=None)
+        if isinstance(record, ElementType):
+            return self.emit.element_type(record)
+        return record
 
     def edits(self) -> FunctionEdits:
         """The edits of the last run, but those of refused block pointers."""
         results, run = self.results, self.run
         keep = lambda owners: not results.is_refused(owners)  # noqa: E731
-        edits = FunctionEdits(id(self.fn.function), placeholder=self.fn.namer.placeholder)
+        edits = FunctionEdits(id(self.fn.function))
         for node, (owners, edit) in run.expr_edits.items():
             if not keep(owners):
                 continue
             if isinstance(edit, (HandleAccess, MaskedAccess, NamedMaskAccess)):
                 edits.accesses[node] = self.finished(edit)
             else:
-                edits.expressions[node] = edit
-        edits.statements.update({k: b for k, (o, b) in run.stmt_edits.items() if keep(o)})
+                edits.expressions[node] = self.finished(edit)
+        edits.statements.update({k: self.finished(r) for k, (o, r) in run.stmt_edits.items() if keep(o)})
         for statement in run.placeholders:
             edit = results.placeholder_statements(statement)
             if edit is not None and keep(edit[0]):
                 edits.statements[statement] = edit[1]
-        for loop, builders in results.hoisted().items():
-            edits.before_loop.setdefault(loop, []).extend(b for o, b in builders if keep(o))
-        edit = results.function_edit()
+        for loop, records in results.hoisted().items():
+            edits.before_loop.setdefault(loop, []).extend(r for o, r in records if keep(o))
+        edit = results.signature()
         if edit is not None and keep(edit[0]):
             edits.signature = edit[1]
         for line, slots in run.line_edits.items():
-            edits.before_line.setdefault(line, []).extend(b for _, o, b in slots.values() if keep(o))
+            edits.before_line.setdefault(line, []).extend(self.finished(r) for _, o, r in slots.values() if keep(o))
         return edits
 
 
@@ -370,7 +379,7 @@ class Dataflow(Part):
                         self.fn.knowledge.stale_names.setdefault(creation, set()).add(name)
 
     def visit(self, node: cst.CSTNode, state: State, code: str = ttd108_unsupported_use.CODE,
-              how: str = "used where the rewrite cannot follow it") -> None:
+              how: str = ttd108_unsupported_use.UNFOLLOWED) -> None:
         # type(), not isinstance(): libcst's classes are ABCs, whose isinstance is a Python-level call, and
         # this runs on every node of every statement.
         kind = type(node)
@@ -392,7 +401,7 @@ class Dataflow(Part):
             self.visit_children(node, state, code, how)
 
     def visit_children(self, node: cst.CSTNode, state: State, code: str = ttd108_unsupported_use.CODE,
-                       how: str = "used where the rewrite cannot follow it") -> None:
+                       how: str = ttd108_unsupported_use.UNFOLLOWED) -> None:
         for child in children(node):
             self.visit(child, state, code, how)
 
@@ -419,7 +428,7 @@ class Dataflow(Part):
     def read(self, node: cst.Name, state: State, code: str, how: str) -> None:
         value = state.get(node.value)
         if isinstance(value, BlockPtr):
-            self.books.refuse(value.creations, Refusal(code, f"block pointer `{node.value}` {how}", node))
+            self.books.refuse(value.creations, Refusal(code, ttd108_unsupported_use.used(node.value, how), node))
         elif isinstance(value, Opaque):
             self.books.refuse_ambiguous(value, node)
         elif isinstance(value, Placeholder):
@@ -458,9 +467,8 @@ class Dataflow(Part):
             # Refused only where the merged value is read: a name reused for a block pointer of another rank
             # (`p_v` of rank 2 in one loop, of rank 1 in the next) meets itself at the next loop's head, where
             # the old value is dead.
-            return Opaque(creations, "holds block pointers of different ranks on different paths (give each its "
-                          "own name)" if a.stem == b.stem else "holds block pointers with different descriptors on "
-                          "different paths")
+            return Opaque(creations, ttd109_ambiguous_value.RANKS_DIFFER if a.stem == b.stem else
+                          ttd109_ambiguous_value.DESCRIPTORS_DIFFER)
         alike = len({tuple(self.books.creations_by_id(c).permutation) for c in creations}) == 1
         if alike:
             self.fn.knowledge.union(creations)

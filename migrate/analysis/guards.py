@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from triton_migrate.rules import ttd009_launch_guard
 from triton_migrate.syntax.nodes import canonical_code, int_value
 
 from .facts import FunctionFacts
@@ -97,15 +98,15 @@ def launch_check(base: cst.BaseExpression, strides: list, block: list, unit: int
     tensor, terms = root
     width = host(block[unit])
     if width is None:
-        return f"the innermost block width `{canonical_code(block[unit])}` is not computed from the kernel's arguments"
+        return ttd009_launch_guard.width_unchecked(canonical_code(block[unit]))
     unit_stride = None if int_value(strides[unit]) == 1 else host(strides[unit])
     if unit_stride is None and int_value(strides[unit]) != 1:
-        return f"the unit stride `{canonical_code(strides[unit])}` is not one of the kernel's arguments"
+        return ttd009_launch_guard.unit_stride_unchecked(canonical_code(strides[unit]))
     multiples = []
     if row_width is not None:
         width_code = host(row_width)
         if width_code is None:
-            return f"the row width `{canonical_code(row_width)}` is not computed from the kernel's arguments"
+            return ttd009_launch_guard.row_width_unchecked(canonical_code(row_width))
         multiples.append(width_code)
     for term in [s for d, s in enumerate(strides) if d != unit] + terms:
         needed = _requirements(term, block[unit], facts, arguments, frozenset())
@@ -140,9 +141,9 @@ def _requirements(term, block, facts: FunctionFacts, arguments: Arguments, seen:
     if source is not None:
         return _requirements(source, block, facts, arguments, seen | {term.value})
     if witness is None:
-        return f"`{canonical_code(term)}` is not a multiple of anything the kernel's arguments tell at launch"
+        return ttd009_launch_guard.term_unchecked(canonical_code(term))
     if witness.isdigit() and int(witness) % 2:  # odd: no element of 8 bytes or less makes it 16
-        return f"`{canonical_code(term)}` is never a multiple of 16 bytes"
+        return ttd009_launch_guard.term_never_aligned(canonical_code(term))
     return [witness]
 
 
@@ -161,18 +162,18 @@ def _root_and_terms(base, facts: FunctionFacts, arguments: Arguments, seen: froz
         terms.insert(0, base.right)
         base = base.left
     if not isinstance(base, cst.Name) or base.value in seen:
-        return f"the base `{canonical_code(base)}` is not a kernel argument plus offsets"
+        return ttd009_launch_guard.base_unchecked(canonical_code(base))
     name = base.value
     sources = facts.assignments.get(name, [])
     if name in arguments.defaults:
         for source in sources:  # `q += offset` moves the parameter itself
             moved = _moved_by(name, source)
             if moved is None:
-                return f"the pointer argument `{name}` is reassigned"
+                return ttd009_launch_guard.argument_reassigned(name)
             terms.append(moved)
         return name, terms
     if len(sources) != 1 or not isinstance(sources[0], cst.BaseExpression):
-        return f"the base `{name}` is not one pointer argument plus offsets"
+        return ttd009_launch_guard.base_of_several(name)
     found = _root_and_terms(sources[0], facts, arguments, seen | {name})
     return found if isinstance(found, str) else (found[0], found[1] + terms)
 

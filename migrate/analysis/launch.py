@@ -10,13 +10,12 @@ import libcst as cst
 
 from triton_migrate.policy import FACTS
 from triton_migrate.rules import ttd009_launch_guard, ttd010_stated_facts, ttd107_narrow_block
-from triton_migrate.syntax.forms import block_width, launch_guard
+from triton_migrate.syntax.forms import block_width
 from triton_migrate.syntax.nodes import canonical_code, code_of, int_value
 
 from . import guards, planner
-from .calls import is_jit
-from .records import Creation, Loop
-from .shared import Builder, Part
+from .records import Creation, LaunchGuard, Loop, Signature
+from .shared import Part
 from .values import BlockPtr
 
 CHECKED_AT_LAUNCH = ("contiguous", "aligned", "aligned-rows")  # what a launch's arguments decide
@@ -31,9 +30,8 @@ class Launch(Part):
         """Why the analysis takes this function for one the host does not launch, as far as it knows."""
         called = self.fn.context is not None and self.fn.context.is_called()
         if self.fn.facts.named_by is None or called:
-            return "this function is not launched from the host (it is called by other `@triton.jit` functions)"
-        return (f"{self.fn.facts.named_by} has this function's name, so it is taken for a helper of other "
-                f"`@triton.jit` functions, with no launch of its own to check")
+            return ttd009_launch_guard.NOT_LAUNCHED
+        return ttd009_launch_guard.named_by(self.fn.facts.named_by)
 
     def launch_check(self, creation: Creation):
         if creation.check is None and creation.unit is not None:
@@ -43,7 +41,7 @@ class Launch(Part):
             creation.check = guards.launch_check(creation.base, creation.strides, creation.block, creation.unit,
                                                  self.fn.facts, self.fn.arguments,
                                                  creation.shape[creation.unit] if unproven_row else None)
-        return creation.check or "no dimension has a unit stride"
+        return creation.check or ttd009_launch_guard.NO_UNIT_STRIDE
 
     def stated_check(self, creation: Creation):
         """What a descriptor on stated facts relies on for its tensor (TTD010): what `migrate verify` can check
@@ -168,7 +166,7 @@ class Launch(Part):
             facts.append({"argument": None, "fact": "allocator", "expressions": [], "where": where})
         return facts
 
-    def guard_edit(self) -> tuple[frozenset[int], Builder] | None:
+    def guard_edit(self) -> tuple[frozenset[int], Signature] | None:
         """A kernel with guarded descriptors gets its flag and launch check (TTD009); one whose descriptors
         rely on stated facts, the hook that gives its launching threads an allocator (TTD010), unless the
         user stated that they have one; right above `@triton.jit`."""
@@ -180,23 +178,13 @@ class Launch(Part):
         tested = any(self.width_tested({id(c.call)}) for c in self.run.creations.values())
         if not guarded and not relying and not tested:
             return None
-
-        def build(updated: cst.FunctionDef) -> cst.FunctionDef:
-            checks = list(dict.fromkeys(self.launch_check(c) for c in guarded
-                                        if not self.results.is_refused({id(c.call)})))
-            hooked = [c for c in relying if not self.results.is_refused({id(c.call)})]
-            added, params = [], updated.params
-            if checks:
-                added.append(launch_guard.decorator(self.fn.launch_names[ttd009_launch_guard.GUARD],
-                                                    self.fn.guard_flag,
-                                                    self.fn.launch_names[ttd009_launch_guard.CHECK], checks))
-                params = launch_guard.with_flag(params, self.fn.guard_flag, self.fn.language)
-            if hooked:
-                added.append(cst.Decorator(cst.Name(self.fn.launch_names[ttd010_stated_facts.HOOK])))
-            jit = next(i for i, d in enumerate(updated.decorators) if is_jit(d))
-            return self.with_width_flag(updated.with_changes(
-                decorators=[*updated.decorators[:jit], *added, *updated.decorators[jit:]], params=params))
-        return frozenset(), build
+        checks = tuple(dict.fromkeys(self.launch_check(c) for c in guarded
+                                     if not self.results.is_refused({id(c.call)})))
+        hooked = [c for c in relying if not self.results.is_refused({id(c.call)})]
+        guard = LaunchGuard(self.fn.launch_names[ttd009_launch_guard.GUARD], self.fn.guard_flag,
+                            self.fn.launch_names[ttd009_launch_guard.CHECK], checks) if checks else None
+        hook = self.fn.launch_names[ttd010_stated_facts.HOOK] if hooked else None
+        return frozenset(), Signature(self.fn.language, guard=guard, hook=hook, **self.width_test())
 
     # -- the compile-time test of block widths (TTD107) --------------------------------------------
 
@@ -248,17 +236,11 @@ class Launch(Part):
                       for c in self.run.creations.values())
         return self.fn.namer.flag(ttd107_narrow_block.FLAG) if guarded else self.fn.guard_flag
 
-    def with_width_flag(self, function: cst.FunctionDef) -> cst.FunctionDef:
-        """The function with its compile-time test of block widths (TTD107) first in its body (after its
-        docstring), where some descriptor needs one."""
+    def width_test(self) -> dict:
+        """The function's compile-time test of block widths (TTD107), where some descriptor needs one: its flag
+        and its tests (Signature's `width_flag` and `width_tests`)."""
         creations = self.run.creations
         tested = [c for c in self.fn.knowledge.in_order(creations) if not self.results.is_refused({c}) and
                   self.width_tested({c})]
         tests = {code_of(t): t for c in tested for t in self.width_tests({c})}
-        if not tests:
-            return function
-        body = list(function.body.body)
-        at = 1 if body and isinstance(body[0], cst.SimpleStatementLine) and \
-            isinstance(body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString) else 0
-        body.insert(at, block_width.flag(self.width_flag(), list(tests.values()), self.fn.language))
-        return function.with_changes(body=function.body.with_changes(body=body))
+        return {"width_flag": self.width_flag(), "width_tests": tuple(tests.values())} if tests else {}

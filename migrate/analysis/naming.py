@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import itertools
 
-import libcst as cst
-
 SUFFIXES = ("_block_ptr", "_blockptr", "_bptr", "_bp", "_ptr")
 MAX_RANK = 5
 GENERATED_SUFFIXES = ("base", "desc", "desc_nan", "tile", "tile_nan", "idx", "rows", "cols", "ptrs", "mask")
@@ -19,18 +17,10 @@ _PART_KINDS = ("off", "i", "shape", "stride", "start", "block", "range")
 _GENERATED = GENERATED_SUFFIXES + tuple(f"{kind}{d}" for kind in _PART_KINDS for d in range(MAX_RANK + 1))
 
 
-PLACEHOLDER = "__triton_migrate_"  # no user code spells such a name
-
-
 class Namer:
     def __init__(self, taken: set[str]) -> None:
         self.taken = taken
         self.stems: dict[str, str] = {}  # block-pointer name -> stem
-        # The offsets and bounds the masked-pointer form uses, by placeholder (rewrite/offsets.py names them).
-        self.placeholders: dict[str, tuple[object, bool]] = {}
-        # The offset variables of block pointers that move, in any form, and the extent each runs along
-        # (rewrite/running_offsets.py merges those that always hold the same value).
-        self.running: dict[str, str] = {}
         self.inline_names: dict[int, str] = {}  # id of a creation inside a load or store -> the name it gets
 
     def stem(self, name: str) -> str:
@@ -70,13 +60,6 @@ class Namer:
         """A module-level name the rewrite adds (the launch guard's flag and check), free in the module."""
         return next(c for c in itertools.chain((name,), (f"{name}_{k}" for k in range(2, 100)))
                     if c not in self.taken)
-
-    def placeholder(self, spec, wide: bool = False) -> cst.Name:
-        """A stand-in for `spec`'s value (an axis or a bound of TTD006) until rewrite/offsets.py decides where
-        it is defined and what it is called; `wide`: an axis a stride scales (64-bit addresses)."""
-        name = f"{PLACEHOLDER}{len(self.placeholders)}"
-        self.placeholders[name] = (spec, wide)
-        return cst.Name(name)
 
     def mask(self, name: str) -> str:
         """The mask each creation of a merged block pointer assigns: fla's `m_h` for `p_h` where no name of the

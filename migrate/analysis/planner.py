@@ -15,6 +15,7 @@ import libcst as cst
 
 from triton_migrate.policy import Policy
 from triton_migrate.rules import (
+    ttd010_stated_facts,
     ttd101_unchecked_dimension,
     ttd102_inner_offset_alignment,
     ttd103_no_unit_stride,
@@ -92,8 +93,7 @@ def deciding(obstacles: list[Obstacle], policy: Policy) -> Obstacle:
 
 def unstated(obstacle: Obstacle) -> Obstacle:
     """The obstacle, with the fact that would cover it named."""
-    return replace(obstacle, message=f"{obstacle.message}; no one stated `{COVERING_FACT[obstacle.code]}` for it, "
-                                     "which a launched kernel's descriptor may rely on (TTD010)")
+    return replace(obstacle, message=ttd010_stated_facts.unstated(obstacle.message, COVERING_FACT[obstacle.code]))
 
 
 def creation_obstacles(shape, strides, offsets, block, order, facts: FunctionFacts, policy: Policy,

@@ -16,11 +16,12 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from triton_migrate.rules import ttd201_crosses_function
 from triton_migrate.syntax.nodes import canonical_code, int_value, tuple_elements
 from triton_migrate.syntax.walk import walk
 
 from .calls import UnboundCall, bind, is_jit
-from .crossing import ABSENT, ABSENT_ZERO, RANKS_DIFFER, SiteFacts, merge
+from .crossing import ABSENT, ABSENT_ZERO, SiteFacts, merge
 from .packages import absolute_module
 from .triton_names import dotted_name
 
@@ -185,11 +186,11 @@ class Program:
         units = [unit for unit in self.units if unit.module_name in frozen]
         for unit in units:
             module = unit.module_name
-            why = f"it is defined in {module}, which cannot be migrated ({frozen[module]})"
+            why = ttd201_crosses_function.defined_in_frozen(module, frozen[module])
             self.frozen_reasons.update((Key(module, q), why) for q in self.indexes[module].functions)
         for unit in units:
             module = unit.module_name
-            why = f"it is called from {module}, which cannot be migrated ({frozen[module]})"
+            why = ttd201_crosses_function.called_from_frozen(module, frozen[module])
             for call, _ in self.indexes[module].calls:
                 key = self.resolve(unit, call.func)
                 if key is not None:
@@ -204,13 +205,11 @@ class Program:
             for reference in index.references:
                 key = self.resolve(unit, reference)
                 if key is not None and not self._is_definition_name(key, reference):
-                    self.escaping(key, "it is used as a value (a function pointer or `constexpr` callable), so "
-                                  "it may be called with block pointers where the migration cannot see")
+                    self.escaping(key, ttd201_crosses_function.AS_VALUE)
             for name in index.public:
                 key = Key(unit.module_name, name)
                 if key in self.helpers:
-                    self.escaping(key, "it is public API (`__all__`): callers outside the migrated files would "
-                                  "break")
+                    self.escaping(key, ttd201_crosses_function.PUBLIC)
 
     def _is_definition_name(self, key: Key, reference) -> bool:
         return reference is self.helpers[key].node.name
@@ -287,7 +286,8 @@ class Program:
                 continue
             reason = self._site_problem(key, param, sites, refused) if self.validating else None
             merged = merge(facts) if reason is None else reason
-            if merged == RANKS_DIFFER:  # what each call passes, for a copy per signature (specialisations)
+            # what each call passes, for a copy per signature (specialisations)
+            if merged == ttd201_crosses_function.RANKS_DIFFER:
                 self.ranks[(key, param)] = {id(call): f.rank for call, f, _ in sites if isinstance(f, SiteFacts)}
             if isinstance(merged, str):
                 self.block(key, param, merged)
@@ -301,11 +301,11 @@ class Program:
             for creation in own:
                 why = analysis.refusal_for(id(creation.call))
                 if why is not None and self.validating:
-                    self.block(helper, creation.target, f"in the helper, {why.message}")
+                    self.block(helper, creation.target, ttd201_crosses_function.refused_inside(why.message))
             shapes = set(analysis.returned)
             if len(shapes) > 1:
                 for param in analysis.context.entry:
-                    self.block(helper, param, "its return statements hand back block pointers differently")
+                    self.block(helper, param, ttd201_crosses_function.RETURNS_DIFFER)
             elif shapes:
                 self.returns[helper] = shapes.pop()
         self.removable = self._inlined_everywhere(analyses)
@@ -320,8 +320,9 @@ class Program:
         group gets a copy of the helper (rewrite/specialise.py), as Triton compiles one per signature. Only a
         module-level helper whose every call is in its own module: a copy elsewhere would need new imports."""
         found = {}
-        for key in sorted({key for (key, param), why in self.blocked.items() if why == RANKS_DIFFER
-                           and (key, param) in self.ranks}, key=lambda k: (k.module, k.qualname)):
+        differ = ttd201_crosses_function.RANKS_DIFFER
+        for key in sorted({key for (key, param), why in self.blocked.items()
+                           if why == differ and (key, param) in self.ranks}, key=lambda k: (k.module, k.qualname)):
             calls = self.calls_of[key]
             if "." in key.qualname or any(self.calling[id(call)][0].module_name != key.module for call in calls):
                 continue
@@ -389,13 +390,12 @@ class Program:
         seen = {id(call) for call, facts, _ in sites}
         missing = [c for c in self.calls_of[key] if id(c) not in seen]
         if missing:
-            return "some of its call sites are in code the migration does not analyse (outside a function with " \
-                   "block pointers)"
+            return ttd201_crosses_function.UNSEEN_CALLS
         for call, facts, creations in sites:
             if facts is None:
-                return "it receives a block pointer at some call sites and another value at others"
+                return ttd201_crosses_function.MIXED_ARGUMENTS
             if creations & refused:
-                return "one of its callers' block pointers cannot be migrated"
+                return ttd201_crosses_function.CALLER_REFUSED
         return None
 
     def block(self, key: Key, param: str, reason: str) -> None:

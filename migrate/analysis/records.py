@@ -1,9 +1,10 @@
-"""What the analysis knows about each block pointer, and what it has learnt across reruns."""
+"""What the analysis knows about each block pointer, what it has learnt across reruns, and the records of the
+edits it hands the rewrite: plain data that says what each edit is (an access, a creation's statements, an
+advance, a helper call's parts, a signature), which rewrite/forms/ builds into syntax."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
 
 import libcst as cst
 
@@ -148,24 +149,19 @@ class Loop:
     continues: list = field(default_factory=list)
 
 
-Builder = Callable[..., object]
-
-
 @dataclass
 class FunctionEdits:
     """What the rewrite applies to one function, by id of the node each edit replaces or goes before; the edits
-    of block pointers that stay (refused) are left out."""
+    of block pointers that stay (refused) are left out. Every edit is a record, built into syntax by
+    rewrite/forms/."""
 
     function: int  # id of the FunctionDef
-    expressions: dict[int, Builder] = field(default_factory=dict)  # the updated node -> what replaces it
-    statements: dict[int, Builder] = field(default_factory=dict)  # () -> the statements that replace one
-    before_loop: dict[int, list[Builder]] = field(default_factory=dict)  # descriptors created before a loop
-    before_line: dict[int, list[Builder]] = field(default_factory=dict)  # statements before a line's
-    signature: Builder | None = None  # the updated FunctionDef -> its new parameters, decorators, or removal
+    expressions: dict[int, object] = field(default_factory=dict)  # what replaces an expression
+    statements: dict[int, object] = field(default_factory=dict)  # what replaces a statement
+    before_loop: dict[int, list[CreationStatements]] = field(default_factory=dict)  # handles created before a loop
+    before_line: dict[int, list] = field(default_factory=dict)  # statements before a line's
+    signature: Signature | None = None  # its new parameters and decorators, or its removal
     accesses: dict[int, HandleAccess | MaskedAccess | NamedMaskAccess] = field(default_factory=dict)
-    # how the rewrite names an axis or a bound of masked pointers until rewrite/offsets.py places it
-    # (Namer.placeholder)
-    placeholder: Builder | None = None
 
 
 @dataclass
@@ -216,6 +212,7 @@ class MaskedAccess:
     shape: list
     lower: list  # per dimension: whether the offset may be negative (the mask checks `>= 0` too)
     padding: object  # a literal option, or the name of a constexpr holding one
+    given: tuple | None = None  # the `mask=`, `other=` the source gave, where the access never compiled (user_mask)
     # known once the analysis is over (FunctionAnalysis.edits):
     moving: set | None = None  # the dimensions the block pointer moves in: held pointers leave them out
     created_here: bool | None = None  # the pointer is the creation (`tl.load(tl.make_block_ptr(...))`)
@@ -250,7 +247,7 @@ def _record_repr(record) -> str:
 
 def _shown(value):
     """A record's field as a reader wants it: expressions as code."""
-    if isinstance(value, (HandleAccess, MaskedAccess, NamedMaskAccess)):
+    if type(value) in _RECORDS:
         return repr(value)
     if isinstance(value, cst.CSTNode):
         return repr(code_of(value))
@@ -258,8 +255,213 @@ def _shown(value):
         return f"[{', '.join(_shown(v) for v in value)}]"
     if isinstance(value, tuple):
         return f"({', '.join(_shown(v) for v in value)})"
+    if isinstance(value, dict):
+        return f"{{{', '.join(f'{_shown(k)}: {_shown(v)}' for k, v in value.items())}}}"
     if isinstance(value, (set, frozenset)):
         return f"{{{', '.join(_shown(v) for v in sorted(value))}}}" if value else "set()"
     if hasattr(value, "__dataclass_fields__"):  # an axis
         return f"{type(value).__name__}({', '.join(f'{k}={_shown(v)}' for k, v in vars(value).items())})"
     return repr(value)
+
+
+@dataclass(frozen=True)
+class CompileError:
+    """A use Triton rejects at compile time wherever it is reached (bookkeeping.never_compiles, a `mask=` on a
+    block-pointer access): `tl.static_assert(False, "<message>")`, rejected there just the same, in place of the
+    call, or as a statement of its own. Built by rewrite/forms/statements.py and expressions.py."""
+
+    language: cst.BaseExpression  # how the module names triton.language
+    message: str
+
+    def __repr__(self) -> str:
+        return _record_repr(self)
+
+
+@dataclass(frozen=True)
+class OffsetStep:
+    """One offset variable of an advance (TTD002): `var += value`, or `var = value`."""
+
+    var: str
+    value: cst.BaseExpression
+    increment: bool
+
+
+@dataclass(frozen=True)
+class AdvanceMove:
+    """What `q = tl.advance(p, ...)` (or a copy `q = p`) becomes (advances.py): the offset variables it moves,
+    and `q = p` where some masked access reads the pointers `q` holds (they leave out the offsets it moves
+    in). Built by rewrite/forms/statements.py."""
+
+    creations: frozenset  # the ids of the creations it moves
+    steps: tuple  # OffsetStep per dimension that moves or lives in a variable
+    # (name, the name it takes them from): the pointers it holds, known once the analysis is over
+    # (FunctionAnalysis.edits; None: no access reads them)
+    pointers: tuple[str, str] | None = None
+
+    def __repr__(self) -> str:
+        return _record_repr(self)
+
+
+@dataclass(frozen=True)
+class NoneAssignments:
+    """`p = None` on a path that creates no block pointer (results.placeholder_statements): `None` for each
+    name the other paths assign instead (handles, parts, offsets)."""
+
+    names: tuple[str, ...]
+
+    def __repr__(self) -> str:
+        return _record_repr(self)
+
+
+@dataclass(frozen=True)
+class Passed:
+    """The parts a call site passes for one block-pointer parameter (TTD008; None: a fixed literal the helper
+    keeps)."""
+
+    names: list[str]
+    values: list[cst.BaseExpression | None]
+
+
+@dataclass(frozen=True)
+class HelperCallParts:
+    """A call of a helper that receives block pointers as their parts (crossing.py, TTD008): each block-pointer
+    argument, by the id of its Arg in `call`, replaced by the parts it passes. Built by
+    rewrite/forms/expressions.py."""
+
+    call: cst.Call
+    passed: dict  # id of an Arg -> Passed
+
+    def __repr__(self) -> str:
+        return _record_repr(self)
+
+
+@dataclass(frozen=True)
+class BaseTest:
+    """`p is None` on a block pointer whose parts the rewrite passes: its base is `None` exactly where `p` is,
+    so the test asks `base` (crossing.none_test)."""
+
+    base: cst.Name
+
+    def __repr__(self) -> str:
+        return _record_repr(self)
+
+
+@dataclass(frozen=True)
+class ReturnedOffsets:
+    """`return acc, p` of a helper that hands back a parameter's block pointer: `return acc, p_off0, p_off1`
+    (`values`: what the tuple returns)."""
+
+    statement: cst.Return
+    values: tuple
+
+    def __repr__(self) -> str:
+        return _record_repr(self)
+
+
+@dataclass(frozen=True)
+class UnpackedOffsets:
+    """`acc, p = helper(acc, p)` where the helper hands `p` back: its offsets unpacked into the caller's offset
+    variables (`targets`: the names assigned)."""
+
+    statement: cst.Assign
+    targets: tuple
+
+    def __repr__(self) -> str:
+        return _record_repr(self)
+
+
+@dataclass(frozen=True)
+class ElementType:
+    """`p.dtype.element_ty` (or `p.type.element_ty`) of a block pointer (sites.type_query): what it means once
+    the block pointer is gone. Known once the analysis is over (FunctionAnalysis.edits): `source` "pointers"
+    (the pointers `p` holds: their dtype), "descriptor" (the handle `handle`'s dtype) or "base" (the element
+    type of `base`, its first creation's). Built by rewrite/forms/expressions.py."""
+
+    creations: frozenset
+    stem: str
+    pointers: bool  # the name holds its pointers
+    source: str | None = None
+    handle: str | None = None
+    base: cst.BaseExpression | None = None
+
+    def __repr__(self) -> str:
+        return _record_repr(self)
+
+
+@dataclass(frozen=True)
+class HandleCreation:
+    """One handle a creation makes, for one padding: a descriptor (`p_desc = tl.make_tensor_descriptor(...)`,
+    TTD001) or a compat tile (`p_tile = compat.make_tile(...)`, TTD007)."""
+
+    target: str  # the handle's name
+    source: str  # the block pointer's name
+    call: cst.Call  # the `make_block_ptr` call
+    spelt: dict  # argument -> its elements, where the call has no literal tuple (Creation.spelt)
+    padding: str
+    function: cst.BaseExpression | None = None  # a descriptor's: `tl.make_tensor_descriptor` as the module names it
+    permutation: list | None = None  # a descriptor's order of dimensions (TTD103)
+    shim: cst.BaseExpression | None = None  # a compat tile's: how migrated code names the shim
+    impl: str | None = None  # a compat tile's: "emu" or "auto"
+    guard: str | None = None  # a compat tile's chosen at launch (TTD009): "auto" under this flag, "emu" otherwise
+
+    def __repr__(self) -> str:
+        return _record_repr(self)
+
+
+@dataclass(frozen=True)
+class CreationStatements:
+    """What a `make_block_ptr` statement becomes (results.creation_record), or what goes before the loop its
+    handles are created before: the handles it creates there, each only where its base is not `None`
+    (`present`: a helper parameter's base part, where some call passes `None`), under the creation's own
+    condition (`condition`, `p = tl.make_block_ptr(...) if FLAG else None`) and, for a guarded or width-tested
+    descriptor, only under the flag `only_with` (TTD009, TTD107); then the variables its masked pointers read:
+    parts that differ between merged creations, offsets that live in variables (each with the extent it runs
+    along: rewrite/running_offsets.py), its pointers and its mask. Built by rewrite/forms/creation.py."""
+
+    handles: tuple = ()  # HandleCreation per padding
+    present: str | None = None
+    condition: cst.IfExp | None = None
+    call: cst.Call | None = None  # the creation's call, one side of `condition`
+    only_with: str | None = None
+    parts: tuple = ()  # (name, value) of each part and materialized offset, in order
+    running: tuple = ()  # (offset variable, the extent it runs along)
+    pointers: tuple | None = None  # (name, base, strides, axes): the pointers its name holds
+    mask: tuple | None = None  # (name, bounds, rank): the mask its creations assign
+
+    def __repr__(self) -> str:
+        return _record_repr(self)
+
+
+@dataclass(frozen=True)
+class LaunchGuard:
+    """The decorator that checks a kernel's launch and sets its flag (TTD009)."""
+
+    guard: str  # how the module names the launch support's guard
+    flag: str
+    check: str  # how the module names the launch support's check
+    checks: tuple  # guards.Check per tensor
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What becomes of a function's `def` (results.signature): removed (every call inlined it), or its
+    block-pointer parameters replaced by their parts (`parameters`: name -> [(part, is constexpr)]) and
+    re-created on entry (`entry`: CreationStatements, TTD008); the launch guard (TTD009) and the allocator hook
+    (`hook`, TTD010) above `@triton.jit`; the compile-time test of block widths (`width_flag` over
+    `width_tests`, TTD107) first in its body. Built by rewrite/forms/signature.py."""
+
+    language: cst.BaseExpression
+    removed: bool = False
+    parameters: dict = field(default_factory=dict)
+    entry: tuple = ()
+    guard: LaunchGuard | None = None
+    hook: str | None = None
+    width_flag: str | None = None
+    width_tests: tuple = ()
+
+    def __repr__(self) -> str:
+        return _record_repr(self)
+
+
+_RECORDS = (HandleAccess, MaskedAccess, NamedMaskAccess, CompileError, AdvanceMove, NoneAssignments, HelperCallParts,
+            BaseTest, ReturnedOffsets, UnpackedOffsets, ElementType, HandleCreation, CreationStatements, Signature)

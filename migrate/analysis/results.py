@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from triton_migrate.syntax.forms import advance, compat, descriptor, helper_parts, launch_guard, masked_pointers
-from triton_migrate.syntax.nodes import canonical_code, code_of, int_value
+from triton_migrate.syntax.forms import masked_pointers
+from triton_migrate.syntax.nodes import canonical_code
 
 from . import guards, planner
-from .calls import bind
-from .records import Creation, Refusal
-from .shared import Builder, Part
+from .records import Creation, CreationStatements, HandleCreation, NoneAssignments, Refusal, Signature
+from .shared import Part
 
 PART_ORDER = ("base", "shape", "stride", "range")
 
@@ -66,31 +65,31 @@ class Results(Part):
 
     def reads_pointers(self, creations) -> bool:
         """Whether some masked access reads these block pointers' pointers from the name that holds them, so
-        that their creations and advances assign them (access_forms.pointer_builder)."""
+        that their creations and advances assign them (access_forms.holds_pointers)."""
         return any(m in self.fn.knowledge.named for c in creations for m in self.class_of(c))
 
     def moving_dims(self, creations) -> set[int]:
         """The dimensions these block pointers move in (an advance, or an access through one)."""
         return {d for c in creations for m in self.class_of(c) for d in self.fn.knowledge.moving.get(m, ())}
 
-    def creation_pointers(self, creation: Creation) -> cst.BaseExpression:
-        """`q + o_t[:, None] * (H*K) + o_k[None, :]`: the addresses of the block where it is created, without
-        the offsets of the dimensions it moves in (each access adds those: ttd006's `shifted`)."""
+    def creation_pointers(self, creation: Creation) -> tuple:
+        """(name, base, strides, axes): the addresses of the block where it is created (`q + o_t[:, None] * (H*K)
+        + o_k[None, :]`), without the offsets of the dimensions it moves in (each access adds those: ttd006's
+        `shifted`)."""
         moving = self.moving_dims({id(creation.call)})
         axes = [masked_pointers.Axis(self.fn.language, cst.Integer("0") if d in moving else offset, block,
                                      along=shape)
                 for d, (offset, block, shape) in enumerate(zip(creation.offsets, creation.block, creation.shape))]
-        return masked_pointers.addresses(creation.base, creation.strides, axes, self.fn.namer.placeholder)
+        return creation.target, creation.base, tuple(creation.strides), tuple(axes)
 
-    def creation_mask(self, creation: Creation, checked: frozenset[int]) -> cst.BaseExpression:
-        """`m_v[:, None] & m_k[None, :]`: where the block lies inside its shape, as created
-        (access_forms.masks_at_creation)."""
-        bounds = {d: masked_pointers.Bound(
+    def creation_bounds(self, creation: Creation, checked: frozenset[int]) -> dict[int, masked_pointers.Bound]:
+        """Where the block lies inside its shape, as created, in each `checked` dimension: the bounds of its mask
+        (`m_v[:, None] & m_k[None, :]`, access_forms.masks_at_creation)."""
+        return {d: masked_pointers.Bound(
             masked_pointers.Axis(self.fn.language, creation.offsets[d], creation.block[d],
                                  along=creation.shape[d]),
             creation.shape[d],
             not self.fn.facts.is_nonnegative(creation.offsets[d])) for d in checked}
-        return masked_pointers.mask(bounds, len(creation.block), self.fn.namer.placeholder)
 
     def is_guarded(self, creations) -> bool:
         """Whether these block pointers' descriptors are chosen at launch (TTD009), masked pointers otherwise."""
@@ -122,42 +121,25 @@ class Results(Part):
                    self.fn.namer.stem(other.target) == stem and self.uses_descriptors({id(other.call)}) and
                    kind(other) != kind(creation) for other in self.run.creations.values())
 
-    def descriptor_statements(self, creation: Creation) -> list:
+    def handles(self, creation: Creation) -> tuple[HandleCreation, ...]:
+        """The handles a creation makes, one per padding its accesses read (zero first)."""
         value_stem = self.fn.namer.stem(creation.target)
         paddings = self.paddings({id(creation.call)})
-        func = self.descriptor_function(creation.call.func)
-        statements = []
+        found = []
         for padding in sorted(paddings, key=lambda p: p != "zero"):
             target = self.fn.namer.descriptor(value_stem, padding, paddings, self.handle_kind)
             if self.fn.policy.target == "compat":
-                impl = self.compat_impl(creation)
+                impl, guard = self.compat_impl(creation), None
                 if impl == "auto" and self.is_guarded({id(creation.call)}):
-                    impl = launch_guard.guarded(self.fn.guard_flag, cst.SimpleString('"auto"'),
-                                                cst.SimpleString('"emu"'), grouped=False)
+                    guard = self.fn.guard_flag
                 elif impl == "auto" and len(creation.block) <= 3:  # no launch check: the emulation, always legal
                     impl = "emu"
-                bound = bind(self.spelt_call(creation), "make_block_ptr", complete=False)
-                call = compat.make_tile(self.fn.shim, bound, padding, impl)
+                found.append(HandleCreation(target, creation.target, creation.call, creation.spelt, padding,
+                                            shim=self.fn.shim, impl=impl, guard=guard))
             else:
-                shift = len(f"{target} = {code_of(func)}") - len(f"{creation.target} = "
-                                                                 f"{code_of(creation.call.func)}")
-                spelt = self.spelt_call(creation)
-                call = descriptor.descriptor_call(spelt, bind(spelt, "make_block_ptr"), func, creation.permutation,
-                                                  padding, shift)
-            statements.append(advance.assign(target, call))
-        return statements
-
-    @staticmethod
-    def spelt_call(creation: Creation) -> cst.Call:
-        """The creation's call with the tuples it takes from elsewhere (a name assigned one, a helper's result)
-        spelt out."""
-        if not creation.spelt:
-            return creation.call
-        bound = bind(creation.call, "make_block_ptr", complete=False)
-        spelt = {id(bound[key]): cst.Tuple([cst.Element(e) for e in elements])
-                 for key, elements in creation.spelt.items()}
-        return creation.call.with_changes(args=[arg.with_changes(value=spelt[id(arg)]) if id(arg) in spelt else arg
-                                                for arg in creation.call.args])
+                found.append(HandleCreation(target, creation.target, creation.call, creation.spelt, padding,
+                                            self.descriptor_function(creation.call.func), creation.permutation))
+        return tuple(found)
 
     def compat_impl(self, creation: Creation) -> str:
         """The shim's emulation where a descriptor is provably wrong for this block pointer (an unaligned
@@ -170,73 +152,62 @@ class Results(Part):
                 planner.unproven_base_offsets(creation.base, creation.block, creation.unit, self.fn.facts))
         return "emu" if emulated else "auto"
 
-    def guarded_statements(self, creation: Creation, statements: list) -> list:
-        """A guarded descriptor (TTD009) is created only in the variant that uses it: `if USE_DESCRIPTORS:`,
-        which Triton resolves at compile time (a `None` in its place would not survive a run-time `if`)."""
-        if not statements or self.fn.policy.target == "compat":
-            return statements
+    def handle_flag(self, creation: Creation) -> str | None:
+        """The flag a guarded descriptor (TTD009), or one whose block widths are tested (TTD107), is created
+        under: `if USE_DESCRIPTORS:`, which Triton resolves at compile time (a `None` in its place would not
+        survive a run-time `if`)."""
+        if self.fn.policy.target == "compat":
+            return None
         if self.is_guarded({id(creation.call)}):
-            return [launch_guard.only_with(self.fn.guard_flag, statements)]
+            return self.fn.guard_flag
         if self.launch.width_tested({id(creation.call)}):
-            return [launch_guard.only_with(self.launch.width_flag(), statements)]
-        return statements
+            return self.launch.width_flag()
+        return None
 
     def descriptor_function(self, func: cst.BaseExpression) -> cst.BaseExpression:
         owner = func.value if isinstance(func, cst.Attribute) else self.fn.language
         return cst.Attribute(owner, cst.Name("make_tensor_descriptor"))
 
-    def creation_statements(self, node, creation: Creation) -> list:
+    def creation_record(self, creation: Creation) -> CreationStatements:
+        """What a creation's statement becomes (records.CreationStatements)."""
         in_place = self.uses_descriptors({id(creation.call)}) and not self.is_hoisted(creation)
-        statements = self.descriptor_statements(creation) if in_place else []
+        handles = self.handles(creation) if in_place else ()
+        present = None
         if isinstance(creation.anchor, cst.Param) and self.fn.context.entry[creation.target].nullable:
             # some call passes `None` in every part: the handle exists only where the block pointer does
-            base = cst.Name(self.fn.namer.part(creation.target, "base", 0))
-            statements = [_present_only(s, base) for s in statements]
-        if creation.condition is not None:
-            statements = [_conditional(s, creation.condition, creation.call) for s in statements]
-        statements = self.guarded_statements(creation, statements)
-        parts = []
-        for (kind, d), expr in sorted(self.fn.knowledge.merged.get(id(creation.call), {}).items(),
-                                      key=lambda part: (PART_ORDER.index(part[0][0]), part[0][1])):
-            parts.append(advance.assign(self.fn.namer.part(creation.target, kind, d), expr))
+            present = self.fn.namer.part(creation.target, "base", 0)
+        parts = [(self.fn.namer.part(creation.target, kind, d), expr) for (kind, d), expr in
+                 sorted(self.fn.knowledge.merged.get(id(creation.call), {}).items(),
+                        key=lambda part: (PART_ORDER.index(part[0][0]), part[0][1]))]
+        running = []
         for d, expr in enumerate(creation.offsets):
             var = self.fn.namer.offset(creation.target, d)
             if (id(creation.call), d) in self.fn.knowledge.materialize and canonical_code(expr) != var:
-                parts.append(advance.assign(var, expr))
-                self.fn.namer.running[var] = canonical_code(creation.shape[d])
-        if self.reads_pointers({id(creation.call)}):
-            parts.append(advance.assign(creation.target, self.creation_pointers(creation)))
+                parts.append((var, expr))
+                running.append((var, canonical_code(creation.shape[d])))
+        pointers = self.creation_pointers(creation) if self.reads_pointers({id(creation.call)}) else None
         checked = self.fn.knowledge.creation_masks.get(id(creation.call))
-        if checked is not None:
-            parts.append(advance.assign(self.fn.namer.mask(creation.target),
-                                        self.creation_mask(creation, checked)))
-        if creation.condition is not None:
-            parts = [_conditional(statement, creation.condition, creation.call) for statement in parts]
-        return statements + parts
+        mask = None if checked is None else (self.fn.namer.mask(creation.target),
+                                             self.creation_bounds(creation, checked), len(creation.block))
+        return CreationStatements(handles, present, creation.condition, creation.call,
+                                  self.handle_flag(creation) if handles else None, tuple(parts), tuple(running),
+                                  pointers, mask)
 
-    def function_edit(self) -> tuple[frozenset[int], Builder] | None:
+    def signature(self) -> tuple[frozenset[int], Signature] | None:
         """A helper's block-pointer parameters become their parts, re-created on entry (crossing.py); a kernel
         with guarded descriptors gets its flag and launch check (TTD009)."""
         if self.fn.context is not None and self.fn.context.removed(self.fn.policy):
-            return frozenset(), lambda updated: cst.RemovalSentinel.REMOVE
+            return frozenset(), Signature(self.fn.language, removed=True)
         context = self.fn.context
         params = [p for p in self.fn.function.params.params if context and p.name.value in context.entry]
         if not params:
             return self.launch.guard_edit()
         owners = frozenset(id(c.call) for c in self.run.creations.values() if c.anchor in params)
         replaced = {p.name.value: self.crossing.parameter_names(p) for p in params}
-        edits = list(self.run.entry_edits)
+        entry = tuple(self.creation_record(creation) for _, creation in self.run.entry_edits)
+        return owners, Signature(self.fn.language, parameters=replaced, entry=entry, **self.launch.width_test())
 
-        def build(updated: cst.FunctionDef) -> cst.FunctionDef:
-            statements = [s for _, builder in edits for s in builder()]
-            body = [s if isinstance(s, cst.BaseCompoundStatement) else cst.SimpleStatementLine([s])
-                    for s in statements] + list(updated.body.body)
-            return self.launch.with_width_flag(updated.with_changes(
-                params=helper_parts.parameters(updated.params, replaced, self.fn.language),
-                body=updated.body.with_changes(body=body)))
-        return owners, build
-
-    def placeholder_statements(self, statement: int) -> tuple[frozenset[int], Builder] | None:
+    def placeholder_statements(self, statement: int) -> tuple[frozenset[int], NoneAssignments] | None:
         """`p = None` on the paths that create no block pointer (`else: p = None` under a constexpr flag)
         becomes `None` for what the other paths assign instead: the descriptor names, and, where `p` is passed
         to a helper as parts, the part and offset variables the call reads (the helper then receives `None`
@@ -256,7 +227,7 @@ class Results(Part):
             names += self.part_variables(creations)  # what a helper receives, or a `p is None` asks
         if not names:
             return None
-        return creations, lambda: [advance.assign(name, cst.Name("None")) for name in dict.fromkeys(names)]
+        return creations, NoneAssignments(tuple(dict.fromkeys(names)))
 
     def part_variables(self, creations) -> list[str]:
         """The variables these creations assign for their parts: those that differ between them (`p_base`),
@@ -270,30 +241,12 @@ class Results(Part):
                       if (id(creation.call), d) in self.fn.knowledge.materialize]
         return names
 
-    def hoisted(self) -> dict[int, list[tuple[frozenset[int], Builder]]]:
+    def hoisted(self) -> dict[int, list[tuple[frozenset[int], CreationStatements]]]:
+        """The handles created before a loop (`Creation.hoist_before`), by the loop's id."""
         before: dict[int, list] = {}
         for creation in self.run.creations.values():
             if creation.target is not None and self.is_hoisted(creation):
                 before.setdefault(id(creation.hoist_before), []).append(
                     (frozenset({id(creation.call)}),
-                     lambda c=creation: self.guarded_statements(c, self.descriptor_statements(c))))
+                     CreationStatements(self.handles(creation), only_with=self.handle_flag(creation))))
         return before
-
-
-
-def _present_only(statement: cst.Assign, base: cst.Name) -> cst.Assign:
-    """`p_desc = ... if p_base is not None else None` (a test Triton decides at compile time)."""
-    test = cst.Comparison(base, [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))])
-    return statement.with_changes(value=cst.IfExp(test, statement.value, cst.Name("None")))
-
-
-def _conditional(statement: cst.Assign, condition: cst.IfExp, call: cst.Call) -> cst.Assign:
-    """`name = value` evaluated only where `condition` (`p = tl.make_block_ptr(...) if FLAG else None`)
-    creates its block pointer: `name = value if FLAG else None`; a literal offset needs no condition."""
-    value = statement.value
-    if int_value(value) is not None:
-        return statement
-    if isinstance(value, (cst.IfExp, cst.Lambda)):
-        value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    side = "body" if condition.body is call else "orelse"
-    return statement.with_changes(value=condition.with_changes(**{side: value}))

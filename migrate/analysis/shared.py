@@ -5,9 +5,10 @@ the whole analysis, with what it learns across reruns), one run's tables (`Run`,
 The parts (dataflow.py assembles them): `Dataflow` walks the statements; `Bookkeeping` records what is
 refused, learnt or left alone; `Creations` describes each `make_block_ptr`; `Advances` follows offsets
 through advances and copies; `Accesses` (sites.py) decides the form of each load and store; `AccessForms`
-builds the chosen form; `Launch` says what a launch checks or the user stated (TTD009/TTD010); `Results`
-answers for a finished run and builds the creations' statements; `Crossing` follows block pointers across
-calls of helpers.
+records the chosen form; `Launch` says what a launch checks or the user stated (TTD009/TTD010); `Results`
+answers for a finished run and writes the records of the creations' statements and of the signature;
+`Crossing` follows block pointers across calls of helpers. Every edit is a record (records.py), which
+rewrite/forms/ builds.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import libcst as cst
 from .facts import FunctionFacts
 from .guards import Arguments
 from .naming import Namer
-from .records import Builder, Knowledge, Refusal
+from .records import Knowledge, Refusal
 from .triton_names import TritonNames
 
 
@@ -52,17 +53,18 @@ class Run:
     dirty: bool = False  # it learnt something that changes what an earlier point decided: run again
     creations: dict = field(default_factory=dict)  # id of a `make_block_ptr` call -> Creation
     owners: list = field(default_factory=list)  # the statements around the one analysed ("if", "with", Loop)
-    # id of a node -> (the creations it belongs to, the builder of what replaces it)
-    expr_edits: dict[int, tuple[frozenset[int], Builder]] = field(default_factory=dict)
-    stmt_edits: dict[int, tuple[frozenset[int], Builder]] = field(default_factory=dict)
+    # id of a node -> (the creations it belongs to, the record of what replaces it: records.py). A creation's
+    # statement is recorded as its Creation, whose record only the end of the analysis can write.
+    expr_edits: dict[int, tuple[frozenset[int], object]] = field(default_factory=dict)
+    stmt_edits: dict[int, tuple[frozenset[int], object]] = field(default_factory=dict)
     placeholders: dict[int, cst.CSTNode] = field(default_factory=dict)  # `p = None` statements, by id
     orphans: list[Refusal] = field(default_factory=list)
     orphan_parameters: set[str] = field(default_factory=set)  # parameters used as block pointers no call fills
     dead_uses: list[Refusal] = field(default_factory=list)  # uses that never compile (never_compiles)
     line: cst.SimpleStatementLine | None = None  # the line being analysed, if a single statement
     # statements to put before a line: line id -> stem (an access's temporaries) or (stem, "creation") (an
-    # inline creation's statements) -> (call id, owners, builder)
-    line_edits: dict[int, dict[object, tuple[int, frozenset[int], Builder]]] = field(default_factory=dict)
+    # inline creation's statements) -> (call id, owners, record)
+    line_edits: dict[int, dict[object, tuple[int, frozenset[int], object]]] = field(default_factory=dict)
     entry_edits: list = field(default_factory=list)  # a helper's parameters re-created on entry (crossing.py)
     returned: list[tuple] = field(default_factory=list)  # what each `return` hands back (crossing.py)
     # The helper's spelling of each stride that is a unit stride at every call site (crossing.py).

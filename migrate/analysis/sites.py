@@ -14,6 +14,7 @@ from triton_migrate.rules import (
     ttd109_ambiguous_value,
     ttd111_store_row_width,
     ttd112_runtime_alignment,
+    ttd201_crosses_function,
 )
 from triton_migrate.syntax.forms import descriptor
 from triton_migrate.syntax.nodes import int_value, tuple_elements
@@ -25,7 +26,7 @@ from .calls import (
     bool_value,
     string_value,
 )
-from .records import Refusal, SiteForm
+from .records import CompileError, ElementType, Refusal, SiteForm
 from .shared import Part
 from .values import (
     BlockPtr,
@@ -64,8 +65,8 @@ class Accesses(Part):
         value, deltas = resolved
         impossible = self.impossible_check(bound, len(value.dims))
         if impossible is not None:  # never compiles (an untaken constexpr branch): it still does not
-            self.books.never_compiles(call, ttd003_access.CODE, f"`tl.{member}` where {impossible}", impossible,
-                                value.creations)
+            self.books.never_compiles(call, ttd003_access.CODE, ttd003_access.impossible_check(member, impossible),
+                                      impossible, value.creations)
             return
         refusal = self.unsupported_access(call, member, bound, value)
         if refusal is None:
@@ -81,8 +82,8 @@ class Accesses(Part):
             unguardable = self.launch.unguardable(value) if form == "guarded" else None
             if unguardable is not None:
                 form = "pointer"
-                obstacles.append(planner.Obstacle(ttd112_runtime_alignment.CODE, "a descriptor would need a launch "
-                                                  f"check, and none can be written: {unguardable}"))
+                obstacles.append(planner.Obstacle(ttd112_runtime_alignment.CODE,
+                                                  ttd112_runtime_alignment.unguardable(unguardable)))
             elif form == "guarded" and not self.launch.pays_off(call, member, value):
                 form = "pointer"
                 obstacles.append(planner.Obstacle(ttd009_launch_guard.CODE, ttd009_launch_guard.PAYS_OFF))
@@ -161,12 +162,12 @@ class Accesses(Part):
         at compile time in every version: the kernel never compiled. A `tl.static_assert(False, ...)` on the line
         before keeps it so, and the access migrates to masked pointers, its own mask kept: no block-pointer API
         is left, and nothing it reads goes unread."""
-        what = f"`tl.{member}` with `{given[0]}=` on a block pointer"
+        what = ttd108_unsupported_use.masked_access(member, given[0])
         self.run.dead_uses.append(Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.rejected_access(what),
                                           call))
-        statement = cst.Expr(descriptor.compile_error(self.fn.language, f"{what}: Triton rejects it"))
+        assertion = ttd108_unsupported_use.masked_assertion(member, given[0])
         self.run.line_edits.setdefault(id(self.run.line), {})[("rejected mask", id(call))] = \
-            (id(call), value.creations, lambda: [statement])
+            (id(call), value.creations, CompileError(self.fn.language, assertion))
 
     def unsupported_access(self, call, member, bound, value: BlockPtr) -> Refusal | None:
         """Accesses neither form can express: the block pointer stays untouched."""
@@ -177,7 +178,7 @@ class Accesses(Part):
                            ttd108_unsupported_use.mask_on_shared_line(member, self.user_mask(bound)[0]), call)
         option = string_value(bound["padding_option"].value) if "padding_option" in bound else None
         if option is not None and self.literal_padding(bound) is None:
-            return self.books.reject(f"`padding_option` {option!r} is none of \"zero\", \"nan\"", call)
+            return self.books.reject(ttd108_unsupported_use.unknown_padding(option), call)
         if self.checked_dims(bound, len(value.dims)) is None:
             return Refusal(ttd108_unsupported_use.CODE, self.unread_check(bound["boundary_check"].value), call)
         if self.padding(bound) is None:
@@ -188,12 +189,8 @@ class Accesses(Part):
         """Why a `boundary_check` cannot be read, and what would make it readable."""
         spelt = self.fn.facts.canonical_code(check)
         if isinstance(check, cst.Name) and check.value in self.fn.facts.params:
-            return f"`boundary_check` is the parameter `{spelt}`, which each launch (or call) chooses: no one " \
-                   "access is exact for every value it may take, and Triton has no compile-time test of which " \
-                   "dimensions a tuple holds (no `in`); give it as a literal, or one literal per constexpr flag " \
-                   "(`boundary_check=(0, 1) if CHECK_ROWS else (1,)`)"
-        return f"`boundary_check` is `{spelt}`, whose dimensions the source does not show (a literal, a name " \
-               "assigned one literal, a constexpr flag's choice between literals, or dimensions below the rank)"
+            return ttd108_unsupported_use.check_parameter(spelt)
+        return ttd108_unsupported_use.check_unread(spelt)
 
     def obstacles(self, call: cst.Call, member: str, bound, value: BlockPtr, deltas) -> list:
         creations = [self.books.creations_by_id(c) for c in self.fn.knowledge.in_order(value.creations)]
@@ -272,11 +269,11 @@ class Accesses(Part):
         if "boundary_check" not in bound and "padding_option" not in bound or self.moves.is_site_call(pointer):
             return
         if (why := self.crossing.none_pointer(pointer, state)) is not None:
-            self.books.never_compiles(call, ttd003_access.CODE, f"`tl.{member}` with `boundary_check`/`padding_option` "
-                                f"where {why}", f"{why}: no block pointer")
+            self.books.never_compiles(call, ttd003_access.CODE, ttd003_access.on_none(member, why),
+                                      ttd003_access.no_block_pointer(why))
         elif not isinstance(pointer, cst.Name) or not isinstance(state.get(pointer.value), (Opaque, BlockPtr)):
-            self.books.orphan(call, f"`tl.{member}` with `boundary_check`/`padding_option` on "
-                        f"{self.crossing.untracked_origin(pointer)}", pointer)
+            self.books.orphan(call, ttd201_crosses_function.untracked_access(
+                member, self.crossing.untracked_origin(pointer)), pointer)
 
     @staticmethod
     def checked_dims(bound, rank: int) -> set[int] | None:
@@ -328,9 +325,9 @@ class Accesses(Part):
             return None
         outside = [v for v in values if not 0 <= v < rank]
         if outside:
-            return f"`boundary_check` names dimension {outside[0]} of a rank-{rank} block pointer"
+            return ttd003_access.dimension_outside(outside[0], rank)
         if len(set(values)) != len(values):
-            return "`boundary_check` names a dimension twice"
+            return ttd003_access.DIMENSION_TWICE
         return None
 
     @staticmethod
@@ -356,5 +353,5 @@ class Accesses(Part):
         if not isinstance(value, BlockPtr):
             return False
         self.books.settle(value)
-        self.run.expr_edits[id(node)] = (value.creations, lambda updated: self.emit.element_type(value, updated))
+        self.run.expr_edits[id(node)] = (value.creations, ElementType(value.creations, value.stem, value.pointers))
         return True

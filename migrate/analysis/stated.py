@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from triton_migrate.policy import FACTS
+from triton_migrate.rules import ttd010_stated_facts
 
 _ASSUME = re.compile(r"#\s*migrate:\s*assume\[(?P<facts>[^\]]*)\]")
 
@@ -37,9 +38,8 @@ def by_line(source: str) -> dict[int, dict[str, str]]:
         facts = [fact.strip() for fact in match["facts"].split(",") if fact.strip()]
         unknown = [fact for fact in facts if fact not in FACTS]
         if unknown or not facts:
-            raise BadStatement(f"line {line}: `# migrate: assume[...]` states "
-                               f"{', '.join(map(repr, unknown)) or 'nothing'}; the facts are {', '.join(FACTS)}", line)
-        found[line] = {fact: f"`# migrate: assume` on line {line}" for fact in facts}
+            raise BadStatement(ttd010_stated_facts.unknown_facts(line, unknown, FACTS), line)
+        found[line] = {fact: ttd010_stated_facts.stated_on_line(line) for fact in facts}
     return found
 
 

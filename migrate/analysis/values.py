@@ -13,6 +13,8 @@ from typing import Union
 
 import libcst as cst
 
+from triton_migrate.rules import ttd109_ambiguous_value
+
 
 @dataclass(frozen=True)
 class Dim:
@@ -75,7 +77,7 @@ class Opaque:
     refuses every creation it may come from, for the reason `why` says (why the paths cannot be merged)."""
 
     creations: frozenset[int]
-    why: str = "may hold a block pointer or another value here"
+    why: str = ttd109_ambiguous_value.MIXED
 
     def key(self) -> tuple:
         return ("mixed", self.creations, self.why)

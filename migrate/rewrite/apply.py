@@ -3,49 +3,71 @@ creations inserted before loops. Untouched code keeps its exact text (libcst is 
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Callable
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from triton_migrate.analysis.records import FunctionEdits, HandleAccess, MaskedAccess, NamedMaskAccess
+from triton_migrate.analysis import records
 from triton_migrate.syntax.walk import children
 
 from .blocks import filled, lost_comments, paths_to, removed
-from .forms import handle_access, masked_access
+from .forms import creation, expressions, handle_access, masked_access, signature, statements
+from .forms.stand_ins import StandIns
 
-# what builds each record's syntax
-_FORMS = {HandleAccess: handle_access.build, MaskedAccess: masked_access.build,
-          NamedMaskAccess: masked_access.build_named}
+# what builds each record's syntax: in place of an expression (record, stand-ins, the expression as updated)
+_EXPRESSIONS = {records.HandleAccess: handle_access.build, records.MaskedAccess: masked_access.build,
+                records.NamedMaskAccess: masked_access.build_named, records.CompileError: expressions.compile_error,
+                records.HelperCallParts: expressions.helper_call, records.BaseTest: expressions.base_test,
+                records.ElementType: expressions.element_type}
+# ... and as statements, in place of one or before a line or a loop (record, stand-ins)
+_STATEMENTS = {records.CreationStatements: creation.build, records.AdvanceMove: statements.advance_move,
+               records.CompileError: statements.compile_error, records.NoneAssignments: statements.none_assignments,
+               records.ReturnedOffsets: statements.returned_offsets,
+               records.UnpackedOffsets: statements.unpacked_offsets}
 
 
 class Edits:
-    """The edits of every function in a file, minus those of block pointers that were refused."""
+    """The edits of every function in a file, minus those of block pointers that were refused: records, by the
+    id of the node each replaces or goes before, and what their builders leave to the passes (`stand_ins`)."""
 
     def __init__(self) -> None:
-        self.expressions: dict[int, Callable] = {}
-        self.statements: dict[int, Callable] = {}
-        self.before: dict[int, list[Callable]] = {}
-        self.before_line: dict[int, list[Callable]] = {}
-        self.functions: dict[int, Callable] = {}
+        self.expressions: dict[int, object] = {}
+        self.statements: dict[int, object] = {}
+        self.before: dict[int, list] = {}
+        self.before_line: dict[int, list] = {}
+        self.functions: dict[int, records.Signature] = {}
+        self.stand_ins = StandIns()
 
-    def collect(self, function: FunctionEdits) -> None:
+    def collect(self, function: records.FunctionEdits) -> None:
         """Add one function's edits (FunctionAnalysis.edits)."""
         self.expressions.update(function.expressions)
-        self.expressions.update({node: partial(_FORMS[type(access)], access, function.placeholder)
-                                 for node, access in function.accesses.items()})
+        self.expressions.update(function.accesses)
         self.statements.update(function.statements)
-        for loop, builders in function.before_loop.items():
-            self.before.setdefault(loop, []).extend(builders)
+        for loop, found in function.before_loop.items():
+            self.before.setdefault(loop, []).extend(found)
         if function.signature is not None:
             self.functions[function.function] = function.signature
-        for line, builders in function.before_line.items():
-            self.before_line.setdefault(line, []).extend(builders)
+        for line, found in function.before_line.items():
+            self.before_line.setdefault(line, []).extend(found)
 
     def node_ids(self) -> set[int]:
         """The ids of the nodes some edit rewrites."""
         return {*self.expressions, *self.statements, *self.before, *self.before_line, *self.functions}
+
+    def expression(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        """What replaces `original` (as `updated`), if an edit replaces it."""
+        record = self.expressions.get(id(original))
+        return updated if record is None else _EXPRESSIONS[type(record)](record, self.stand_ins, updated)
+
+    def built(self, record) -> list:
+        """The statements a record becomes."""
+        return _STATEMENTS[type(record)](record, self.stand_ins)
+
+    def function(self, original: cst.FunctionDef, updated: cst.FunctionDef):
+        """What `original` (as `updated`) becomes: its new signature, or its removal."""
+        record = self.functions.get(id(original))
+        return updated if record is None else signature.build(record, self.stand_ins, updated)
 
 
 class _Expressions(cst.CSTTransformer):
@@ -61,8 +83,7 @@ class _Expressions(cst.CSTTransformer):
         return super().on_visit(node)
 
     def _apply(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
-        build = self.edits.expressions.get(id(original))
-        return build(updated) if build is not None else updated
+        return self.edits.expression(original, updated)
 
     leave_Call = _apply
     leave_Attribute = _apply
@@ -105,11 +126,12 @@ class Rewriter(_Expressions):
         return super().on_leave(original_node, updated_node)
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
-        prefix = [s for build in self.edits.before_line.get(id(original), []) for s in self._edited(build())]
+        prefix = [s for record in self.edits.before_line.get(id(original), [])
+                  for s in self._edited(self.edits.built(record))]
         smalls = []
         for before, after in zip(original.body, updated.body):
-            build = self.edits.statements.get(id(before))
-            smalls.extend(self._edited(build()) if build is not None else [after])
+            record = self.edits.statements.get(id(before))
+            smalls.extend(self._edited(self.edits.built(record)) if record is not None else [after])
         lost = lost_comments(list(original.body), prefix + smalls)
         if not prefix and not lost and not any(id(small) in self.edits.statements for small in original.body):
             return updated
@@ -124,10 +146,10 @@ class Rewriter(_Expressions):
         return found
 
     def _insert_before(self, original: cst.CSTNode, updated: cst.BaseCompoundStatement):
-        builders = self.edits.before.get(id(original))
-        if not builders:
+        found = self.edits.before.get(id(original))
+        if not found:
             return updated
-        smalls = [s for build in builders for s in self._edited(build())]
+        smalls = [s for record in found for s in self._edited(self.edits.built(record))]
         lines = [_line(s) for s in smalls]
         lines[0] = lines[0].with_changes(leading_lines=updated.leading_lines)
         return cst.FlattenSentinel([*lines, updated.with_changes(leading_lines=())])
@@ -136,8 +158,7 @@ class Rewriter(_Expressions):
     leave_While = _insert_before
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
-        build = self.edits.functions.get(id(original))
-        updated = build(updated) if build is not None else updated
+        updated = self.edits.function(original, updated)
         if not isinstance(updated, cst.FunctionDef):
             return updated
         return self.finish_function(original, updated)

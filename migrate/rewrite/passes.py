@@ -11,7 +11,7 @@ edits run; this module decides what happens to the edited code, and when.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Callable
 
@@ -24,6 +24,7 @@ from triton_migrate.rules import ttd009_launch_guard
 from . import branches, wrap
 from .apply import Edits, Rewriter, add_from_import, add_import, uses_name
 from .dead_code import drop_dead_code
+from .forms.stand_ins import StandIns
 from .offsets import share
 from .repeated import drop_repeated
 from .running_offsets import merge
@@ -35,11 +36,13 @@ class Rewriting:
     """What the passes of one module read: the module as the engine parsed it (`unit`, engine.py's `_Unit`:
     its tree, TritonNames, Namer, names of `triton.language` and of the compat shim, the launch-support
     names), what the user allows (`policy`), and where the module imports its launch support from
-    (`launch`: `from X import`'s X; None: from beside it)."""
+    (`launch`: `from X import`'s X; None: from beside it); and what the edits' builders left for the passes to
+    settle (`stand_ins`: placeholders, running offsets)."""
 
     unit: Any
     policy: Policy
     launch: str | None
+    stand_ins: StandIns | None = None
 
 
 @dataclass(frozen=True)
@@ -51,13 +54,13 @@ class Pass:
 
 
 def _running_offsets(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
-    namer = rewriting.unit.namer
-    return merge(updated, namer.running, namer.taken, namer.placeholders) if namer.running else updated
+    stand_ins = rewriting.stand_ins
+    return merge(updated, stand_ins.running, rewriting.unit.namer.taken, stand_ins.placeholders) \
+        if stand_ins.running else updated
 
 
 def _shared_offsets(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
-    namer = rewriting.unit.namer
-    return share(updated, namer.placeholders, namer.taken, rewriting.unit.names.member)
+    return share(updated, rewriting.stand_ins.placeholders, rewriting.unit.namer.taken, rewriting.unit.names.member)
 
 
 def _repeated(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
@@ -152,5 +155,6 @@ def _run(scope: str, original, updated, rewriting: Rewriting):
 def rewritten(module: cst.Module, edits: Edits, rewriting: Rewriting) -> cst.Module:
     """`module` (the module as parsed, less the helpers the user let go) with `edits` applied and every pass
     run, in the order of `PASSES`."""
+    rewriting = replace(rewriting, stand_ins=edits.stand_ins)
     edited = module.visit(Rewriter(edits, partial(_run, "function", rewriting=rewriting)))
     return _run("module", rewriting.unit.module, edited, rewriting)

@@ -4,8 +4,6 @@ launch both, on the kernel's flag (TTD009)."""
 
 from __future__ import annotations
 
-from typing import Callable
-
 import libcst as cst
 
 from triton_migrate.analysis.calls import bind
@@ -13,16 +11,16 @@ from triton_migrate.analysis.records import HandleAccess
 from triton_migrate.syntax.forms import compat, descriptor, launch_guard, masked_pointers
 
 from . import masked_access
+from .stand_ins import StandIns
 
 
-def build(access: HandleAccess, placeholder: Callable, updated: cst.Call) -> cst.BaseExpression:
-    """What replaces the access, `updated` being its call with the edits inside it made; `placeholder` names
+def build(access: HandleAccess, stand_ins: StandIns, updated: cst.Call) -> cst.BaseExpression:
+    """What replaces the access, `updated` being its call with the edits inside it made; `stand_ins` names
     the axes and bounds of a guarded access's masked pointers (masked_access.py)."""
     through = _descriptor(access, updated) if access.form == "descriptor" else _tile(access, updated)
     if access.guard is None:
         return through
-    return launch_guard.guarded(access.guard, through, masked_access.build(access.fallback, placeholder,
-                                                                           updated))
+    return launch_guard.guarded(access.guard, through, masked_access.build(access.fallback, stand_ins, updated))
 
 
 def _descriptor(access: HandleAccess, updated: cst.Call) -> cst.BaseExpression:

@@ -1,7 +1,7 @@
 """A load or store on masked pointers (TTD006), built from its record (analysis/records.py MaskedAccess, or
 NamedMaskAccess where its creations assign the mask): `tl.load(ptrs, mask=..., other=...)`, one per
 `boundary_check` variant, chosen on their constexpr tests.
-Axes and bounds are placeholders (`placeholder`, Namer.placeholder) that rewrite/offsets.py names and places."""
+Axes and bounds are placeholders (stand_ins.py) that rewrite/offsets.py names and places."""
 
 from __future__ import annotations
 
@@ -11,18 +11,20 @@ import libcst as cst
 
 from triton_migrate.analysis.calls import bind
 from triton_migrate.analysis.records import MaskedAccess, NamedMaskAccess
-from triton_migrate.analysis.sites import Accesses
 from triton_migrate.syntax.build import keyword
 from triton_migrate.syntax.forms import masked_pointers as masked
+
+from .stand_ins import StandIns
 
 HINTS = ("cache_modifier", "eviction_policy", "volatile")  # kept by the masked-pointer form
 
 
-def build(access: MaskedAccess, placeholder: Callable, updated: cst.Call) -> cst.BaseExpression:
+def build(access: MaskedAccess, stand_ins: StandIns, updated: cst.Call) -> cst.BaseExpression:
     """What replaces the access, `updated` being its call with the edits inside it made."""
+    placeholder = stand_ins.placeholder
     again = bind(updated, access.member)
     kept = [keyword(k, again[k].value) for k in HINTS if k in again]
-    given = {k: again[k].value for k in Accesses.user_mask(again)}  # only where it never compiles
+    given = {k: again[k].value for k in access.given or ()}  # only where it never compiles
     ptrs = _pointers(access, placeholder)
     accesses = [masked.load(access.language, ptrs, masked.both(_mask(access, checked, placeholder),
                                                                given.get("mask")), access.padding, kept,
@@ -37,8 +39,8 @@ def build(access: MaskedAccess, placeholder: Callable, updated: cst.Call) -> cst
     return chosen
 
 
-def build_named(access: NamedMaskAccess, placeholder: Callable, updated: cst.Call) -> cst.BaseExpression:
-    """An access through the pointers and the mask its creations assign by name (`placeholder`: unused,
+def build_named(access: NamedMaskAccess, stand_ins: StandIns, updated: cst.Call) -> cst.BaseExpression:
+    """An access through the pointers and the mask its creations assign by name (`stand_ins`: unused,
     nothing here is placed)."""
     again = bind(updated, access.member)
     kept = [keyword(k, again[k].value) for k in HINTS if k in again]
