@@ -6,7 +6,9 @@ each file's nearest configuration; run-level keys (output-format, jobs,
 respect-gitignore) from the configuration nearest to the working directory, as in ruff.
 
 Without `line-length` here, emitted code keeps to the line length of the project the file belongs to
-(LineLengths): ruff's, black's or flake8's, from the nearest file above it that configures one of them.
+(LineLengths): ruff's, black's or flake8's, from the nearest file above it that configures one of them; and
+the `# noqa` comments it carries are those the rules of the project's nearest ruff configuration ask for
+(Config.ruff, ruff_rules.py). One walker (Nearest) finds each of them upward.
 """
 
 from __future__ import annotations
@@ -373,6 +375,7 @@ class Resolver:
         return None if found is None else self._final(found)
 
     def _outside_any(self) -> Config:
+        """Where no directory up to the file system's root has a configuration."""
         return self._final(Config(root=os.getcwd()))
 
 

@@ -21,8 +21,8 @@ _DUMMY = re.compile(r"_+|_+[a-zA-Z0-9_]*[a-zA-Z0-9]+?")
 
 @dataclass(frozen=True)
 class Unread:
-    function: str
-    name: str
+    function: str  # the function's name
+    name: str  # the parameter's
     line: int  # where the parameter is in the source as read (1-based line and column)
     column: int
     new_line: int  # where it is in the migrated source
@@ -42,7 +42,7 @@ def unread_parameters(source: str, new_source: str) -> list[Unread]:
             continue
         kept = {argument.arg: argument for argument in _parameters(new)}
         read_before, read_after = _read(old), _read(new)
-        found += [Unread(key, argument.arg, argument.lineno, argument.col_offset + 1, kept[argument.arg].lineno)
+        found += [Unread(old.name, argument.arg, argument.lineno, argument.col_offset + 1, kept[argument.arg].lineno)
                   for argument in _parameters(old) if argument.arg in kept and argument.arg in read_before
                   and argument.arg not in read_after and not _DUMMY.fullmatch(argument.arg)]
     return found
