@@ -6,7 +6,9 @@ each file's nearest configuration; run-level keys (output-format, jobs,
 respect-gitignore) from the configuration nearest to the working directory, as in ruff.
 
 Without `line-length` here, emitted code keeps to the line length of the project the file belongs to
-(LineLengths): ruff's, black's or flake8's, from the nearest file above it that configures one of them.
+(LineLengths): ruff's, black's or flake8's, from the nearest file above it that configures one of them; and
+the `# noqa` comments it carries are those the rules of the project's nearest ruff configuration ask for
+(Config.ruff, ruff_rules.py). One walker (Nearest) finds each of them upward.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field, replace
+from typing import Callable, Generic, TypeVar
 
 import pathspec
 
+from triton_migrate.frontend import ruff_rules
 from triton_migrate.frontend.output import FORMATS
 from triton_migrate.policy import FACTS, KERNEL_TARGETS, TARGETS, Policy, Statement
 
@@ -29,6 +33,7 @@ else:  # pragma: no cover - exercised on 3.9/3.10 only
 
 TABLE = "triton-migrate"
 ALL = "ALL"
+T = TypeVar("T")
 
 
 class ConfigError(Exception):
@@ -54,6 +59,8 @@ class Config:
     compat_module: str = "triton_migrate.compat"  # --target compat: where migrated code imports the shim
     kernel_targets: tuple[tuple[str, str], ...] = ()  # function name -> target, as `migrate tune` measured
     line_length: int = 0  # 0: not set here, the project's (LineLengths)
+    # The rules the project's ruff checks in each file (ruff_rules.py), from its nearest ruff configuration
+    ruff: ruff_rules.RuffRules = field(default=ruff_rules.NO_CONFIGURATION, compare=False, repr=False)
     # Stated facts (policy.Statement): for every kernel, per glob of paths, per kernel or kernel argument.
     assume: tuple[Statement, ...] = ()
     per_file_assume: tuple[tuple[str, tuple[Statement, ...]], ...] = ()
@@ -263,13 +270,13 @@ def apply(config: Config, table: dict, where: str) -> Config:
             raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(KEYS)})")
         name, check = KEYS[key]
         try:
-            changes[name] = check(value, f"{_shown(where)}: {key}") if key in STATED else check(value)
+            changes[name] = check(value, f"{shown_path(where)}: {key}") if key in STATED else check(value)
         except ValueError as exc:
             raise ConfigError(f"{where}: {key}: {exc}") from None
     return replace(config, **changes, origins={**config.origins, **dict.fromkeys(changes, where)})
 
 
-def _shown(where: str) -> str:
+def shown_path(where: str) -> str:
     """A configuration file as the report names it: relative to the working directory where it is below it."""
     relative = os.path.relpath(where) if os.path.isabs(where) else where
     return where if relative.startswith("..") else relative
@@ -298,21 +305,50 @@ def load(path: str) -> Config | None:
     return apply(Config(root=os.path.dirname(os.path.abspath(path)), source=path), table, path)
 
 
+class Nearest(Generic[T]):
+    """A setting per directory, from the nearest directory upward that has one: `own(directory)` is the
+    directory's own (None: look further up), `default()` applies where no directory up to the file system's
+    root has one. Each directory is looked at once; a loop, as trees can be deeper than the recursion limit."""
+
+    def __init__(self, own: Callable[[str], T | None], default: Callable[[], T]) -> None:
+        self._own, self._default = own, default
+        self._by_dir: dict[str, T] = {}
+
+    def __call__(self, directory: str) -> T:
+        unresolved = []
+        while directory not in self._by_dir:
+            found = self._own(directory)
+            if found is not None:
+                self._by_dir[directory] = found
+                break
+            unresolved.append(directory)
+            parent = os.path.dirname(directory)
+            if parent == directory:
+                self._by_dir[directory] = self._default()
+                break
+            directory = parent
+        for below in unresolved:
+            self._by_dir[below] = self._by_dir[directory]
+        return self._by_dir[directory]
+
+
 class Resolver:
     """Finds the configuration for each path, reading every pyproject.toml at most once."""
 
     def __init__(self, overrides: dict, explicit: str | None = None, isolated: bool = False) -> None:
         self._overrides = overrides  # TOML key -> value, from the command line
-        self._by_dir: dict[str, Config] = {}
+        self._nearest = Nearest(self._own, self._outside_any)  # directory -> the nearest pyproject.toml's
         self._fixed: Config | None = None  # one configuration for every path (--config, --isolated)
         self._lengths = LineLengths()
-        self._measured: dict[str, Config] = {}  # directory -> its configuration with the line length
+        self._ruff = Nearest(_ruff_rules_of, lambda: ruff_rules.NO_CONFIGURATION)
+        self._measured: dict[str, Config] = {}  # directory -> its configuration with the project's settings
         if explicit is not None:
             fixed = load(explicit) or Config(root=os.path.dirname(os.path.abspath(explicit)))
             declared = declared_line_length(explicit)
             if not fixed.line_length:
                 fixed = _with_length(fixed, declared or DEFAULT_LINE_LENGTH, explicit if declared else None)
-            self._fixed = self._final(fixed)
+            ruff = ruff_rules.rules_in(explicit) or ruff_rules.NO_CONFIGURATION
+            self._fixed = replace(self._final(fixed), ruff=ruff)
         elif isolated:
             self._fixed = self._final(Config(root=os.getcwd(), line_length=DEFAULT_LINE_LENGTH))
 
@@ -323,32 +359,24 @@ class Resolver:
         directory = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
         if directory not in self._measured:
             config = self._nearest(directory)
-            self._measured[directory] = config if config.line_length else \
-                _with_length(config, self._lengths.for_directory(directory), self._lengths.source_of(directory))
+            if not config.line_length:
+                config = _with_length(config, self._lengths.for_directory(directory),
+                                      self._lengths.source_of(directory))
+            self._measured[directory] = replace(config, ruff=self._ruff(directory))
         return self._measured[directory]
 
     def _final(self, config: Config) -> Config:
         return apply(config, self._overrides, "command line")
 
-    def _nearest(self, directory: str) -> Config:
-        """The configuration of the nearest pyproject.toml upward (a loop: trees can be deeper than the
-        recursion limit)."""
-        unresolved = []
-        while directory not in self._by_dir:
-            candidate = os.path.join(directory, "pyproject.toml")
-            found = load(candidate) if os.path.isfile(candidate) else None
-            if found is not None:
-                self._by_dir[directory] = self._final(found)
-                break
-            unresolved.append(directory)
-            parent = os.path.dirname(directory)
-            if parent == directory:  # no configuration anywhere up to the file system's root
-                self._by_dir[directory] = self._final(Config(root=os.getcwd()))
-                break
-            directory = parent
-        for below in unresolved:
-            self._by_dir[below] = self._by_dir[directory]
-        return self._by_dir[directory]
+    def _own(self, directory: str) -> Config | None:
+        """The configuration of the directory's own pyproject.toml, if it has one."""
+        candidate = os.path.join(directory, "pyproject.toml")
+        found = load(candidate) if os.path.isfile(candidate) else None
+        return None if found is None else self._final(found)
+
+    def _outside_any(self) -> Config:
+        """Where no directory up to the file system's root has a configuration."""
+        return self._final(Config(root=os.getcwd()))
 
 
 def _with_length(config: Config, length: int, source: str | None) -> Config:
@@ -362,7 +390,8 @@ def _with_length(config: Config, length: int, source: str | None) -> Config:
 DEFAULT_LINE_LENGTH = 88  # ruff's and black's
 MAX_LINE_LENGTH = 320  # ruff's upper bound
 # Looked for in each directory upward, in this order (ruff's own order for its files first).
-_LENGTH_FILES = (".ruff.toml", "ruff.toml", "pyproject.toml", ".flake8", "setup.cfg", "tox.ini")
+_RUFF_FILES = (".ruff.toml", "ruff.toml", "pyproject.toml")  # ruff's own order
+_LENGTH_FILES = (*_RUFF_FILES, ".flake8", "setup.cfg", "tox.ini")
 
 
 class LineLengths:
@@ -373,7 +402,7 @@ class LineLengths:
     files: one that cannot be read or holds no valid length is passed over, never an error here."""
 
     def __init__(self) -> None:
-        self._by_dir: dict[str, tuple[int, str | None]] = {}  # directory -> (length, the file declaring it)
+        self._found = Nearest(_declared_in, lambda: (DEFAULT_LINE_LENGTH, None))  # (length, the file declaring it)
 
     def for_directory(self, directory: str) -> int:
         return self._found(directory)[0]
@@ -382,23 +411,17 @@ class LineLengths:
         """The file that declares the line length `for_directory` gives; None: no file does (88)."""
         return self._found(directory)[1]
 
-    def _found(self, directory: str) -> tuple[int, str | None]:
-        unresolved = []
-        while directory not in self._by_dir:
-            found = next(((length, path) for path in _candidates(directory)
-                          if (length := declared_line_length(path)) is not None), None)
-            if found is not None:
-                self._by_dir[directory] = found
-                break
-            unresolved.append(directory)
-            parent = os.path.dirname(directory)
-            if parent == directory:
-                self._by_dir[directory] = (DEFAULT_LINE_LENGTH, None)
-                break
-            directory = parent
-        for below in unresolved:
-            self._by_dir[below] = self._by_dir[directory]
-        return self._by_dir[directory]
+
+def _declared_in(directory: str) -> tuple[int, str] | None:
+    return next(((length, path) for path in _candidates(directory)
+                 if (length := declared_line_length(path)) is not None), None)
+
+
+def _ruff_rules_of(directory: str) -> ruff_rules.RuffRules | None:
+    """The rules ruff checks under the directory's own ruff configuration (ruff's order: `.ruff.toml`,
+    `ruff.toml`, then a pyproject.toml with `[tool.ruff]`), if it has one that can be read."""
+    return next((rules for name in _RUFF_FILES if (rules := ruff_rules.rules_in(os.path.join(directory, name)))),
+                None)
 
 
 def _candidates(directory: str) -> list[str]:
@@ -418,16 +441,15 @@ def declared_line_length(path: str, extended: int = 0) -> int | None:
         section = parser["flake8"] if parser.has_section("flake8") else {}
         value = section.get("max-line-length", section.get("max_line_length"))
         return _length(int(value)) if value is not None and value.strip().isdigit() else None
-    try:
-        with open(path, "rb") as handle:
-            document = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError):
+    document = ruff_rules.read_toml(path)
+    if document is None:
         return None
-    tool = document.get("tool", {}) if name == "pyproject.toml" else {"ruff": document}
-    ruff, black = tool.get("ruff"), tool.get("black")
+    ruff = ruff_rules.ruff_table(path, document)
+    tool = document.get("tool") if name == "pyproject.toml" else None
+    black = tool.get("black") if isinstance(tool, dict) else None
     if isinstance(ruff, dict):
         length = _length(ruff.get("line-length"))
-        if length is None and isinstance(ruff.get("extend"), str) and extended < 8:  # ruff's `extend`
+        if length is None and isinstance(ruff.get("extend"), str) and extended < ruff_rules.MAX_EXTENDS:
             base = os.path.join(os.path.dirname(path), os.path.expanduser(ruff["extend"]))
             length = declared_line_length(base, extended + 1) if os.path.isfile(base) else None
         if length is not None:

@@ -11,7 +11,7 @@ from typing import Callable
 
 from triton_migrate.analysis.prefilter import might_need_migration
 from triton_migrate.frontend import config as cfg
-from triton_migrate.frontend import launch, suppressions
+from triton_migrate.frontend import launch, lint_pragmas, suppressions
 from triton_migrate.frontend.fileio import FileError, atomic_write, check_parses, decode, encode
 from triton_migrate.frontend.output import FileResult
 from triton_migrate.frontend.workers import Workers
@@ -34,6 +34,8 @@ class Job:
     launch: str | None = None  # how the file imports its launch support (launch.py); None: the engine's `try`
     removable: frozenset[str] = frozenset()  # its uncalled helpers that nothing in the project names (TTD011)
     imported: tuple = ()  # names it imports from modules outside the run that bind them to triton (triton_modules.py)
+    lint_codes: tuple[str, ...] = ()  # of lint_pragmas.CODES, those the project's ruff checks in the file
+    lint_config: str | None = None  # the ruff configuration that selects them, as shown
 
 
 # --- one file ----------------------------------------------------------------------------------------------------
@@ -196,6 +198,8 @@ def _result(job: Job, decoded, outcome: FileOutcome) -> FileResult:
                         uncalled_helpers=outcome.uncalled_helpers)
     if new_text is None or new_text == decoded.text:
         return result
+    new_text, notes = lint_pragmas.marked(decoded.text, new_text, job.lint_codes, job.lint_config)
+    result = replace(result, warnings=tuple(sorted(warnings + notes)))
     new_data = encode(new_text, decoded.encoding)
     check_parses(job.path, job.data, new_data)
     needs = launch.location(job.path) if outcome.launch_functions else None

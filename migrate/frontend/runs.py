@@ -13,7 +13,7 @@ from typing import Callable
 
 from triton_migrate.analysis.prefilter import might_need_migration
 from triton_migrate.frontend import config as cfg
-from triton_migrate.frontend import launch, output, suppressions, triton_modules
+from triton_migrate.frontend import launch, lint_pragmas, output, suppressions, triton_modules
 from triton_migrate.frontend.discover import discover
 from triton_migrate.frontend.fileio import FileError, read_bytes
 from triton_migrate.frontend.jobs import Job, analyse_all
@@ -126,9 +126,11 @@ def job_for(path: str, data: bytes, config: cfg.Config, options: Options) -> Job
     policy = config.policy_for(path)
     if options.policy_override is not None:
         policy = options.policy_override(policy)
+    lint_codes = tuple(code for code in lint_pragmas.CODES if config.ruff.selects(code, path))
     return Job(path, data, verify, policy, config.select, config.ignored_for(path), options.cache_dir,
                None if options.standalone else launch.import_spec(path, data),
-               imported=triton_modules.imported(path, data, config.triton_modules))
+               imported=triton_modules.imported(path, data, config.triton_modules), lint_codes=lint_codes,
+               lint_config=cfg.shown_path(config.ruff.source) if lint_codes else None)
 
 
 def skip_reason(path: str, config: cfg.Config, explicit: bool, options: Options,

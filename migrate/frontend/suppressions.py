@@ -82,10 +82,11 @@ def unused(suppressions: list[Suppression], diagnostics: tuple[Diagnostic, ...])
     return stale
 
 
-def add_noqa(text: str, wanted: dict[int, set[str]]) -> tuple[str, int, list[int]]:
+def add_noqa(text: str, wanted: dict[int, set[str]], blanket_covers: bool = False) -> tuple[str, int, list[int]]:
     """Insert `# noqa: CODE` on each line of `wanted` (line -> codes), merging into an existing `# noqa: ...`
-    list. Returns the new text, the number of lines changed, and the lines that cannot take a comment
-    (the line ends inside a string or with a backslash continuation)."""
+    list. `blanket_covers`: the codes are another linter's, for which a blanket `# noqa` already covers them
+    (ours it does not). Returns the new text, the number of lines changed, and the lines that cannot take a
+    comment (the line ends inside a string or with a backslash continuation)."""
     lines = io.StringIO(text, newline="").readlines()
     blocked = _lines_ending_in_strings(text)
     comment_at = {t.start[0]: t.start[1] for t in _comments(text)}
@@ -96,15 +97,17 @@ def add_noqa(text: str, wanted: dict[int, set[str]]) -> tuple[str, int, list[int
         if number in blocked or body.endswith("\\"):
             refused.append(number)
             continue
-        new_body = _with_codes(body, comment_at.get(number), sorted(wanted[number]))
+        new_body = _with_codes(body, comment_at.get(number), sorted(wanted[number]), blanket_covers)
         if new_body != body:
             lines[number - 1] = new_body + ending
             changed += 1
     return "".join(lines), changed, refused
 
 
-def _with_codes(body: str, comment: int | None, codes: list[str]) -> str:
+def _with_codes(body: str, comment: int | None, codes: list[str], blanket_covers: bool) -> str:
     existing = None if comment is None else _NOQA.search(body, comment)
+    if existing is not None and existing["codes"] is None and blanket_covers:
+        return body
     if existing is None or existing["codes"] is None:  # a blanket noqa stays and gets our codes after it
         return f"{body}  # noqa: {', '.join(codes)}"
     listed = re.split(r"[,\s]+", existing["codes"])
