@@ -20,7 +20,7 @@ PREFIX = "TTD"
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _IGNORE = re.compile(r"#\s*migrate:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
 # Only suppressions that can name one of our codes matter (an unused one is warned about): a flake8-style
-# `# noqa: E501` elsewhere must not make a file cost a tokenize.
+# noqa comment for another code (E501, say) elsewhere must not make a file cost a tokenize.
 _MARKER = re.compile(rb"noqa\s*:[^\n]*\bTTD\d|migrate\s*:", re.IGNORECASE)
 
 
