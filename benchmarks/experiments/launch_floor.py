@@ -43,7 +43,8 @@ from triton.runtime import _allocation
 HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE))
 
-from launch_overhead import per_launch_us, pin_to_one_core  # noqa: E402
+from launch_overhead import pin_to_one_core  # noqa: E402
+from launch_variants import timed  # noqa: E402
 from run_suite import KERNELS, load  # noqa: E402
 
 sys.path.insert(0, str(KERNELS))
@@ -188,7 +189,6 @@ def main() -> None:
     fn = migrated.gemm.fn
     fits = support.descriptor_fits
     a, b = (torch.randn(64, 64, device="cuda", dtype=torch.float16) for _ in range(2))
-    c = torch.empty(64, 64, device="cuda", dtype=torch.float16)
     spare = torch.empty(1 << 20, dtype=torch.int8, device="cuda")
 
     def by_name(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM, BN, BK):
@@ -213,19 +213,7 @@ def main() -> None:
         "fn[True] default-stream": (fn, {FLAG: True}, default_stream_scratch),
         "by name, no check": (ByName(fn, lambda *a, **k: True, install(lean_scratch)), {}, None),
     }
-    contexts = {name: contextvars.Context() for name in variants}
-    for name, (_, _, allocator) in variants.items():
-        if allocator is not None:
-            contexts[name].run(triton.set_allocator, allocator)
-    launch = (a, b, c, 64, 64, 64, a.stride(0), b.stride(0), c.stride(0))
-    options = {"BM": 64, "BN": 64, "BK": 64}
-    best = {name: float("inf") for name in variants}
-    for _ in range(5):
-        for name, (kernel, extra, _) in variants.items():
-            best[name] = min(best[name], contexts[name].run(per_launch_us, kernel, launch, {**options, **extra},
-                                                            args.launches))
-    for name in variants:
-        print(f"{name:<30} {best[name]:7.2f} us/launch  ({best[name] - best['original']:+.2f} us vs original)")
+    best = timed(variants, a, b, args.launches)
     calls = contextvars.Context().run(primitives, a)
     for name, ns in calls.items():
         print(f"{name:<44} {ns:7.1f} ns")

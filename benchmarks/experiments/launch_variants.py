@@ -128,6 +128,27 @@ class Leaner:
         return launch
 
 
+def timed(variants: dict, a, b, launches: int) -> dict[str, float]:
+    """Best µs per launch of each variant (name -> (kernel, extra kwargs, allocator set first or None)) of the
+    64x64x64 GEMM over `a` and `b`, each in a context of its own, interleaved, best of 5; printed as it goes."""
+    contexts = {name: contextvars.Context() for name in variants}
+    for name, (_, _, allocator) in variants.items():
+        if allocator is not None:
+            contexts[name].run(triton.set_allocator, allocator)
+    c = torch.empty(64, 64, device="cuda", dtype=torch.float16)
+    launch = (a, b, c, 64, 64, 64, a.stride(0), b.stride(0), c.stride(0))
+    options = {"BM": 64, "BN": 64, "BK": 64}
+    best = {name: float("inf") for name in variants}
+    for _ in range(5):
+        for name, (kernel, extra, _) in variants.items():
+            best[name] = min(best[name], contexts[name].run(per_launch_us, kernel, launch, {**options, **extra},
+                                                            launches))
+    width = max(map(len, variants))
+    for name in variants:
+        print(f"{name:<{width}} {best[name]:7.2f} us/launch  ({best[name] - best['original']:+.2f} us vs original)")
+    return best
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--launches", type=int, default=2000)
@@ -158,21 +179,8 @@ def main() -> None:
         "leaner dict": (Leaner(flag, bare, fn, lazy=False), {}, None),
         "leaner lazy": (Leaner(flag, bare, fn, lazy=True), {}, None),
     }
-    contexts = {name: contextvars.Context() for name in variants}
-    for name, (_, _, allocator) in variants.items():
-        if allocator is not None:
-            contexts[name].run(triton.set_allocator, allocator)
     a, b = (torch.randn(64, 64, device="cuda", dtype=torch.float16) for _ in range(2))
-    c = torch.empty(64, 64, device="cuda", dtype=torch.float16)
-    launch = (a, b, c, 64, 64, 64, a.stride(0), b.stride(0), c.stride(0))
-    options = {"BM": 64, "BN": 64, "BK": 64}
-    best = {name: float("inf") for name in variants}
-    for _ in range(5):
-        for name, (kernel, extra, _) in variants.items():
-            best[name] = min(best[name], contexts[name].run(per_launch_us, kernel, launch, {**options, **extra},
-                                                            args.launches))
-    for name in variants:
-        print(f"{name:<18} {best[name]:7.2f} us/launch  ({best[name] - best['original']:+.2f} us vs original)")
+    best = timed(variants, a, b, args.launches)
     if args.json:
         Path(args.json).write_text(json.dumps({"us_per_launch": best, "launches": args.launches}, indent=1))
 
