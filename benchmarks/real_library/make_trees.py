@@ -1,10 +1,11 @@
 """The trees that `time_ops.py` compares, from the library's repository and a commit.
 
-    python benchmarks/real_library/make_trees.py GIT_DIR COMMIT OUT [--tuned TABLE.toml]
+    python benchmarks/real_library/make_trees.py GIT_DIR COMMIT OUT [--tuned TABLE.toml] [--hand COMMIT]
 
 OUT/original is COMMIT as `git archive` gives it; OUT/default is a copy migrated by `migrate --write .` run
 in it, as a user would (the library's own pyproject.toml sets the line length); with --tuned, OUT/tuned is
-a copy whose pyproject.toml gains TABLE (what `migrate tune` wrote) before the same command. Run it with the
+a copy whose pyproject.toml gains TABLE (what `migrate tune` wrote) before the same command; with --hand,
+OUT/hand is that other commit as is: the maintainers' own migration, to time beside ours. Run it with the
 interpreter that has this checkout installed (`.venv/bin/python`); OUT must not exist. The library itself
 stays out of this repository (`.real/` is ignored).
 """
@@ -24,6 +25,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("commit")
     parser.add_argument("out", type=Path)
     parser.add_argument("--tuned", type=Path, help="a kernel-targets table written by `migrate tune`")
+    parser.add_argument("--hand", metavar="COMMIT", help="the commit where the maintainers migrated by hand")
     return parser.parse_args(argv)
 
 
@@ -48,6 +50,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.out.exists():
         sys.exit(f"{args.out} exists: give a new folder")
     archive(git_dir, args.commit, args.out / "original")
+    if args.hand:
+        archive(git_dir, args.hand, args.out / "hand")
     trees = ["default"] + (["tuned"] if args.tuned else [])
     for name in trees:
         shutil.copytree(args.out / "original", args.out / name)
