@@ -27,8 +27,11 @@ reads as a maintainer writes it by hand (flash-linear-attention's own migration,
 * Addresses in 64 bits, as a block pointer's: an offset vector that a stride scales is widened once, where it is
   defined. The offset vectors (`o_t`) and bounds (`m_t`) are shared by every access that can read them and moved
   out of the loops that do not change them (rewrite/offsets.py); one read once is written inline.
-* A mask only on the dimensions that were boundary-checked: `o_t < T`, and `o_t >= 0` only where the offset may be
-  negative (program ids, `tl.arange`, non-negative loop counters and sums and products of those are not); a bound
+* A mask only on the dimensions that were boundary-checked: `o_t < T`; where the offset may be negative (program
+  ids, `tl.arange`, non-negative loop counters and sums and products of those are not), `0 <= o_t < T` as one
+  unsigned comparison, `o_t.to(tl.uint64) < tl.maximum(T, 0)`: a negative offset wraps past every shape, and a
+  negative shape, clamped at 0, admits nothing, as a block pointer's bounds do; two comparisons and an `&` made
+  fla's kkt_solve kernel 7-12 % slower than its block pointers (H200; benchmarks/RESULTS.md); a bound
   its literals prove is not checked (nor a block at offset 0 as wide as its shape, `tl.arange(0, BT) < BT`), and a
   dimension of one element at offset 0 adds nothing. Block pointers merged from creations that differ in what the
   mask reads (a compile-time `if` choosing `(V, K)` or `(K, V)`) are masked where each is created (`m_h = m_v[:,

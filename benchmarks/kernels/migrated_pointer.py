@@ -130,7 +130,7 @@ def gemm_bt(a_ptr, b_ptr, c_ptr, M, N, K,
     o_n = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N).to(tl.int64)
     accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
     m_m = o_m < M
-    m_n = (o_n >= 0) & (o_n < N)
+    m_n = o_n.to(tl.uint64) < tl.maximum(N, 0)
     a_block_ptr = a_ptr + o_m[:, None] * stride_am + o_k[None, :] * stride_ak
     # B^T as a K x N view of the N x K weight: column-major, so order=(0, 1)
     b_block_ptr = b_ptr + o_k[:, None] * stride_bk + o_n[None, :] * stride_bn

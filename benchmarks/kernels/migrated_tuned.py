@@ -214,7 +214,7 @@ def gemm_bt(
     o_n = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N).to(tl.int64)
     accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
     m_m = o_m < M
-    m_n = (o_n >= 0) & (o_n < N)
+    m_n = o_n.to(tl.uint64) < tl.maximum(N, 0)
     a_block_ptr = a_ptr + o_m[:, None] * stride_am + o_k[None, :] * stride_ak
     b_block_ptr = b_ptr + o_k[:, None] * stride_bk + o_n[None, :] * stride_bn
     for k in range(0, K, BLOCK_SIZE_K):
