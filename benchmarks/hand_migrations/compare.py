@@ -290,11 +290,15 @@ def check_outputs(cases: Path, base: Path, device: str = "cpu") -> dict:
         replacements += ["--migrated", f"{original.relative_to(base / 'original')}={migrated}"]
     verdict_path = base / f"verdict-{device}.json"
     verdict_path.unlink(missing_ok=True)
-    # The packages a launch-support module was added to (`_triton_launch.py`, which the migrated modules import
-    # from their package): importable from the folder above, and found by a stub of the package (_hand.py).
+    # The folders a launch-support module was added to (`_triton_launch.py`). The migrated modules of a package
+    # import it from the package: importable from the folder above, and found by a stub of the package
+    # (_hand.py). Those of a folder that is no package import it by its own name: importable from the folder
+    # itself. (The folder above a package-less folder is no place to import from: Triton's tutorials sit
+    # beside Triton's own sources, whose `triton` would shadow the installed one.)
     support = sorted(str(p.parent) for p in added_files(base) if p.name == LAUNCH_SUPPORT)
+    search = [str(Path(s).parent) if (Path(s) / "__init__.py").is_file() else s for s in support]
     env = {**os.environ, "HAND_MIGRATION_MODULES": json.dumps(located), "HAND_MIGRATION_SUPPORT": json.dumps(support),
-           "PYTHONPATH": os.pathsep.join([*(str(Path(s).parent) for s in support), os.environ.get("PYTHONPATH", "")])}
+           "PYTHONPATH": os.pathsep.join([*search, os.environ.get("PYTHONPATH", "")])}
     if device == "cpu":
         env["TRITON_INTERPRET"] = "1"
     done = subprocess.run([*VERIFY, "cases", str(cases.resolve()), "--device", device, "--repeat", "0", "--json",
