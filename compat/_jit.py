@@ -53,6 +53,14 @@ _P_NAN = tl.constexpr(4)
 
 
 @triton.jit
+def _inside(coords, extent):
+    """``0 <= coords < extent`` as one unsigned comparison: a negative coordinate wraps past every extent, and a
+    negative extent, clamped at 0, admits nothing (two comparisons and an ``&`` cost a chunked kernel 7-12 % on
+    an H200: benchmarks/RESULTS.md)."""
+    return coords.to(tl.uint64) < tl.maximum(tl.cast(extent, tl.int64), 0)
+
+
+@triton.jit
 def _emu_ptrs_mask(base, shape, strides, ranges, offsets, C0: tl.constexpr, C1: tl.constexpr, C2: tl.constexpr):
     RANK: tl.constexpr = len(ranges)
     tl.static_assert(RANK >= 1 and RANK <= 3, "triton_migrate.compat: the emulation supports ranks 1 to 3")
@@ -62,13 +70,13 @@ def _emu_ptrs_mask(base, shape, strides, ranges, offsets, C0: tl.constexpr, C1: 
         ptrs = base + c0 * tl.cast(strides[0], tl.int64)
         mask = c0 == c0
         if C0:
-            mask = (c0 >= 0) & (c0 < tl.cast(shape[0], tl.int64))
+            mask = _inside(c0, shape[0])
     elif RANK == 2:
         c0 = tl.expand_dims(tl.cast(offsets[0], tl.int64) + ranges[0], 1)
         c1 = tl.expand_dims(tl.cast(offsets[1], tl.int64) + ranges[1], 0)
         ptrs = base + c0 * tl.cast(strides[0], tl.int64) + c1 * tl.cast(strides[1], tl.int64)
-        m0 = (c0 >= 0) & (c0 < tl.cast(shape[0], tl.int64))
-        m1 = (c1 >= 0) & (c1 < tl.cast(shape[1], tl.int64))
+        m0 = _inside(c0, shape[0])
+        m1 = _inside(c1, shape[1])
         if C0:
             if C1:
                 mask = m0 & m1
@@ -89,11 +97,11 @@ def _emu_ptrs_mask(base, shape, strides, ranges, offsets, C0: tl.constexpr, C1: 
         t1 = c1 == c1
         t2 = c2 == c2
         if C0:
-            t0 = (c0 >= 0) & (c0 < tl.cast(shape[0], tl.int64))
+            t0 = _inside(c0, shape[0])
         if C1:
-            t1 = (c1 >= 0) & (c1 < tl.cast(shape[1], tl.int64))
+            t1 = _inside(c1, shape[1])
         if C2:
-            t2 = (c2 >= 0) & (c2 < tl.cast(shape[2], tl.int64))
+            t2 = _inside(c2, shape[2])
         mask = t0 & t1 & t2
     return ptrs, mask
 
