@@ -51,7 +51,7 @@ class Axis:
         way, and the compiler can then fold the range's constant part into each address (H100, sm_90 PTX of
         the suite's add_one: 1,159 lines against 1,529 for the sum widened, which sign-extends per element)."""
         steps = self.block if self.ranged else arange(self.language, self.block)
-        return plus(self.offset, to_int64(self.language, steps) if wide else steps)
+        return plus(self.offset, converted(self.language, steps, "int64") if wide else steps)
 
     def stem(self) -> str:
         """What the names of this axis end with: `t` for `BT`, `k` for `BLOCK_SIZE_K`; for a literal block
@@ -105,8 +105,7 @@ class Bound:
         if not self.lower:
             return cst.Comparison(axis, [cst.ComparisonTarget(cst.LessThan(), self.shape)])
         language = self.axis.language
-        unsigned = cst.Call(cst.Attribute(grouped(axis), cst.Name("to")),
-                            [cst.Arg(cst.Attribute(language, cst.Name("uint64")))])
+        unsigned = converted(language, axis, "uint64")
         literal = int_value(self.shape)
         shape = self.shape if literal is not None and literal >= 0 else member_call(
             language, "maximum", [cst.Arg(self.shape), cst.Arg(cst.Integer("0"))])
@@ -128,10 +127,10 @@ def grouped(node: cst.BaseExpression) -> cst.BaseExpression:
     return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-def to_int64(language: cst.BaseExpression, tensor: cst.BaseExpression) -> cst.Call:
-    """`tensor.to(tl.int64)`."""
+def converted(language: cst.BaseExpression, tensor: cst.BaseExpression, dtype: str) -> cst.Call:
+    """`tensor.to(tl.<dtype>)`."""
     return cst.Call(cst.Attribute(grouped(tensor), cst.Name("to")),
-                    [cst.Arg(cst.Attribute(language, cst.Name("int64")))])
+                    [cst.Arg(cst.Attribute(language, cst.Name(dtype)))])
 
 
 def widened(language: cst.BaseExpression, value: cst.BaseExpression) -> cst.Call:
