@@ -5,6 +5,8 @@
 #   bash benchmarks/gpu_checks.sh tests OUT   # six of flash-linear-attention's own tests on the original, default
 #                                             # and compat trees; every fixture's original and migrated form
 #   bash benchmarks/gpu_checks.sh speed OUT   # hand-migration bundles, the realistic cases, the kernel suite
+#   bash benchmarks/gpu_checks.sh varlen OUT  # fla's variable-length tests on the original, default and compat
+#                                             # trees; exit 1 if any test's outcome differs from the original's
 #
 # Needs, as ignored paths carried along: .whl/ (wheels of libcst, click, einops, ...), .real/trees/original
 # (flash-linear-attention at 7e46dffc, from benchmarks/real_library/make_trees.py), .real/kernels_prev/ (the
@@ -34,6 +36,18 @@ if [ "$phase" = tests ]; then
   python3 tests/gpu_fixtures.py -j 4 > "$out/gpu-fixtures.jsonl" 2> "$out/gpu-fixtures.err"
   tail -3 "$out/gpu-fixtures.jsonl"; tail -3 "$out/gpu-fixtures.err"
   wait "$fla"; tail -20 "$out/fla.txt"
+elif [ "$phase" = varlen ]; then
+  # Variable-length batches reach what the interpreter cannot show: negative chunk offsets from
+  # chunk_indices, the unsigned bounds, odd head dims (60, 100, 256), compat's emulated block pointers.
+  # path attention, KDA, gated delta rule, DPLR, solve_tril and the gate cumsum: 23 tests x 3 trees.
+  python3 benchmarks/real_library/run_tests.py .real/trees/original "$out/fla-varlen" --work /tmp/fla-trees \
+    --trees original,default,compat -n 5 --timeout 480 -- \
+    tests/ops/test_path_attn.py::test_parallel_varlen tests/ops/test_kda.py::test_chunk_varlen \
+    "tests/ops/test_gdn.py::test_chunk_varlen[H4-HV4-D60-mask_p0-cu_seqlens[0, 15]-torch.float16]" \
+    "tests/ops/test_gdn.py::test_chunk_varlen[H4-HV4-D100-mask_p0-cu_seqlens[0, 15, 100, 300, 1200, 2000]-torch.float16]" \
+    "tests/ops/test_dplr_delta.py::test_chunk_varlen[H4-D64-mask_p0-gate_logit_normalizer1-safe_gateTrue-cu_seqlens[0, 256, 500, 1000]-chunk_size16-torch.float16]" \
+    "tests/ops/test_dplr_delta.py::test_chunk_varlen[H4-D100-mask_p0-gate_logit_normalizer0.1-safe_gateFalse-cu_seqlens[0, 15, 100, 300, 1111, 1599, 2000]-chunk_size64-torch.float16]" \
+    tests/ops/test_solve_tril.py::test_solve_tril_varlen tests/ops/test_gdn_kernels.py::test_gdn_gate_chunk_cumsum
 elif [ "$phase" = speed ]; then
   for bundle in .hm-bundle-*; do
     extra=""; [ "$bundle" = .hm-bundle-facts ] && extra=--aligned-cases-only

@@ -299,17 +299,26 @@ def distinct_failures(results: dict) -> list[str]:
 
 
 def changed_outcomes(results: dict) -> list[str]:
+    lines = []
+    for tree, changed in outcome_changes(results).items():
+        lines += [f"\n{tree}: outcome differs from original in {len(changed)} tests:", *changed]
+    return lines
+
+
+def outcome_changes(results: dict) -> dict[str, list[str]]:
+    """Per migrated tree, each test whose outcome is not the original's, a test that one side did not run
+    (a tree that timed out) included."""
     original = results.get("original", {}).get("pytest", {}).get("outcomes")
     if original is None:
-        return []
-    lines = []
+        return {}
+    changes = {}
     for tree, result in results.items():
         outcomes = result.get("pytest", {}).get("outcomes", {})
-        changed = [f"  {test}: {original.get(test, 'not run')} -> {outcome}"
-                   for test, outcome in outcomes.items() if tree != "original" and original.get(test) != outcome]
-        if changed:
-            lines += [f"\n{tree}: outcome differs from original in {len(changed)} tests:", *changed]
-    return lines
+        changed = [f"  {test}: {original.get(test, 'not run')} -> {outcomes.get(test, 'not run')}"
+                   for test in sorted({*original, *outcomes}) if original.get(test) != outcomes.get(test)]
+        if tree != "original" and changed:
+            changes[tree] = changed
+    return changes
 
 
 def run_tests(args: argparse.Namespace, search_path: list[str], tool_env: dict, results: dict, log: Log) -> None:
@@ -355,7 +364,9 @@ def main(argv: list[str]) -> int:
     if not args.migrate_only:
         run_tests(args, search_path, tool_env, results, log)
     print(write_summary(args.out_dir, results))
-    return 0
+    # A check, not only a report: any test whose outcome a migration changed, or a tree that did not finish.
+    unfinished = [tree for tree, result in results.items() if result.get("pytest", {}).get("timed_out")]
+    return 1 if outcome_changes(results) or unfinished else 0
 
 
 if __name__ == "__main__":
