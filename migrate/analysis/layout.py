@@ -35,14 +35,12 @@ LAYOUT_FREE = frozenset({"dot", "dot_scaled"})  # their results do not follow th
 
 def sensitive_loads(function: cst.FunctionDef, member: Callable[[cst.BaseExpression], str | None]) -> set[int]:
     """The ids of the `tl.load` calls in `function` whose tile reaches a layout-dependent use."""
-    collector = AssignmentCollector()
-    walk(collector, function.body)
     calls = _Calls(member)
     walk(calls, function.body)
     shown = _Reads(member)  # what the uses that show a tile's layout read
     for node in calls.escapes:
         walk(shown, node)
-    flow = _Flow(collector.assignments, member)
+    flow = _Flow(calls.assignments, member)
     showing = flow.reaching(shown.names)
     return {id(load) for load in calls.loads
             if id(load) in shown.calls or not showing.isdisjoint(flow.assigned_from[id(load)])}
@@ -94,11 +92,13 @@ class _Flow:
         return found
 
 
-class _Calls(cst.CSTVisitor):
+class _Calls(AssignmentCollector):
     """The loads, and the expressions where a tile's layout shows: a reduction's arguments (or the tile it is
-    a method of), the arguments of a call that is not Triton's, a returned value."""
+    a method of), the arguments of a call that is not Triton's, a returned value; and the assignments (one
+    walk of the function)."""
 
     def __init__(self, member) -> None:
+        super().__init__()
         self.member = member
         self.loads: list[cst.Call] = []
         self.escapes: list[cst.CSTNode] = []
