@@ -53,7 +53,8 @@ def _elementwise(node: cst.IfExp) -> list | None:
 class Creations(Part):
     def __init__(self, parts) -> None:
         super().__init__(parts)
-        self._block_pointer_calls: list[cst.Call] | None = None  # block_pointer_calls
+        self._views: list | None = None  # views
+        self._views_disagree: dict[str, bool] = {}  # a tensor argument -> views_disagree
 
     def create(self, node, name: str | None, call: cst.Call, state: State) -> Value:
         creation = Creation(call, name, loops=sum(isinstance(o, Loop) for o in self.run.owners),
@@ -186,26 +187,35 @@ class Creations(Part):
         argument = guards.root_argument(creation.base, self.fn.facts, self.fn.arguments)
         if argument is None:
             return False
+        if argument not in self._views_disagree:  # once per tensor: every creation over it asks
+            self._views_disagree[argument] = self.last_strides_differ(argument)
+        return self._views_disagree[argument]
+
+    def last_strides_differ(self, argument: str) -> bool:
+        """Whether the function's block pointers over `argument` put different strides last."""
         lasts = set()
-        for other in self.block_pointer_calls():
-            try:
-                bound = bind(other, "make_block_ptr", complete=False)
-            except UnboundCall:
-                continue
-            if "base" not in bound or "strides" not in bound or argument != guards.root_argument(
-                    self.fn.facts.movable(bound["base"].value), self.fn.facts, self.fn.arguments):
-                continue
-            strides = self.tuple_part(bound["strides"].value)
-            lasts.add(code_of(strides[-1]) if strides else None)
+        for root, strides in self.views():
+            if root == argument:
+                elements = self.tuple_part(strides)
+                lasts.add(code_of(elements[-1]) if elements else None)
         return len(lasts) > 1
 
-    def block_pointer_calls(self) -> list[cst.Call]:
-        """The function's `make_block_ptr` calls, found once: every creation asks (a walk per creation made
-        large kernels quadratic)."""
-        if self._block_pointer_calls is None:
-            self._block_pointer_calls = [call for call in descendants(self.fn.function, cst.Call)
-                                         if self.fn.names.member(call.func) == "make_block_ptr"]
-        return self._block_pointer_calls
+    def views(self) -> list[tuple[str | None, cst.BaseExpression]]:
+        """The pointer argument and the strides of each of the function's `make_block_ptr` calls that names
+        both, found once: every tensor asks (a walk per creation made large kernels quadratic)."""
+        if self._views is None:
+            self._views = []
+            for call in descendants(self.fn.function, cst.Call):
+                if self.fn.names.member(call.func) != "make_block_ptr":
+                    continue
+                try:
+                    bound = bind(call, "make_block_ptr", complete=False)
+                except UnboundCall:
+                    continue
+                if "base" in bound and "strides" in bound:
+                    self._views.append((guards.root_argument(self.fn.facts.movable(bound["base"].value),
+                                                             self.fn.facts, self.fn.arguments), bound["strides"].value))
+        return self._views
 
     @staticmethod
     def rejected_creation(parts: dict) -> str | None:

@@ -11,10 +11,15 @@ any of its assignments reads the tile): a name assigned from the load, or from a
 name, is tainted, except through a `tl.dot`, whose result does not depend on its operands' layout. The load is
 layout-sensitive if a reduction reads it or a tainted name, or if it or a tainted name leaves what the function
 can see: passed to a function that is not Triton's, or returned.
+
+Each expression is read once per function, whatever the number of loads: the names that reach a use showing
+the layout are found once, backwards from those uses, and a load is sensitive if a name assigned from it is
+one of them (a load's tainted names reach a use exactly when one of its first ones does).
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Callable
 
 import libcst as cst
@@ -30,59 +35,70 @@ LAYOUT_FREE = frozenset({"dot", "dot_scaled"})  # their results do not follow th
 
 def sensitive_loads(function: cst.FunctionDef, member: Callable[[cst.BaseExpression], str | None]) -> set[int]:
     """The ids of the `tl.load` calls in `function` whose tile reaches a layout-dependent use."""
-    collector = AssignmentCollector()
-    walk(collector, function.body)
-    loads = _Calls(member)
-    walk(loads, function.body)
-    found = set()
-    for load in loads.loads:
-        tainted = _tainted(load, collector.assignments, member)
-        if any(_reads(node, tainted, load, member) for node in loads.escapes):
-            found.add(id(load))
-    return found
+    calls = _Calls(member)
+    walk(calls, function.body)
+    shown = _Reads(member)  # what the uses that show a tile's layout read
+    for node in calls.escapes:
+        walk(shown, node)
+    flow = _Flow(calls.assignments, member)
+    showing = flow.reaching(shown.names)
+    return {id(load) for load in calls.loads
+            if id(load) in shown.calls or not showing.isdisjoint(flow.assigned_from[id(load)])}
 
 
-def _tainted(load: cst.Call, assignments: dict, member) -> set[str]:
-    tainted: set[str] = set()
-    changed = True
-    while changed:
-        changed = False
-        for name, values in assignments.items():
-            if name not in tainted and any(_reads(value.iter if isinstance(value, cst.For) else value, tainted,
-                                                  load, member) for value in values):  # a loop's counter: its range
-                tainted.add(name)
-                changed = True
-    return tainted
-
-
-def _reads(node: cst.CSTNode, tainted: set[str], load: cst.Call, member) -> bool:
-    """Whether `node` reads the load's tile or a tainted name, other than through a `tl.dot`."""
-    found = []
-
-    class Reads(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> bool:
-            if call is load:
-                found.append(True)
-                return False
-            return member(call.func) not in LAYOUT_FREE
-
-        def visit_Name(self, name: cst.Name) -> None:
-            if name.value in tainted:
-                found.append(True)
-
-        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
-            walk(self, attribute.value)  # `x.T`, `b.to(...)`: the value; an attribute's name is no read
-            return False
-
-    walk(Reads(), node)
-    return bool(found)
-
-
-class _Calls(cst.CSTVisitor):
-    """The loads, and the expressions where a tile's layout shows: a reduction's arguments (or the tile it is
-    a method of), the arguments of a call that is not Triton's, a returned value."""
+class _Reads(cst.CSTVisitor):
+    """The names an expression reads and the calls it reaches (by id), other than through a `tl.dot`."""
 
     def __init__(self, member) -> None:
+        self.member = member
+        self.names: set[str] = set()
+        self.calls: set[int] = set()
+
+    def visit_Call(self, call: cst.Call) -> bool:
+        self.calls.add(id(call))
+        return self.member(call.func) not in LAYOUT_FREE
+
+    def visit_Name(self, name: cst.Name) -> None:
+        self.names.add(name.value)
+
+    def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+        walk(self, attribute.value)  # `x.T`, `b.to(...)`: the value; an attribute's name is no read
+        return False
+
+
+class _Flow:
+    """Every assignment read once: the names each name is assigned from, and the names assigned from each
+    call (a load's tile goes first to these)."""
+
+    def __init__(self, assignments: dict, member) -> None:
+        self.sources: dict[str, set[str]] = defaultdict(set)
+        self.assigned_from: dict[int, set[str]] = defaultdict(set)
+        for name, values in assignments.items():
+            for value in values:
+                reads = _Reads(member)
+                walk(reads, value.iter if isinstance(value, cst.For) else value)  # a loop's counter: its range
+                self.sources[name] |= reads.names
+                for call in reads.calls:
+                    self.assigned_from[call].add(name)
+
+    def reaching(self, names: set[str]) -> set[str]:
+        """`names` and every name that flows into one of them (a worklist over the assignments)."""
+        found, pending = set(names), list(names)
+        while pending:
+            for source in self.sources.get(pending.pop(), ()):
+                if source not in found:
+                    found.add(source)
+                    pending.append(source)
+        return found
+
+
+class _Calls(AssignmentCollector):
+    """The loads, and the expressions where a tile's layout shows: a reduction's arguments (or the tile it is
+    a method of), the arguments of a call that is not Triton's, a returned value; and the assignments (one
+    walk of the function)."""
+
+    def __init__(self, member) -> None:
+        super().__init__()
         self.member = member
         self.loads: list[cst.Call] = []
         self.escapes: list[cst.CSTNode] = []
