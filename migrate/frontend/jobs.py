@@ -333,7 +333,7 @@ def summary(results: list[FileResult], checked: int, write: bool) -> str:
 
 
 def _counts(results: list[FileResult], diagnostics: list, checked: int, write: bool) -> str:
-    refused = sum(not d.fixed for d in diagnostics)
+    refused = sum(r.left for r in results)
     suppressed = sum(r.suppressed for r in results)
     if not diagnostics and not any(r.new_data for r in results) and suppressed:
         return f"Nothing to migrate in {plural(checked, 'file')} ({plural(suppressed, 'site')} suppressed)."
