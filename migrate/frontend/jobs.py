@@ -135,7 +135,8 @@ def _migrate_group(jobs: tuple[Job, ...], decoded: dict, errors: dict[str, str])
                                         frozen={p: errors[p] for p in sources if p in errors},
                                         launch={job.path: job.launch for job in jobs if job.launch},
                                         removable={job.path: job.removable for job in jobs},
-                                        imported={job.path: job.imported for job in jobs})
+                                        imported={job.path: job.imported for job in jobs},
+                                        policies={job.path: job.policy for job in jobs})
     outcomes = engine.migrate_sources(sources, migration, verify=first.verify, rewrite=first.verify)
     results = []
     for job in jobs:
@@ -182,7 +183,8 @@ def _keep(jobs: tuple[Job, ...], outcomes: list[FileOutcome]) -> None:
 
 def _cache_policy(jobs: tuple[Job, ...]) -> tuple:
     """What the outcomes depend on besides the files' bytes."""
-    return jobs[0].policy, tuple(sorted(job.removable) for job in jobs), tuple(job.imported for job in jobs)
+    return (tuple(job.policy for job in jobs), tuple(sorted(job.removable) for job in jobs),
+            tuple(job.imported for job in jobs))
 
 
 def _served(task: tuple[Job, ...]) -> list[FileResult] | None:
