@@ -159,7 +159,10 @@ class MigrationContext:
     """What the modules of one migration are migrated under, besides their sources; every step of the engine
     reads it, none changes it. Keys of the mappings: module names (those of `migrate_sources`).
 
-    `policy`: what the user allows. `locate(importer, level, module)`: the module an import in `importer`
+    `policy`: what the user allows, in every module `policies` (name -> policy) does not name: each module is
+    migrated under its own configuration's, and so is each function it defines, whichever module calls it
+    (a helper shared by modules of different policies takes its own module's; `policy_of`). `locate(importer,
+    level, module)`: the module an import in `importer`
     refers to (by default, keys are dotted names). `frozen` (name -> why): modules that cannot be migrated:
     left as they are, with no block pointer crossing into or out of them migrated. `launch` (name -> `from X
     import`'s X): where a module imports the host code its kernels call at launch (`_triton_launch`,
@@ -176,6 +179,17 @@ class MigrationContext:
     launch: Mapping[str, str] = field(default_factory=dict)
     removable: Mapping[str, frozenset[str]] = field(default_factory=dict)
     imported: Mapping[str, tuple[Borrowed, ...]] = field(default_factory=dict)
+    policies: Mapping[str, Policy] = field(default_factory=dict)
+
+    def policy_of(self, module: str) -> Policy:
+        """What the user allows in this module (and in the functions it defines)."""
+        return self.policies.get(module, self.policy)
+
+    def kernel_targets(self) -> dict[str, str]:
+        """Function name -> its tuned target (`migrate tune`), from every module's policy: a helper takes the
+        form its callers agree on (Program.inherited_forms), and they may be in modules of other policies."""
+        return {name: target for policy in (self.policy, *self.policies.values())
+                for name, target in policy.kernel_targets}
 
     @classmethod
     def alone(cls, policy: Policy | None = None, launch: str | None = None,
@@ -429,7 +443,7 @@ def _migrate(sources: dict[str, str], migration: MigrationContext, rewrite: bool
              copies: int = MAX_COPY_ROUNDS) -> dict[str, FileOutcome]:
     """`trees` gains the ast of each module that is not frozen. `copies`: how many more times helpers may be
     copied per call signature (a copy's own calls may then differ)."""
-    trees, policy, frozen = {} if trees is None else trees, migration.policy, migration.frozen
+    trees, frozen = {} if trees is None else trees, migration.frozen
     borrowed = _borrowed(sources, migration, trees) if len(sources) > 1 else {}
     stated = {}  # name -> the stated bindings its rewrite relies on
     # after the modules of the run: where one binds a name, it decides
@@ -440,15 +454,16 @@ def _migrate(sources: dict[str, str], migration: MigrationContext, rewrite: bool
     units = [u for u in (_blamed_unit(name, text, True, from_ast, trees, borrowed.get(name))
                          for name, text in sources.items() if name not in frozen) if u is not None]
     program, inherited = None, {}
-    if policy.kernel_targets:  # a helper takes its tuned callers' form, and they may be anywhere
+    tuned = migration.kernel_targets()
+    if tuned:  # a helper takes its tuned callers' form, and they may be anywhere
         program = _program(units, sources, migration, from_ast, trees, borrowed)
-        inherited = program.inherited_forms(dict(policy.kernel_targets))
+        inherited = program.inherited_forms(tuned)
     settled = {}
-    analyses = _analyse(units, policy, inherited, settled)
+    analyses = _analyse(units, migration, inherited, settled)
     if analyses is None:  # a block pointer crosses a call: the whole program decides
         program = program or _program(units, sources, migration, from_ast, trees, borrowed)
         settled = {key: found for key, found in settled.items() if key not in program.linked}
-        analyses = program.settle(lambda: _analyse(units, policy, inherited, settled, program))
+        analyses = program.settle(lambda: _analyse(units, migration, inherited, settled, program))
         plan = program.specialisations() if copies else {}
         if plan:
             return _with_copies(sources, plan, program, trees, rewrite,
@@ -579,7 +594,7 @@ def _frozen_unit(name: str, source: str, from_ast: bool, borrowed: TritonNames |
         return None
 
 
-def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], settled: dict,
+def _analyse(units: list[_Unit], migration: MigrationContext, inherited: dict[int, str], settled: dict,
              program: Program | None = None) -> list | None:
     """(unit, analysis) for every function with a block-pointer site, and, in a round of the `program`,
     every helper that takes parts. Without a program: None if a block pointer crosses a call, each
@@ -599,7 +614,7 @@ def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], sett
                 continue
             context = program.context_for(unit, function) if program is not None else None
             # `migrate tune` may have picked its form, or its callers'
-            own = policy.for_function(function.name.value, inherited.get(key))
+            own = migration.policy_of(unit.module_name).for_function(function.name.value, inherited.get(key))
             try:
                 with _blame(unit.module_name):
                     analyses.append((unit, FunctionAnalysis(function, unit.names, unit.namer, unit.language, own,
@@ -614,7 +629,8 @@ def _analyse(units: list[_Unit], policy: Policy, inherited: dict[int, str], sett
 
 
 def _outcome(unit: _Unit, analyses: list, migration: MigrationContext, rewrite: bool) -> FileOutcome:
-    policy, removable = migration.policy, migration.removable.get(unit.module_name, frozenset())
+    policy = migration.policy_of(unit.module_name)
+    removable = migration.removable.get(unit.module_name, frozenset())
     uncalled = [analysis for analysis in analyses if _is_uncalled_helper(analysis, unit)]
     dead = [analysis for analysis in uncalled
             if policy.unsafe_fixes and analysis.function.name.value in removable]

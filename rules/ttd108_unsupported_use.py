@@ -96,6 +96,11 @@ def passed_to(member: str) -> str:
     return f"passed to `tl.{member}`"
 
 
+def passed_as(member: str, parameter: str) -> str:
+    """A block pointer given to a load or store as anything but the pointer it accesses (`mask=`, `other=`)."""
+    return f"passed to `tl.{member}` as its `{parameter}`"
+
+
 def zero_for_none(name: str) -> str:
     """`p == 0` where `p` is 0 on some path: its migrated parts are None there, which the test would tell apart."""
     return (f"`{name}` is `0` instead of a block pointer on some path, where its migrated parts are `None`: this "

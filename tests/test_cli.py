@@ -3,6 +3,7 @@
 import gc
 import os
 import re
+import stat
 import subprocess
 import sys
 
@@ -294,23 +295,36 @@ def test_broken_file_is_reported_and_left_alone(tree, name, mode):
     assert invoke(mode, "--exit-zero", "-j1").exit_code == 2
 
 
+def test_a_read_only_file_is_left_alone_and_reported_also_as_root(tree):
+    """A user's `chmod 444` is a statement: --write leaves the file as it is, says so and exits 2, whoever runs it
+    (root included, whom the OS would let write it: issue 43)."""
+    locked = put(tree, "locked.py", KERNEL)
+    good = put(tree, "good.py", KERNEL)
+    locked.chmod(0o444)
+    try:
+        result = invoke("--write", "-j1")
+        assert locked.read_text() == KERNEL and stat.S_IMODE(locked.stat().st_mode) == 0o444
+    finally:
+        locked.chmod(0o644)
+    assert result.exit_code == 2
+    assert "locked.py: error: cannot write: Permission denied (the file is read-only); left unchanged" in result.stderr
+    assert "make_block_ptr" not in good.read_text()
+
+
 def test_unreadable_file(tree):
     locked = put(tree, "locked.py", KERNEL)
     good = put(tree, "good.py", KERNEL)
     locked.chmod(0)
     try:
-        readable = os.access(locked, os.R_OK)  # root reads anything: then it is simply migrated
+        readable = os.access(locked, os.R_OK)  # root reads anything, but mode 0 is read-only: it is not written
         result = invoke("--write")
     finally:
         locked.chmod(0o644)
     assert "make_block_ptr" not in good.read_text()
-    if readable:
-        assert result.exit_code == 0
-        assert "make_block_ptr" not in locked.read_text()
-    else:
-        assert result.exit_code == 2
-        assert "locked.py: error: cannot read: Permission denied" in result.stderr
-        assert locked.read_text() == KERNEL
+    assert result.exit_code == 2
+    assert locked.read_text() == KERNEL
+    why = "cannot write: Permission denied (the file is read-only)" if readable else "cannot read: Permission denied"
+    assert f"locked.py: error: {why}" in result.stderr
 
 
 def test_broken_symlink_and_missing_path(tree):

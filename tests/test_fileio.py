@@ -245,14 +245,16 @@ def test_a_file_the_user_may_not_write_is_refused(tmp_path, monkeypatch):
     assert temporaries(tmp_path) == []
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="the OS grants root every write")
-def test_root_writes_a_read_only_file_and_keeps_it_read_only(tmp_path):
+def test_a_read_only_file_is_refused_also_to_root(tmp_path):
+    """`chmod 444` says the file stays as it is: refused to root too, whom the OS would let write it (issue 43)."""
     path = tmp_path / "k.py"
     path.write_bytes(b"old\n")
     path.chmod(0o444)
-    atomic_write(str(path), b"new\n")
-    assert path.read_bytes() == b"new\n"
+    with pytest.raises(FileError, match=r"Permission denied \(the file is read-only\); left unchanged"):
+        atomic_write(str(path), b"new\n", expected=b"old\n")
+    assert path.read_bytes() == b"old\n"
     assert stat.S_IMODE(path.stat().st_mode) == 0o444
+    assert temporaries(tmp_path) == []
 
 
 def test_temporary_left_by_a_killed_run_is_removed_by_the_next_write(tmp_path):

@@ -9,10 +9,13 @@ SEEDS), none hidden.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import re
 
 import pytest
 from fuzz import compiled, grammar, invalid, runner, shrink
+
+from triton_migrate.policy import Policy
 
 # Seeds of grammar.generate that pass in every policy today (58 kernels): those of 0-49, 1815 (creations
 # in both branches of a constexpr `if`, advanced inside a branch), and seven that bring in every `order` of rank 4.
@@ -147,6 +150,27 @@ def planted_program() -> grammar.Program:
 
 def test_the_planted_program_passes_unplanted(work):
     assert [v.outcome for v in work.check([planted_program()], "pointer")[0]] == ["identical"]
+
+
+def test_a_check_that_promises_another_fix_than_the_rewrite_is_caught(monkeypatch):
+    """Issue 43: `[*]` means what --write changes. A check (no rewrite) that marks a site the rewrite does not
+    migrate (planted: its first site's mark flipped) is a failure of its own."""
+    from triton_migrate import engine
+
+    real = engine.migrate_source
+
+    def flipped(source, verify=True, policy=None, rewrite=True, migration=None):
+        outcome = real(source, verify, policy, rewrite, migration)
+        if rewrite:
+            return outcome
+        first = outcome.diagnostics[0]
+        return dataclasses.replace(outcome, diagnostics=(dataclasses.replace(first, fixed=not first.fixed),
+                                                         *outcome.diagnostics[1:]))
+
+    assert runner.migrate(PLANTED, Policy(target="pointer"))[0] == "migrated"
+    monkeypatch.setattr(engine, "migrate_source", flipped)
+    outcome, detail, _ = runner.migrate(PLANTED, Policy(target="pointer"))
+    assert outcome == "marks-differ" and outcome in runner.FAILURES, detail
 
 
 def test_a_mask_changed_in_the_migrated_kernel_is_caught_on_38(work, monkeypatch):

@@ -56,6 +56,45 @@ def test_tune_chooses_a_form_for_autotuned_kernels_launched_through_autograd(pro
     assert table.keys() == {"row_sums", "spread_rows"}
 
 
+UNPRUNED = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.autotune([triton.Config({"BN": 16}), triton.Config({"BN": 32})], key=["N"])
+@triton.jit
+def scale(x_ptr, y_ptr, N, BN: tl.constexpr):
+    x = tl.make_block_ptr(x_ptr, (N,), (1,), (tl.program_id(0) * BN,), (BN,), (0,))
+    y = tl.make_block_ptr(y_ptr, (N,), (1,), (tl.program_id(0) * BN,), (BN,), (0,))
+    tl.store(y, tl.load(x, boundary_check=(0,)) * 2, boundary_check=(0,))
+
+
+def run(x):
+    y = torch.empty_like(x)
+    scale[lambda meta: (triton.cdiv(x.numel(), meta["BN"]),)](x, y, x.numel())
+    return y
+"""
+
+
+def test_an_autotuner_that_times_its_configurations_verifies_in_the_interpreter(tmp_path):
+    """Issue 43: an autotuner with configurations to time failed in Triton's interpreter (`0 active drivers`: no
+    driver times anything there), with a traceback per run and nothing verified. There each configuration now
+    runs once, untimed, the first is kept, and the verdict says which."""
+    (tmp_path / "kernels").mkdir()
+    (tmp_path / "kernels" / "__init__.py").write_text("")
+    (tmp_path / "kernels" / "k.py").write_text(UNPRUNED)
+    (tmp_path / "bench.py").write_text("import torch\nfrom kernels.k import run\n"
+                                       "print(float(run(torch.arange(100, dtype=torch.float32)).sum()))\n")
+    done = _migrate(["verify", "--device", "cpu", "--", "python", "bench.py"], tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "active drivers" not in done.stdout + done.stderr
+    assert "1 chosen untimed in Triton's interpreter, which cannot time them: each configuration run once and the " \
+           "first kept, the only one compared (kernels.k:scale BN: 16," in done.stdout
+    rows = {line.split()[0]: line.split()[2] for line in done.stdout.splitlines() if line.startswith("kernels.k:")}
+    assert rows == {"kernels.k:scale": "identical"}
+
+
 class Config:
     def __init__(self, block: int):
         self.block = block

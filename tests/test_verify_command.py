@@ -143,6 +143,26 @@ def test_a_recording_of_another_format_version_is_refused(golden):
     assert result.exit_code == 2 and "version 99" in result.output
 
 
+def test_kernels_that_compile_mode_cannot_load_are_not_verified(golden, tmp_path):
+    """Issue 43: compile mode run where the kernels' module does not import (here: from an empty tree) failed in
+    both versions alike, and the verdict said identical, exit 0. Nothing was compiled: not verified, exit 2."""
+    from triton_migrate.verify.compile import compile_recording
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+
+    def compiled_where_nothing_imports(copy, index):
+        index["compile"] = compile_recording(copy, empty, ["sm_90"])
+
+    a = _perturbed_copy(golden, "unloaded_a.tmv", compiled_where_nothing_imports)
+    b = _perturbed_copy(golden, "unloaded_b.tmv", compiled_where_nothing_imports)
+    result = CliRunner().invoke(command, ["compare", str(a), str(b)])
+    assert result.exit_code == 2, result.output
+    assert "ERROR: compile mode: kernels.ops:matmul for sm_90 could not be loaded in the recorded version" in \
+        result.output
+    assert result.output.rstrip().endswith("verdict: not verified")
+
+
 def test_no_launch_recorded_is_an_error(project):
     done = _verify(["--device", "cpu", "--", "python", "-c", "print('no kernels here')"], project)
     assert done.returncode == 2 and "no Triton launch was recorded" in done.stdout, done.stdout + done.stderr

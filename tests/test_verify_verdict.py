@@ -7,6 +7,7 @@ never cut."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -112,6 +113,21 @@ def test_a_migration_that_leaves_block_pointers_is_partly_migrated(project, tmp_
     assert left > 0 and all(k["status"] == "identical" for k in verdict["kernels"])
     assert result.output.rstrip().endswith(f"verdict: partly migrated: {left} site(s) still need Triton <= 3.8 "
                                            "(every compared launch identical)")
+
+
+def test_partly_migrated_counts_the_sites_that_check_counts(project, tmp_path):
+    """Issue 43: verify counted the `make_block_ptr` calls left in the migrated copy (1 here), where `migrate
+    --check` reports every site it cannot migrate (2: the creation and the helper's parameter it is passed to)."""
+    from tests.test_cli import REFUSED, invoke
+
+    (project / "kernels" / "refused.py").write_text(REFUSED)
+    check = invoke("--no-cache", "-j1", "kernels")
+    cannot = int(re.search(r"(\d+) cannot", check.stderr)[1])
+    assert cannot == 2, check.stderr
+    result, verdict = _verify(tmp_path, "--", "python", "bench.py", "40")
+    assert result.exit_code == 1, result.output
+    assert verdict["left_as_block_pointers"] == cannot
+    assert f"verdict: partly migrated: {cannot} site(s) still need Triton <= 3.8" in result.output
 
 
 def test_kernel_names_are_never_cut():

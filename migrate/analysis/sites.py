@@ -49,8 +49,9 @@ class Accesses(Part):
         except UnboundCall as error:
             self.unbound_access(call, str(error), state)
             return
-        if "value" in bound:
-            self.flow.visit(bound["value"].value, state)
+        for name, argument in bound.items():  # a block pointer as a store's value, a `mask=`, an `other=`: a use
+            if name != "pointer":  # the rewrite cannot follow (the access's pointer alone is rewritten)
+                self.flow.visit(argument.value, state, how=ttd108_unsupported_use.passed_as(member, name))
         pointer = bound["pointer"].value
         if self.creating.is_inline_creation(pointer):
             value = self.creating.inline_creation(pointer, state)

@@ -123,7 +123,8 @@ def atomic_write(path: str, data: bytes, *, expected: bytes | None = None) -> No
     check and the rename, so two of them never interleave there.
 
     A file the user may not write (per the OS, as with an editor's save) is refused, not replaced behind
-    its permissions; root, to whom the OS grants every write, writes read-only files as ruff and black do.
+    its permissions; so is a file whose mode grants nobody a write (`chmod 444`), also to root, to whom the
+    OS grants every write: such a mode is the user's statement that the file stays as it is.
     """
     target = os.path.realpath(path)
     directory = os.path.dirname(target)
@@ -144,12 +145,16 @@ def _temp_prefix(name: str) -> str:
     return f".{name}.triton-migrate-"
 
 
+_ANY_WRITE = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
+
+
 def _writable_stat(target: str) -> os.stat_result:
     try:
         original = os.stat(target)
     except FileNotFoundError as exc:
         raise FileError("cannot write: the file was deleted during the run; not recreated") from exc
-    if not os.access(target, os.W_OK, effective_ids=os.access in os.supports_effective_ids):
+    if not original.st_mode & _ANY_WRITE or \
+            not os.access(target, os.W_OK, effective_ids=os.access in os.supports_effective_ids):
         raise FileError("cannot write: Permission denied (the file is read-only); left unchanged")
     return original
 

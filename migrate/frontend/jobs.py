@@ -107,13 +107,20 @@ def _analyse_group(jobs: tuple[Job, ...]) -> list[FileResult]:
             errors[failure.module] = _error_message(failure.error)
     if not errors:  # a failing file is analysed again on every run (its error is not cached)
         _keep(jobs, [outcomes[job.path] for job in jobs])
-    held = [r for r in results if r.path in outcomes and outcomes[r.path].new_source is not None and r.new_data is None]
+    held = [r for r in results if r.path in outcomes and _held(outcomes[r.path], r)]
     if not held:
         return results
-    # Files that share helpers are only right together: one held back (a suppression) holds back all.
-    note = (1, 1, f"left untouched with {held[0].path}, which shares `@triton.jit` helpers with it")
-    return [replace(r, new_text=None, new_data=None, warnings=r.warnings + (note,)) if r.new_data else r
-            for r in results]
+    # Files that share helpers are only right together: one held back (a suppression) holds back all, in a
+    # check as in --write (which is what a check's fixable mark promises).
+    why = f"left untouched with {held[0].path}, which shares `@triton.jit` helpers with it"
+    return [replace(r, new_text=None, new_data=None, warnings=r.warnings + ((1, 1, why),),
+                    diagnostics=tuple(_not_migrated(d, why) for d in r.diagnostics))
+            if r.new_data is not None or any(d.fixed for d in r.diagnostics) else r for r in results]
+
+
+def _held(outcome: FileOutcome, result: FileResult) -> bool:
+    """Whether the file is left untouched although the engine migrated some of its sites (a suppression)."""
+    return any(d.fixed for d in outcome.diagnostics) and not any(d.fixed for d in result.diagnostics)
 
 
 def _migrate_group(jobs: tuple[Job, ...], decoded: dict, errors: dict[str, str]) -> tuple[list[FileResult], dict]:
@@ -128,7 +135,8 @@ def _migrate_group(jobs: tuple[Job, ...], decoded: dict, errors: dict[str, str])
                                         frozen={p: errors[p] for p in sources if p in errors},
                                         launch={job.path: job.launch for job in jobs if job.launch},
                                         removable={job.path: job.removable for job in jobs},
-                                        imported={job.path: job.imported for job in jobs})
+                                        imported={job.path: job.imported for job in jobs},
+                                        policies={job.path: job.policy for job in jobs})
     outcomes = engine.migrate_sources(sources, migration, verify=first.verify, rewrite=first.verify)
     results = []
     for job in jobs:
@@ -175,7 +183,8 @@ def _keep(jobs: tuple[Job, ...], outcomes: list[FileOutcome]) -> None:
 
 def _cache_policy(jobs: tuple[Job, ...]) -> tuple:
     """What the outcomes depend on besides the files' bytes."""
-    return jobs[0].policy, tuple(sorted(job.removable) for job in jobs), tuple(job.imported for job in jobs)
+    return (tuple(job.policy for job in jobs), tuple(sorted(job.removable) for job in jobs),
+            tuple(job.imported for job in jobs))
 
 
 def _served(task: tuple[Job, ...]) -> list[FileResult] | None:
@@ -218,18 +227,19 @@ def _filter(outcome: FileOutcome, text: str, job: Job) -> tuple[list[Diagnostic]
     # A migrated site that is suppressed or disabled: the engine cannot yet leave one site alone, so the file is.
     held = [d for d in everything if d.fixed and d not in shown]
     suppressed = len(active) - len(shown)
-    if not held or outcome.new_source is None:
+    if not held:
         return shown, suppressed, sorted(warnings), outcome.new_source
+    # Held in a check too, where nothing is rewritten: its fixable marks promise what --write does.
     warnings.append((held[0].line, held[0].column, f"{held[0].code} is suppressed or disabled here: "
                      "the whole file is left untouched (sites cannot yet be skipped one by one)"))
-    return [_not_migrated(d, held[0]) for d in shown], suppressed, sorted(warnings), None
+    why = f"the file is left untouched because of line {held[0].line}"
+    return [_not_migrated(d, why) for d in shown], suppressed, sorted(warnings), None
 
 
-def _not_migrated(d: Diagnostic, held: Diagnostic) -> Diagnostic:
+def _not_migrated(d: Diagnostic, why: str) -> Diagnostic:
     if not d.fixed:
         return d
-    note = f" (not migrated: the file is left untouched because of line {held.line})"
-    return replace(d, fixed=False, decision="untouched", message=d.message + note)
+    return replace(d, fixed=False, decision="untouched", message=f"{d.message} (not migrated: {why})")
 
 
 
@@ -325,7 +335,7 @@ def summary(results: list[FileResult], checked: int, write: bool) -> str:
 
 
 def _counts(results: list[FileResult], diagnostics: list, checked: int, write: bool) -> str:
-    refused = sum(not d.fixed for d in diagnostics)
+    refused = sum(r.left for r in results)
     suppressed = sum(r.suppressed for r in results)
     if not diagnostics and not any(r.new_data for r in results) and suppressed:
         return f"Nothing to migrate in {plural(checked, 'file')} ({plural(suppressed, 'site')} suppressed)."

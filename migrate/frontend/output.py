@@ -43,6 +43,13 @@ class FileResult:
         """The text the positions are in."""
         return self.new_text if self.written else self.text
 
+    @property
+    def left(self) -> int:
+        """The shown sites that stay block pointers: those --write cannot migrate, or leaves as they are with
+        their file (a suppression holds it back). What a check counts as "cannot", --write as "left", and
+        `migrate verify` as still needing Triton <= 3.8 (which adds the suppressed ones)."""
+        return sum(not d.fixed for d in self.diagnostics)
+
 
 # --- which sites a mode lists ------------------------------------------------------------------------------------
 

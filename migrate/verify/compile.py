@@ -106,14 +106,24 @@ def _first_launches(launches: list[dict]) -> list[dict]:
 
 
 def _compile_one(launch: dict, target_name: str, directory: Path) -> dict:
+    """The compiler's result for one kernel and target. A kernel that could not even be loaded (its module
+    fails to import here) was never given to the compiler: `loaded` False, which the verdict counts as not
+    verified, whatever the other version did."""
     try:
         fn = _jit_function(launch)
+    except Exception as error:  # noqa: BLE001 - reported per kernel and target, with the others
+        return {"ok": False, "loaded": False, "error": _error_line(error)}
+    try:
         compiled = _compile(fn, launch, target_name)
     except Exception as error:  # noqa: BLE001 - a failure to compile is a result, reported per target
-        lines = [line for line in str(error).strip().splitlines() if line.strip()]
-        return {"ok": False, "error": f"{type(error).__name__}: {' / '.join(lines[-3:])[:600]}"}
+        return {"ok": False, "error": _error_line(error)}
     ir = _save_ir(compiled, launch, target_name, directory)
     return {"ok": True, **summarize(compiled, target_name), "ir": ir}
+
+
+def _error_line(error: Exception) -> str:
+    lines = [line for line in str(error).strip().splitlines() if line.strip()]
+    return f"{type(error).__name__}: {' / '.join(lines[-3:])[:600]}"
 
 
 def _jit_function(launch: dict):

@@ -118,15 +118,27 @@ def _sentinel_fill(torch) -> None:
 
 
 def _unrecorded(bench):
-    """The autotuner's benchmark launches are not the program's launches: they are not recorded."""
-    def wrapper(*args, **kwargs):
+    """The autotuner's benchmark launches are not the program's launches: they are not recorded. Triton's
+    interpreter has no driver to time them with (`0 active drivers`): there each configuration runs once,
+    untimed, and the autotuner keeps the first; the tuning log says so (tuning.py), and the verdict."""
+    def wrapper(tuner, *args, **kwargs):
         outer, _state.busy = getattr(_state, "busy", False), True
         try:
-            return bench(*args, **kwargs)
+            recorder = _recorder()
+            if recorder.device.interpreted:
+                tuner.__dict__["do_bench"] = _run_once  # Autotuner.do_bench is a cached_property: its value
+                recorder.tuning.untimed.add(id(tuner))
+            return bench(tuner, *args, **kwargs)
         finally:
             _state.busy = outer
     wrapper._tm_recorded = True
     return wrapper
+
+
+def _run_once(kernel_call, quantiles) -> list[float]:
+    """A configuration run once, untimed: every one takes the same time, and the autotuner keeps the first."""
+    kernel_call()
+    return [0.0] * len(quantiles)
 
 
 def _tuning_run(run):

@@ -37,6 +37,15 @@ class Verdict:
     def compile_regressions(self) -> list[str]:
         return [key for key, b in self.compile_b.items() if not b.get("ok") and self.compile_a.get(key, {}).get("ok")]
 
+    def compile_unloaded(self) -> list[str]:
+        """Per version whose kernel could not be loaded to compile for a target (compile.py), why: nothing was
+        compiled there, so nothing of it is verified, even where both versions failed alike (an error)."""
+        return [f"compile mode: {key.replace('|', ' for ')} could not be loaded in the {label} version "
+                f"({result['error']}): not verified"
+                for label, results in zip(self.labels, (self.compile_a, self.compile_b))
+                for key, result in sorted(results.items())
+                if isinstance(result, dict) and result.get("loaded") is False]
+
     def differs(self) -> bool:
         """Whether what was compared differs: outputs, launches, the command, compile results, or time."""
         return bool(self.problems or self.slow() or self.compile_regressions() or any(

@@ -183,4 +183,5 @@ def verdict_of(runs, options, labels=("original", "migrated")) -> Verdict:
     if not index_a["launches"] and not index_b["launches"]:
         verdict.errors.append("no Triton launch was recorded: nothing was verified")
     verdict.errors += [r["error"] for r in (verdict.compile_a, verdict.compile_b) if "error" in r]
+    verdict.errors += verdict.compile_unloaded()
     return verdict

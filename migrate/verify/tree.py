@@ -129,13 +129,12 @@ def migrate_into(tree: MigratedTree, root: Path, paths: list[Path], migration: M
             origins = {name: where if where == "command line" else _shown(where, root)
                        for name, where in config.origins.items()}
             tree.policies[rel] = (policies[result.path], _shown(config.source, root), origins)
-        left = _block_pointers(result.new_data if result.new_data is not None and not result.error
-                               else target.read_bytes() if target.is_file() else b"")
-        if left:  # refused, suppressed, held back with the whole file, or not migrated: needs Triton <= 3.8
-            tree.refused[rel] = left
-        if result.error:
+        if result.error:  # not migrated at all (not analysed, or the rewrite failed): every creation is left
+            tree.refused[rel] = _block_pointers(target.read_bytes() if target.is_file() else b"")
             tree.errors[rel] = result.error
             continue
+        if result.left or result.suppressed:  # as `migrate --check` counts them, and those it hides: Triton <= 3.8
+            tree.refused[rel] = result.left + result.suppressed
         if result.new_data is not None:
             _put(target, result.new_data)
             tree.migrated.append(rel)

@@ -50,6 +50,7 @@ class Tuning:
     def __init__(self, log: Path, choices: dict | None):
         self.log, self.choices = log, choices
         self.adopted: set[int] = set()
+        self.untimed: set[int] = set()  # id() of the autotuners that ran each configuration once, untimed
         self.written: set[tuple[str, str]] = set()
         self.lock = threading.Lock()
 
@@ -72,8 +73,8 @@ class Tuning:
             with open(self.log, "a") as out:
                 for key, config in fresh:
                     self.written.add((name, key))
-                    out.write(json.dumps({"tuner": name, "key": key, "config": config, "pinned": key in pinned})
-                              + "\n")
+                    out.write(json.dumps({"tuner": name, "key": key, "config": config, "pinned": key in pinned,
+                                          "untimed": id(tuner) in self.untimed and key not in pinned}) + "\n")
 
 
 def merged(processes: list[Path]) -> list[dict]:
@@ -109,4 +110,9 @@ def summary(first: list[dict], second: list[dict], labels: tuple[str, str]) -> s
     if own:
         same = sum(chose.get((c["tuner"], c["key"])) == c["config"] for c in own)
         line += f"; {len(own)} tuned by the {labels[1]} run itself, {same} of them as the {labels[0]} run chose"
+    untimed = [c for c in first + second if c.get("untimed")]
+    if untimed:
+        kept = "; ".join(dict.fromkeys(f"{c['tuner']} {c['config']}" for c in untimed))
+        line += (f"; {len(untimed)} chosen untimed in Triton's interpreter, which cannot time them: each "
+                 f"configuration run once and the first kept, the only one compared ({kept})")
     return line

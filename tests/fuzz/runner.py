@@ -31,7 +31,7 @@ from fuzz import launch
 
 # Symptoms that are failures of the codemod (the rest are outcomes: identical, refused).
 FAILURES = ("internal-error", "source-error", "unreported", "error-3.8", "error-3.9", "diff-3.8", "diff-3.9",
-            "compile-error")
+            "compile-error", "marks-differ")
 FUZZER_BUG = "original-error"  # the generator drew a kernel Triton 3.8 cannot run
 # The method form of advance, which Triton 3.8's interpreter cannot run (grammar's docstring).
 METHOD_ADVANCE = re.compile(r"([\w\[\]]+)\.advance\((\([^()]*\))\)")
@@ -84,19 +84,29 @@ def policies(program) -> dict:
 
 
 def migrate(source: str, policy) -> tuple[str, str, str | None]:
-    """(outcome, detail, new source): "internal-error"/"source-error", "refused", "unreported" or "migrated"."""
+    """(outcome, detail, new source): "internal-error"/"source-error", "marks-differ" (a check, which does not
+    rewrite, marks other sites fixable than the rewrite migrates: `[*]` must mean what --write changes),
+    "refused", "unreported" or "migrated"."""
     from triton_migrate import engine
 
     try:
         outcome = engine.migrate_source(source, policy=policy)
+        promised = engine.migrate_source(source, policy=policy, verify=False, rewrite=False)
     except engine.SourceError as error:
         return "source-error", f"SourceError: {error}", None
     except Exception as error:  # noqa: BLE001 - an internal error is what the fuzzer looks for
         return "internal-error", "".join(traceback.format_exception_only(error)).strip(), None
+    differ = set(_marks(promised)) ^ set(_marks(outcome))
+    if differ:
+        return "marks-differ", f"check and rewrite disagree on (line, column, code, fixed): {sorted(differ)}", None
     refused = ",".join(sorted({d.code for d in outcome.refused}))
     if outcome.new_source is None:
         return ("refused", refused, None) if refused else ("unreported", "nothing migrated, nothing refused", None)
     return ("refused" if refused else "migrated"), refused, outcome.new_source
+
+
+def _marks(outcome) -> list[tuple[int, int, str, bool]]:
+    return [(d.line, d.column, d.code, d.fixed) for d in outcome.diagnostics]
 
 
 def run_file(path: Path, program_launch: dict) -> dict[str, torch.Tensor] | str:
