@@ -48,9 +48,12 @@ class StaticTests:
         self.runtime = frozenset(runtime)
         declared = _DeclaredConstexpr()
         walk(declared, function.body)
-        # a local is a compile-time constant where every assignment of it declares one (`FLAG: tl.constexpr = ...`)
-        self.constexpr = frozenset({p.name.value for p in params if _is_constexpr(p)} | {
-            name for name, count in declared.counts.items() if count == len(collector.assignments[name])})
+        # a name is a compile-time constant where it is a constexpr parameter or a local, and every assignment of
+        # it in the function declares one (`FLAG: tl.constexpr = ...`)
+        declared_only = {name for name, sources in collector.assignments.items()
+                         if declared.counts.get(name, 0) == len(sources)}
+        self.constexpr = frozenset(name for name in {p.name.value for p in params if _is_constexpr(p)} | declared_only
+                                   if name in declared_only or name not in collector.assignments)
 
     def may_be_static(self, statement: cst.CSTNode) -> bool:
         """Whether `statement` is an `if` whose test Triton may evaluate at compile time."""
