@@ -86,3 +86,34 @@ def test_a_local_flag_not_declared_constexpr_may_be_decided_at_run_time():
     tiles = {"first": tile("i_t * 32"), "second": tile("i_t * 32 + 16")}
     assert len(descriptors(migrated(body.format(use="USE: tl.constexpr = BT > 16", **tiles)))) == 1
     assert len(descriptors(migrated(body.format(use="USE = stride_x > 16", **tiles)))) == 2
+
+
+def test_a_name_of_two_values_stays_in_its_loop():
+    """`p` before the loop and in it is one call over two values of X: neither serves the other, and the loop's
+    stays in the loop (before it, `p_desc` would hold the loop's value where the first one's is read)."""
+    source = migrated(f'''
+    p = {tile("i_t * 32")}
+    b = tl.load(p, boundary_check=(0, 1))
+    X += 16 * stride_x
+    for _ in range(2):
+        p = {tile("i_t * 32")}
+        b += tl.load(p, boundary_check=(0, 1))
+    tl.store(p, b, boundary_check=(0, 1))
+''')
+    assert source.count("p_desc = tl.make_tensor_descriptor") == 2
+    assert "    for _ in range(2):\n        p_desc = tl.make_tensor_descriptor" in source
+
+
+def test_one_value_created_in_two_loops_is_created_once_before_them():
+    source = migrated(f'''
+    b = tl.zeros((16, 16), dtype=tl.float32)
+    for i in range(2):
+        p = {tile("i * 16")}
+        b += tl.load(p, boundary_check=(0, 1))
+    for i in range(2):
+        p = {tile("i * 16 + 32")}
+        b += tl.load(p, boundary_check=(0, 1))
+    tl.store(p, b, boundary_check=(0, 1))
+''')
+    assert descriptors(source) == ["p_desc"]
+    assert source.index("p_desc = tl.make_tensor_descriptor") < source.index("for i in range(2):")

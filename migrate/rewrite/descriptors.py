@@ -14,8 +14,15 @@ padding: a cast base or another padding is another descriptor) and holds the sam
   never inside a loop, or a run-time `if`, that the later one is outside of;
 * no line between them assigns a name either call reads, nor a name the tests above read; a loop around the
   later one is between them as a whole (its next pass reads what its last one assigned);
-* each of the two names is assigned once in the function, so that every read of the later name, wherever it
-  is, finds the value the earlier name holds.
+* every assignment of either name is such a creation, and each of them holds the earlier one's value by the
+  two rules above (a name the kernel assigns again, `p_w_desc` for each of `if K > 64:`, `if K > 128:`, ...,
+  is created once too): every read of the later name, wherever it is, finds the value the earlier name holds.
+
+A creation in a loop goes before it (with the `if FLAG:` the rewrite wrote around it) where the loop assigns
+nothing it reads and its name holds that one value: every creation of the name is in the loop, or no line from
+the first of them on assigns what they read. The analysis creates a descriptor before its loop itself (TTD001),
+but not where the block pointer's name is created again in the loop (fla's `p_w`, for each 64 columns at every
+step) or in another loop: once those are one creation, it can. Moved, it may serve the creations of a later loop.
 
 Only lines the rewrite wrote take part: the user's own descriptors, and their names, stay as written. A
 descriptor that now serves several block pointers is named after its tensor (`A_desc`, or `x_desc` for
@@ -33,7 +40,7 @@ from triton_migrate.analysis.naming import SUFFIXES
 from triton_migrate.syntax.nodes import canonical_code, free_names
 from triton_migrate.syntax.walk import walk
 
-from .blocks import RenameAndDrop, node_ids, paths_to
+from .blocks import RenameAndDrop, filled, node_ids, paths_to
 from .static_tests import StaticTests
 
 _Step = tuple[int, int]  # (id of a block, index of a statement in it)
@@ -59,31 +66,89 @@ def share_descriptors(original: cst.FunctionDef, updated: cst.FunctionDef, membe
     """`updated` (the rewrite of `original`) with one descriptor per view; `member_of` resolves a call's name
     to its `triton.language` member (TritonNames.member), `shim` is how the module names the compat shim,
     `taken`: every identifier of the module."""
-    scan = _Scan(updated, node_ids(original), _Handles(member_of, shim))
-    kept: dict[str, list[_Creation]] = {}  # key -> the creations that stay
-    served: dict[str, list[_Creation]] = {}  # the name of a creation that stays -> those it replaces
-    for creation in scan.creations:
-        earlier = next((other for other in kept.get(creation.key, ()) if scan.available(other, creation)), None)
-        if earlier is None:
-            kept.setdefault(creation.key, []).append(creation)
-        else:
-            served.setdefault(earlier.name, []).append(creation)
+    kept, handles = node_ids(original), _Handles(member_of, shim)
+    while True:  # a descriptor moved before its loop may serve those of the loop, and then move before another
+        scan = _Scan(updated, kept, handles)
+        changed = _shared(scan, updated, taken) or _hoisted(scan, updated)
+        if changed is None:
+            return updated
+        updated = changed
+
+
+def _shared(scan: _Scan, function: cst.FunctionDef, taken: set[str]) -> cst.FunctionDef | None:
+    """`function` with each creation an earlier one's value is available at dropped, its name read as the earlier
+    one's; None if there is none."""
+    heads: dict[str, list[_Creation]] = {}  # key -> the first creations of the names that hold one value
+    served: dict[str, list[_Creation]] = {}  # the name of such a first creation -> the creations it replaces
+    for name, creations in scan.names.items():
+        first, *rest = creations
+        head = next((other for other in heads.get(first.key, ()) if all(scan.available(other, c) for c in creations)),
+                    None)
+        if head is not None:
+            served.setdefault(head.name, []).extend(creations)
+        elif all(scan.available(first, c) for c in rest):  # each creation again of the one value it holds
+            heads.setdefault(first.key, []).append(first)
+            if rest:
+                served.setdefault(name, []).extend(rest)
     if not served:
-        return updated
-    renamed = {late.name: earlier for earlier, lates in served.items() for late in lates}
+        return None
+    renamed = {late.name: earlier for earlier, lates in served.items() for late in lates if late.name != earlier}
     every = _Names()
-    walk(every, updated)
+    walk(every, function)
     names = {name.value for name in every.found} | taken
-    for earlier in served:
-        name = _view_name(next(c for c in scan.creations if c.name == earlier), names)
+    for earlier, lates in served.items():
+        name = _view_name(scan.names[earlier][0], names) if renamed.keys() & {late.name for late in lates} else None
         if name is not None:
             names.add(name)
             renamed[earlier] = name
             renamed.update({late: name for late, shared in renamed.items() if shared == earlier})
     dropped = {id(late.line) for lates in served.values() for late in lates}
     wanted: set[int] = set()
-    paths_to(updated, dropped | {id(name) for name in every.found if name.value in renamed}, wanted)
-    return updated.visit(RenameAndDrop(renamed, dropped, wanted))
+    paths_to(function, dropped | {id(name) for name in every.found if name.value in renamed}, wanted)
+    return function.visit(RenameAndDrop(renamed, dropped, wanted))
+
+
+def _hoisted(scan: _Scan, function: cst.FunctionDef) -> cst.FunctionDef | None:
+    """`function` with the creations that give the same value on every pass of their loop moved before it (with
+    the `if FLAG:` of their own around them); None if there is none."""
+    before: dict[int, list[cst.BaseStatement]] = {}  # id of a loop -> the lines to move before it
+    for creations in scan.names.values():
+        found = scan.hoistable(creations)
+        if found is not None:
+            line, loop = found
+            before.setdefault(id(loop), []).append(line)
+    if not before:
+        return None
+    moved = {id(line) for lines in before.values() for line in lines}
+    wanted: set[int] = set()
+    paths_to(function, moved | set(before), wanted)
+    return function.visit(_MovedBefore(before, moved, wanted))
+
+
+class _MovedBefore(cst.CSTTransformer):
+    """The lines of `moved` (ids) taken out of their blocks, and each loop's of `before` put before it; only the
+    nodes of `wanted` are entered."""
+
+    def __init__(self, before: dict[int, list], moved: set[int], wanted: set[int]) -> None:
+        self.before, self.moved, self.wanted = before, moved, wanted
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return id(node) in self.wanted
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        """The block without its moved lines (what stood above each goes to the next line, as `without_lines`
+        hands it on), and the lines moved before each of its loops right above the loop's own comments and blank
+        lines, which stay the loop's."""
+        body, held = [], []
+        for old, new in zip(original.body, updated.body):
+            if id(old) in self.moved:
+                held += new.leading_lines
+                continue
+            if held:
+                new, held = new.with_changes(leading_lines=[*held, *new.leading_lines]), []
+            body += [line.with_changes(leading_lines=[]) for line in self.before.get(id(old), ())]
+            body.append(new)
+        return filled(updated.with_changes(body=body, footer=[*held, *updated.footer]))
 
 
 @dataclass(frozen=True)
@@ -112,8 +177,14 @@ class _Scan:
         self.assignments = {name: len(sources) for name, sources in collector.assignments.items()}
         self.blocks: dict[int, list[cst.BaseStatement]] = {}
         self.tests: dict[str, frozenset[str]] = {}  # a compile-time test's code -> the names it reads
+        self.owners: dict[int, cst.BaseStatement] = {}  # id of a block -> the compound line it is part of
         self.creations: list[_Creation] = []
         self._block(function.body, list(function.body.body), (), ())
+        self.names: dict[str, list[_Creation]] = {}  # a name every assignment of which is one call -> those lines
+        for creation in self.creations:
+            self.names.setdefault(creation.name, []).append(creation)
+        self.names = {name: creations for name, creations in self.names.items()
+                      if len(creations) == self.assignments[name] and len({c.key for c in creations}) == 1}
 
     def _block(self, block: cst.CSTNode, lines: list, steps: tuple, conditions: tuple) -> None:
         self.blocks[id(block)] = lines
@@ -124,18 +195,19 @@ class _Scan:
                 target = line.body[0].targets[0].target.value
                 self.creations.append(_Creation(line, target, call, here, conditions))
             for inner, inner_lines, condition in self._branches(line):
+                self.owners[id(inner)] = line
                 self._block(inner, inner_lines, here, (*conditions, condition))
 
     def _descriptor(self, line: cst.BaseStatement) -> cst.Call | None:
-        """The call of `name = tl.make_tensor_descriptor(...)` (or of a compat tile) on a line the rewrite wrote,
-        `name` assigned there alone."""
+        """The call of `name = tl.make_tensor_descriptor(...)` (or of a compat tile) on a line the rewrite
+        wrote."""
         if id(line) in self.kept or not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
             return None
         statement = line.body[0]
         if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
             return None
         target, value = statement.targets[0].target, statement.value
-        if not isinstance(target, cst.Name) or self.assignments.get(target.value) != 1:
+        if not isinstance(target, cst.Name):
             return None
         return value if type(value) is cst.Call and self.handles.creates(value) else None
 
@@ -168,6 +240,29 @@ class _Scan:
             return False
         read = free_names(earlier.call).union(*(self.tests[test] for test, _ in above))
         return not read & self._assigned_between(earlier, later, depth)
+
+    def hoistable(self, creations: list[_Creation]) -> tuple[cst.BaseStatement, cst.BaseStatement] | None:
+        """(line, loop): the first of a name's creations (or the `if FLAG:` the rewrite wrote around it alone), in
+        the body of a loop that holds every creation of the name and assigns nothing it reads; None if none."""
+        first = creations[0]
+        line, (block, _) = first.line, first.steps[-1]
+        owner = self.owners.get(block)
+        if isinstance(owner, cst.If) and id(owner) not in self.kept and self.blocks[block] == [line] and \
+                owner.orelse is None and first.conditions[-1] is not None:
+            line, (block, _) = owner, first.steps[-2]
+            owner = self.owners.get(block)
+        if not isinstance(owner, (cst.For, cst.While)) or block != id(owner.body):
+            return None
+        if not all(any(step[0] == block for step in c.steps) for c in creations) and not self.one_value(first):
+            return None  # the name is assigned outside the loop too: it may hold another value after it
+        read = free_names(first.call) | (free_names(line.test) if line is not first.line else frozenset())
+        return None if read & assigned_names(owner) else (line, owner)
+
+    def one_value(self, first: _Creation) -> bool:
+        """Whether every creation of `first`'s call gives one value: nothing it reads is assigned from the line of
+        the function's body that holds the first of them on (a loop there may come round to it again)."""
+        top = self.blocks[first.steps[0][0]]
+        return not free_names(first.call) & frozenset().union(*map(assigned_names, top[first.steps[0][1]:]))
 
     def _assigned_between(self, earlier: _Creation, later: _Creation, depth: int) -> frozenset[str]:
         """What the lines on the way from `earlier` to `later` assign: the rest of each block `earlier` stands
