@@ -288,8 +288,7 @@ def _common(first: tuple, second: tuple) -> int:
 
 def _view_name(creation: _Creation, names: set[str]) -> str | None:
     """`A_desc` for a descriptor over `A` (`x_desc` over `x_ptr`, `x_tile` for a compat tile), keeping a padding's
-    suffix (`_desc_nan`);
-    None where its base is no plain name or the name is taken."""
+    suffix (`_desc_nan`); None where its base is no plain name or the name is taken."""
     base = creation.call.args[0].value if creation.call.args else None
     if not isinstance(base, cst.Name):
         return None
