@@ -100,6 +100,16 @@ def inner_blocks(statement: cst.CSTNode) -> list[tuple[cst.CSTNode, bool]]:
     return found
 
 
+def node_ids(function: cst.FunctionDef) -> set[int]:
+    """The ids of every node of `function`: what the user wrote, where the rewrite kept it."""
+    found, pending = set(), [function.body]
+    while pending:
+        node = pending.pop()
+        found.add(id(node))
+        pending.extend(children(node))
+    return found
+
+
 def paths_to(node: cst.CSTNode, edited, found: set[int]) -> bool:
     """Add the ids of `node` and of the nodes below it that lead to an edited node to `found`; True if any."""
     hit = id(node) in edited

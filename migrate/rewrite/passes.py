@@ -24,6 +24,7 @@ from triton_migrate.rules import ttd009_launch_guard
 from . import branches, wrap
 from .apply import Edits, Rewriter, add_from_import, add_import, uses_name
 from .dead_code import drop_dead_code
+from .descriptors import share_descriptors
 from .forms.stand_ins import StandIns
 from .offsets import share
 from .repeated import drop_repeated
@@ -61,6 +62,12 @@ def _running_offsets(original: cst.FunctionDef, updated: cst.FunctionDef, rewrit
 
 def _shared_offsets(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
     return share(updated, rewriting.stand_ins.placeholders, rewriting.unit.namer.taken, rewriting.unit.names.member)
+
+
+def _shared_descriptors(original: cst.FunctionDef, updated: cst.FunctionDef,
+                        rewriting: Rewriting) -> cst.FunctionDef:
+    unit = rewriting.unit
+    return share_descriptors(original, updated, unit.names.member, unit.shim, unit.namer.taken)
 
 
 def _repeated(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
@@ -120,6 +127,10 @@ PASSES = (
     Pass("shared offsets", "function", _shared_offsets,
          "writes each offset and mask of the masked pointers once, where every access that needs it reads it "
          "(`o_t`, `m_t`, offsets.py); it fills the placeholders, so every pass after it sees plain code"),
+    Pass("shared descriptors", "function", _shared_descriptors,
+         "creates each descriptor the rewrite wrote once per view of a tensor, where an earlier one of the same "
+         "call holds its value, and names it after the tensor (`A_desc`, descriptors.py); before the repeated "
+         "values, which would only merge those with nothing above them assigned, and keep the first one's name"),
     Pass("repeated values", "function", _repeated,
          "drops what the rewrite computes again: a block pointer created again before a second loop, an offset "
          "the kernel holds in a variable of its own (repeated.py); before dead code, which may then find more"),

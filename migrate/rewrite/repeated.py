@@ -31,7 +31,7 @@ from triton_migrate.analysis.invariance import PURE_MEMBERS
 from triton_migrate.syntax.nodes import canonical_code, free_names
 from triton_migrate.syntax.walk import children, walk
 
-from .blocks import RenameAndDrop, inner_blocks, paths_to
+from .blocks import RenameAndDrop, inner_blocks, node_ids, paths_to
 from .dead_code import is_pure
 
 # What a block pointer's rewritten creation calls.
@@ -41,7 +41,7 @@ _CREATION = PURE_MEMBERS | {"arange", "cast", "make_tensor_descriptor"}
 def drop_repeated(original: cst.FunctionDef, updated: cst.FunctionDef, member_of) -> cst.FunctionDef:
     """`updated` (the rewrite of `original`) without the values it computes again; `member_of` resolves a
     call's name to its `triton.language` member (TritonNames.member)."""
-    kept = _nodes(original)
+    kept = node_ids(original)
     while True:  # a renamed offset may make the rewrite's mask of it the kernel's own (`m_k2 = o_k < K`)
         found = _Repeats(kept, updated, member_of)
         if found.replaced:
@@ -162,16 +162,6 @@ def _assignment(line: cst.BaseStatement) -> tuple[str, cst.BaseExpression] | Non
         return None
     target = statement.targets[0].target
     return (target.value, statement.value) if isinstance(target, cst.Name) else None
-
-
-def _nodes(function: cst.FunctionDef) -> set[int]:
-    """The ids of every node of `function`: what the user wrote, where the rewrite kept it."""
-    found, pending = set(), [function.body]
-    while pending:
-        node = pending.pop()
-        found.add(id(node))
-        pending.extend(children(node))
-    return found
 
 
 def _names(function: cst.FunctionDef, spelled: dict[str, str]) -> list[cst.Name]:

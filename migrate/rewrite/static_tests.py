@@ -46,10 +46,24 @@ class StaticTests:
                     runtime.add(name)
                     changed = True
         self.runtime = frozenset(runtime)
+        declared = _DeclaredConstexpr()
+        walk(declared, function.body)
+        # a name is a compile-time constant where it is a constexpr parameter or a local, and every assignment of
+        # it in the function declares one (`FLAG: tl.constexpr = ...`)
+        declared_only = {name for name, sources in collector.assignments.items()
+                         if declared.counts.get(name, 0) == len(sources)}
+        self.constexpr = frozenset(name for name in {p.name.value for p in params if _is_constexpr(p)} | declared_only
+                                   if name in declared_only or name not in collector.assignments)
 
     def may_be_static(self, statement: cst.CSTNode) -> bool:
         """Whether `statement` is an `if` whose test Triton may evaluate at compile time."""
         return isinstance(statement, cst.If) and not (free_names(statement.test) & self.runtime)
+
+    def surely_static(self, statement: cst.CSTNode) -> bool:
+        """Whether `statement` is an `if` Triton decides at compile time whatever the launch: its test reads
+        only constexpr parameters and locals declared `tl.constexpr`. Triton then compiles the branch taken as
+        if the `if` were not there, so what the branch binds is bound after it."""
+        return isinstance(statement, cst.If) and free_names(statement.test) <= self.constexpr
 
     def guards(self, statement: cst.CSTNode, reads: frozenset[str]) -> bool:
         """Whether `statement` is an `if` Triton may decide at compile time on what a value reading `reads`
@@ -69,9 +83,20 @@ class StaticTests:
         return frozenset(found)
 
 
-def _is_constexpr(param: cst.Param) -> bool:
-    annotation = param.annotation.annotation if param.annotation is not None else None
+def _is_constexpr(declared: cst.Param | cst.AnnAssign) -> bool:
+    annotation = declared.annotation.annotation if declared.annotation is not None else None
     return annotation is not None and cst.Module([]).code_for_node(annotation).split(".")[-1] == "constexpr"
+
+
+class _DeclaredConstexpr(cst.CSTVisitor):
+    """How many times each local name is assigned as `name: tl.constexpr = value`."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if isinstance(node.target, cst.Name) and node.value is not None and _is_constexpr(node):
+            self.counts[node.target.value] = self.counts.get(node.target.value, 0) + 1
 
 
 def _reads_runtime(value: cst.CSTNode, runtime: set[str]) -> bool:
