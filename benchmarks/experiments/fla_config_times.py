@@ -1,5 +1,5 @@
-"""Each autotuning config of fla_ptx.py's three kernels timed on the GPU in several copies of fla (an
-experiment, not a test; it needs a GPU).
+"""Each autotuning config of fla_ptx.py's first three kernels, and of the old chunked cumsum (issue 49), timed
+on the GPU in several copies of fla (an experiment, not a test; it needs a GPU).
 
     python benchmarks/experiments/fla_config_times.py ORIGINAL_TREE MIGRATED_TREE... [--rounds 2]
 
@@ -7,9 +7,10 @@ fla's ops autotune every kernel in each tree's own process, so an op's kernel in
 code only where both picked the same config; a kernel slower in one tree is then the code's or the pick's.
 This launches each config of each kernel with the inputs of the ops at B=2 T=1000 H=8 D=128 (bf16, fp32
 gates) and times it with triton.testing.do_bench (median, L2 flushed before each run), per tree, so that the
-code's share is seen config by config. Phases: every config is compiled into Triton's cache by --jobs
-processes per tree at once (compiling needs the CPUs), then --rounds rounds time every config, one tree at
-a time, the trees' order rotating.
+code's share is seen config by config (the cumsum: at B=1 H=16, the varlen batch of kernel_times.py, in
+trees whose fla/ops/utils/cumsum.py is 9406930f^'s: make_trees.py --file-from). Phases: every config is
+compiled into Triton's cache by --jobs processes per tree at once (compiling needs the CPUs), then --rounds
+rounds time every config, one tree at a time, the trees' order rotating.
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fla_ptx import KERNELS, chosen, kernel_and_configs, label
+from fla_ptx import FIRST_THREE, KERNELS, chosen, kernel_and_configs, label
 
 B, T, H, D, BT = 2, 1000, 8, 128, 64
 NT = -(-T // BT)
+# the old cumsum's varlen batch (issue 49: S=100 ran at 0.54x there): kernel_times.py's, 16 heads
+LENGTHS, CUMSUM_HEADS = (1111, 77, 2047, 861), 16
 
 
 def inputs(name: str) -> dict:
@@ -36,6 +39,11 @@ def inputs(name: str) -> dict:
     def randn(*size, dtype=torch.bfloat16):
         return torch.randn(size, generator=generator, device="cuda").to(dtype)
 
+    if name.startswith("chunk_global_cumsum_vector_kernel"):
+        s = torch.randn(1, sum(LENGTHS), CUMSUM_HEADS, KERNELS[name]["constexprs"]["S"], generator=generator,
+                        device="cuda")
+        return {"s": s, "o": torch.empty_like(s),
+                "cu_seqlens": torch.tensor([0, *LENGTHS], device="cuda").cumsum(0)}
     gate = -torch.rand(B, T, H, generator=generator, device="cuda")  # a chunk-local cumsum of log decays
     if name == "chunk_gated_delta_rule_fwd_kkt_solve_kernel":
         return {"k": randn(B, T, H, D), "g": gate, "beta": randn(B, T, H).sigmoid(),
@@ -47,6 +55,9 @@ def inputs(name: str) -> dict:
 
 
 def grid(name: str, config) -> tuple:
+    if name.startswith("chunk_global_cumsum_vector_kernel"):
+        constexprs = KERNELS[name]["constexprs"]
+        return (-(-constexprs["S"] // constexprs["BS"]), len(LENGTHS) * CUMSUM_HEADS)
     if name == "chunk_gated_delta_rule_fwd_kkt_solve_kernel":
         return (NT, B * H)
     if name == "chunk_fwd_kernel_o":
@@ -92,7 +103,8 @@ def run(tree: Path, args: argparse.Namespace, part: str | None = None) -> subpro
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("trees", nargs="+", type=Path, help="fla checkouts; ratios are to the first")
-    parser.add_argument("--kernels", default=",".join(KERNELS), help="comma-separated, of fla_ptx.py's")
+    parser.add_argument("--kernels", default=",".join(FIRST_THREE),
+                        help="comma-separated, of fla_ptx.py's first three and its two cumsum entries")
     parser.add_argument("--configs", default="all", help="indices into each kernel's autotuning configs")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--jobs", type=int, default=8, help="compiling processes per tree")

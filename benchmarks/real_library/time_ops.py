@@ -281,9 +281,11 @@ def run_worker() -> None:
 # ---- the parent ----
 
 class Worker:
-    def __init__(self, tree: Path, op: str, env: dict):
+    """A process of `script --worker` in `tree` (this file's, or another's that speaks its protocol)."""
+
+    def __init__(self, tree: Path, op: str, env: dict, script: str = __file__):
         self.tree, self.op = tree, op
-        self.process = subprocess.Popen([sys.executable, __file__, "--worker"], cwd=tree, env=env,
+        self.process = subprocess.Popen([sys.executable, script, "--worker"], cwd=tree, env=env,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def send(self, request: dict) -> None:
