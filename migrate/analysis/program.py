@@ -23,6 +23,7 @@ from triton_migrate.syntax.walk import walk
 from .calls import UnboundCall, bind, is_jit
 from .crossing import ABSENT, ABSENT_ZERO, SiteFacts, merge
 from .packages import absolute_module
+from .returns import joined_returns
 from .triton_names import dotted_name
 
 MAX_ROUNDS = 16
@@ -302,12 +303,12 @@ class Program:
                 why = analysis.refusal_for(id(creation.call))
                 if why is not None and self.validating:
                     self.block(helper, creation.target, ttd201_crosses_function.refused_inside(why.message))
-            shapes = set(analysis.returned)
-            if len(shapes) > 1:
+            shape = joined_returns(analysis.returned) if analysis.returned else None
+            if analysis.returned and shape is None:
                 for param in analysis.context.entry:
                     self.block(helper, param, ttd201_crosses_function.RETURNS_DIFFER)
-            elif shapes:
-                self.returns[helper] = shapes.pop()
+            elif shape is not None:
+                self.returns[helper] = shape
         self.removable = self._inlined_everywhere(analyses)
         self.absent = {site for site, found in self.sites.items()
                        if all(f in (ABSENT, ABSENT_ZERO) for _, f, _ in found)
