@@ -529,7 +529,7 @@ class Gen:
         """A helper that assigns the advance, then returns it (issue 43)."""
         deltas = ", ".join(self.params("d"))
         moved = f"    p = tl.advance(p, {tup(self.params('d'))})"
-        return self.helper("step", lambda: [f"def step(p, {deltas}):", moved, "    return p"])
+        return self.helper("step_on", lambda: [f"def step_on(p, {deltas}):", moved, "    return p"])
 
     def handed_back(self, kind: str, p: Pointer, trips: int) -> list[str]:
         """`p = helper(p, ...)` where the helper hands `p` back advanced, in one of the spellings of issue 43: assigned
@@ -551,7 +551,7 @@ class Gen:
         if kind == "through_return":
             self.features.add("helper:two-levels")
             self.h_step()
-            self.helper("step_through", lambda: [f"def step_through(p, {deltas}):", f"    return step(p, {deltas})"])
+            self.helper("step_through", lambda: [f"def step_through(p, {deltas}):", f"    return step_on(p, {deltas})"])
             return [f"p = step_through(p, {args})"]
         slot = Slot("literal", self.draw_subset())
         self.slots.append(slot)
