@@ -284,6 +284,8 @@ class Program:
                 continue
             facts = [f for _, f, _ in sites if f is not None]
             if not any(isinstance(f, SiteFacts) for f in facts):
+                if self.validating and (key, param) in self.interfaces:  # no call passes a block pointer it tracks
+                    self.block(key, param, ttd201_crosses_function.MIXED_ARGUMENTS)  # (its caller's was refused)
                 continue
             reason = self._site_problem(key, param, sites, refused) if self.validating else None
             merged = merge(facts) if reason is None else reason
