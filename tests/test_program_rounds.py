@@ -11,6 +11,7 @@ import pytest
 
 from triton_migrate import engine
 from triton_migrate.engine import migrate_source
+from triton_migrate.policy import Policy
 from triton_migrate.rules import ttd008_helper_parts
 
 HEAD = """import triton
@@ -69,3 +70,50 @@ def test_a_program_without_crossings_is_analysed_once_per_function(analysed):
     migrate_source(HEAD + KERNEL.format("tl.load(x, boundary_check=(0,))") + ALONE, verify=False)
 
     assert analysed == {"kernel": 1, "alone": 1}
+
+
+REFUSED_BELOW_A_CHAIN = """import types
+
+import triton
+import triton.language as tl
+
+checks = types.ModuleType("checks")
+checks.load = (0, 1)
+
+
+@triton.jit
+def step_on(p, d0, d1):
+    p = tl.advance(p, (d0, d1))
+    return p
+
+
+@triton.jit
+def step_through(p, d0, d1):
+    return step_on(p, d0, d1)
+
+
+@triton.jit
+def kernel(x_ptr, y_ptr, S0, S1, sx0, sx1, sy0, sy1, n_iter, B0: tl.constexpr, B1: tl.constexpr):
+    acc = tl.zeros((B0, B1), dtype=tl.float32)
+    p = tl.make_block_ptr(x_ptr, (S0, S1), (sx0, sx1), (0, 0), (B0, B1), (1, 0))
+    i1 = 0
+    while i1 < n_iter:
+        for i2 in range(2):
+            q = tl.make_block_ptr(x_ptr, (S0, S1), (sx0, sx1), (i2 * B0, -B1), (B0, B1), (1, 0))
+            acc += tl.load(q, boundary_check=(1,))
+        p = step_through(p, -B0, B1)
+        i1 += 1
+    acc += tl.load(p, boundary_check=checks.load, padding_option="zero")
+    r = tl.make_block_ptr(y_ptr, (S0, S1), (sy0, sy1), (0, 0), (B0, B1), (1, 0))
+    tl.store(r, acc, boundary_check=(0, 1))
+"""
+
+
+@pytest.mark.parametrize("target", ["auto", "compat"])
+def test_a_helper_below_a_refused_chain_keeps_its_block_pointer(target):
+    """Fuzz seed 30049 (issue 43): the kernel's `p` is refused (its `boundary_check` is an attribute), so
+    `step_through` keeps its parameter and passes `step_on` a block pointer it does not track. An earlier round
+    had settled `step_on`'s parts from it; left so, `step_on` took parts nobody passed (not a fixed point)."""
+    outcome = migrate_source(REFUSED_BELOW_A_CHAIN, policy=Policy(target=target))
+    assert "def step_on(p, d0, d1):" in outcome.new_source
+    assert {d.code for d in outcome.refused} == {"TTD201"}
