@@ -26,7 +26,7 @@ from .packages import absolute_module
 from .returns import joined_returns
 from .triton_names import dotted_name
 
-MAX_ROUNDS = 16
+MAX_ROUNDS = 64  # offsets handed back round a loop of helpers weaken their proofs a step a round
 Locate = Callable[[str, int, str], Optional[str]]
 
 

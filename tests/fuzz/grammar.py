@@ -534,7 +534,7 @@ class Gen:
     def handed_back(self, kind: str, p: Pointer, trips: int) -> list[str]:
         """`p = helper(p, ...)` where the helper hands `p` back advanced, in one of the spellings of issue 43: assigned
         then returned, one `return tl.advance(...)` per constexpr branch (forward or reverse on FLAG), through a
-        second helper, or with a tile (`t, p = take_step(p, ...)`)."""
+        second helper, or with a tile (`tk, p = take_step(p, ...)`)."""
         args, moved = self.shift_args(p)
         deltas, d = ", ".join(self.params("d")), tup(self.params("d"))
         lo, hi = moved.lo, moved.hi
@@ -560,7 +560,7 @@ class Gen:
         index = self.slots.index(slot)
         self.helper(f"take_step{index}", lambda: [f"def take_step{index}(p, {deltas}):",
                                                   f"    return tl.load(p<{index}>{pad}), tl.advance(p, {d})"])
-        return [f"t, p = take_step{index}(p, {args})", f"acc += {self.reduced('t', self.r)}"]
+        return [f"tk, p = take_step{index}(p, {args})", f"acc += {self.reduced('tk', self.r)}"]
 
     def recreated_return(self, call_args: str, pointer: Pointer) -> list[str]:
         """A helper that makes a block pointer, advances it and returns it (issue 43), loaded where it is called."""
