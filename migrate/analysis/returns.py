@@ -71,7 +71,7 @@ class Returns(Part):
                 continue
             value, deltas = pointer
             offsets = self.moves.offsets(value, deltas)
-            shape.append(self.handed_back(value, offsets))
+            shape.append(self.handed_back(value, deltas, offsets))
             flat.extend(offsets or [element])
             creations |= value.creations
         self.refuse_unreturnable(zip(elements, found, shape), creations, node)
@@ -91,15 +91,18 @@ class Returns(Part):
                                                      ttd201_crosses_function.returned(code_of(held)), node))
                 return
 
-    def handed_back(self, value: BlockPtr, offsets: list | None) -> HandedBack | None:
-        """What returning `value` at `offsets` hands back; None for a block pointer that is not a parameter's."""
+    def handed_back(self, value: BlockPtr, deltas, offsets: list | None) -> HandedBack | None:
+        """What returning `value` advanced by `deltas` (None: as it is), at `offsets`, hands back; None for a block
+        pointer that is not a parameter's. What is proven is of the offsets after the advance (`-BLOCK` may make
+        them negative)."""
         owner = self.crossing.parameter_of(value)
         if owner is None:
             return None
         # Paths that disagree on an offset (None) are materialized by the rerun: until then, moved anywhere.
         moved = range(len(value.dims)) if offsets is None else \
             [d for d, offset in enumerate(offsets) if canonical_code(offset) != self.fn.namer.part(owner, "start", d)]
-        return HandedBack(owner, tuple(d.aligned for d in value.dims), tuple(d.nonnegative for d in value.dims),
+        proven = self.moves.proven_offsets(value, deltas)
+        return HandedBack(owner, tuple(p["aligned"] for p in proven), tuple(p["nonnegative"] for p in proven),
                           frozenset(moved))
 
     def return_through(self, call: cst.BaseExpression, state: State) -> bool:
@@ -112,7 +115,7 @@ class Returns(Part):
         self.crossing.visit_unpacked(call, state)
         shape = []
         for inner, _, (value, deltas) in handed:
-            outer = self.handed_back(value, self.moves.offsets(value, deltas)) if value else None
+            outer = self.handed_back(value, deltas, self.moves.offsets(value, deltas)) if value else None
             shape.append(outer and replace(outer, aligned=inner.aligned, nonnegative=inner.nonnegative,
                                            moved=outer.moved | inner.moved))
         creations = frozenset().union(*(value.creations for _, _, (value, _) in handed if value is not None))
