@@ -178,3 +178,30 @@ def test_proofs_handed_back_round_a_loop_of_helpers_settle():
                                                                         "aligned-rows"))
     outcome = migrate_source(SLOW_TO_SETTLE, policy=Policy(assume=facts))
     assert {d.code for d in outcome.refused} == {"TTD108", "TTD201"}
+
+
+NEGATIVE_HANDED_BACK = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def walk(p, d0, REVERSE: tl.constexpr):
+    if REVERSE:
+        return tl.advance(p, (-d0,))
+    return tl.advance(p, (d0,))
+
+
+@triton.jit
+def kernel(x_ptr, y_ptr, S0, B0: tl.constexpr, FLAG: tl.constexpr):
+    p = tl.make_block_ptr(x_ptr, (S0,), (1,), (0,), (B0,), (0,))
+    p = walk(p, -B0, FLAG)
+    tl.store(y_ptr + tl.arange(0, B0), tl.load(p, boundary_check=(0,)))
+"""
+
+
+def test_offsets_handed_back_are_proven_after_the_advance_in_the_return():
+    """Fuzz seed 30350 (issue 43): `walk` hands back `p_start0 + d0` with `d0 = -B0`. What it proved was of
+    `p_start0`, from before the advance (nonnegative), so the caller's mask had no lower bound and the load read
+    the element below the tensor; the mask must compare unsigned (a negative offset is out of bounds)."""
+    source = migrate_source(NEGATIVE_HANDED_BACK).new_source
+    assert "mask=(p_off0 + tl.arange(0, B0)).to(tl.uint64) < tl.maximum(S0, 0)" in source, source
