@@ -71,8 +71,11 @@ class Advances(Part):
     def note_moving(self, value: BlockPtr, deltas) -> None:
         """The dimensions this block pointer moves in: its pointers leave their offsets out (`shifted`). What an
         earlier access of this run decided without knowing it (`masks_at_creation`) is decided again."""
-        moving = {d for d, delta in enumerate(deltas) if int_value(delta) != 0}
-        for creation in value.creations if moving else ():
+        self.note_moving_dims(value.creations, {d for d, delta in enumerate(deltas) if int_value(delta) != 0})
+
+    def note_moving_dims(self, creations, moving: set[int]) -> None:
+        """These block pointers move in the dimensions `moving` (an advance, a helper that hands them back)."""
+        for creation in creations if moving else ():
             known = self.fn.knowledge.moving.setdefault(creation, set())
             self.run.dirty = self.run.dirty or not moving <= known
             known.update(moving)

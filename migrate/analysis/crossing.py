@@ -5,7 +5,7 @@ the helper re-creates it on entry; the analysis sees `p = tl.make_block_ptr(p_ba
 never does. From then on the helper is migrated like any function: its descriptor is created where it is
 used (what Intel's 2D block path needs), and a `noinline=True` helper stays self-contained, since only
 integers and the base pointer cross the boundary, never a tile or a descriptor. A helper that returns the
-block pointer returns its offsets instead, and the caller unpacks them into its own offset variables.
+block pointer returns its offsets instead, and the caller unpacks them into its own offset variables (returns.py).
 Parts that are the same literal at every call site (a unit stride, a block width) are not passed at all:
 the helper keeps the literal, so it proves what its callers could.
 """
@@ -17,16 +17,14 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from triton_migrate.rules import ttd003_access, ttd108_unsupported_use, ttd201_crosses_function
-from triton_migrate.syntax.nodes import canonical_code, code_of, int_value, parsed, tuple_elements
+from triton_migrate.syntax.nodes import canonical_code, code_of, int_value, parsed
 
 from . import inlining, planner
 from .calls import advanced_base, member_called
-from .records import BaseTest, HelperCallParts, Passed, Refusal, ReturnedOffsets, UnpackedOffsets
+from .records import BaseTest, HelperCallParts, Passed, Refusal
 from .shared import Part
 from .values import (
-    OTHER,
     BlockPtr,
-    Dim,
     Placeholder,
     State,
     is_none,
@@ -91,7 +89,7 @@ def part_kinds(rank: int) -> list[tuple[str, int]]:
 class Crossing(Part):
     def __init__(self, parts) -> None:
         super().__init__(parts)
-        self.unpacking: int | None = None  # id of the helper call whose result an assignment unpacks
+        self.unpacking: int | None = None  # id of the helper call whose result an assignment unpacks (returns.py)
 
     def parameter_pointers(self, state: State) -> None:
         """Bind each block-pointer parameter to the block pointer re-created from its parts."""
@@ -143,30 +141,6 @@ class Crossing(Part):
         """(name, is constexpr) of the parameters that replace a block-pointer parameter."""
         interface = self.fn.context.entry[param.name.value]
         return [(self.fn.namer.part(param.name.value, *kind), kind[0] == "block") for kind in interface.passed()]
-
-    def return_pointers(self, node: cst.Return, state: State) -> bool:
-        """`return acc, p` → `return acc, p_off0, p_off1` for a parameter's block pointer."""
-        elements = tuple_elements(node.value) if isinstance(node.value, cst.Tuple) else [node.value]
-        values = [state.get(e.value) if isinstance(e, cst.Name) else None for e in elements or ()]
-        if not any(isinstance(v, BlockPtr) for v in values):
-            return False
-        shape = []
-        for element, value in zip(elements, values):
-            owner = self.parameter_of(value) if isinstance(value, BlockPtr) else None
-            proofs = (tuple(d.aligned for d in value.dims), tuple(d.nonnegative for d in value.dims)) \
-                if owner is not None else None
-            if isinstance(value, BlockPtr) and owner is None:
-                self.books.refuse(value.creations, Refusal(ttd201_crosses_function.CODE,
-                                                           ttd201_crosses_function.returned(element.value), node))
-            elif owner is None:
-                self.flow.visit(element, state)
-            shape.append(None if owner is None else (owner, *proofs))
-        self.run.returned.append(tuple(shape))
-        flat = [o for e, v in zip(elements, values)
-                for o in (self.moves.offsets(v, None) or [e] if isinstance(v, BlockPtr) else [e])]
-        creations = frozenset().union(*(v.creations for v in values if isinstance(v, BlockPtr)))
-        self.run.stmt_edits[id(node)] = (creations, ReturnedOffsets(node, tuple(flat)))
-        return True
 
     def untracked_origin(self, pointer: cst.BaseExpression) -> str:
         """`pointer`, used as a block pointer this function does not track, and where it comes from: a parameter
@@ -302,6 +276,15 @@ class Crossing(Part):
             self.run.expr_edits[id(node)] = (owners, HelperCallParts(node, {id(bound[p]): parts
                                                                              for p, parts in passed.items()}))
         return True
+
+    def visit_unpacked(self, call: cst.Call, state: State) -> None:
+        """Visit a call of a helper that hands block pointers back, whose result the statement takes apart
+        (returns.py): its block pointers go as parts, not refused as a result no one unpacks."""
+        self.unpacking = id(call)
+        try:
+            self.flow.visit(call, state)
+        finally:
+            self.unpacking = None
 
     def call_to_nothing(self, node: cst.Call, state: State) -> None:
         """`attn_fwd_common(Q_block_ptr, ...)` where nothing binds `attn_fwd_common` (ROCm/aotriton's
@@ -442,41 +425,3 @@ class Crossing(Part):
             return code_of(node)
         text = canonical_code(node)
         return next((param for param, arg in bound.items() if canonical_code(arg.value) == text), None)
-
-    def helper_assign(self, node: cst.Assign, state: State) -> bool:
-        """`acc, p = helper(acc, p)` where the helper hands `p` back: unpack its offsets."""
-        call = node.value
-        helper = self.fn.context.resolve(call.func) if self.fn.context and isinstance(call, cst.Call) else None
-        shape = self.fn.context.returns(helper) if helper is not None else None
-        if not shape or not any(shape) or len(node.targets) != 1:
-            return False
-        target = node.targets[0].target
-        names = tuple_elements(target) if isinstance(target, (cst.Tuple, cst.List)) else [target]
-        bound = self.fn.context.bind(helper, call)
-        before = {p: state.get(a.value.value) for p, a in (bound or {}).items() if isinstance(a.value, cst.Name)}
-        if names is None or len(names) != len(shape) or not all(isinstance(n, cst.Name) for n in names):
-            return False  # helper_call refuses the block pointers the call hands back
-        self.unpacking = id(call)
-        try:
-            self.flow.visit(call, state)
-        finally:
-            self.unpacking = None
-        flat, owners = [], frozenset()
-        for name, returned in zip(names, shape):
-            value = before.get(returned[0]) if returned is not None else None
-            if not isinstance(value, BlockPtr):
-                self.flow.bind(name.value, OTHER, state)
-                flat.append(name)
-                continue
-            # What the helper proved about the offsets it hands back (from what its callers proved).
-            _, aligned, nonnegative = returned
-            dims = tuple(Dim(cst.Name(var), var, frozenset({var}), frozenset({id(node)}), aligned=aligned[d],
-                             nonnegative=nonnegative[d])
-                         for d, var in enumerate(self.fn.namer.offset(name.value, d) for d in range(len(value.dims))))
-            for dim in dims:
-                self.flow.invalidate(dim.code, state)
-            self.flow.bind(name.value, replace(value, dims=dims), state)
-            flat.extend(dim.expr for dim in dims)
-            owners |= value.creations
-        self.run.stmt_edits[id(node)] = (owners, UnpackedOffsets(node, tuple(flat)))
-        return True

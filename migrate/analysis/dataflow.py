@@ -48,6 +48,7 @@ from .records import (
     Refusal,
 )
 from .results import Results
+from .returns import Returns
 from .shared import Part, Run, Subject
 from .sites import Accesses
 from .triton_names import TritonNames
@@ -90,6 +91,7 @@ class FunctionAnalysis:
         self.flow, self.books, self.creating = Dataflow(self), Bookkeeping(self), Creations(self)
         self.moves, self.accesses, self.emit = Advances(self), Accesses(self), AccessForms(self)
         self.launch, self.results, self.crossing = Launch(self), Results(self), Crossing(self)
+        self.returns = Returns(self)
         for _ in range(MAX_RERUNS):
             self.run = Run()
             self.flow.walk()
@@ -308,7 +310,7 @@ class Dataflow(Part):
         return self.join_all([done] + frame.breaks)
 
     def small_statement(self, node: cst.BaseSmallStatement, state: State) -> State | None:
-        if isinstance(node, cst.Assign) and self.crossing.helper_assign(node, state):
+        if isinstance(node, cst.Assign) and self.returns.helper_assign(node, state):
             return state
         if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
@@ -325,7 +327,7 @@ class Dataflow(Part):
             self.assign_target(node.target, state)
             return state
         if isinstance(node, cst.Return):
-            if node.value is not None and not self.crossing.return_pointers(node, state):
+            if node.value is not None and not self.returns.return_pointers(node, state):
                 self.visit(node.value, state, ttd201_crosses_function.CODE, ttd201_crosses_function.RETURNED)
             return None
         if isinstance(node, (cst.Break, cst.Continue)):

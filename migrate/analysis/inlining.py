@@ -27,6 +27,7 @@ from typing import Callable, Optional, Union
 
 import libcst as cst
 
+from triton_migrate.syntax.forms import advance
 from triton_migrate.syntax.nodes import canonical_code, free_names, tuple_elements
 
 from .calls import UnboundCall, bind
@@ -47,8 +48,8 @@ def inlined_creation(helper: cst.FunctionDef, arguments: dict[str, cst.Arg], mem
     params = {p.name.value: p for p in helper.params.params}
     constexprs = {name for name, p in params.items() if p.annotation is not None
                   and canonical_code(p.annotation.annotation).split(".")[-1] == "constexpr"}
-    statements, values = _values(helper, arguments)
-    tree = _returned(statements, member, nested or (lambda call: None))
+    statements, values, made = _values(helper, arguments, member)
+    tree = _returned(statements, member, nested or (lambda call: None), made)
     tree = _decided(tree, _Substitute(values)) if tree is not None else None
     if tree is None or not _conditions(tree) <= constexprs or any(isinstance(leaf, _Other) for leaf in _leaves(tree)):
         return None  # a branch the call may take returns something else (a raw pointer: no creation to read)
@@ -78,8 +79,8 @@ def returned_kinds(helper: cst.FunctionDef, member) -> set[str]:
     """What the branches of a helper made of `if`s and `return`s hand back: "creation" (a `make_block_ptr`),
     "other" (anything else, a raw pointer, say); empty for any other helper. Both: a call that does not decide
     the branch with a literal is no creation."""
-    statements, _ = _values(helper, {})
-    tree = _returned(statements, member, lambda call: None)
+    statements, _, made = _values(helper, {}, member)
+    tree = _returned(statements, member, lambda call: None, made)
     if tree is None:
         return set()
     return {"other" if isinstance(leaf, _Other) else "creation" for leaf in _leaves(tree)}
@@ -89,7 +90,7 @@ def returned_tuple(helper: cst.FunctionDef, arguments: dict[str, cst.Arg]) -> li
     """The elements of the tuple a call of `helper` with `arguments` returns, if the helper only returns a tuple
     of expressions of its parameters (`return (M, N)`), each argument they read holding no call (it is then
     evaluated where the block pointer is made, perhaps more than once); None otherwise."""
-    body, values = _values(helper, arguments)
+    body, values, _ = _values(helper, arguments)
     statement = body[0].body[0] if len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) else None
     value = statement.value if isinstance(statement, cst.Return) else None
     elements = tuple_elements(value) if value is not None else None
@@ -102,13 +103,13 @@ def returned_tuple(helper: cst.FunctionDef, arguments: dict[str, cst.Arg]) -> li
     return [element.visit(substitute) for element in elements]
 
 
-def _values(helper: cst.FunctionDef, arguments: dict[str, cst.Arg]) -> tuple[list, dict]:
-    """The helper's statements after its leading `name = expression` lines, and what each name the rest may read
+def _values(helper: cst.FunctionDef, arguments: dict[str, cst.Arg], member=None) -> tuple[list, dict, dict]:
+    """The helper's statements after its leading `name = expression` lines, what each name the rest may read
     stands for at this call: a parameter its argument (or its literal default, `REVERSE: tl.constexpr =
-    False`), a local of those lines its expression in them (`offset = row * stride0`). An argument or a local
-    that holds a call stands for nothing: it would be evaluated where the block pointer is used, perhaps more
-    than once."""
-    values = {}
+    False`), a local of those lines its expression in them (`offset = row * stride0`), and the block pointers
+    those lines make (`_made`). An argument or a local that holds a call stands for nothing: it would be
+    evaluated where the block pointer is used, perhaps more than once."""
+    values, made = {}, {}
     for param in helper.params.params:
         name = param.name.value
         if name in arguments and not _has_call(arguments[name].value):
@@ -118,11 +119,38 @@ def _values(helper: cst.FunctionDef, arguments: dict[str, cst.Arg]) -> tuple[lis
     statements = _body(helper)
     while statements and (local := _local(statements[0])) is not None:
         name, value = local
+        creation = _made(value, made, member) if member is not None else None
+        made = {p: call for p, call in made.items() if name not in free_names(call)}  # it read the old `name`
         values.pop(name, None)
-        if free_names(value) <= set(values) and not _has_call(value):
+        if creation is not None:
+            made[name] = creation
+        elif free_names(value) <= set(values) and not _has_call(value):
             values[name] = _grouped(value.visit(_Substitute(values)))
         statements = statements[1:]
-    return statements, values
+    return statements, values, made
+
+
+def _made(value: cst.BaseExpression, made: dict, member) -> cst.Call | None:
+    """The creation a local line makes: `tl.make_block_ptr(...)` itself, or `tl.advance(p, deltas)` of one an
+    earlier line made, as the creation at the advanced offsets (`tl.make_block_ptr(..., (row + BLOCK, 0),
+    ...)`: `row + BLOCK`); None for anything else."""
+    if not isinstance(value, cst.Call):
+        return None
+    if member(value.func) == "make_block_ptr":
+        return value
+    try:
+        bound = bind(value, "advance") if member(value.func) == "advance" else None
+    except UnboundCall:
+        return None
+    base = bound["base"].value if bound is not None else None
+    source = made.get(base.value) if isinstance(base, cst.Name) else None
+    parts = _parts(source) if source is not None else None
+    deltas = tuple_elements(bound["offsets"].value) if parts is not None and "offsets" in bound else None
+    if deltas is None or len(deltas) != len(parts["offsets"]):
+        return None
+    offsets = [advance.plus(o, d) for o, d in zip(parts["offsets"], deltas)]
+    tuples = [cst.Tuple([cst.Element(e) for e in (offsets if key == "offsets" else parts[key])]) for key in _TUPLES]
+    return source.with_changes(args=[cst.Arg(parts["base"][0]), *(cst.Arg(t) for t in tuples)])
 
 
 def _local(statement) -> tuple[str, cst.BaseExpression] | None:
@@ -157,9 +185,9 @@ class _Other:
     creation; one that decides, with a literal, to take another branch is (`_decided`)."""
 
 
-def _returned(statements: list, member, nested) -> Tree | None:
+def _returned(statements: list, member, nested, made: dict) -> Tree | None:
     """The branch tree of statements that are only `if`/`else` and `return tl.make_block_ptr(...)` (or the
-    return of a call `nested` reads as one, or anything else: `_Other`)."""
+    return of a call `nested` reads as one, or of a name a leading line `made`, or anything else: `_Other`)."""
     if not statements:
         return None
     first, rest = statements[0], statements[1:]
@@ -168,7 +196,8 @@ def _returned(statements: list, member, nested) -> Tree | None:
         if value is None:
             return None
         creation = value if isinstance(value, cst.Call) and member(value.func) == "make_block_ptr" else \
-            nested(value) if isinstance(value, cst.Call) else None
+            nested(value) if isinstance(value, cst.Call) else made.get(value.value) if isinstance(value, cst.Name) \
+            else None
         return creation if creation is not None else _Other()
     if not isinstance(first, cst.If):
         return None
@@ -176,7 +205,8 @@ def _returned(statements: list, member, nested) -> Tree | None:
         return None
     otherwise = [first.orelse] if isinstance(first.orelse, cst.If) else \
         first.orelse.body.body if first.orelse is not None else rest
-    taken, other = _returned(list(first.body.body), member, nested), _returned(list(otherwise), member, nested)
+    taken, other = _returned(list(first.body.body), member, nested, made), \
+        _returned(list(otherwise), member, nested, made)
     return None if taken is None or other is None else (first.test, taken, other)
 
 

@@ -23,9 +23,10 @@ from triton_migrate.syntax.walk import walk
 from .calls import UnboundCall, bind, is_jit
 from .crossing import ABSENT, ABSENT_ZERO, SiteFacts, merge
 from .packages import absolute_module
+from .returns import joined_returns
 from .triton_names import dotted_name
 
-MAX_ROUNDS = 16
+MAX_ROUNDS = 64  # offsets handed back round a loop of helpers weaken their proofs a step a round
 Locate = Callable[[str, int, str], Optional[str]]
 
 
@@ -283,6 +284,8 @@ class Program:
                 continue
             facts = [f for _, f, _ in sites if f is not None]
             if not any(isinstance(f, SiteFacts) for f in facts):
+                if self.validating and (key, param) in self.interfaces:  # no call passes a block pointer it tracks
+                    self.block(key, param, ttd201_crosses_function.MIXED_ARGUMENTS)  # (its caller's was refused)
                 continue
             reason = self._site_problem(key, param, sites, refused) if self.validating else None
             merged = merge(facts) if reason is None else reason
@@ -302,12 +305,12 @@ class Program:
                 why = analysis.refusal_for(id(creation.call))
                 if why is not None and self.validating:
                     self.block(helper, creation.target, ttd201_crosses_function.refused_inside(why.message))
-            shapes = set(analysis.returned)
-            if len(shapes) > 1:
+            shape = joined_returns(analysis.returned) if analysis.returned else None
+            if analysis.returned and shape is None:
                 for param in analysis.context.entry:
                     self.block(helper, param, ttd201_crosses_function.RETURNS_DIFFER)
-            elif shapes:
-                self.returns[helper] = shapes.pop()
+            elif shape is not None:
+                self.returns[helper] = shape
         self.removable = self._inlined_everywhere(analyses)
         self.absent = {site for site, found in self.sites.items()
                        if all(f in (ABSENT, ABSENT_ZERO) for _, f, _ in found)

@@ -119,3 +119,7 @@ class Part:
     @property
     def crossing(self):
         return self.parts.crossing
+
+    @property
+    def returns(self):
+        return self.parts.returns

@@ -10,7 +10,8 @@ same kernel, and `shrink` reduces a failure by deleting and lowering choices. A 
   `tl.advance` and the method form `p.advance(...)`, creations in loops and branches, stores that may write
   into the padding of rows, a region `if D2 > 0:` whose block has a constexpr dimension that may be 0;
 * helpers (inline or `noinline=True`, up to two levels) that take, advance, copy, make and return block pointers,
-  called inside the access.
+  called inside the access, or hand the block pointer back advanced (`p = step(p, ...)`: assigned then returned,
+  one `return tl.advance(...)` per constexpr branch, through a second helper, with a tile) (issue 43).
 
 The margins of the sentinel-padded buffers are sized from the offsets every access can reach in the dimensions
 it does not check (intervals over the launch's own values), so every read lands on memory the test owns.
@@ -467,9 +468,12 @@ class Gen:
 
     def s_helper(self, depth, trips, where, loop_var):
         kind = self.c.pick(["take", "advance", "copy", "return", "take_advance", "return_advance", "store",
-                            "advance_assign"])
+                            "advance_assign", "assigned_return", "branch_return", "through_return", "take_return",
+                            "recreated_return"])
         self.features.add(f"helper:{kind}")
         p = self.pointers["p"]
+        if kind.endswith("_return") and kind != "recreated_return":
+            return self.handed_back(kind, p, trips)
         if kind == "take":
             slot = self.h_load_tile()
             self.accesses.append((p, slot))
@@ -504,6 +508,8 @@ class Gen:
         self.features.add("create:helper")
         if kind == "store":
             return [self.store(made, pointer)]
+        if kind == "recreated_return":
+            return self.recreated_return(call_args, pointer)
         if kind == "return_advance":
             self.features.add("helper:two-levels")
             self.h_shift()
@@ -518,6 +524,58 @@ class Gen:
                     f"{', '.join(f'B{d}' for d in dims)})")
             return [f"acc += {self.load(call, moved)}"]
         return [f"acc += {self.reduced(self.load(made, pointer), self.r)}"]
+
+    def h_step(self) -> str:
+        """A helper that assigns the advance, then returns it (issue 43)."""
+        deltas = ", ".join(self.params("d"))
+        moved = f"    p = tl.advance(p, {tup(self.params('d'))})"
+        return self.helper("step_on", lambda: [f"def step_on(p, {deltas}):", moved, "    return p"])
+
+    def handed_back(self, kind: str, p: Pointer, trips: int) -> list[str]:
+        """`p = helper(p, ...)` where the helper hands `p` back advanced, in one of the spellings of issue 43: assigned
+        then returned, one `return tl.advance(...)` per constexpr branch (forward or reverse on FLAG), through a
+        second helper, or with a tile (`tk, p = take_step(p, ...)`)."""
+        args, moved = self.shift_args(p)
+        deltas, d = ", ".join(self.params("d")), tup(self.params("d"))
+        lo, hi = moved.lo, moved.hi
+        if kind == "branch_return":  # either sign, as FLAG chooses
+            lo, hi = [min(a, -b) for a, b in zip(lo, hi)], [max(b, -a) for a, b in zip(lo, hi)]
+        p.widen([a + b * trips for a, b in zip(p.lo, lo)], [a + b * trips for a, b in zip(p.hi, hi)])
+        if kind == "assigned_return":
+            return [f"p = {self.h_step()}(p, {args})"]
+        if kind == "branch_return":
+            back = tup(f"-d{i}" for i in range(self.r))
+            self.helper("walk", lambda: [f"def walk(p, {deltas}, REVERSE: tl.constexpr):", "    if REVERSE:",
+                                         f"        return tl.advance(p, {back})", f"    return tl.advance(p, {d})"])
+            return [f"p = walk(p, {args}, FLAG)"]
+        if kind == "through_return":
+            self.features.add("helper:two-levels")
+            self.h_step()
+            self.helper("step_through", lambda: [f"def step_through(p, {deltas}):", f"    return step_on(p, {deltas})"])
+            return [f"p = step_through(p, {args})"]
+        slot = Slot("literal", self.draw_subset())
+        self.slots.append(slot)
+        self.accesses.append((p, slot))
+        pad = self.padding(slot)
+        index = self.slots.index(slot)
+        self.helper(f"take_step{index}", lambda: [f"def take_step{index}(p, {deltas}):",
+                                                  f"    return tl.load(p<{index}>{pad}), tl.advance(p, {d})"])
+        return [f"tk, p = take_step{index}(p, {args})", f"acc += {self.reduced('tk', self.r)}"]
+
+    def recreated_return(self, call_args: str, pointer: Pointer) -> list[str]:
+        """A helper that makes a block pointer, advances it and returns it (issue 43), loaded where it is called."""
+        dims = tuple(range(self.r))
+        args, moved = self.shift_args(pointer)
+        parts = ", ".join(self.params("S") + self.params("s") + self.params("o"))
+        blocks = ", ".join(f"B{d}: tl.constexpr" for d in dims)
+        self.helper("tile_moved", lambda: [
+            f"def tile_moved(base, {parts}, {', '.join(self.params('d'))}, {blocks}):",
+            (f"    q = tl.make_block_ptr(base, {tup(self.params('S'))}, {tup(self.params('s'))}, "
+             f"{tup(self.params('o'))}, {tup(self.params('B'))}, {tup(self.order(dims, 'x'))})"),
+            f"    q = tl.advance(q, {tup(self.params('d'))})", "    return q"])
+        call = (f"tile_moved({', '.join(call_args.split(', ')[:1 + 3 * self.r])}, {args}, "
+                f"{', '.join(f'B{d}' for d in dims)})")
+        return [f"acc += {self.load(call, moved)}"]
 
     # --- the program ------------------------------------------------------------------------------------------
 

@@ -24,12 +24,18 @@ def plus(base: cst.BaseExpression, delta: cst.BaseExpression) -> cst.BaseExpress
         return base
     if int_value(base) == 0:
         return delta
+    if _negated(delta):  # `off - BLOCK`, not `off + -BLOCK`
+        return cst.BinaryOperation(operand(base), cst.Subtract(), operand(delta.expression))
     return cst.BinaryOperation(operand(base), cst.Add(), operand(delta))
+
+
+def _negated(delta: cst.BaseExpression) -> bool:
+    return isinstance(delta, cst.UnaryOperation) and isinstance(delta.operator, cst.Minus) and not delta.lpar
 
 
 def increment(var: str, delta: cst.BaseExpression) -> cst.AugAssign:
     """`var += delta` (`var -= d` for a negated delta reads better)."""
-    if isinstance(delta, cst.UnaryOperation) and isinstance(delta.operator, cst.Minus) and not delta.lpar:
+    if _negated(delta):
         return cst.AugAssign(cst.Name(var), cst.SubtractAssign(), delta.expression)
     return cst.AugAssign(cst.Name(var), cst.AddAssign(), delta)
 

@@ -20,6 +20,10 @@ def launches():
         kernels.scale[(triton_cdiv(M, BM) + 1, triton_cdiv(N, BN))](x, view, M, N, x.stride(0), y.stride(0), 3.0,
                                                                    BM=BM, BN=BN)
         yield f"row_sums_{M}x{N}", sums
+        for reverse in (False, True):
+            cols = torch.full((N + 16,), float("nan"))
+            kernels.col_sums[(triton_cdiv(N, BN),)](x, cols, M, N, x.stride(0), BM=BM, BN=BN, REVERSE=reverse)
+            yield f"col_sums_{M}x{N}_{'reverse' if reverse else 'forward'}", cols
         yield f"scale_{M}x{N}", y
 
 

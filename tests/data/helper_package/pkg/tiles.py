@@ -18,6 +18,17 @@ def step(p, BN: tl.constexpr):
     return p
 
 
+@triton.jit
+def step_rows(p, BM: tl.constexpr):
+    p = tl.advance(p, (BM, 0))
+    return p
+
+
+@triton.jit
+def back(p, BM: tl.constexpr):
+    return tl.advance(p, (-BM, 0))
+
+
 @triton.jit(noinline=True)
 def scale_tile(src, dst, factor):
     tl.store(dst, tl.load(src, boundary_check=(0, 1)) * factor, boundary_check=(0, 1))

@@ -1,0 +1,190 @@
+"""Block pointers a helper hands back: a part of FunctionAnalysis (shared.py).
+
+A helper that returns a block pointer it was passed as parts (crossing.py) returns its offsets instead, and
+the caller unpacks them into its own offset variables: `return p`, `return acc, p`, `return tl.advance(p,
+(-BLOCK, 0))`, a `return` on each branch (they join), or `return step(p, BLOCK)`, the offsets another helper
+hands back. The caller's block pointer then moves where the helper moved it: pointers it holds (masked
+pointers computed before a loop) leave those offsets out, and each access adds them, as after an advance of
+its own. A block pointer the helper makes itself has no parts in its callers to go back to: a helper that
+only makes one and returns it is read at each call as the creation it amounts to (inlining.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import libcst as cst
+
+from triton_migrate.rules import ttd201_crosses_function
+from triton_migrate.syntax.nodes import canonical_code, code_of, int_value, tuple_elements
+
+from .calls import UnboundCall, advance_arguments, advanced_base, member_called
+from .records import Refusal, ReturnedOffsets, UnpackedOffsets
+from .shared import Part
+from .values import OTHER, BlockPtr, Dim, State
+
+
+@dataclass(frozen=True)
+class HandedBack:
+    """A block pointer a helper's `return` hands back, as its offsets: the parameter it came in as, what is proven
+    about each offset, and the dimensions the helper moved it in (its callers' held pointers leave those out)."""
+
+    parameter: str
+    aligned: tuple[bool, ...]
+    nonnegative: tuple[bool, ...]
+    moved: frozenset[int]
+
+
+def joined_returns(shapes: list[tuple]) -> tuple | None:
+    """What every `return` of a helper hands back (`shapes`: one tuple of HandedBack or None per `return`), or
+    None if they disagree on where a block pointer goes. Returns that differ only in what they prove or where
+    they move (`if REVERSE: return tl.advance(p, (-BLOCK, 0))`) join: the proofs all give, the moves any makes."""
+    first = shapes[0]
+    if any(len(shape) != len(first) or
+           any((a is None) != (b is None) or a is not None and a.parameter != b.parameter for a, b in zip(shape, first))
+           for shape in shapes):
+        return None
+    return tuple(None if handed[0] is None else
+                 HandedBack(handed[0].parameter, tuple(map(all, zip(*(h.aligned for h in handed)))),
+                            tuple(map(all, zip(*(h.nonnegative for h in handed)))),
+                            frozenset().union(*(h.moved for h in handed)))
+                 for handed in zip(*shapes))
+
+
+class Returns(Part):
+    def return_pointers(self, node: cst.Return, state: State) -> bool:
+        """`return acc, p` → `return acc, p_off0, p_off1` for a parameter's block pointer, advanced or not
+        (`return tl.advance(p, (-BLOCK, 0))` → `return p_start0 - BLOCK, p_start1`)."""
+        elements = tuple_elements(node.value) if isinstance(node.value, cst.Tuple) else [node.value]
+        if elements is not None and len(elements) == 1 and self.return_through(node.value, state):
+            return True
+        found = [self.moves.pointer(e, state) if self.crossing.passes_pointer(e, state) else None
+                 for e in elements or ()]
+        if not any(found):
+            return False
+        shape, flat, creations = [], [], frozenset()
+        for element, pointer in zip(elements, found):
+            if pointer is None:
+                self.flow.visit(element, state)
+                shape.append(None)
+                flat.append(element)
+                continue
+            value, deltas = pointer
+            offsets = self.moves.offsets(value, deltas)
+            shape.append(self.handed_back(value, deltas, offsets))
+            flat.extend(offsets or [element])
+            creations |= value.creations
+        self.refuse_unreturnable(zip(elements, found, shape), creations, node)
+        self.run.returned.append(tuple(shape))
+        self.run.stmt_edits[id(node)] = (creations, ReturnedOffsets(node, tuple(flat)))
+        return True
+
+    def refuse_unreturnable(self, returned, creations: frozenset, node: cst.CSTNode) -> None:
+        """A block pointer returned that is not a parameter's (`(element, (value, deltas), HandedBack)` without
+        the last) has no parts in its callers to go back to; nor, since the `return` is rewritten whole or not
+        at all, has any other block pointer it returns."""
+        for element, pointer, handed in returned:
+            if pointer is not None and pointer[0] is not None and handed is None:
+                held = advanced_base(element, self.fn.names) if isinstance(element, cst.Call) and \
+                    member_called(element, self.fn.names) == "advance" else element
+                self.books.refuse(creations, Refusal(ttd201_crosses_function.CODE,
+                                                     ttd201_crosses_function.returned(code_of(held)), node))
+                return
+
+    def handed_back(self, value: BlockPtr, deltas, offsets: list | None) -> HandedBack | None:
+        """What returning `value` advanced by `deltas` (None: as it is), at `offsets`, hands back; None for a block
+        pointer that is not a parameter's. What is proven is of the offsets after the advance (`-BLOCK` may make
+        them negative)."""
+        owner = self.crossing.parameter_of(value)
+        if owner is None:
+            return None
+        # Paths that disagree on an offset (None) are materialized by the rerun: until then, moved anywhere.
+        moved = range(len(value.dims)) if offsets is None else \
+            [d for d, offset in enumerate(offsets) if canonical_code(offset) != self.fn.namer.part(owner, "start", d)]
+        proven = self.moves.proven_offsets(value, deltas)
+        return HandedBack(owner, tuple(p["aligned"] for p in proven), tuple(p["nonnegative"] for p in proven),
+                          frozenset(moved))
+
+    def return_through(self, call: cst.BaseExpression, state: State) -> bool:
+        """`return step(p, BLOCK)`, a helper's call that hands block pointers back: this function hands back what
+        it does (the call, given their parts, returns their offsets), each as the block pointer of the parameter
+        that was passed in its place."""
+        handed = self.handed_by_call(call, state)
+        if handed is None:
+            return False
+        self.crossing.visit_unpacked(call, state)
+        shape = []
+        for inner, _, (value, deltas) in handed:
+            outer = self.handed_back(value, deltas, self.moves.offsets(value, deltas)) if value else None
+            shape.append(outer and replace(outer, aligned=inner.aligned, nonnegative=inner.nonnegative,
+                                           moved=outer.moved | inner.moved))
+        creations = frozenset().union(*(value.creations for _, _, (value, _) in handed if value is not None))
+        self.refuse_unreturnable(((argument, pointer, outer) for (_, argument, pointer), outer in zip(handed, shape)),
+                                 creations, call)
+        self.run.returned.append(tuple(shape))
+        return True
+
+    def handed_by_call(self, call: cst.BaseExpression, state: State) -> list | None:
+        """For a call of a helper that hands block pointers back, per element it returns: (HandedBack or None,
+        the argument passed in its parameter, (the block pointer it passes, the deltas it advances it by):
+        `passed_pointer`, or (None, None)); None for any other expression."""
+        key = self.fn.context.resolve(call.func) if self.fn.context and isinstance(call, cst.Call) else None
+        shape = self.fn.context.returns(key) if key is not None else None
+        bound = self.fn.context.bind(key, call) if shape and any(shape) else None
+        if bound is None:
+            return None
+        handed = []
+        for inner in shape:
+            argument = bound[inner.parameter].value if inner is not None and inner.parameter in bound else None
+            pointer = self.passed_pointer(argument, state) if argument is not None else None
+            handed.append((inner, argument, pointer or (None, None)))
+        return handed
+
+    def passed_pointer(self, argument: cst.BaseExpression, state: State):
+        """(block pointer, deltas) that `p` (deltas None) or `tl.advance(p, deltas)` passes, read without a
+        report (the call's own visit reports what it must); None for anything else."""
+        deltas = None
+        if isinstance(argument, cst.Call) and member_called(argument, self.fn.names) == "advance":
+            try:
+                offsets = advance_arguments(argument, self.fn.names).get("offsets")
+            except UnboundCall:
+                return None
+            deltas = self.fn.facts.movable_elements(offsets.value) if offsets is not None else None
+            if deltas is None:
+                return None
+            argument = advanced_base(argument, self.fn.names)
+        value = state.get(argument.value) if isinstance(argument, cst.Name) else None
+        return (value, deltas) if isinstance(value, BlockPtr) and (deltas is None or
+                                                                  len(deltas) == len(value.dims)) else None
+
+    def helper_assign(self, node: cst.Assign, state: State) -> bool:
+        """`acc, p = helper(acc, p)` where the helper hands `p` back: unpack its offsets."""
+        call = node.value
+        handed = self.handed_by_call(call, state)
+        if handed is None or len(node.targets) != 1:
+            return False
+        target = node.targets[0].target
+        names = tuple_elements(target) if isinstance(target, (cst.Tuple, cst.List)) else [target]
+        if names is None or len(names) != len(handed) or not all(isinstance(n, cst.Name) for n in names):
+            return False  # helper_call refuses the block pointers the call hands back
+        self.crossing.visit_unpacked(call, state)
+        flat, owners = [], frozenset()
+        for name, (returned, _, (value, deltas)) in zip(names, handed):
+            if value is None:
+                self.flow.bind(name.value, OTHER, state)
+                flat.append(name)
+                continue
+            # What the helper proved about the offsets it hands back (from what its callers proved).
+            dims = tuple(Dim(cst.Name(var), var, frozenset({var}), frozenset({id(node)}), aligned=returned.aligned[d],
+                             nonnegative=returned.nonnegative[d])
+                         for d, var in enumerate(self.fn.namer.offset(name.value, d) for d in range(len(value.dims))))
+            for dim in dims:
+                self.flow.invalidate(dim.code, state)
+            # The pointers the name holds leave out the offsets the helper (or an advance in the call) moved.
+            inline = {d for d, delta in enumerate(deltas or ()) if int_value(delta) != 0}
+            self.moves.note_moving_dims(value.creations, returned.moved | inline)
+            self.flow.bind(name.value, replace(value, dims=dims), state)
+            flat.extend(dim.expr for dim in dims)
+            owners |= value.creations
+        self.run.stmt_edits[id(node)] = (owners, UnpackedOffsets(node, tuple(flat)))
+        return True
