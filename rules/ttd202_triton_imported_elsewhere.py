@@ -63,3 +63,9 @@ def statement(origin: str, name: str) -> str:
 def requirement(local: str, source: str, full: str, stated: str) -> str:
     """What a rewrite relying on a stated binding (`local` imported from `source` is `full`) relies on."""
     return f"`{local}` imported from `{source}` is `{full}`: stated ({stated})"
+
+
+def assumption(local: str, source: str, full: str) -> str:
+    """What a rewrite relies on where `local` is imported from `source` in one branch of the module's imports and
+    from triton (as `full`) in another."""
+    return f"`{local}` imported from `{source}` is `{full}`: assumed, as another import of it in the module is triton's"

@@ -152,7 +152,7 @@ def _bindings(path: str, _mtime: int, _size: int, search: tuple[str, ...], depth
             tree = ast.parse(handle.read())
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
-    found = dict(TritonNames.of_ast(tree).module_aliases)
+    found = dict(TritonNames.exported_by(tree).module_aliases)
     if depth <= 1:
         return found
     directory = os.path.dirname(path)
