@@ -30,7 +30,7 @@ Example:
 Fix safety: no fix: the site is left untouched, with this code as the reason.
 
 Fixtures: binding_not_followed; tests/test_census.py (the census over every fixture, the benchmark kernels and
-the fuzz programs: no `make_block_ptr` call goes unreported).
+the fuzz programs: no creation call goes unreported).
 """
 from __future__ import annotations
 
