@@ -21,7 +21,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper
 
-from triton_migrate.analysis import ast_tree, guards, inlining, stated, tuples
+from triton_migrate.analysis import ast_tree, census, guards, inlining, stated, tuples
 from triton_migrate.analysis.borrowed import Borrowed
 from triton_migrate.analysis.calls import is_jit, is_kernel, member_called
 from triton_migrate.analysis.dataflow import CrossesFunctions, FunctionAnalysis
@@ -32,7 +32,7 @@ from triton_migrate.analysis.positions import Positions
 from triton_migrate.analysis.prefilter import SITE_KEYWORDS, SITE_MEMBERS
 from triton_migrate.analysis.program import Key, Locate, Program
 from triton_migrate.analysis.stated import Inline
-from triton_migrate.analysis.triton_names import TritonNames, imported_elsewhere, reexported
+from triton_migrate.analysis.triton_names import TritonNames, import_sources, imported_elsewhere, reexported
 from triton_migrate.rewrite import passes, specialise, unbound
 from triton_migrate.rewrite.apply import Edits, uses_name
 from triton_migrate.rules import _launch_support as launch_support
@@ -48,6 +48,7 @@ from triton_migrate.rules import (
     ttd108_unsupported_use,
     ttd201_crosses_function,
     ttd202_triton_imported_elsewhere,
+    ttd203_binding_not_followed,
 )
 from triton_migrate.syntax.nodes import canonical_code
 from triton_migrate.syntax.walk import walk
@@ -478,16 +479,24 @@ def _migrate(sources: dict[str, str], migration: MigrationContext, rewrite: bool
         own = [a for u, a in analyses if u is unit]
         with _blame(unit.module_name):
             outcomes[unit.module_name] = _relying(_outcome(unit, own, migration, rewrite),
-                                                  stated.get(unit.module_name, ()))
+                                                  stated.get(unit.module_name, ()), unit.names.assumed)
+    for name, source in sources.items():  # last: what no site accounts for, whatever binds its callee
+        if name not in frozen and trees.get(name) is not None and _may_spell_a_site(source):
+            with _blame(name):
+                outcomes[name] = _with_census(outcomes[name], source, trees[name], borrowed.get(name))
     return outcomes
 
 
-def _relying(outcome: FileOutcome, stated: tuple[Borrowed, ...]) -> FileOutcome:
-    """The outcome of a module whose `tl` (or `triton`) only the configuration says is Triton's: each rewrite
-    relies on that, as on a stated fact, and says so (the report's `requires`; an unsafe fix in JSON)."""
-    if not stated:
+def _relying(outcome: FileOutcome, stated: tuple[Borrowed, ...], assumed: dict[str, tuple[str, str]]) -> FileOutcome:
+    """The outcome of a module whose `tl` (or `triton`) only the configuration says is Triton's (`stated`), or
+    only an assumption (`assumed`: TritonNames.assumed, a re-export in one branch of a `try:`, triton in the
+    other): each rewrite relies on that, as on a stated fact, and says so (the report's `requires`; an unsafe fix
+    in JSON)."""
+    relied = tuple(b.requirement() for b in stated) + tuple(
+        ttd202_triton_imported_elsewhere.assumption(local, source, full)
+        for local, (source, full) in sorted(assumed.items()))
+    if not relied:
         return outcome
-    relied = tuple(b.requirement() for b in stated)
     return replace(outcome, diagnostics=tuple(replace(d, requirements=d.requirements + relied) if d.fixed else d
                                               for d in outcome.diagnostics))
 
@@ -552,6 +561,56 @@ def _imported_elsewhere(source: str, tree: ast.Module, borrowed: TritonNames | N
         message = ttd202_triton_imported_elsewhere.message(head, origin, statement)
         found.append(Diagnostic(line, column + 1, ttd202_triton_imported_elsewhere.CODE, message, False, "untouched"))
     return tuple(found)
+
+
+def _with_census(outcome: FileOutcome, source: str, tree: ast.Module, borrowed: TritonNames | None) -> FileOutcome:
+    """`outcome` and a TTD203 for each block-pointer call the census counts (analysis/census.py) that the outcome
+    does not account for: a `make_block_ptr` call without a diagnostic where it starts, or where every one has
+    one, an `advance` call that is not Triton's by its bindings (an advance has no diagnostic of its own: the
+    block pointer it moves has) and has no diagnostic on its line."""
+    calls = census.spelled_calls(tree)
+    if not calls:
+        return outcome
+    positions = Positions(source, {id(call): (call.lineno, call.col_offset) for call in calls})
+    reported = {(d.line, d.column - 1) for d in outcome.diagnostics}
+    removed = _removed_functions(tree, {d.line for d in outcome.diagnostics if d.decision == "removed"})
+    unaccounted = [call for call in calls if census.is_creation(call) and positions.start(call) not in reported
+                   and not any(first <= call.lineno <= last for first, last in removed)]
+    if not unaccounted:
+        names = TritonNames.of_ast(tree)
+        names.adopt(borrowed)
+        lines = {d.line for d in outcome.diagnostics}
+        unaccounted = [call for call in calls if not census.is_creation(call) and call.lineno not in lines
+                       and names.ast_member(call.func) != census.ADVANCE]
+    if not unaccounted:
+        return outcome
+    sources = import_sources(tree)
+    found = [_not_followed(call, positions, sources) for call in unaccounted]
+    return replace(outcome, diagnostics=tuple(sorted((*outcome.diagnostics, *found),
+                                                     key=lambda d: (d.line, d.column, d.code))))
+
+
+def _removed_functions(tree: ast.Module, lines: set[int]) -> list[tuple[int, int]]:
+    """The first and last lines of the functions defined on `lines`: the helpers TTD011 removes, reported once
+    where they are defined (`_removed_creator`) for every site they hold."""
+    if not lines:
+        return []
+    return [(node.lineno, node.end_lineno) for node in ast.walk(tree)
+            if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef) and node.lineno in lines]
+
+
+def _not_followed(call: ast.Call, positions: Positions, sources: dict[str, str]) -> Diagnostic:
+    """A TTD203 for `call`, with the fix for how its callee's head is bound (`sources`: import_sources)."""
+    owner, member = census.callee(call)
+    head = (member if owner is None else owner).partition(".")[0]
+    if head and sources.get(head, "triton").partition(".")[0] != "triton":
+        statement = ttd202_triton_imported_elsewhere.statement(sources[head], head)
+        fix = ttd203_binding_not_followed.imported_fix(head, sources[head], statement)
+    else:
+        fix = ttd203_binding_not_followed.bound_fix(owner, member)
+    line, column = positions.start(call)
+    return Diagnostic(line, column + 1, ttd203_binding_not_followed.CODE,
+                      ttd203_binding_not_followed.message(ast.unparse(call.func), fix), False, "untouched")
 
 
 def _blamed_unit(name: str, source: str, with_sites_only: bool, from_ast: bool,

@@ -12,7 +12,11 @@ write it: `triton_utils` binds `tl` to `triton.language` under `if TYPE_CHECKING
 placeholder under `else:`, where no kernel runs). A relative import from a package that is Triton itself
 (`from .. import language as tl` in `triton/ops/`) or re-exports it (`from . import language as tl`, where the
 package's `__init__.py` has `from triton import language`) alike. A name that some branch of a module imports
-from another package (`except ImportError: import other_triton.language as tl`) is not Triton's there.
+from another package (`except ImportError: import other_triton.language as tl`) is not Triton's there. One that
+a branch takes from a module that re-exports it while another imports it from triton (`try: from
+vllm.triton_utils import tl` / `except ModuleNotFoundError: import triton.language as tl`, as AMD's kernels of
+an inference engine write it) is triton's, where the module's source does not show it, by assumption: each
+rewrite names it (`requires: ... assumed`; fixture import_reexport_fallback).
 
 Where that module cannot be found, or binds the name to something else than `triton` (a renamed distribution,
 such as tokenspeed's `tokenspeed_triton`), nothing says the calls are Triton's block pointers: each is reported
@@ -63,3 +67,9 @@ def statement(origin: str, name: str) -> str:
 def requirement(local: str, source: str, full: str, stated: str) -> str:
     """What a rewrite relying on a stated binding (`local` imported from `source` is `full`) relies on."""
     return f"`{local}` imported from `{source}` is `{full}`: stated ({stated})"
+
+
+def assumption(local: str, source: str, full: str) -> str:
+    """What a rewrite relies on where `local` is imported from `source` in one branch of the module's imports and
+    from triton (as `full`) in another."""
+    return f"`{local}` imported from `{source}` is `{full}`: assumed, as another import of it in the module is triton's"

@@ -252,3 +252,19 @@ def test_an_invalid_program_migrated_into_one_that_runs_is_flagged(monkeypatch):
     drawn = next(d for d in map(invalid.generate, range(100)) if d[2]["rank"] == 2)
     monkeypatch.setattr(engine, "migrate_source", lambda source, **kwargs: FileOutcome((), PLANTED))
     assert invalid.check(drawn) == f"migrated as if valid: {drawn[1]}"
+
+
+FACTORY_SEEDS = [5, 13, 29, 34]  # kernels built in a function that imports triton (issue 43)
+
+
+def test_kernels_built_in_a_function_that_imports_triton_match(work):
+    seen = collections.Counter(f for seed in range(2000) for f in grammar.generate(seed).features)
+    assert seen["import:function"] >= 10, seen["import:function"]
+    programs = [grammar.generate(seed) for seed in FACTORY_SEEDS]
+    assert all("import:function" in p.features and "\n    import triton.language as tl\n" in p.source
+               for p in programs)
+    verdicts = work.check(programs)
+    failures = [f"seed {seed}: {v.klass()}\n{v.detail[-1500:]}" for seed, vs in zip(FACTORY_SEEDS, verdicts)
+                for v in vs if v.failed]
+    assert not failures, "\n\n".join(failures)
+    assert sum(v.outcome in ("identical", "partial") for vs in verdicts for v in vs) == len(programs) * 4

@@ -185,3 +185,11 @@ def test_a_module_whose_source_is_found_needs_no_statement(plugin):
     install(plugin / "site")
     done = invoke("-j1", "--no-cache", "--triton-module", "vllm.triton_utils.tl=triton.language", "plugin")
     assert codes(done.stdout) == ["TTD006", "TTD006"] and "stated (" not in done.stdout
+
+
+def test_the_names_a_file_spells_a_site_on_are_found_in_one_pass():
+    from triton_migrate.frontend.triton_modules import _spelling_sites
+
+    source = "p = tl.make_block_ptr(a)\nq = triton.language .advance(p, (0, 1))\nr = ťl . advance(q)\nit.advance()\n" \
+        "x = tl.cdiv(1, 2)\n"
+    assert _spelling_sites(source.encode()) == {"tl", "triton", "ťl", "it"}

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Callable
 
-from triton_migrate.analysis.prefilter import might_need_migration
+from triton_migrate.analysis.prefilter import may_concern_us, might_need_migration
 from triton_migrate.frontend import config as cfg
 from triton_migrate.frontend import launch, lint_pragmas, output, suppressions, triton_modules
 from triton_migrate.frontend.discover import discover
@@ -188,9 +188,9 @@ def analyse_paths(paths: list[str], exclude: tuple[str, ...], respect_gitignore:
                 continue
             checked += 1
             # The prefilter: a file without the telltale bytes costs this read and nothing more. One that
-            # never says `triton` has no site, and is not searched for suppressions (which could name none):
-            # in a site-packages tree that search cost a sixth of a check.
-            if b"triton" not in data:
+            # never says `triton` (nor `make_block_ptr`) has no site, and is not searched for suppressions
+            # (which could name none): in a site-packages tree that search cost a sixth of a check.
+            if not may_concern_us(data):
                 continue
             if might_need_migration(data):
                 jobs.append(job_for(path, data, config, options))

@@ -43,7 +43,8 @@ def imported(path: str, data: bytes, stated: Stated = (), search: Sequence[str] 
     found = []
     importer = _dotted(path)
     names = sorted((entry for entry in imported_names(data) if entry[2] is not None), key=str)
-    wanted = {(level, module) for level, module, _, local in names if _spells_a_site(data, local)}
+    spelling = _spelling_sites(data)
+    wanted = {(level, module) for level, module, _, local in names if local in spelling}
     for level, module, name, local in names:
         if (level, module) not in wanted or level == 0 and _is_triton(module):
             continue
@@ -61,9 +62,23 @@ def imported(path: str, data: bytes, stated: Stated = (), search: Sequence[str] 
     return tuple(found)
 
 
-def _spells_a_site(data: bytes, local: str) -> bool:
-    return re.search(rb"\b" + re.escape(local.encode()) + rb"\s*\.\s*(?:language\s*\.\s*)?(?:make_block_ptr|advance)\b",
-                     data) is not None
+_MEMBER = re.compile(rb"\b(?:make_block_ptr|advance)\b")
+# just before a member: `tl.`, `triton.language.`
+_OWNER = re.compile(rb"((?:\w|[\x80-\xff])+)\s*\.\s*(?:language\s*\.\s*)?\Z")
+_REACH = 80  # how far before a member its owner is looked for
+
+
+def _spelling_sites(data: bytes) -> set[str]:
+    """The names the file spells a block-pointer call on (`tl` of `tl.make_block_ptr`, `triton` of
+    `triton.language.advance`). One pass over the members' occurrences and a look just before each: a search
+    for each imported name over the whole file cost a third of a check of a tree without kernels, where a
+    few large files (Triton's own) import hundreds of names."""
+    owners = set()
+    for member in _MEMBER.finditer(data):
+        owner = _OWNER.search(data, max(0, member.start() - _REACH), member.start())
+        if owner is not None:
+            owners.add(owner[1].decode("utf-8", "replace"))  # a name may be spelt in any script
+    return owners
 
 
 def _is_triton(module: str) -> bool:
@@ -137,7 +152,7 @@ def _bindings(path: str, _mtime: int, _size: int, search: tuple[str, ...], depth
             tree = ast.parse(handle.read())
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
-    found = dict(TritonNames.of_ast(tree).module_aliases)
+    found = dict(TritonNames.exported_by(tree).module_aliases)
     if depth <= 1:
         return found
     directory = os.path.dirname(path)

@@ -673,6 +673,10 @@ class Gen:
                    "flag"] + [f"B{d}: tl.constexpr" for d in range(self.r)]
                   + [f"{n}: tl.constexpr" for n in ("FLAG", "D1", "D2", "BCL", "BCS")])
         kernel = ["", "@triton.jit", f"def kernel({', '.join(params)}):", *indent(body)]
+        # Drawn last: the choices before it, and so every earlier kernel, stay as they were. Not with helpers: the
+        # interpreter runs a kernel in its module's globals, where a helper nested beside it is not.
+        if not self.helpers and self.c.chance(20):
+            header, helpers, kernel = self.in_factory(header, helpers, kernel)
         text = "\n".join(header + helpers + kernel) + "\n"
         text = re.sub(r"<(\d+)>", lambda m: self.slots[int(m.group(1))].text(), text)
         method = re.compile(r"__MADV__\(([\w\[\]]+), (\([^()]*\))\)")
@@ -688,6 +692,15 @@ class Gen:
                            "D2": self.D2, "BCL": self.bcl.dims, "BCS": self.bcs.dims},
         }
         return Program(source, reference, launch, self.facts(need), frozenset(self.features), list(self.c.record))
+
+    def in_factory(self, header: list[str], helpers: list[str], kernel: list[str]) -> tuple[list[str], ...]:
+        """The kernel defined in a function that imports triton itself, as a module that must import without
+        Triton builds its kernels (issue 43): the module's `kernel` is what it returns."""
+        self.features.add("import:function")
+        imports = ["import triton", "import triton.language as tl"]
+        body = indent(imports + helpers + kernel + ["", "return kernel"])
+        factory = ["def build():", *(line.rstrip() for line in body)]
+        return [line for line in header if line not in imports], [], [*factory, "", "", "kernel = build()"]
 
     def facts(self, need: dict[str, list[int]]) -> tuple[str, ...]:
         """The stated facts (policy.FACTS) this launch honours."""
