@@ -29,6 +29,20 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 BF16, FP32 = "*bf16", "*fp32"
+
+
+def old_cumsum(width: int) -> dict:
+    """9406930f^'s chunk_global_cumsum_vector_kernel over S=width columns, as its varlen launch compiles it."""
+    return {
+        "function": "chunk_global_cumsum_vector_kernel",
+        "module": "fla.ops.utils.cumsum",
+        "types": {"s": FP32, "o": FP32, "cu_seqlens": "*i64", "T": "i32"},
+        "constexprs": {"B": 1, "H": 16, "S": width, "BS": 32, "REVERSE": False, "HAS_SCALE": False,
+                       "IS_VARLEN": True, "HEAD_FIRST": False},
+        "globals": {},
+    }
+
+
 # kernel -> module, argument types (absent: constexpr None), constexprs of the launch, module globals the GPU's
 # capability sets at import (fla imports on a machine without one as for a CPU), and where the capability
 # also picks the autotuning configs, the H100's (chunk_h.py's BKV_LIST: [32, 64] where check_shared_mem())
@@ -59,22 +73,7 @@ KERNELS = {
     # issue 49's slow kernels (an entry named otherwise names its kernel in "function"): fla's old chunked
     # cumsum (as a triangular tl.dot; 9406930f^'s fla/ops/utils/cumsum.py, a tree of it: see RESULTS.md) at
     # the head dim where the default form ran 0.54x and the one where it ran 1.12x
-    "chunk_global_cumsum_vector_kernel.S100": {
-        "function": "chunk_global_cumsum_vector_kernel",
-        "module": "fla.ops.utils.cumsum",
-        "types": {"s": FP32, "o": FP32, "cu_seqlens": "*i64", "T": "i32"},
-        "constexprs": {"B": 1, "H": 16, "S": 100, "BS": 32, "REVERSE": False, "HAS_SCALE": False,
-                       "IS_VARLEN": True, "HEAD_FIRST": False},
-        "globals": {},
-    },
-    "chunk_global_cumsum_vector_kernel.S128": {
-        "function": "chunk_global_cumsum_vector_kernel",
-        "module": "fla.ops.utils.cumsum",
-        "types": {"s": FP32, "o": FP32, "cu_seqlens": "*i64", "T": "i32"},
-        "constexprs": {"B": 1, "H": 16, "S": 128, "BS": 32, "REVERSE": False, "HAS_SCALE": False,
-                       "IS_VARLEN": True, "HEAD_FIRST": False},
-        "globals": {},
-    },
+    **{f"chunk_global_cumsum_vector_kernel.S{width}": old_cumsum(width) for width in (100, 128)},
     "chunk_gla_fwd_kernel_o": {
         "module": "fla.ops.gla.chunk",
         "types": {"q": BF16, "v": BF16, "g": FP32, "h": BF16, "o": BF16, "A": FP32, "cu_seqlens": "*i64",

@@ -48,7 +48,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from block_kernels import block_pointer_kernels  # noqa: E402
-from time_ops import Worker, answer, autotuners, compile_only, set_benchmark  # noqa: E402
+from time_ops import Worker, answer, autotuners, compile_only, serve_requests, set_benchmark  # noqa: E402
 
 # (B, T, H) of `fixed` and the sequence lengths of `varlen` (odd, so that no chunk but the first of each
 # sequence starts aligned), per device
@@ -375,13 +375,7 @@ def serve(request: dict, cases: dict) -> dict:
 
 def run_worker() -> None:
     LAUNCHES.install()
-    channel = os.fdopen(os.dup(1), "w")  # the answers' own; whatever else writes to stdout goes to stderr
-    os.dup2(2, 1)
-    cases: dict = {}
-    for line in sys.stdin:
-        request = json.loads(line)
-        channel.write(json.dumps(answer(lambda: serve(request, cases), synchronize=False)) + "\n")
-        channel.flush()
+    serve_requests(serve)
 
 
 # ---- the parent ----

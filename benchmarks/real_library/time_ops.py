@@ -244,6 +244,17 @@ def serve(request: dict, cases: dict) -> dict:
     return {"ms": do_bench(case.step, warmup=warmup, rep=rep, grad_to_none=grads, return_mode="median")}
 
 
+def serve_requests(serve) -> None:
+    """A worker's loop: a JSON request a line on stdin, serve(request, cases) answered a line on stdout."""
+    channel = os.fdopen(os.dup(1), "w")  # the answers' own; whatever else writes to stdout goes to stderr
+    os.dup2(2, 1)
+    cases: dict = {}
+    for line in sys.stdin:
+        request = json.loads(line)
+        channel.write(json.dumps(answer(lambda: serve(request, cases), synchronize=False)) + "\n")
+        channel.flush()
+
+
 def answer(work, synchronize=True) -> dict:
     """The result of work(), or the error it raised: one case failing in one tree is a result."""
     import torch
@@ -269,13 +280,7 @@ def run_worker() -> None:
         import fla.ops.common.chunk_o
 
         fla.ops.common.chunk_o.TRITON_ABOVE_3_7_1 = True
-    channel = os.fdopen(os.dup(1), "w")  # the answers' own; whatever else writes to stdout goes to stderr
-    os.dup2(2, 1)
-    cases: dict = {}
-    for line in sys.stdin:
-        request = json.loads(line)
-        channel.write(json.dumps(answer(lambda: serve(request, cases), synchronize=False)) + "\n")
-        channel.flush()
+    serve_requests(serve)
 
 
 # ---- the parent ----
