@@ -21,7 +21,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper
 
-from triton_migrate.analysis import ast_tree, census, guards, inlining, stated, tuples
+from triton_migrate.analysis import ast_tree, census, guards, inlining, planner, stated, tuples
 from triton_migrate.analysis.borrowed import Borrowed
 from triton_migrate.analysis.calls import is_jit, is_kernel, member_called
 from triton_migrate.analysis.dataflow import CrossesFunctions, FunctionAnalysis
@@ -53,6 +53,7 @@ from triton_migrate.rules import (
 from triton_migrate.syntax.nodes import canonical_code
 from triton_migrate.syntax.walk import walk
 
+from .forms import SHIM_NAME, Form, Origin
 from .outcome import SEE_LINE, Diagnostic, FileOutcome, see_line
 from .policy import Policy
 
@@ -412,7 +413,7 @@ def _unit(module_name: str, source: str, with_sites_only: bool, from_ast: bool,
                                       ([f.name for f in scan.all_functions], syntax.functions)])
     taken = scan.identifiers
     language = names.language_prefix() or ("tl" if "tl" not in taken else "triton_language")
-    shim = "compat" if "compat" not in taken else "triton_migrate_compat"
+    shim = SHIM_NAME if SHIM_NAME not in taken else "triton_migrate_compat"
     namer = Namer(taken)
     bound = _launch_support_bound(module) if wrapper is not None else {}  # (a report's tree prints nothing)
     launch_names = {name: bound.get(name) or namer.flag(name) for name in launch_support.CALLED}
@@ -523,7 +524,7 @@ def _with_copies(sources: dict[str, str], plan: dict, program: Program, trees: d
             kinds = "; ".join(f"`{copy}` for the calls that pass {specialise.spelled(signature)}"
                               for copy, (signature, _) in zip(names[name], groups[1:]))
             notes[module].append(Diagnostic(line, column + 1, ttd008_helper_parts.CODE,
-                                            ttd008_helper_parts.copied(name, kinds), True, "parts"))
+                                            ttd008_helper_parts.copied(name, kinds), True, Form.PARTS))
     outcomes = migrate(copied)
     return {name: _relocated(outcome, relocations.get(name), notes.get(name, []),
                              copied[name] if rewrite and copied[name] != sources[name] else None)
@@ -673,12 +674,14 @@ def _analyse(units: list[_Unit], migration: MigrationContext, inherited: dict[in
                 continue
             context = program.context_for(unit, function) if program is not None else None
             # `migrate tune` may have picked its form, or its callers'
-            own = migration.policy_of(unit.module_name).for_function(function.name.value, inherited.get(key))
+            policy, name = migration.policy_of(unit.module_name), function.name.value
+            own = planner.for_function(policy, name, inherited.get(key))
+            origin = planner.origin(policy, name, inherited.get(key))
             try:
                 with _blame(unit.module_name):
                     analyses.append((unit, FunctionAnalysis(function, unit.names, unit.namer, unit.language, own,
                                                             unit.shim, unit.facts_of(function), context,
-                                                            unit.launch_names)))
+                                                            unit.launch_names, origin)))
             except CrossesFunctions:
                 crosses = True
                 continue
@@ -792,9 +795,9 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
     forms = analysis.forms({creation_id})
     stem = namer.stem(creation.target)
     reasons = analysis.class_notes(creation_id, analysis.knowledge.reasons)
-    reasons.update({b.code: b.message for b in creation.blockers if "descriptor" not in forms})
+    reasons.update({b.code: b.message for b in creation.blockers if Form.DESCRIPTOR not in forms})
     notes = []
-    if "descriptor" in forms and creation.permutation != sorted(creation.permutation):
+    if Form.DESCRIPTOR in forms and creation.permutation != sorted(creation.permutation):
         notes.append(ttd001_descriptor.TRANSPOSED)
     if analysis.is_hoisted(creation):
         notes.append(ttd001_descriptor.HOISTED)
@@ -803,10 +806,11 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
     if creation.hints_dropped:
         notes.append(ttd001_descriptor.HINTS_DROPPED)
     if reasons:
-        notes.append(ttd006_masked_pointers.for_accesses(forms == {"pointer"}, reasons))
-    if forms == {"pointer"} and not reasons and analysis.policy.target == "pointer":
-        notes.append(ttd006_masked_pointers.TUNED_TARGET)
-    if "parts" in forms and forms != {"parts"}:
+        notes.append(ttd006_masked_pointers.for_accesses(forms == {Form.POINTER}, reasons))
+    origin = analysis.target_origin()
+    if forms == {Form.POINTER} and not reasons and origin is not None:
+        notes.append(ttd006_masked_pointers.target_note(tuned=origin is Origin.TUNED))
+    if Form.PARTS in forms and forms != {Form.PARTS}:
         notes.append(ttd008_helper_parts.PASSED)
     guarded = analysis.is_guarded({creation_id})
     if guarded:
@@ -815,13 +819,13 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
     what = f"block-pointer parameter `{creation.target}` (its parts)" if isinstance(creation.anchor, cst.Param) \
         else f"block pointer `{creation.target}`" + (" (created inline)" if creation.inline else "") + \
         (f" (what `{canonical_code(creation.anchor.func)}` returns, inlined)" if creation.anchor is not None else "")
-    relied = analysis.reliance(creation) if "descriptor" in forms and not guarded else []
+    relied = analysis.reliance(creation) if Form.DESCRIPTOR in forms and not guarded else []
     requirements = tuple(ttd010_stated_facts.stated(*reliance) for reliance in relied)
-    if forms == {"parts"}:
+    if forms == {Form.PARTS}:
         message, code = ttd008_helper_parts.message(what, suffix), ttd008_helper_parts.CODE
-    elif forms - {"parts"} == {"compat"}:
+    elif forms - {Form.PARTS} == {Form.COMPAT}:
         message, code = ttd007_compat.message(what, stem, suffix), ttd007_compat.CODE
-    elif forms - {"parts"} == {"pointer"}:
+    elif forms - {Form.PARTS} == {Form.POINTER}:
         message, code = ttd006_masked_pointers.message(what, suffix), ttd006_masked_pointers.CODE
     elif guarded:
         message, code = ttd009_launch_guard.message(what, stem, suffix), ttd009_launch_guard.CODE
@@ -830,9 +834,8 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
         message, code = ttd010_stated_facts.message(what, stem, facts, suffix), ttd010_stated_facts.CODE
     else:
         message, code = ttd001_descriptor.message(what, stem, suffix), ttd001_descriptor.CODE
-    decision = "+".join(sorted(forms, key=lambda f: (f != "descriptor", f == "parts")))
-    if guarded:  # the descriptor only where the launch check passes
-        decision = decision.replace("descriptor", "guarded")
+    decision = "+".join(Form.GUARDED if guarded and form == Form.DESCRIPTOR else form  # the launch checks it
+                        for form in sorted(forms, key=lambda f: (f != Form.DESCRIPTOR, f == Form.PARTS)))
     return Diagnostic(start[0], start[1] + 1, code, message, True, decision, requirements)
 
 

@@ -78,7 +78,12 @@ NAME = "block-pointer-to-masked-pointers"
 SUMMARY = "block pointer → masked pointer arithmetic with exact block-pointer semantics"
 
 
-TUNED_TARGET = "`pointer` is this kernel's target (kernel-targets, as `migrate tune` measured)"
+def target_note(tuned: bool) -> str:
+    """Why every access is masked pointers where nothing stands in a descriptor's way: the target says so, as
+    `migrate tune` measured (kernel-targets) or as the configuration (or `--target`) sets it."""
+    if tuned:
+        return "`pointer` is this kernel's target (kernel-targets, as `migrate tune` measured)"
+    return "`pointer` is the configured target"
 
 
 def message(what: str, notes: str) -> str:

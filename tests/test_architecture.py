@@ -19,6 +19,7 @@ from test_import_graph import cycle, imported
 from update_snapshots import migrate_fixture, policy_of
 
 from triton_migrate.analysis.dataflow import FunctionAnalysis
+from triton_migrate.forms import Form, Target
 
 PACKAGE = "triton_migrate"
 # The layers, each a package of triton_migrate (`engine` is one module). A module of none of them (cli.py,
@@ -164,3 +165,37 @@ def test_the_analysis_words_no_message():
             spelt += [f"{path.name}:{line}: {text!r}" for line, text in _texts(ast.parse(path.read_text()))
                       if sentence(text) and text not in INTERNAL_ERRORS]
     assert spelt == []
+
+
+def _form_spellings(tree: ast.Module) -> list[tuple[int, str]]:
+    """The string literals of a module (docstrings and f-strings aside) that spell a form or a target."""
+    words = {word.value for word in (*Form, *Target)} - {Target.AUTO.value}  # `auto` is many settings' word too
+    return [(line, text) for line, text in _texts(tree) if text in words]
+
+
+def test_no_form_is_spelt_outside_its_module():
+    """Issue 44: what a site becomes is a `Form` (and what the user asks, a `Target`), spelt in forms.py alone:
+    every comparison names the member, so a form cannot be misspelt or mean two things. The compat shim, which
+    runs in the user's processes and imports triton only, is not the tool."""
+    spelt = [f"{path.name}:{line}: {text!r}" for name, path in modules().items()
+             if name != f"{PACKAGE}.forms" and layer(name) != "compat"
+             for line, text in _form_spellings(ast.parse(path.read_text()))]
+    assert spelt == []
+
+
+def test_the_form_test_sees_a_spelling():
+    assert _form_spellings(ast.parse('if form == "pointer":\n    pass\n')) == [(1, "pointer")]
+
+
+def _target_reads(tree: ast.Module) -> list[int]:
+    """Where a module reads a policy's target (`policy.target`, `self.fn.policy.target`)."""
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "target"
+            and (isinstance(node.value, ast.Name) and node.value.id == "policy"
+                 or isinstance(node.value, ast.Attribute) and node.value.attr == "policy")]
+
+
+def test_the_target_is_read_in_one_module():
+    """Issue 44: the planner alone reads `policy.target`; the others ask it (uses_shim, descriptors_only, ...)."""
+    readers = {name for name, path in modules().items() if _target_reads(ast.parse(path.read_text()))}
+    assert readers == {f"{PACKAGE}.analysis.planner"}
+    assert _target_reads(ast.parse("x = self.fn.policy.target\n")) == [1]

@@ -144,7 +144,7 @@ class Advances(Part):
             blocker = planner.Obstacle(ttd106_int64_offsets.CODE, ttd106_int64_offsets.ADVANCED)
             for creation in value.creations:
                 self.books.creations_by_id(creation).blockers.append(blocker)
-            if self.fn.policy.target == "descriptor":
+            if planner.descriptors_only(self.fn.policy):
                 self.books.refuse(value.creations, Refusal(blocker.code, blocker.message, call))
                 return None
         return value, deltas

@@ -7,6 +7,7 @@ import functools
 
 import libcst as cst
 
+from triton_migrate.forms import POINTER_ARGUMENT
 from triton_migrate.rules import ttd108_unsupported_use
 
 from .triton_names import dotted_name
@@ -14,9 +15,9 @@ from .triton_names import dotted_name
 SIGNATURES = {
     "make_block_ptr": ("base", "shape", "strides", "offsets", "block_shape", "order"),
     "advance": ("base", "offsets"),
-    "load": ("pointer", "mask", "other", "boundary_check", "padding_option", "cache_modifier",
+    "load": (POINTER_ARGUMENT, "mask", "other", "boundary_check", "padding_option", "cache_modifier",
              "eviction_policy", "volatile"),
-    "store": ("pointer", "value", "mask", "boundary_check", "cache_modifier", "eviction_policy"),
+    "store": (POINTER_ARGUMENT, "value", "mask", "boundary_check", "cache_modifier", "eviction_policy"),
 }
 
 
@@ -44,8 +45,8 @@ class UnboundCall(Exception):
 REQUIRED = {
     "make_block_ptr": SIGNATURES["make_block_ptr"],
     "advance": SIGNATURES["advance"],
-    "load": ("pointer",),
-    "store": ("pointer", "value"),
+    "load": (POINTER_ARGUMENT,),
+    "store": (POINTER_ARGUMENT, "value"),
 }
 
 

@@ -67,7 +67,7 @@ class Creations(Part):
         if refusal is None and self.fn.knowledge.rejected is not None:
             refusal = Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.in_rejected(
                 self.fn.function.name.value, self.fn.knowledge.rejected), call)
-        if refusal is None and creation.blockers and self.fn.policy.target == "descriptor":
+        if refusal is None and creation.blockers and planner.descriptors_only(self.fn.policy):
             refusal = Refusal(creation.blockers[0].code, creation.blockers[0].message, call)
         if refusal is not None:
             self.books.refuse(frozenset({id(call)}), refusal)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
+from triton_migrate.forms import Form
 from triton_migrate.rules import ttd003_access, ttd108_unsupported_use, ttd201_crosses_function
 from triton_migrate.syntax.nodes import canonical_code, code_of, int_value, parsed
 
@@ -264,7 +265,7 @@ class Crossing(Part):
                                                      ttd201_crosses_function.no_parts(callee, why), node))
             if parts is not None:
                 passed[param] = parts
-                self.accesses.record_form(value, "parts", [])
+                self.accesses.record_form(value, Form.PARTS, [])
         for param in absent:
             interface = self.fn.context.interface(helper, param)
             if interface is not None:  # `None` in every part: the helper receives no block pointer where it did
@@ -304,7 +305,7 @@ class Crossing(Part):
                 continue
             self.fn.knowledge.named.update(value.creations)
             obstacle = planner.Obstacle(ttd201_crosses_function.CODE, ttd201_crosses_function.undefined(callee))
-            self.accesses.record_form(value, "pointer", [obstacle], id(argument))
+            self.accesses.record_form(value, Form.POINTER, [obstacle], id(argument))
             if not any(use.node is node for use in self.run.dead_uses):
                 self.run.dead_uses.append(Refusal(ttd201_crosses_function.CODE,
                                                   ttd201_crosses_function.undefined_call(callee), node))

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 import libcst as cst
 
+from triton_migrate.forms import Form, Origin
 from triton_migrate.policy import Policy
 from triton_migrate.rules import (
     ttd009_launch_guard,
@@ -25,7 +26,7 @@ from triton_migrate.rules import (
 from triton_migrate.syntax.nodes import parsed
 from triton_migrate.syntax.walk import children
 
-from . import guards
+from . import guards, planner
 from .access_forms import AccessForms
 from .advances import Advances
 from .bookkeeping import Bookkeeping, CrossesFunctions
@@ -77,14 +78,16 @@ class FunctionAnalysis:
 
     def __init__(self, function: cst.FunctionDef, names: TritonNames, namer: Namer, language: str,
                  policy: Policy, shim: str, facts: FunctionFacts, context=None,
-                 launch_names: dict[str, str] | None = None) -> None:
+                 launch_names: dict[str, str] | None = None, origin: Origin | None = None) -> None:
         """`context` (program.py): the other functions, for block pointers that cross calls. Without one
         the function is analysed alone, and the first block pointer that crosses raises CrossesFunctions
-        (what the analysis would have found after that point is of no use: the program's rounds redo it)."""
+        (what the analysis would have found after that point is of no use: the program's rounds redo it).
+        `origin`: where `policy`'s target came from (planner.origin; by default, the policy's own)."""
         # the launch guard's names (TTD009): the kernel's flag; how the module names the launch support's
         # guard, its check and the allocator hook of a kernel on stated facts (TTD010)
         hooks = (ttd009_launch_guard.GUARD, ttd009_launch_guard.CHECK, ttd010_stated_facts.HOOK)
-        self.fn = Subject(function, context, policy, names, namer, parsed(language), cst.Name(shim), facts,
+        origin = origin or planner.origin(policy, function.name.value)
+        self.fn = Subject(function, context, policy, origin, names, namer, parsed(language), cst.Name(shim), facts,
                           guards.Arguments(function), namer.flag(ttd009_launch_guard.FLAG),
                           {name: (launch_names or {}).get(name, name) for name in hooks})
         self.run = Run()
@@ -147,8 +150,13 @@ class FunctionAnalysis:
     def is_refused(self, creations) -> bool:
         return self.results.is_refused(creations)
 
-    def forms(self, creations) -> set[str]:
+    def forms(self, creations) -> set[Form]:
         return self.results.forms(creations)
+
+    def target_origin(self) -> Origin | None:
+        """Where the target came from, where the target alone makes this function's block pointers masked
+        pointers (TTD006's note); else None."""
+        return planner.target_origin(self.fn.policy, self.fn.origin)
 
     def class_notes(self, creation: int, notes: dict) -> dict:
         return self.results.class_notes(creation, notes)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from triton_migrate.forms import Form
 from triton_migrate.syntax.forms import masked_pointers
 from triton_migrate.syntax.nodes import canonical_code
 
@@ -43,25 +44,25 @@ class Results(Part):
 
     @property
     def handle_kind(self) -> str:
-        return "tile" if self.fn.policy.target == "compat" else "desc"
+        return "tile" if planner.uses_shim(self.fn.policy) else "desc"
 
     def forms(self, creations) -> set[str]:
-        """How the accesses of these block pointers are rewritten: {"descriptor"}, {"pointer"} or both."""
+        """How the accesses of these block pointers are rewritten: a descriptor, masked pointers or both."""
         members = [m for c in creations for m in self.class_of(c)]
         found = set().union(*(self.fn.knowledge.forms.get(m, set()) for m in members))
         if found:
             return found
-        if self.fn.policy.target == "compat":
-            return {"compat"}
-        blocked = any(self.run.creations[m].blockers for m in members) or self.fn.policy.target == "pointer"
-        return {"pointer" if blocked else "descriptor"}  # never accessed: what it would be
+        if planner.uses_shim(self.fn.policy):
+            return {Form.COMPAT}
+        blocked = any(self.run.creations[m].blockers for m in members) or planner.pointers_only(self.fn.policy)
+        return {Form.POINTER if blocked else Form.DESCRIPTOR}  # never accessed: what it would be
 
     def uses_descriptors(self, creations) -> bool:
         """Whether these block pointers need handles: descriptors, or compat tiles. One that is never loaded
         or stored through (a helper that only moves its block pointer) needs none: creating it would cost
         a device-side descriptor for nothing."""
         recorded = set().union(*(self.fn.knowledge.forms.get(m, set()) for c in creations for m in self.class_of(c)))
-        return bool(recorded & {"descriptor", "compat"})
+        return bool(recorded & {Form.DESCRIPTOR, Form.COMPAT})
 
     def reads_pointers(self, creations) -> bool:
         """Whether some masked access reads these block pointers' pointers from the name that holds them, so
@@ -111,7 +112,7 @@ class Results(Part):
         loop, as a descriptor in and a pointer out, and refuses to compile. A handle's padding is part of its
         type too (a compat tile re-made with "nan" in the loop that one made with "zero" before it carries)."""
         def kind(c: Creation) -> tuple:
-            impl = self.compat_impl(c) if self.fn.policy.target == "compat" else None
+            impl = self.compat_impl(c) if planner.uses_shim(self.fn.policy) else None
             paddings = tuple(sorted(self.paddings({id(c.call)})))
             return (self.fn.facts.canonical_code(c.base), *map(self.fn.facts.canonical_code, c.block), impl,
                     paddings)
@@ -128,7 +129,7 @@ class Results(Part):
         found = []
         for padding in sorted(paddings, key=lambda p: p != "zero"):
             target = self.fn.namer.descriptor(value_stem, padding, paddings, self.handle_kind)
-            if self.fn.policy.target == "compat":
+            if planner.uses_shim(self.fn.policy):
                 impl, guard = self.compat_impl(creation), None
                 if impl == "auto" and self.is_guarded({id(creation.call)}):
                     guard = self.fn.guard_flag
@@ -156,7 +157,7 @@ class Results(Part):
         """The flag a guarded descriptor (TTD009), or one whose block widths are tested (TTD107), is created
         under: `if USE_DESCRIPTORS:`, which Triton resolves at compile time (a `None` in its place would not
         survive a run-time `if`)."""
-        if self.fn.policy.target == "compat":
+        if planner.uses_shim(self.fn.policy):
             return None
         if self.is_guarded({id(creation.call)}):
             return self.fn.guard_flag
@@ -223,7 +224,7 @@ class Results(Part):
             names += [self.fn.namer.descriptor(stem, p, paddings, self.handle_kind)
                       for p in sorted(paddings, key=lambda p: p != "zero")]
         merged = self.fn.knowledge.merged
-        if "parts" in self.forms(creations) or any(("base", 0) in merged.get(c, {}) for c in creations):
+        if Form.PARTS in self.forms(creations) or any(("base", 0) in merged.get(c, {}) for c in creations):
             names += self.part_variables(creations)  # what a helper receives, or a `p is None` asks
         if not names:
             return None

@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from triton_migrate.forms import POINTER_ARGUMENT, Form
 from triton_migrate.rules import (
     ttd003_access,
-    ttd009_launch_guard,
     ttd103_no_unit_stride,
-    ttd107_narrow_block,
     ttd108_unsupported_use,
     ttd109_ambiguous_value,
-    ttd111_store_row_width,
-    ttd112_runtime_alignment,
     ttd201_crosses_function,
 )
 from triton_migrate.syntax.forms import descriptor
@@ -26,7 +23,7 @@ from .calls import (
     bool_value,
     string_value,
 )
-from .records import CompileError, ElementType, Refusal, SiteForm
+from .records import CompileError, ElementType, Refusal
 from .shared import Part
 from .values import (
     BlockPtr,
@@ -50,9 +47,9 @@ class Accesses(Part):
             self.unbound_access(call, str(error), state)
             return
         for name, argument in bound.items():  # a block pointer as a store's value, a `mask=`, an `other=`: a use
-            if name != "pointer":  # the rewrite cannot follow (the access's pointer alone is rewritten)
+            if name != POINTER_ARGUMENT:  # the rewrite cannot follow (the access's pointer alone is rewritten)
                 self.flow.visit(argument.value, state, how=ttd108_unsupported_use.passed_as(member, name))
-        pointer = bound["pointer"].value
+        pointer = bound[POINTER_ARGUMENT].value
         if self.creating.is_inline_creation(pointer):
             value = self.creating.inline_creation(pointer, state)
             resolved = (value, None) if isinstance(value, BlockPtr) else None
@@ -74,46 +71,29 @@ class Accesses(Part):
             obstacles = self.obstacles(call, member, bound, value, deltas)
             if self.user_mask(bound):
                 obstacles.append(planner.Obstacle(ttd108_unsupported_use.CODE, ttd108_unsupported_use.USER_MASK))
-            form = planner.choose(obstacles, self.fn.policy, member)
-            if form == "compat" and self.beyond_emulation(value):
-                form = "pointer"
-            if form is None:
-                first = planner.deciding(obstacles, self.fn.policy)
-                refusal = Refusal(first.code, first.message, call)
-            unguardable = self.launch.unguardable(value) if form == "guarded" else None
-            if unguardable is not None:
-                form = "pointer"
-                obstacles.append(planner.Obstacle(ttd112_runtime_alignment.CODE,
-                                                  ttd112_runtime_alignment.unguardable(unguardable)))
-            elif form == "guarded" and not self.launch.pays_off(call, member, value):
-                form = "pointer"
-                obstacles.append(planner.Obstacle(ttd009_launch_guard.CODE, ttd009_launch_guard.PAYS_OFF))
-            elif form == "descriptor" and not self.launch.width_testable(value):  # `--target descriptor`: no fallback
-                form = "pointer"
-                obstacles.append(planner.Obstacle(ttd107_narrow_block.CODE, ttd107_narrow_block.UNTESTED))
-                if self.fn.policy.target == "descriptor":
-                    refusal = Refusal(ttd107_narrow_block.CODE, ttd107_narrow_block.UNTESTED, call)
+            choice = planner.choose_access(obstacles, self.fn.policy, member, _Checks(self, call, member, value))
+            form, obstacles = choice.form, choice.obstacles
+            if choice.refusal is not None:
+                refusal = Refusal(choice.refusal.code, choice.refusal.message, call)
         if refusal is not None:
             self.books.refuse(value.creations, refusal)
             return
         # the shim's descriptors only where the launch allows
         if self.user_mask(bound):
             self.rejected_mask(call, member, self.user_mask(bound), value)
-        guarded = form == "guarded" or (form == "compat" and len(value.dims) <= COMPAT_EMULATED_RANK and
-                                        self.launch.unguardable(value, fallback=False) is None)
-        self.record_form(value, form, obstacles, id(call), guarded)
-        if form == "pointer" and self.emit.masks_at_creation(call, bound, value, deltas):
+        self.record_form(value, form, obstacles, id(call), choice.guarded)
+        if form is Form.POINTER and self.emit.masks_at_creation(call, bound, value, deltas):
             self.run.expr_edits[id(call)] = (value.creations,
                                              self.emit.named_mask_access(member, bound, value))
             return
         offsets = self.moves.offsets(value, deltas)
-        if offsets is not None and form == "compat":
+        if offsets is not None and form is Form.COMPAT:
             self.emit.compat_access(call, member, bound, value, offsets)
-        elif offsets is not None and form == "descriptor" and self.launch.width_tests(value.creations):
+        elif offsets is not None and form is Form.DESCRIPTOR and self.launch.width_tests(value.creations):
             self.emit.guarded_access(call, member, bound, value, offsets, deltas, widths=True)
-        elif offsets is not None and form == "descriptor":
+        elif offsets is not None and form is Form.DESCRIPTOR:
             self.emit.descriptor_access(call, member, bound, value, offsets)
-        elif offsets is not None and form == "guarded":
+        elif offsets is not None and form is Form.GUARDED:
             self.emit.guarded_access(call, member, bound, value, offsets, deltas)
         elif offsets is not None:
             self.emit.pointer_access(call, member, bound, value, offsets, deltas)
@@ -226,27 +206,15 @@ class Accesses(Part):
             self.sensitive = layout.sensitive_loads(self.fn.function, self.fn.names.member)
         return self.sensitive
 
-    def record_form(self, value: BlockPtr, form: str, obstacles: list, site: object = None,
+    def record_form(self, value: BlockPtr, form: Form, obstacles: list, site: object = None,
                     guarded: bool = False) -> None:
-        """Remember what the access `site` (by default: these block pointers' helper calls) became, and why
-        masked pointers (the obstacles that decided it) or what a plain descriptor relies on (the facts
-        stated that cover its soft obstacles; a guarded one has them checked at launch)."""
-        reasons, relied = {}, {}
-        beyond_launch = planner.relies_beyond_launch(obstacles)
-        for obstacle in obstacles:
-            emulated = form in ("pointer", "compat") and obstacle.blocks(self.fn.policy)
-            if emulated or (form == "pointer" and obstacle.code == ttd111_store_row_width.CODE):
-                reasons[obstacle.code] = obstacle.message
-            elif form == "pointer" and beyond_launch and not obstacle.stated:  # what else it would rely on
-                reasons[obstacle.code] = planner.unstated(obstacle).message
-            elif form == "descriptor" and obstacle.stated:
-                relied[planner.COVERING_FACT[obstacle.code]] = obstacle.stated
+        """Remember what the access `site` (by default: these block pointers' helper calls) became: the
+        planner's decision."""
         creations = [self.books.creations_by_id(c) for c in value.creations]
-        if form == "descriptor" and any(c.stated_unit for c in creations):
-            relied["contiguous"] = next(c.stated["contiguous"] for c in creations if c.stated_unit)
+        contiguous = next((c.stated["contiguous"] for c in creations if c.stated_unit), None)
         key = site if site is not None else (form, value.creations)
-        self.fn.knowledge.sites[key] = SiteForm(frozenset(value.creations), "descriptor" if form == "guarded" else form,
-                                             guarded, reasons, relied)
+        self.fn.knowledge.sites[key] = planner.decision(frozenset(value.creations), form, obstacles, self.fn.policy,
+                                                        self.fn.origin, contiguous, guarded)
 
     def unbound_access(self, call: cst.Call, error: str, state: State) -> None:
         """A load or store Triton rejects as called (an argument missing, unknown or given twice): the block
@@ -265,7 +233,7 @@ class Accesses(Part):
             self.books.orphan(call, refusal.message, code=refusal.code)
 
     def untracked_access(self, call, member, bound, state) -> None:
-        pointer = bound["pointer"].value
+        pointer = bound[POINTER_ARGUMENT].value
         self.flow.visit(pointer, state)
         if "boundary_check" not in bound and "padding_option" not in bound or self.moves.is_site_call(pointer):
             return
@@ -356,3 +324,26 @@ class Accesses(Part):
         self.books.settle(value)
         self.run.expr_edits[id(node)] = (value.creations, ElementType(value.creations, value.stem, value.pointers))
         return True
+
+
+class _Checks:
+    """What the launch allows for one access (planner.LaunchChecks), asked of the Launch part."""
+
+    def __init__(self, accesses: Accesses, call: cst.Call, member: str, value: BlockPtr) -> None:
+        self.accesses, self.call, self.member, self.value = accesses, call, member, value
+
+    def beyond_emulation(self) -> bool:
+        return self.accesses.beyond_emulation(self.value)
+
+    def unguardable(self) -> str | None:
+        return self.accesses.launch.unguardable(self.value)
+
+    def pays_off(self) -> bool:
+        return self.accesses.launch.pays_off(self.call, self.member, self.value)
+
+    def width_testable(self) -> bool:
+        return self.accesses.launch.width_testable(self.value)
+
+    def compat_guardable(self) -> bool:
+        return len(self.value.dims) <= COMPAT_EMULATED_RANK and \
+            self.accesses.launch.unguardable(self.value, fallback=False) is None

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import libcst as cst
 
+from triton_migrate.analysis import planner
 from triton_migrate.policy import Policy
 from triton_migrate.rules import _launch_support as launch_support
 from triton_migrate.rules import ttd009_launch_guard
@@ -91,7 +92,7 @@ def _language_import(original: cst.Module, updated: cst.Module, rewriting: Rewri
 
 def _compat_import(original: cst.Module, updated: cst.Module, rewriting: Rewriting) -> cst.Module:
     policy, shim = rewriting.policy, rewriting.unit.shim
-    if policy.target == "compat" and uses_name(updated, shim):
+    if planner.uses_shim(policy) and uses_name(updated, shim):
         return add_import(updated, policy.compat_module, shim)
     return updated
 
