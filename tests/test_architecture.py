@@ -199,3 +199,19 @@ def test_the_target_is_read_in_one_module():
     readers = {name for name, path in modules().items() if _target_reads(ast.parse(path.read_text()))}
     assert readers == {f"{PACKAGE}.analysis.planner"}
     assert _target_reads(ast.parse("x = self.fn.policy.target\n")) == [1]
+
+
+MAX_LINES = 500
+# Modules over MAX_LINES that parallel branches are reshaping (issue 44): the settings table replaces most of
+# config.py, the fuzz fixes edit facts.py and the emitted-offsets work wrap.py's neighbours. Split each once
+# its branch is merged; the test fails when one shrinks below the limit, so that it leaves this list.
+OVER_LIMIT = {"frontend/config.py", "analysis/facts.py", "rewrite/wrap.py"}
+
+
+def test_no_module_of_the_tool_is_over_500_lines():
+    """Issue 44: a module that does several jobs grows past what one reader holds (engine.py had 931 lines and
+    six jobs); none of migrate/ is longer than MAX_LINES."""
+    root = Path(importlib.util.find_spec(PACKAGE).origin).parent
+    over = {path.relative_to(root).as_posix() for path in root.rglob("*.py")
+            if len(path.read_text().splitlines()) > MAX_LINES}
+    assert over == OVER_LIMIT

@@ -153,11 +153,6 @@ class FunctionAnalysis:
     def forms(self, creations) -> set[Form]:
         return self.results.forms(creations)
 
-    def target_origin(self) -> Origin | None:
-        """Where the target came from, where the target alone makes this function's block pointers masked
-        pointers (TTD006's note); else None."""
-        return planner.target_origin(self.fn.policy, self.fn.origin)
-
     def class_notes(self, creation: int, notes: dict) -> dict:
         return self.results.class_notes(creation, notes)
 

@@ -5,7 +5,7 @@ As the `Rewriter` leaves each function it has edited, the function passes run on
 function is rewritten, the module passes run on the whole module. Each pass reads the function (or module)
 as parsed (`original`) and as the passes before it left it (`updated`), and returns it rewritten.
 
-The engine (engine.py) decides which functions the edits come from and which dead helpers go before the
+The engine (engine/) decides which functions the edits come from and which dead helpers go before the
 edits run; this module decides what happens to the edited code, and when.
 """
 
@@ -35,7 +35,7 @@ from .sink import sink_pointers
 
 @dataclass(frozen=True)
 class Rewriting:
-    """What the passes of one module read: the module as the engine parsed it (`unit`, engine.py's `_Unit`:
+    """What the passes of one module read: the module as the engine parsed it (`unit`, engine/scanning.py's `Unit`:
     its tree, TritonNames, Namer, names of `triton.language` and of the compat shim, the launch-support
     names), what the user allows (`policy`), and where the module imports its launch support from
     (`launch`: `from X import`'s X; None: from beside it); and what the edits' builders left for the passes to
