@@ -42,6 +42,8 @@ type in a later loop, at whose head a hoisted one would be live).
 """
 from __future__ import annotations
 
+from ._migrated import Migrated, words
+
 CODE = "TTD001"
 NAME = "block-pointer-to-descriptor"
 SUMMARY = "`tl.make_block_ptr` → `tl.make_tensor_descriptor` with integer offsets"
@@ -56,3 +58,10 @@ HINTS_DROPPED = "cache/eviction hints dropped"  # by a descriptor's or a compat 
 def message(what: str, stem: str, notes: str) -> str:
     """`what`: the block pointer, in words; `notes`: what follows in parentheses, or nothing."""
     return f"{what} → tensor descriptor `{stem}_desc`{notes}"
+
+
+
+@words(order=5)
+def migrated(site: Migrated) -> str | None:
+    """A migrated site is this rule's where a plain descriptor, what no rule before it words."""
+    return message(site.what, site.stem, site.notes)

@@ -73,6 +73,8 @@ helper_conditional_check.
 """
 from __future__ import annotations
 
+from ._migrated import Migrated, words
+
 CODE = "TTD006"
 NAME = "block-pointer-to-masked-pointers"
 SUMMARY = "block pointer → masked pointer arithmetic with exact block-pointer semantics"
@@ -88,6 +90,12 @@ def target_note(tuned: bool) -> str:
 
 def message(what: str, notes: str) -> str:
     return f"{what} → masked pointers{notes}"
+
+
+@words(order=2)
+def migrated(site: Migrated) -> str | None:
+    """A migrated site is this rule's where its accesses are masked pointers."""
+    return message(site.what, site.notes) if site.pointer else None
 
 
 def for_accesses(every: bool, reasons: dict[str, str]) -> str:

@@ -20,6 +20,7 @@ from update_snapshots import migrate_fixture, policy_of
 
 from triton_migrate.analysis.dataflow import FunctionAnalysis
 from triton_migrate.forms import Form, Target
+from triton_migrate.rules._migrated import Migrated, describe
 
 PACKAGE = "triton_migrate"
 # The layers, each a package of triton_migrate (`engine` is one module). A module of none of them (cli.py,
@@ -215,3 +216,26 @@ def test_no_module_of_the_tool_is_over_500_lines():
     over = {path.relative_to(root).as_posix() for path in root.rglob("*.py")
             if len(path.read_text().splitlines()) > MAX_LINES}
     assert over == OVER_LIMIT
+
+
+def test_the_engine_words_no_site_a_rule_does():
+    """Issue 44: a rewrite rule (TTD001, TTD006 to TTD010) owns the wording of the sites it names
+    (rules/_migrated.py, `@words`): the engine asks the registry, it holds no ladder of codes, and a new rewrite
+    rule touches its own module only."""
+    root = Path(importlib.util.find_spec(f"{PACKAGE}.engine").origin).parent
+    rewrite_rule = re.compile(r"ttd0\d\d_")
+    calls = [f"{path.name}:{node.lineno}" for path in root.glob("*.py")
+             for node in ast.walk(ast.parse(path.read_text()))
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "message"
+             and isinstance(node.func.value, ast.Name) and rewrite_rule.match(node.func.value.id)]
+    assert calls == []
+
+
+@pytest.mark.parametrize("flags, code", [
+    ({"parts_only": True}, "TTD008"), ({"compat": True}, "TTD007"), ({"pointer": True}, "TTD006"),
+    ({"guarded": True}, "TTD009"), ({"facts": "`x` aligned"}, "TTD010"), ({}, "TTD001"),
+    ({"pointer": True, "guarded": True}, "TTD006"),  # in the registry's order
+])
+def test_each_rewrite_rule_names_its_sites(flags, code):
+    site = {"parts_only": False, "compat": False, "pointer": False, "guarded": False, "facts": "", **flags}
+    assert describe(Migrated("block pointer `p`", "p", "", **site))[0] == code

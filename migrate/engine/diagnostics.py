@@ -15,10 +15,10 @@ from triton_migrate.analysis.dataflow import FunctionAnalysis
 from triton_migrate.analysis.naming import Namer
 from triton_migrate.analysis.positions import Positions
 from triton_migrate.analysis.triton_names import TritonNames, import_sources, imported_elsewhere
+from triton_migrate.rules import _migrated as rules_migrated
 from triton_migrate.rules import (
     ttd001_descriptor,
     ttd006_masked_pointers,
-    ttd007_compat,
     ttd008_helper_parts,
     ttd009_launch_guard,
     ttd010_stated_facts,
@@ -213,19 +213,10 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
         (f" (what `{canonical_code(creation.anchor.func)}` returns, inlined)" if creation.anchor is not None else "")
     relied = analysis.reliance(creation) if Form.DESCRIPTOR in forms and not guarded else []
     requirements = tuple(ttd010_stated_facts.stated(*reliance) for reliance in relied)
-    if forms == {Form.PARTS}:
-        message, code = ttd008_helper_parts.message(what, suffix), ttd008_helper_parts.CODE
-    elif forms - {Form.PARTS} == {Form.COMPAT}:
-        message, code = ttd007_compat.message(what, stem, suffix), ttd007_compat.CODE
-    elif forms - {Form.PARTS} == {Form.POINTER}:
-        message, code = ttd006_masked_pointers.message(what, suffix), ttd006_masked_pointers.CODE
-    elif guarded:
-        message, code = ttd009_launch_guard.message(what, stem, suffix), ttd009_launch_guard.CODE
-    elif relied:
-        facts = ", ".join(f"`{tensor}` {fact}" for tensor, fact, _, _ in relied)
-        message, code = ttd010_stated_facts.message(what, stem, facts, suffix), ttd010_stated_facts.CODE
-    else:
-        message, code = ttd001_descriptor.message(what, stem, suffix), ttd001_descriptor.CODE
+    facts = ", ".join(f"`{tensor}` {fact}" for tensor, fact, _, _ in relied)
+    others = forms - {Form.PARTS}
+    code, message = rules_migrated.describe(rules_migrated.Migrated(
+        what, stem, suffix, forms == {Form.PARTS}, others == {Form.COMPAT}, others == {Form.POINTER}, guarded, facts))
     decision = "+".join(Form.GUARDED if guarded and form == Form.DESCRIPTOR else form  # the launch checks it
                         for form in sorted(forms, key=lambda f: (f != Form.DESCRIPTOR, f == Form.PARTS)))
     return Diagnostic(start[0], start[1] + 1, code, message, True, decision, requirements)
