@@ -14,8 +14,11 @@ from enum import Enum
 class _Word(str, Enum):
     """A str whose members print as their value (Python 3.11's StrEnum, on 3.9)."""
 
-    __str__ = str.__str__
-    __format__ = str.__format__
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __format__(self, spec: str) -> str:
+        return str.__format__(self, spec)
 
 
 class Form(_Word):

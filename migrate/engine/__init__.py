@@ -76,7 +76,7 @@ def migrate_sources(sources: dict[str, str], migration: MigrationContext | None 
             spelling = tuples.desugared(source, tree) if tree is not None else None
             if spelling is not None:
                 spellings[name] = spelling
-    kept_as_written = {}  # module -> its spelling and why it was not kept
+    kept_as_written: dict[str, tuple[tuples.Spelling, str]] = {}  # module -> its spelling, why it was not kept
     while True:  # a respelling kept only where every block pointer of its functions migrates
         respelt = {**sources, **{name: s.text for name, s in spellings.items()}}
         try:
@@ -192,7 +192,7 @@ def _migrate(sources: dict[str, str], migration: MigrationContext, rewrite: bool
     if tuned:  # a helper takes its tuned callers' form, and they may be anywhere
         program = build_program(units, sources, migration, from_ast, trees, borrowed)
         inherited = program.inherited_forms(tuned)
-    settled = {}
+    settled: dict[int, tuple[Unit, FunctionAnalysis]] = {}
     analyses = _analyse(units, migration, inherited, settled)
     if analyses is None:  # a block pointer crosses a call: the whole program decides
         program = program or build_program(units, sources, migration, from_ast, trees, borrowed)
@@ -205,18 +205,19 @@ def _migrate(sources: dict[str, str], migration: MigrationContext, rewrite: bool
     outcomes = {name: FileOutcome((), None) for name in sources}
     with_units = {unit.module_name for unit in units}
     for name, source in sources.items():
-        if name not in with_units and name not in frozen and trees.get(name) is not None \
-                and may_spell_a_site(source):
-            outcomes[name] = FileOutcome(imported_elsewhere_sites(source, trees[name], borrowed.get(name)), None)
+        tree = trees.get(name)
+        if name not in with_units and name not in frozen and tree is not None and may_spell_a_site(source):
+            outcomes[name] = FileOutcome(imported_elsewhere_sites(source, tree, borrowed.get(name)), None)
     for unit in units:
         own = [a for u, a in analyses if u is unit]
         with blame(unit.module_name):
             outcomes[unit.module_name] = relying(_outcome(unit, own, migration, rewrite),
                                                   stated.get(unit.module_name, ()), unit.names.assumed)
     for name, source in sources.items():  # last: what no site accounts for, whatever binds its callee
-        if name not in frozen and trees.get(name) is not None and may_spell_a_site(source):
+        tree = trees.get(name)
+        if name not in frozen and tree is not None and may_spell_a_site(source):
             with blame(name):
-                outcomes[name] = with_census(outcomes[name], source, trees[name], borrowed.get(name))
+                outcomes[name] = with_census(outcomes[name], source, tree, borrowed.get(name))
     return outcomes
 
 

@@ -16,7 +16,7 @@ from ..outcome import SEE_LINE, Diagnostic, FileOutcome, see_line
 
 
 def with_copies(sources: dict[str, str], plan: dict, program: Program, trees: dict[str, ast.Module | None],
-                 rewrite: bool, migrate) -> dict[str, FileOutcome]:
+                rewrite: bool, migrate) -> dict[str, FileOutcome]:
     """The program migrated again with a copy of each helper per call signature (`plan`: Program.specialisations,
     rewrite/specialise.py), and what that reports moved back to `sources`: a copy's sites are its helper's."""
     helpers: dict[str, dict] = defaultdict(dict)

@@ -98,8 +98,8 @@ def _removed_functions(tree: ast.Module, lines: set[int]) -> list[tuple[int, int
     where they are defined (`removed_creator`) for every site they hold."""
     if not lines:
         return []
-    return [(node.lineno, node.end_lineno) for node in ast.walk(tree)
-            if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef) and node.lineno in lines]
+    return [(node.lineno, node.end_lineno or node.lineno) for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno in lines]
 
 
 def _not_followed(call: ast.Call, positions: Positions, sources: dict[str, str]) -> Diagnostic:

@@ -11,6 +11,7 @@ import warnings
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -102,6 +103,8 @@ class ModuleScan(AssignmentCollector):
     sites and each one's assignments, the sites outside any function, and every identifier (generated
     names must not collide with any)."""
 
+    assignments: dict[str, list[cst.CSTNode]]  # of the function (or module) being visited
+
     def __init__(self, names: TritonNames) -> None:
         super().__init__()
         self.names = names
@@ -150,11 +153,11 @@ class ModuleScan(AssignmentCollector):
         self.calls.append(node)
         if type(node.func) is cst.Subscript and type(node.func.value) in (cst.Name, cst.Attribute):
             launched = node.func.value
-            self.grid_launched.add(launched.value if type(launched) is cst.Name else launched.attr.value)
+            self.grid_launched.add(_last_name(launched))
         if type(node.func) is cst.Name:
             self._callees[node.func.value] += 1
         if self._stack and type(node.func) in (cst.Name, cst.Attribute):
-            name = node.func.value if type(node.func) is cst.Name else node.func.attr.value
+            name = _last_name(node.func)
             if name not in self.called or type(node.func) is cst.Name:
                 self.called[name] = node
         member = self.names.member(node.func)
@@ -232,7 +235,7 @@ class Unit:
 
 
 def scan_module(module_name: str, source: str, with_sites_only: bool, from_ast: bool,
-          trees: dict[str, ast.Module | None] | None = None, borrowed: TritonNames | None = None) -> Unit | None:
+                trees: dict[str, ast.Module | None] | None = None, borrowed: TritonNames | None = None) -> Unit | None:
     """The module parsed and scanned; None if `with_sites_only` and it has no block-pointer site. With
     `from_ast`, the tree is the stdlib ast's rebuilt (never printed, so only for reports). `trees` gains
     the module's ast (or has it already). `borrowed`: the names of triton it imports from other modules."""
@@ -285,21 +288,21 @@ def _launch_support_bound(module: cst.Module) -> dict[str, str]:
             list(statement.body.body) if isinstance(statement, cst.Try) else []
         for small in (small for line in lines if isinstance(line, cst.SimpleStatementLine) for small in line.body):
             if isinstance(small, cst.ImportFrom) and isinstance(small.names, Sequence) and small.module is not None \
-                    and get_full_name_for_node(small.module).split(".")[-1] == launch_support.MODULE:
-                bound.update({a.name.value: (a.asname.name.value if a.asname else a.name.value)
-                              for a in small.names if a.name.value in launch_support.CALLED})
+                    and (get_full_name_for_node(small.module) or "").split(".")[-1] == launch_support.MODULE:
+                bound.update({_last_name(a.name): (_last_name(a.asname.name) if a.asname else _last_name(a.name))
+                              for a in small.names if _last_name(a.name) in launch_support.CALLED})
     return bound
 
 
 def blamed_unit(name: str, source: str, with_sites_only: bool, from_ast: bool,
-                 trees: dict[str, ast.Module | None] | None = None,
-                 borrowed: TritonNames | None = None) -> Unit | None:
+                trees: dict[str, ast.Module | None] | None = None,
+                borrowed: TritonNames | None = None) -> Unit | None:
     with blame(name):
         return scan_module(name, source, with_sites_only, from_ast, trees, borrowed)
 
 
 def borrowed_names(sources: dict[str, str], migration: MigrationContext,
-              trees: dict[str, ast.Module | None]) -> dict[str, TritonNames]:
+                   trees: dict[str, ast.Module | None]) -> dict[str, TritonNames]:
     """Per module, the names of triton it imports from another module of the program (triton_names.reexported);
     `trees` gains the ast of each module that is not frozen (a frozen one that parses still binds names)."""
     parsed = {}
@@ -314,12 +317,13 @@ def borrowed_names(sources: dict[str, str], migration: MigrationContext,
 
 
 def build_program(units: list[Unit], sources: dict[str, str], migration: MigrationContext, from_ast: bool,
-             trees: dict[str, ast.Module | None], borrowed: dict[str, TritonNames]) -> Program:
+                  trees: dict[str, ast.Module | None], borrowed: dict[str, TritonNames]) -> Program:
     """The call graph. `units` gains (in place) the modules without a site of their own: helpers and
     callers may live there, so they are parsed now. Frozen modules join the graph only, not `units`."""
     parsed = {u.module_name for u in units}
-    units += [blamed_unit(name, text, False, from_ast, trees, borrowed.get(name)) for name, text in sources.items()
-              if name not in parsed and name not in migration.frozen]
+    found = (blamed_unit(name, text, False, from_ast, trees, borrowed.get(name)) for name, text in sources.items()
+             if name not in parsed and name not in migration.frozen)
+    units += [unit for unit in found if unit is not None]  # every module, sites or none
     frozen_units = (_frozen_unit(n, sources[n], from_ast, borrowed.get(n)) for n in migration.frozen if n in sources)
     return Program(units + [u for u in frozen_units if u is not None], migration.locate, migration.frozen)
 
@@ -329,3 +333,8 @@ def _frozen_unit(name: str, source: str, from_ast: bool, borrowed: TritonNames |
         return blamed_unit(name, source, False, from_ast, borrowed=borrowed)
     except ModuleFailure:  # not even parsed: none of its calls can be seen, and Python could not run it either
         return None
+
+
+def _last_name(node: cst.BaseExpression) -> str:
+    """A name's value, or an attribute's last name (`module.helper`: `helper`)."""
+    return node.value if isinstance(node, cst.Name) else cast(cst.Attribute, node).attr.value
