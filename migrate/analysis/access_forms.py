@@ -9,7 +9,7 @@ from dataclasses import replace
 import libcst as cst
 
 from triton_migrate.forms import POINTER_ARGUMENT, Form
-from triton_migrate.rules import ttd108_unsupported_use
+from triton_migrate.rules import ttd118_unfollowed_use
 from triton_migrate.syntax.forms import masked_pointers
 
 from .calls import advanced_base
@@ -58,7 +58,7 @@ class AccessForms(Part):
     def pointer_access(self, call, member, bound, value: BlockPtr, offsets, deltas) -> None:
         problem = self.pointer_problem(value, self.holds_pointers(bound, value, deltas))
         if problem is not None:
-            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, problem, call))
+            self.books.refuse(value.creations, Refusal(ttd118_unfollowed_use.CODE, problem, call))
             return
         self.run.expr_edits[id(call)] = (value.creations, self.masked_access(call, member, bound, value, offsets,
                                                                            deltas))
@@ -114,7 +114,7 @@ class AccessForms(Part):
             self.fn.knowledge.captured |= uncaptured
             self.run.dirty = True
             return None
-        return ttd108_unsupported_use.PARTS_CHANGED
+        return ttd118_unfollowed_use.PARTS_CHANGED
 
     def merged_parts(self, value: BlockPtr, checked: set[int] | None = None,
                      kinds: tuple[str, ...] = ("base", "shape", "stride", "range")) -> tuple:

@@ -19,8 +19,8 @@ from triton_migrate.policy import Policy
 from triton_migrate.rules import (
     ttd009_launch_guard,
     ttd010_stated_facts,
-    ttd108_unsupported_use,
     ttd109_ambiguous_value,
+    ttd118_unfollowed_use,
     ttd201_crosses_function,
 )
 from triton_migrate.syntax.nodes import parsed
@@ -326,7 +326,7 @@ class Dataflow(Part):
             return state
         if isinstance(node, cst.AugAssign):
             self.visit(node.value, state)
-            self.visit(node.target, state, ttd108_unsupported_use.CODE, ttd108_unsupported_use.ARITHMETIC)
+            self.visit(node.target, state, ttd118_unfollowed_use.CODE, ttd118_unfollowed_use.ARITHMETIC)
             self.assign_target(node.target, state)
             return state
         if isinstance(node, cst.Return):
@@ -383,8 +383,8 @@ class Dataflow(Part):
                     for creation in value.creations:
                         self.fn.knowledge.stale_names.setdefault(creation, set()).add(name)
 
-    def visit(self, node: cst.CSTNode, state: State, code: str = ttd108_unsupported_use.CODE,
-              how: str = ttd108_unsupported_use.UNFOLLOWED) -> None:
+    def visit(self, node: cst.CSTNode, state: State, code: str = ttd118_unfollowed_use.CODE,
+              how: str = ttd118_unfollowed_use.UNFOLLOWED) -> None:
         # type(), not isinstance(): libcst's classes are ABCs, whose isinstance is a Python-level call, and
         # this runs on every node of every statement.
         kind = type(node)
@@ -405,8 +405,8 @@ class Dataflow(Part):
         elif kind not in _OWN_SCOPES:
             self.visit_children(node, state, code, how)
 
-    def visit_children(self, node: cst.CSTNode, state: State, code: str = ttd108_unsupported_use.CODE,
-                       how: str = ttd108_unsupported_use.UNFOLLOWED) -> None:
+    def visit_children(self, node: cst.CSTNode, state: State, code: str = ttd118_unfollowed_use.CODE,
+                       how: str = ttd118_unfollowed_use.UNFOLLOWED) -> None:
         for child in children(node):
             self.visit(child, state, code, how)
 
@@ -417,15 +417,15 @@ class Dataflow(Part):
         elif member == "advance":
             resolved = self.moves.advanced_pointer(node, state)
             if resolved is not None:
-                self.books.refuse(resolved[0].creations, Refusal(ttd108_unsupported_use.CODE,
-                                                                 ttd108_unsupported_use.ADVANCE_RESULT_UNUSED, node))
+                self.books.refuse(resolved[0].creations, Refusal(ttd118_unfollowed_use.CODE,
+                                                                 ttd118_unfollowed_use.ADVANCE_RESULT_UNUSED, node))
         elif member == "make_block_ptr":
             self.creating.create(None, None, node, state)
         elif type(node.func) is cst.Name and node.func.value in self.fn.facts.bound_nowhere:
             self.crossing.call_to_nothing(node, state)
         elif not self.crossing.helper_call(node, state):
             self.visit(node.func, state)
-            code, how = ((ttd108_unsupported_use.CODE, ttd108_unsupported_use.passed_to(member))
+            code, how = ((ttd118_unfollowed_use.CODE, ttd118_unfollowed_use.passed_to(member))
                          if member is not None else (ttd201_crosses_function.CODE, ttd201_crosses_function.PASSED))
             for argument in node.args:
                 self.visit(argument.value, state, code, how)
@@ -433,7 +433,7 @@ class Dataflow(Part):
     def read(self, node: cst.Name, state: State, code: str, how: str) -> None:
         value = state.get(node.value)
         if isinstance(value, BlockPtr):
-            self.books.refuse(value.creations, Refusal(code, ttd108_unsupported_use.used(node.value, how), node))
+            self.books.refuse(value.creations, Refusal(code, ttd118_unfollowed_use.used(node.value, how), node))
         elif isinstance(value, Opaque):
             self.books.refuse_ambiguous(value, node)
         elif isinstance(value, Placeholder):

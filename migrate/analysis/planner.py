@@ -27,19 +27,21 @@ from triton_migrate.rules import (
     ttd105_rank,
     ttd106_int64_offsets,
     ttd107_narrow_block,
-    ttd108_unsupported_use,
     ttd109_ambiguous_value,
     ttd110_negative_store_offset,
     ttd111_store_row_width,
     ttd112_runtime_alignment,
     ttd113_min_triton,
+    ttd115_masked_access,
+    ttd117_padding_option,
 )
 from triton_migrate.syntax.nodes import canonical_code, int_value
 
 from .facts import FunctionFacts
 
-# What the compat shim cannot express: volatile, rank above 5, a padding chosen at compile time (one per tile)
-SHIM_UNSUPPORTED = (ttd104_volatile.CODE, ttd105_rank.CODE, ttd108_unsupported_use.CODE)
+# What the compat shim cannot express: volatile, rank above 5, a padding chosen at compile time (one per tile), a
+# user's mask (masked pointers keep it)
+SHIM_UNSUPPORTED = (ttd104_volatile.CODE, ttd105_rank.CODE, ttd115_masked_access.CODE, ttd117_padding_option.CODE)
 
 
 # The fact that covers an obstacle, where the user states it (TTD010): soft ones, which a launch could check
@@ -316,8 +318,8 @@ def access_obstacles(member: str, offsets_proven: list[dict], unchecked_in_bound
     if volatile:
         found.append(Obstacle(ttd104_volatile.CODE, ttd104_volatile.MESSAGE))
     if isinstance(padding, cst.Name):
-        found.append(Obstacle(ttd108_unsupported_use.CODE,
-                              ttd108_unsupported_use.padding_chosen_at_compile_time(padding.value)))
+        found.append(Obstacle(ttd117_padding_option.CODE,
+                              ttd117_padding_option.padding_chosen_at_compile_time(padding.value)))
     if padding == "nan" and policy.min_triton < ttd113_min_triton.PADDED_DESCRIPTORS:
         found.append(Obstacle(ttd113_min_triton.CODE, ttd113_min_triton.NO_NAN_PADDING))
     if member == "store":

@@ -9,8 +9,12 @@ from triton_migrate.forms import POINTER_ARGUMENT, Form
 from triton_migrate.rules import (
     ttd003_access,
     ttd103_no_unit_stride,
-    ttd108_unsupported_use,
     ttd109_ambiguous_value,
+    ttd114_rejected_call,
+    ttd115_masked_access,
+    ttd116_boundary_check_unread,
+    ttd117_padding_option,
+    ttd118_unfollowed_use,
     ttd201_crosses_function,
 )
 from triton_migrate.syntax.forms import descriptor
@@ -48,7 +52,7 @@ class Accesses(Part):
             return
         for name, argument in bound.items():  # a block pointer as a store's value, a `mask=`, an `other=`: a use
             if name != POINTER_ARGUMENT:  # the rewrite cannot follow (the access's pointer alone is rewritten)
-                self.flow.visit(argument.value, state, how=ttd108_unsupported_use.passed_as(member, name))
+                self.flow.visit(argument.value, state, how=ttd118_unfollowed_use.passed_as(member, name))
         pointer = bound[POINTER_ARGUMENT].value
         if self.creating.is_inline_creation(pointer):
             value = self.creating.inline_creation(pointer, state)
@@ -70,7 +74,7 @@ class Accesses(Part):
         if refusal is None:
             obstacles = self.obstacles(call, member, bound, value, deltas)
             if self.user_mask(bound):
-                obstacles.append(planner.Obstacle(ttd108_unsupported_use.CODE, ttd108_unsupported_use.USER_MASK))
+                obstacles.append(planner.Obstacle(ttd115_masked_access.CODE, ttd115_masked_access.USER_MASK))
             choice = planner.choose_access(obstacles, self.fn.policy, member, _Checks(self, call, member, value))
             form, obstacles = choice.form, choice.obstacles
             if choice.refusal is not None:
@@ -143,10 +147,10 @@ class Accesses(Part):
         at compile time in every version: the kernel never compiled. A `tl.static_assert(False, ...)` on the line
         before keeps it so, and the access migrates to masked pointers, its own mask kept: no block-pointer API
         is left, and nothing it reads goes unread."""
-        what = ttd108_unsupported_use.masked_access(member, given[0])
-        self.run.dead_uses.append(Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.rejected_access(what),
+        what = ttd115_masked_access.masked_access(member, given[0])
+        self.run.dead_uses.append(Refusal(ttd115_masked_access.CODE, ttd115_masked_access.rejected_access(what),
                                           call))
-        assertion = ttd108_unsupported_use.masked_assertion(member, given[0])
+        assertion = ttd115_masked_access.masked_assertion(member, given[0])
         self.run.line_edits.setdefault(id(self.run.line), {})[("rejected mask", id(call))] = \
             (id(call), value.creations, CompileError(self.fn.language, assertion))
 
@@ -155,23 +159,23 @@ class Accesses(Part):
         if value.desc_stale:
             return Refusal(ttd109_ambiguous_value.CODE, ttd109_ambiguous_value.DESCRIPTOR_RECREATED, call)
         if self.user_mask(bound) and self.run.line is None:
-            return Refusal(ttd108_unsupported_use.CODE,
-                           ttd108_unsupported_use.mask_on_shared_line(member, self.user_mask(bound)[0]), call)
+            return Refusal(ttd115_masked_access.CODE,
+                           ttd115_masked_access.mask_on_shared_line(member, self.user_mask(bound)[0]), call)
         option = string_value(bound["padding_option"].value) if "padding_option" in bound else None
         if option is not None and self.literal_padding(bound) is None:
-            return self.books.reject(ttd108_unsupported_use.unknown_padding(option), call)
+            return self.books.reject(ttd114_rejected_call.unknown_padding(option), call)
         if self.checked_dims(bound, len(value.dims)) is None:
-            return Refusal(ttd108_unsupported_use.CODE, self.unread_check(bound["boundary_check"].value), call)
+            return Refusal(ttd116_boundary_check_unread.CODE, self.unread_check(bound["boundary_check"].value), call)
         if self.padding(bound) is None:
-            return Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.PADDING_SPELT, call)
+            return Refusal(ttd117_padding_option.CODE, ttd117_padding_option.PADDING_SPELT, call)
         return None
 
     def unread_check(self, check: cst.BaseExpression) -> str:
         """Why a `boundary_check` cannot be read, and what would make it readable."""
         spelt = self.fn.facts.canonical_code(check)
         if isinstance(check, cst.Name) and check.value in self.fn.facts.params:
-            return ttd108_unsupported_use.check_parameter(spelt)
-        return ttd108_unsupported_use.check_unread(spelt)
+            return ttd116_boundary_check_unread.check_parameter(spelt)
+        return ttd116_boundary_check_unread.check_unread(spelt)
 
     def obstacles(self, call: cst.Call, member: str, bound, value: BlockPtr, deltas) -> list:
         creations = [self.books.creations_by_id(c) for c in self.fn.knowledge.in_order(value.creations)]
@@ -220,7 +224,7 @@ class Accesses(Part):
         """A load or store Triton rejects as called (an argument missing, unknown or given twice): the block
         pointers it names stay as they are, reported with what is wrong."""
         self.flow.visit_children(call, state)
-        refusal = Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.rejected(error), call)
+        refusal = Refusal(ttd114_rejected_call.CODE, ttd114_rejected_call.rejected(error), call)
         if {"boundary_check", "padding_option"} & {a.keyword.value for a in call.args if a.keyword} or \
                 any(isinstance(state.get(a.value.value), (BlockPtr, Opaque)) for a in call.args
                     if isinstance(a.value, cst.Name)):

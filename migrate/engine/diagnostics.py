@@ -24,7 +24,7 @@ from triton_migrate.rules import (
     ttd010_stated_facts,
     ttd011_dead_helper,
     ttd107_narrow_block,
-    ttd108_unsupported_use,
+    ttd118_unfollowed_use,
     ttd201_crosses_function,
     ttd202_triton_imported_elsewhere,
     ttd203_binding_not_followed,
@@ -233,6 +233,6 @@ def outside_functions(unit: Unit) -> list[Diagnostic]:
     found = []
     for call in unit.scan.stray_calls:
         line, column = unit.positions.start(call)
-        found.append(Diagnostic(line, column + 1, ttd108_unsupported_use.CODE,
-                                ttd108_unsupported_use.OUTSIDE_A_FUNCTION, False))
+        found.append(Diagnostic(line, column + 1, ttd118_unfollowed_use.CODE,
+                                ttd118_unfollowed_use.OUTSIDE_A_FUNCTION, False))
     return found
