@@ -82,7 +82,6 @@ class Accesses(Part):
         if refusal is not None:
             self.books.refuse(value.creations, refusal)
             return
-        # the shim's descriptors only where the launch allows
         if self.user_mask(bound):
             self.rejected_mask(call, member, self.user_mask(bound), value)
         self.record_form(value, form, obstacles, id(call), choice.guarded)
