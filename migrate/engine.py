@@ -717,8 +717,15 @@ def _outcome(unit: _Unit, analyses: list, migration: MigrationContext, rewrite: 
     imported = tuple(f for f in launch_support.CALLED if uses_name(new_module, unit.launch_names[f]))
     stated = tuple((analysis.function.name.value, tuple(facts)) for analysis in analyses
                    if (facts := analysis.launch_facts()))
+    summing = tuple(analysis.function.name.value for analysis in analyses if _sums_descriptor_tiles(analysis))
     return FileOutcome(tuple(diagnostics), new_source if new_source != unit.source else None, imported, kept,
-                       stated)
+                       stated, summing)
+
+
+def _sums_descriptor_tiles(analysis: FunctionAnalysis) -> bool:
+    """Whether a migrated block pointer of the function sums what its descriptor loads (TTD001's note)."""
+    return any(analysis.refusal_for(creation) is None and analysis.sums_descriptor_tiles(creation)
+               for creation in analysis.creations)
 
 
 def _is_uncalled_helper(analysis: FunctionAnalysis, unit: _Unit) -> bool:
@@ -802,6 +809,8 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
         notes.append(ttd107_narrow_block.TESTED)
     if creation.hints_dropped:
         notes.append(ttd001_descriptor.HINTS_DROPPED)
+    if "descriptor" in forms and analysis.sums_descriptor_tiles(creation_id):
+        notes.append(ttd001_descriptor.SUMMED)
     if reasons:
         notes.append(ttd006_masked_pointers.for_accesses(forms == {"pointer"}, reasons))
     if forms == {"pointer"} and not reasons and analysis.policy.target == "pointer":

@@ -159,6 +159,11 @@ class FunctionAnalysis:
     def is_guarded(self, creations) -> bool:
         return self.results.is_guarded(creations)
 
+    def sums_descriptor_tiles(self, creation: int) -> bool:
+        """Whether a descriptor load of this block pointer reaches a sum or a scan, which may round otherwise
+        than over the original's tile (TTD001's note)."""
+        return bool(self.results.descriptor_loads(creation) & self.accesses.summed_loads())
+
     def width_tested(self, creations) -> bool:
         return self.launch.width_tested(creations)
 
