@@ -41,6 +41,9 @@ class FileOutcome:
     # Per function (its name), what its descriptors rely on that a launch's arguments decide (the analysis's
     # launch_facts): `migrate verify` checks them at every launch of the migrated kernel.
     stated_facts: tuple[tuple[str, tuple[dict, ...]], ...] = ()
+    # The functions (their names) with a descriptor load whose tile reaches a sum or a scan (TTD001's note): where
+    # the migrated kernel may round otherwise than the original, which `migrate verify` expects.
+    summing: tuple[str, ...] = ()
 
     @property
     def refused(self) -> tuple[Diagnostic, ...]:

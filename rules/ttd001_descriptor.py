@@ -36,6 +36,17 @@ on a stated fact (a helper's block pointer whose every need is proven, one no ac
 the code is TTD009 or TTD010, and where anything else stands in the way the block pointer keeps masked pointers
 (TTD006) or is left untouched, with the TTD1xx reason.
 
+Bits: a descriptor's load gives the block pointer's values, and a `tl.dot` of them the same bits (the same
+mma.sync/wgmma instructions over the same operands, no rounding to tf32 in either form). What can change is the
+order of a sum: the TMA writes the tile to shared memory, from where it is read in the register layout its users
+want (a `tl.dot`'s, in fla's KDA kernels), where a pointer load's tile comes in the coalesced layout the load
+chose. A `tl.sum` (or `tl.cumsum`, `tl.reduce`, a scan) of anything computed from the tile then adds up in
+another order, and fuses other products into FMAs. On the H100 a KDA kernel of fla with stated facts differed
+from the original in 1.36 M of 16.8 M elements (at most 6e-7); compiled for sm_90, the statements that round
+otherwise are such sums (`tl.sum(b_dk2 * b_k, 1)`, the forward substitution's `tl.sum(b_a[:, None] * b_Ai, 0)`;
+benchmarks/experiments/descriptor_dot_bits.py). Such a site says so (`a sum of what it loads may round otherwise
+than the original`).
+
 Fixtures: gemm_loop_advance, keyword_args, alias_module, rank1, rank3_batched, rank5, recreate_in_loop,
 recreate_in_loop_variant_base (not hoisted), handle_name_reused (not hoisted: the name gets a handle of another
 type in a later loop, at whose head a hoisted one would be live).
@@ -53,6 +64,8 @@ SUMMARY = "`tl.make_block_ptr` → `tl.make_tensor_descriptor` with integer offs
 TRANSPOSED = "transposed view: loads and stores permute"
 HOISTED = "descriptor created once before the loop"
 HINTS_DROPPED = "cache/eviction hints dropped"  # by a descriptor's or a compat tile's accesses
+# A descriptor load whose tile reaches a sum or a scan (analysis/layout.py's ROUNDING): see "Bits" above.
+SUMMED = "a sum of what it loads may round otherwise than the original: the tile comes in another layout"
 
 
 def message(what: str, stem: str, notes: str) -> str:

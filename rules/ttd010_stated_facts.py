@@ -81,7 +81,8 @@ for, which `migrate verify` checks on recorded launches; JSON output marks such 
 relies on.
 
 Fixtures: stated_facts_gemm, stated_facts_grouped_gemm (every fact: plain descriptors, no hook),
-stated_facts_helper_parts (a block pointer passed to a helper whose `allocator` is stated).
+stated_facts_helper_parts (a block pointer passed to a helper whose `allocator` is stated), stated_facts_row_sums
+(descriptor tiles summed: the note that they may round otherwise, docs/stated-facts.md "Reductions").
 """
 from __future__ import annotations
 

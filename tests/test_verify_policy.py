@@ -130,3 +130,18 @@ def test_each_tune_candidate_replaces_only_the_form_on_top_of_the_project_config
         project = Policy(target=policy.target, strict=True, line_length=60)
         assert (tree.root / OPS).read_text() == migrate_source(source, policy=project).new_source
         assert tree.policies[OPS][0] == project  # matmul's own entry in kernel-targets is the candidate's too
+
+
+def test_the_verdict_flags_the_kernels_that_sum_what_a_descriptor_loads(tmp_path, monkeypatch):
+    """Issue 49.5: a sum over a descriptor's tile adds in another order on a GPU (TTD001's note); the verdict
+    names such a kernel, and no kernel whose descriptor tiles only reach a `tl.dot`."""
+    root = tmp_path / "project"
+    root.mkdir()
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures"
+    shutil.copy(fixtures / "stated_facts_row_sums" / "before.py", root / "rows.py")
+    shutil.copy(fixtures / "stated_facts_gemm" / "before.py", root / "gemm.py")
+    tree, verdict, _ = verify_copy(root, tmp_path, monkeypatch)
+    assert "make_tensor_descriptor" in (tree / "rows.py").read_text()
+    assert "make_tensor_descriptor" in (tree / "gemm.py").read_text()
+    flagged = [note for note in verdict["notes"] if "may round otherwise" in note]
+    assert flagged and all(note.startswith("rows.py:row_dots_kernel: ") for note in flagged)

@@ -26,7 +26,7 @@ from triton_migrate.rules import (
 from triton_migrate.syntax.nodes import parsed
 from triton_migrate.syntax.walk import children
 
-from . import guards, planner
+from . import guards
 from .access_forms import AccessForms
 from .advances import Advances
 from .bookkeeping import Bookkeeping, CrossesFunctions
@@ -77,16 +77,14 @@ class FunctionAnalysis:
     last run (what the engine reports, what the program's rounds compare, what the rewrite applies)."""
 
     def __init__(self, function: cst.FunctionDef, names: TritonNames, namer: Namer, language: str,
-                 policy: Policy, shim: str, facts: FunctionFacts, context=None,
-                 launch_names: dict[str, str] | None = None, origin: Origin | None = None) -> None:
+                 policy: Policy, origin: Origin, shim: str, facts: FunctionFacts, context=None,
+                 launch_names: dict[str, str] | None = None) -> None:
         """`context` (program.py): the other functions, for block pointers that cross calls. Without one
         the function is analysed alone, and the first block pointer that crosses raises CrossesFunctions
-        (what the analysis would have found after that point is of no use: the program's rounds redo it).
-        `origin`: where `policy`'s target came from (planner.origin; by default, the policy's own)."""
+        (what the analysis would have found after that point is of no use: the program's rounds redo it)."""
         # the launch guard's names (TTD009): the kernel's flag; how the module names the launch support's
         # guard, its check and the allocator hook of a kernel on stated facts (TTD010)
         hooks = (ttd009_launch_guard.GUARD, ttd009_launch_guard.CHECK, ttd010_stated_facts.HOOK)
-        origin = origin or planner.origin(policy, function.name.value)
         self.fn = Subject(function, context, policy, origin, names, namer, parsed(language), cst.Name(shim), facts,
                           guards.Arguments(function), namer.flag(ttd009_launch_guard.FLAG),
                           {name: (launch_names or {}).get(name, name) for name in hooks})
@@ -161,6 +159,11 @@ class FunctionAnalysis:
 
     def is_guarded(self, creations) -> bool:
         return self.results.is_guarded(creations)
+
+    def sums_descriptor_tiles(self, creation: int) -> bool:
+        """Whether a descriptor load of this block pointer reaches a sum or a scan, which may round otherwise
+        than over the original's tile (TTD001's note)."""
+        return bool(self.results.descriptor_loads(creation) & self.accesses.summed_loads())
 
     def width_tested(self, creations) -> bool:
         return self.launch.width_tested(creations)

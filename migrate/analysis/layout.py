@@ -30,12 +30,26 @@ from .facts import AssignmentCollector
 
 REDUCTIONS = frozenset({"sum", "max", "min", "argmax", "argmin", "reduce", "cumsum", "cumprod", "associative_scan",
                         "xor_sum", "sort", "histogram", "topk", "flip", "gather"})
+# Those that round in the order they combine the elements (a maximum, a sort or an integer sum never rounds): over
+# a descriptor's tile, which comes in the layout its users want rather than a pointer load's, they may round
+# otherwise than over the masked pointers' (TTD001's note).
+ROUNDING = frozenset({"sum", "reduce", "cumsum", "cumprod", "associative_scan"})
 LAYOUT_FREE = frozenset({"dot", "dot_scaled"})  # their results do not follow their operands' layout
 
 
 def sensitive_loads(function: cst.FunctionDef, member: Callable[[cst.BaseExpression], str | None]) -> set[int]:
     """The ids of the `tl.load` calls in `function` whose tile reaches a layout-dependent use."""
-    calls = _Calls(member)
+    return _reaching(function, _Calls(member, REDUCTIONS, opaque=True), member)
+
+
+def summed_loads(function: cst.FunctionDef, member: Callable[[cst.BaseExpression], str | None]) -> set[int]:
+    """The ids of the `tl.load` calls in `function` whose tile reaches a sum or a scan of this function (one in a
+    helper it is passed to is not seen: fla passes nearly every tile to its own `exp2`, which sums nothing)."""
+    return _reaching(function, _Calls(member, ROUNDING, opaque=False), member)
+
+
+def _reaching(function: cst.FunctionDef, calls: _Calls, member) -> set[int]:
+    """The loads among `calls`' whose tile, or a name assigned from it, reaches one of its uses."""
     walk(calls, function.body)
     shown = _Reads(member)  # what the uses that show a tile's layout read
     for node in calls.escapes:
@@ -97,9 +111,11 @@ class _Calls(AssignmentCollector):
     a method of), the arguments of a call that is not Triton's, a returned value; and the assignments (one
     walk of the function)."""
 
-    def __init__(self, member) -> None:
+    def __init__(self, member, reductions: frozenset, opaque: bool) -> None:
         super().__init__()
         self.member = member
+        self.reductions = reductions
+        self.opaque = opaque  # a call of a function that is not Triton's, and a return, are uses too
         self.loads: list[cst.Call] = []
         self.escapes: list[cst.CSTNode] = []
 
@@ -108,13 +124,13 @@ class _Calls(AssignmentCollector):
         if name == "load":
             self.loads.append(call)
         method = call.func.attr.value if isinstance(call.func, cst.Attribute) and name is None else None
-        if name in REDUCTIONS or method in REDUCTIONS:
+        if name in self.reductions or method in self.reductions:
             self.escapes.extend(arg.value for arg in call.args)
             if method is not None:
                 self.escapes.append(call.func.value)
-        elif name is None and method is None:
+        elif name is None and method is None and self.opaque:
             self.escapes.extend(arg.value for arg in call.args)  # a helper may reduce it
 
     def visit_Return(self, node: cst.Return) -> None:
-        if node.value is not None:
+        if node.value is not None and self.opaque:
             self.escapes.append(node.value)

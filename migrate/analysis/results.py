@@ -10,7 +10,15 @@ from triton_migrate.syntax.forms import masked_pointers
 from triton_migrate.syntax.nodes import canonical_code
 
 from . import guards, planner
-from .records import Creation, CreationStatements, HandleCreation, NoneAssignments, Refusal, Signature
+from .records import (
+    Creation,
+    CreationStatements,
+    HandleAccess,
+    HandleCreation,
+    NoneAssignments,
+    Refusal,
+    Signature,
+)
 from .shared import Part
 
 PART_ORDER = ("base", "shape", "stride", "range")
@@ -20,6 +28,11 @@ class Results(Part):
     def class_of(self, creation: int) -> list[int]:
         root = self.fn.knowledge.find(creation)
         return self.fn.knowledge.in_order(c for c in self.run.creations if self.fn.knowledge.find(c) == root)
+
+    def descriptor_loads(self, creation: int) -> set[int]:
+        """The ids of the load calls that may read this block pointer's tile through a descriptor."""
+        return {key for key, (_, edit) in self.run.expr_edits.items() if isinstance(edit, HandleAccess)
+                and edit.form == Form.DESCRIPTOR and edit.member == "load" and creation in edit.creations}
 
     def is_refused(self, creations) -> bool:
         return any(self.fn.knowledge.refused.get(member) is not None

@@ -43,6 +43,7 @@ class Accesses(Part):
     def __init__(self, parts) -> None:
         super().__init__(parts)
         self.sensitive: set[int] | None = None  # loads whose tile's layout shows (layout_sensitive)
+        self.summed: set[int] | None = None  # loads whose tile reaches a sum or scan (summed_loads)
 
     def access(self, call: cst.Call, member: str, state: State) -> None:
         try:
@@ -208,6 +209,13 @@ class Accesses(Part):
         if self.sensitive is None:
             self.sensitive = layout.sensitive_loads(self.fn.function, self.fn.names.member)
         return self.sensitive
+
+    def summed_loads(self) -> set[int]:
+        """The loads of this function whose tile reaches a sum or a scan, which add up in the order of its layout
+        (layout.ROUNDING)."""
+        if self.summed is None:
+            self.summed = layout.summed_loads(self.fn.function, self.fn.names.member)
+        return self.summed
 
     def record_form(self, value: BlockPtr, form: Form, obstacles: list, site: object = None,
                     guarded: bool = False) -> None:

@@ -34,6 +34,7 @@ from .diagnostics import (
     removed,
     removed_creator,
     site_diagnostics,
+    sums_descriptor_tiles,
     with_census,
 )
 from .errors import InternalError, ModuleFailure, SourceError, blame
@@ -247,8 +248,8 @@ def _analyse(units: list[Unit], migration: MigrationContext, inherited: dict[int
             try:
                 with blame(unit.module_name):
                     analyses.append((unit, FunctionAnalysis(function, unit.names, unit.namer, unit.language, own,
-                                                            unit.shim, unit.facts_of(function), context,
-                                                            unit.launch_names, origin)))
+                                                            origin, unit.shim, unit.facts_of(function), context,
+                                                            unit.launch_names)))
             except CrossesFunctions:
                 crosses = True
                 continue
@@ -284,5 +285,6 @@ def _outcome(unit: Unit, analyses: list, migration: MigrationContext, rewrite: b
     imported = tuple(f for f in launch_support.CALLED if uses_name(new_module, unit.launch_names[f]))
     stated = tuple((analysis.function.name.value, tuple(facts)) for analysis in analyses
                    if (facts := analysis.launch_facts()))
+    summing = tuple(analysis.function.name.value for analysis in analyses if sums_descriptor_tiles(analysis))
     return FileOutcome(tuple(diagnostics), new_source if new_source != unit.source else None, imported, kept,
-                       stated)
+                       stated, summing)

@@ -197,6 +197,8 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
         notes.append(ttd107_narrow_block.TESTED)
     if creation.hints_dropped:
         notes.append(ttd001_descriptor.HINTS_DROPPED)
+    if Form.DESCRIPTOR in forms and analysis.sums_descriptor_tiles(creation_id):
+        notes.append(ttd001_descriptor.SUMMED)
     if reasons:
         notes.append(ttd006_masked_pointers.for_accesses(forms == {Form.POINTER}, reasons))
     origin = planner.target_origin(analysis.policy, analysis.fn.origin)
@@ -236,3 +238,9 @@ def outside_functions(unit: Unit) -> list[Diagnostic]:
         found.append(Diagnostic(line, column + 1, ttd118_unfollowed_use.CODE,
                                 ttd118_unfollowed_use.OUTSIDE_A_FUNCTION, False))
     return found
+
+
+def sums_descriptor_tiles(analysis: FunctionAnalysis) -> bool:
+    """Whether a migrated block pointer of the function sums what its descriptor loads (TTD001's note)."""
+    return any(analysis.refusal_for(creation) is None and analysis.sums_descriptor_tiles(creation)
+               for creation in analysis.creations)

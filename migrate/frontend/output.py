@@ -37,6 +37,7 @@ class FileResult:
     launch_module: str | None = None  # the launch-support module new_text imports, to write with it (launch.py)
     uncalled_helpers: tuple[str, ...] = ()  # FileOutcome's: kept until nothing in the project is shown to name them
     stated_facts: tuple = ()  # FileOutcome's: per function, what its descriptors rely on (`migrate verify` checks it)
+    summing: tuple = ()  # FileOutcome's: the functions that sum what a descriptor loads (`migrate verify` expects)
 
     @property
     def shown_text(self) -> str:

@@ -57,6 +57,8 @@ class MigratedTree:
     policies: dict[str, tuple[Policy, str | None, dict]] = field(default_factory=dict)
     # relative path → function name → the stated facts its descriptors rely on (facts.py checks them)
     stated_facts: dict[str, dict[str, list[dict]]] = field(default_factory=dict)
+    # "path:function" of the kernels that sum what a descriptor loads: they may round otherwise (TTD001's note)
+    summing: list[str] = field(default_factory=list)
 
     def policy_groups(self) -> list[dict]:
         """Which policy migrated which files, for the verdict: per distinct policy, its fields (`policy`),
@@ -140,6 +142,7 @@ def migrate_into(tree: MigratedTree, root: Path, paths: list[Path], migration: M
             tree.migrated.append(rel)
             if result.stated_facts:
                 tree.stated_facts[rel] = _by_name(result.stated_facts)
+            tree.summing += [f"{rel}:{function}" for function in result.summing]
 
 
 def _by_name(stated: tuple) -> dict[str, list[dict]]:
