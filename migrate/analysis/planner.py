@@ -199,8 +199,9 @@ class Decision:
     """What one access (or helper call) of some block pointers became, on the analysis' last pass over it (a
     loop's first pass may see an offset that the fixed point no longer proves, so each pass replaces the last,
     and what a block pointer became is what its sites became in the end): its form (a guarded descriptor is a
-    descriptor, `guarded`), why masked pointers (`reasons`: code -> message), what a descriptor relies on
-    (`relied`: fact -> where it was stated, TTD010) and where the function's target came from. Made here only."""
+    descriptor, `guarded`), why masked pointers (`reasons`: the obstacles' codes -> their messages), what a
+    descriptor relies on (`relied`: fact -> where it was stated, TTD010) and where the function's target came from
+    (TTD006's note). Made here only."""
 
     creations: frozenset
     form: Form
@@ -208,11 +209,6 @@ class Decision:
     guarded: bool = False  # a descriptor (or compat tile) chosen at launch (TTD009)
     reasons: Mapping[str, str] = field(default_factory=dict)
     relied: Mapping[str, str] = field(default_factory=dict)
-
-    @property
-    def code(self) -> str | None:
-        """The first reason's code: why masked pointers, or None."""
-        return min(self.reasons, default=None)
 
 
 def decision(creations: frozenset, form: Form, obstacles: list[Obstacle], policy: Policy, origin: Origin,

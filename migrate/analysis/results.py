@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from triton_migrate.forms import Form
+from triton_migrate.forms import Form, Origin
 from triton_migrate.syntax.forms import masked_pointers
 from triton_migrate.syntax.nodes import canonical_code
 
@@ -69,6 +69,13 @@ class Results(Part):
             return {Form.COMPAT}
         blocked = any(self.run.creations[m].blockers for m in members) or planner.pointers_only(self.fn.policy)
         return {Form.POINTER if blocked else Form.DESCRIPTOR}  # never accessed: what it would be
+
+    def target_origin(self, creations) -> Origin | None:
+        """Where the target came from, where it alone made these block pointers masked pointers (TTD006's note):
+        as their sites' decisions say (the function's, for one never accessed); None where obstacles decided."""
+        members = {m for c in creations for m in self.class_of(c)}
+        origins = {site.origin for site in self.fn.knowledge.sites.values() if site.creations & members}
+        return planner.target_origin(self.fn.policy, next(iter(origins), self.fn.origin))
 
     def uses_descriptors(self, creations) -> bool:
         """Whether these block pointers need handles: descriptors, or compat tiles. One that is never loaded

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from triton_migrate.analysis import census, guards, inlining, planner
+from triton_migrate.analysis import census, guards, inlining
 from triton_migrate.analysis.borrowed import Borrowed
 from triton_migrate.analysis.dataflow import FunctionAnalysis
 from triton_migrate.analysis.naming import Namer
@@ -201,7 +201,7 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
         notes.append(ttd001_descriptor.SUMMED)
     if reasons:
         notes.append(ttd006_masked_pointers.for_accesses(forms == {Form.POINTER}, reasons))
-    origin = planner.target_origin(analysis.policy, analysis.fn.origin)
+    origin = analysis.results.target_origin({creation_id})
     if forms == {Form.POINTER} and not reasons and origin is not None:
         notes.append(ttd006_masked_pointers.target_note(tuned=origin is Origin.TUNED))
     if Form.PARTS in forms and forms != {Form.PARTS}:
