@@ -208,7 +208,7 @@ def run_migrate(args: str) -> str:
     """`migrate ARGS` in the repository root, as a console block with what it printed (stdout, then stderr)."""
     from click.testing import CliRunner
 
-    from triton_migrate.frontend.cli import main
+    from triton_migrate.cli import main
 
     words = shlex.split(args)
     if any(word in WRITES for word in words):

@@ -1,9 +1,36 @@
-"""`triton_migrate.cli`, the public spelling of the command line (`python -m triton_migrate.cli`, and
-`from triton_migrate.cli import main`); it lives in the front end (frontend/cli.py)."""
+"""`triton_migrate.cli`, the command line's entry point (`migrate`, `python -m triton_migrate.cli`, and
+`from triton_migrate.cli import main`): the front end's commands (frontend/cli.py) and `migrate verify`,
+loaded on use from verify/, which drives the front end's run API (so the front end may not import it)."""
+
+from __future__ import annotations
+
+import importlib
+
+import click
 
 from triton_migrate.frontend.cli import main
 
 __all__ = ["main"]
+
+
+def _verify_command() -> click.Command:
+    # Imported on use only: verification needs triton and torch, which nothing else here may import.
+    try:
+        return importlib.import_module("triton_migrate.verify").command
+    except Exception as exc:  # not installed yet, or a broken import: say so instead of a traceback
+        reason = f"{type(exc).__name__}: {exc}"
+
+    @click.command("verify", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+    @click.pass_context
+    def unavailable(ctx):
+        """Not available in this installation."""
+        click.echo(f"migrate verify is not available in this installation ({reason}).", err=True)
+        ctx.exit(2)
+
+    return unavailable
+
+
+main.on_use["verify"] = _verify_command
 
 if __name__ == "__main__":
     main()

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-TARGETS = ("auto", "descriptor", "pointer", "compat")
-KERNEL_TARGETS = ("auto", "descriptor", "pointer")  # what `migrate tune` chooses between, per kernel
+from .forms import KERNEL_TARGETS, TARGETS, Target
+
 # What a user may state about a kernel's tensor arguments, which no source proves (rules/ttd010_stated_facts.py):
 # the innermost dimension has stride 1; the data, every other stride and every offset the kernel adds to the
 # pointer are multiples of 16 bytes; the innermost extent (a row) is a multiple of 16 bytes; the tiles the
@@ -13,7 +13,6 @@ KERNEL_TARGETS = ("auto", "descriptor", "pointer")  # what `migrate tune` choose
 # about a kernel's launches: every launching thread has an allocator for descriptors (or needs none).
 FACTS = ("contiguous", "aligned", "aligned-rows", "in-bounds", "allocator")
 KERNEL_FACTS = ("allocator",)  # stated of a kernel, never of one argument
-
 
 @dataclass(frozen=True)
 class Statement:
@@ -34,7 +33,6 @@ class Statement:
     def covers(self, kernel: str, argument: str) -> bool:
         return self.kernel in (None, kernel) and self.argument in (None, argument)
 
-
 @dataclass(frozen=True)
 class Policy:
     # auto: a descriptor where it is provably legal and safe (checked at launch, or on stated facts), the
@@ -42,7 +40,7 @@ class Policy:
     # (the rest is left untouched and reported);
     # pointer: the masked-pointer form everywhere (exact block-pointer semantics, no TMA);
     # compat: tiles of the triton_migrate.compat shim, which picks its implementation per Triton version.
-    target: str = "auto"
+    target: str = Target.AUTO.value
     # strict: a site whose safety depends on run-time values (row stride / base alignment, row width
     # of a TMA store) is not given a descriptor, neither guarded nor on stated facts.
     strict: bool = False
@@ -80,11 +78,3 @@ class Policy:
             if statement.covers(kernel, argument):
                 found.setdefault(statement.fact, statement.where)
         return found
-
-    def for_function(self, name: str, inherited: str | None = None) -> Policy:
-        """The policy for one function: its tuned target, if it has one, else the one it `inherited` from its
-        callers (compat stays file-wide)."""
-        chosen = dict(self.kernel_targets).get(name, inherited)
-        if chosen is None or self.target == "compat":
-            return self
-        return replace(self, target=chosen)

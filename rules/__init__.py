@@ -26,12 +26,20 @@ _MODULES = (
     "ttd101_unchecked_dimension", "ttd102_inner_offset_alignment", "ttd103_no_unit_stride", "ttd104_volatile",
     "ttd105_rank", "ttd106_int64_offsets", "ttd107_narrow_block", "ttd108_unsupported_use",
     "ttd109_ambiguous_value", "ttd110_negative_store_offset", "ttd111_store_row_width",
-    "ttd112_runtime_alignment", "ttd113_min_triton",
+    "ttd112_runtime_alignment", "ttd113_min_triton", "ttd114_rejected_call", "ttd115_masked_access",
+    "ttd116_boundary_check_unread", "ttd117_padding_option", "ttd118_unfollowed_use",
     "ttd201_crosses_function", "ttd202_triton_imported_elsewhere", "ttd203_binding_not_followed",
 )
 # The codes without importing the rules, which a cached run never needs. tests/test_cli.py holds each module's
 # CODE to its place here.
 CODES = tuple(module[:6].upper() for module in _MODULES)
+# A code that selects others: TTD108, the codes it was split into (rules/ttd108_unsupported_use.py).
+ALIASES = {"TTD108": ("TTD114", "TTD115", "TTD116", "TTD117", "TTD118")}
+
+
+def selects(listed: str, code: str) -> bool:
+    """Whether a code a user lists (a suppression, an ignore) names `code`: itself, or an alias of it."""
+    return code == listed or code in ALIASES.get(listed, ())
 
 
 @lru_cache(maxsize=1)

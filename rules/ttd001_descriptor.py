@@ -53,6 +53,8 @@ type in a later loop, at whose head a hoisted one would be live).
 """
 from __future__ import annotations
 
+from ._migrated import Migrated, words
+
 CODE = "TTD001"
 NAME = "block-pointer-to-descriptor"
 SUMMARY = "`tl.make_block_ptr` → `tl.make_tensor_descriptor` with integer offsets"
@@ -69,3 +71,10 @@ SUMMED = "a sum of what it loads may round otherwise than the original: the tile
 def message(what: str, stem: str, notes: str) -> str:
     """`what`: the block pointer, in words; `notes`: what follows in parentheses, or nothing."""
     return f"{what} → tensor descriptor `{stem}_desc`{notes}"
+
+
+
+@words(order=5)
+def migrated(site: Migrated) -> str | None:
+    """A migrated site is this rule's where a plain descriptor, what no rule before it words."""
+    return message(site.what, site.stem, site.notes)

@@ -73,16 +73,29 @@ helper_conditional_check.
 """
 from __future__ import annotations
 
+from ._migrated import Migrated, words
+
 CODE = "TTD006"
 NAME = "block-pointer-to-masked-pointers"
 SUMMARY = "block pointer → masked pointer arithmetic with exact block-pointer semantics"
 
 
-TUNED_TARGET = "`pointer` is this kernel's target (kernel-targets, as `migrate tune` measured)"
+def target_note(tuned: bool) -> str:
+    """Why every access is masked pointers where nothing stands in a descriptor's way: the target says so, as
+    `migrate tune` measured (kernel-targets) or as the configuration (or `--target`) sets it."""
+    if tuned:
+        return "`pointer` is this kernel's target (kernel-targets, as `migrate tune` measured)"
+    return "`pointer` is the configured target"
 
 
 def message(what: str, notes: str) -> str:
     return f"{what} → masked pointers{notes}"
+
+
+@words(order=2)
+def migrated(site: Migrated) -> str | None:
+    """A migrated site is this rule's where its accesses are masked pointers."""
+    return message(site.what, site.notes) if site.pointer else None
 
 
 def for_accesses(every: bool, reasons: dict[str, str]) -> str:

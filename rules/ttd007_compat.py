@@ -30,6 +30,8 @@ Fixtures: every fixture, through tests/test_compat_target.py.
 """
 from __future__ import annotations
 
+from ._migrated import Migrated, words
+
 CODE = "TTD007"
 NAME = "block-pointer-to-compat"
 SUMMARY = "block pointer → `triton_migrate.compat` tile (one source for every Triton version)"
@@ -37,3 +39,10 @@ SUMMARY = "block pointer → `triton_migrate.compat` tile (one source for every 
 
 def message(what: str, stem: str, notes: str) -> str:
     return f"{what} → compat tile `{stem}_tile`{notes}"
+
+
+
+@words(order=1)
+def migrated(site: Migrated) -> str | None:
+    """A migrated site is this rule's where its accesses are compat tiles."""
+    return message(site.what, site.stem, site.notes) if site.compat else None

@@ -65,6 +65,8 @@ helper_none_parts, helper_copy_prefetch, helper_none_arguments, helper_orders_di
 tests/data/helper_package (helpers in another module, tests/test_helpers_package.py)."""
 from __future__ import annotations
 
+from ._migrated import Migrated, words
+
 CODE = "TTD008"
 NAME = "block-pointer-as-parts"
 SUMMARY = "block pointer passed to a `@triton.jit` helper → its base, shape, strides, offsets and block shape"
@@ -75,6 +77,12 @@ PASSED = "passed to helpers as base, shape, strides, offsets and block shape"  #
 
 def message(what: str, notes: str) -> str:
     return f"{what} → passed to helpers as its parts{notes}"
+
+
+@words(order=0)
+def migrated(site: Migrated) -> str | None:
+    """A migrated site is this rule's where every access passes it to helpers as its parts."""
+    return message(site.what, site.notes) if site.parts_only else None
 
 
 def copied(helper: str, copies: str) -> str:

@@ -56,6 +56,8 @@ Fixtures: launch_guard (and every fixture whose output has `USE_DESCRIPTORS`).
 """
 from __future__ import annotations
 
+from ._migrated import Migrated, words
+
 CODE = "TTD009"
 NAME = "launch-guard"
 SUMMARY = "descriptor chosen at launch (`@launch_guard`), masked pointers otherwise"
@@ -68,6 +70,12 @@ CHECK = "descriptor_fits"
 
 def message(what: str, stem: str, notes: str) -> str:
     return f"{what} → tensor descriptor `{stem}_desc` where the launch allows it, masked pointers elsewhere{notes}"
+
+
+@words(order=3)
+def migrated(site: Migrated) -> str | None:
+    """A migrated site is this rule's where the launch chooses its descriptor."""
+    return message(site.what, site.stem, site.notes) if site.guarded else None
 
 
 def checked(check: str) -> str:

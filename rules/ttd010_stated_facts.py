@@ -86,6 +86,8 @@ stated_facts_helper_parts (a block pointer passed to a helper whose `allocator` 
 """
 from __future__ import annotations
 
+from ._migrated import Migrated, words
+
 CODE = "TTD010"
 NAME = "stated-facts"
 HOOK = "with_allocator"  # rules/_launch_support.py
@@ -94,6 +96,12 @@ SUMMARY = "tensor descriptor on facts the user stated (`assume`); `migrate verif
 
 def message(what: str, stem: str, facts: str, notes: str) -> str:
     return f"{what} → tensor descriptor `{stem}_desc` on stated facts ({facts}){notes}"
+
+
+@words(order=4)
+def migrated(site: Migrated) -> str | None:
+    """A migrated site is this rule's where its descriptor relies on stated facts."""
+    return message(site.what, site.stem, site.facts, site.notes) if site.facts else None
 
 
 def stated(tensor: str, fact: str, expressions: list[str], where: str) -> str:

@@ -11,6 +11,7 @@ import pytest
 
 from triton_migrate import engine
 from triton_migrate.analysis import ast_tree
+from triton_migrate.engine import scanning
 from triton_migrate.policy import Policy, Statement
 from triton_migrate.syntax.nodes import canonical_code
 from triton_migrate.syntax.walk import children
@@ -250,6 +251,6 @@ def test_a_check_needs_no_libcst_and_a_rewrite_places_diagnostics_alike() -> Non
 
     assert found(rewrite=True) == expected
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(engine, "_parse", lambda *a: pytest.fail("libcst parse"))
+        patch.setattr(scanning, "parse", lambda *a: pytest.fail("libcst parse"))
         patch.setattr(cst.MetadataWrapper, "resolve", lambda *a: pytest.fail("libcst positions computed"))
         assert found(rewrite=False) == expected

@@ -36,7 +36,7 @@ def test_a_real_mask_on_a_block_pointer_stays_the_compile_error_it_was(access, k
 
     assert not outcome.refused
     [never] = [d for d in outcome.diagnostics if d.decision == "compile-error"]
-    assert never.code == "TTD108" and never.line == 10
+    assert never.code == "TTD115" and never.line == 10
     assert f"with `{keyword}=` on a block pointer (every Triton version): Triton rejects it" in never.message
     assert "make_block_ptr" not in outcome.new_source and "boundary_check" not in outcome.new_source
     assert "tl.static_assert(" in outcome.new_source

@@ -41,7 +41,7 @@ def test_a_constexpr_padding_gives_masked_pointers_that_choose_other_at_compile_
 @pytest.mark.parametrize("target", ["descriptor", "compat"])
 def test_a_constexpr_padding_is_refused_where_only_one_padding_can_be_created(target):
     outcome = migrate_source(PADDED, policy=Policy(target=target))
-    assert codes(outcome) == ["TTD108"]
+    assert codes(outcome) == ["TTD117"]
     assert outcome.new_source is None  # nothing changes
 
 

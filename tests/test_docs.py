@@ -20,8 +20,8 @@ from pathlib import Path
 import click
 import pytest
 
+from triton_migrate.cli import main
 from triton_migrate.frontend import config
-from triton_migrate.frontend.cli import main
 from triton_migrate.rules import CODES, RULES, explain
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -41,7 +41,7 @@ def tree(tmp_path, monkeypatch):
 def test_a_block_pointer_given_as_an_argument_of_another_access_is_not_marked_fixable(tree, use):
     kernel = put(tree, "k.py", GIVEN_AS.format(use=USES[use]))
     check = invoke("-j1", "--no-cache")
-    assert "[*]" not in check.stdout and codes(check.stdout) == ["TTD108"], check.stdout
+    assert "[*]" not in check.stdout and codes(check.stdout) == ["TTD118"], check.stdout
     assert "can be migrated" not in check.stderr, check.stderr
     written = invoke("--write", "-j1", "--no-cache")
     assert written.exit_code == 1 and "error" not in written.stderr, written.stderr

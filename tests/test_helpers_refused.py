@@ -89,4 +89,4 @@ def test_a_none_test_on_a_name_that_may_be_zero_is_refused():
                               "        x = 0\n    if x is not None:\n        y = load(x)\n")
     outcome = migrate_source(source)
     creation = next(d for d in outcome.diagnostics if d.line == 11)
-    assert outcome.new_source is None and creation.code == "TTD108" and "`x` is `0` instead of" in creation.message
+    assert outcome.new_source is None and creation.code == "TTD118" and "`x` is `0` instead of" in creation.message

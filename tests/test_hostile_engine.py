@@ -37,7 +37,7 @@ def test_an_order_that_is_not_a_permutation_is_not_taken_as_a_layout():
     assert "(3, 0)" in source
     outcome = engine.migrate_source(source)  # once an IndexError, then migrated as if valid
     first = outcome.diagnostics[0]  # Triton rejects it: refused, saying why (issue 34)
-    assert (first.code, first.decision) == ("TTD108", "untouched") and "not a permutation" in first.message
+    assert (first.code, first.decision) == ("TTD114", "untouched") and "not a permutation" in first.message
 
 
 def test_the_users_syntax_warnings_are_not_printed():

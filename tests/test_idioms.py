@@ -50,7 +50,7 @@ def k(x_ptr, N, STEPS, BN: tl.constexpr):
 def test_a_method_advance_by_a_tuple_the_rewrite_cannot_read_is_refused():
     outcome = migrate_source(KERNEL.format(advance="p = p.advance(DELTAS)"))
     assert outcome.new_source is None
-    assert [(d.code, d.line) for d in outcome.diagnostics] == [("TTD108", 7)]
+    assert [(d.code, d.line) for d in outcome.diagnostics] == [("TTD118", 7)]
     assert "deltas must be a literal tuple" in outcome.diagnostics[0].message
 
 
@@ -93,7 +93,7 @@ def test_a_check_named_once_reads_as_its_literal(module, local, check):
 def test_a_check_whose_dimensions_the_source_does_not_show_is_refused_with_why(module, local, check, reason):
     outcome = migrate_source(CHECKED.format(module=module, local=local, check=check))
     assert outcome.new_source is None
-    assert [d.code for d in outcome.diagnostics] == ["TTD108"] and reason in outcome.diagnostics[0].message
+    assert [d.code for d in outcome.diagnostics] == ["TTD116"] and reason in outcome.diagnostics[0].message
 
 
 TUPLE = HEAD + """@triton.jit
@@ -125,7 +125,7 @@ def test_a_tuple_of_block_pointers_reports_where_and_as_the_source_spells_it():
 def test_a_tuple_read_otherwise_or_that_cannot_migrate_whole_is_left_as_written(between, first, check):
     source = TUPLE.format(between=between, first=first, check=check)
     outcome = migrate_source(source)
-    assert [d.code for d in outcome.diagnostics if d.line in (8, 9)] == ["TTD108", "TTD108"]
+    assert [d.code for d in outcome.diagnostics if d.line in (8, 9)] == ["TTD118", "TTD118"]
     assert outcome.new_source is not None and "ps_0" not in outcome.new_source
     assert "    ps = (tl.make_block_ptr(a, (M, N)" in outcome.new_source  # the tuple as written
     assert "q = o + " in outcome.new_source  # the function's other block pointer still migrates
@@ -135,4 +135,4 @@ def test_a_tuple_left_as_written_because_an_element_cannot_migrate_says_so():
     outcome = migrate_source(TUPLE.format(between="", first=0, check="CHECK"))
     creation = next(d for d in outcome.diagnostics if d.line == 8)
     assert "followed as one name per element where every block pointer of its function then migrates; here, " \
-           "line 9: TTD108 `boundary_check` is the parameter `CHECK`" in creation.message
+           "line 9: TTD116 `boundary_check` is the parameter `CHECK`" in creation.message

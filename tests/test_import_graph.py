@@ -35,7 +35,20 @@ def imported(name: str, path: Path, known: set[str]) -> set[str]:
             base = package.rsplit(".", node.level - 1)[0] if node.level else ""
             source = ".".join(filter(None, [base, node.module]))
             found.update(f"{source}.{a.name}" if f"{source}.{a.name}" in known else source for a in node.names)
+        elif _loaded(node) is not None:
+            found.add(_loaded(node))
     return found & known - {name}
+
+
+def _loaded(node: ast.AST) -> str | None:
+    """The module a call loads by name, `importlib.import_module("m")` or `__import__("m")` (issue 44: the
+    command line loaded `verify` so, a dependency no import statement shows), or None."""
+    if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)):
+        return None
+    func = node.func
+    named = func.attr == "import_module" if isinstance(func, ast.Attribute) else \
+        isinstance(func, ast.Name) and func.id in ("import_module", "__import__")
+    return node.args[0].value if named and isinstance(node.args[0].value, str) else None
 
 
 def cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -66,6 +79,12 @@ def test_every_module_imports_and_the_import_graph_has_no_cycle():
             importlib.import_module(name)
     graph = {name: imported(name, path, set(found)) for name, path in found.items()}
     assert cycle(graph) is None
+
+
+def test_a_load_by_name_is_an_import(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text("import importlib\n\ndef f():\n    return importlib.import_module('p.b').x, __import__('p.c')\n")
+    assert imported("p.m", source, {"p.b", "p.c", "p.d"}) == {"p.b", "p.c"}
 
 
 def test_the_cycle_finder_finds_one():

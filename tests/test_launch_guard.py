@@ -16,7 +16,7 @@ from triton_migrate import engine
 from triton_migrate.analysis.facts import FunctionFacts
 from triton_migrate.analysis.guards import Arguments, Check, launch_check
 from triton_migrate.analysis.triton_names import TritonNames
-from triton_migrate.engine import _ModuleScan
+from triton_migrate.engine.scanning import ModuleScan
 from triton_migrate.policy import Policy
 from triton_migrate.syntax.walk import walk
 
@@ -43,7 +43,7 @@ def check_of(base: str, stride: str = "H * K", local: str = "pass"):
     source = KERNEL.replace("BASE", base).replace("STRIDE", stride).replace("LOCAL", local)
     module = cst.parse_module(source)
     names = TritonNames.of_cst(module)
-    scan = _ModuleScan(names)
+    scan = ModuleScan(names)
     walk(scan, module)
     function = scan.all_functions[0]
     facts = FunctionFacts(function, names, scan.function_assignments[id(function)], launched=True)

@@ -83,10 +83,10 @@ def test_movable_puts_an_argument_on_one_line_or_in_parentheses(code, moved):
 
 
 def test_starred_deltas_are_refused_and_left_untouched():
-    """`tl.advance(p, (*deltas,))` has no per-dimension delta to copy: the analysis refuses it (TTD108)
+    """`tl.advance(p, (*deltas,))` has no per-dimension delta to copy: the analysis refuses it (TTD118)
     however it is laid out, and that block pointer stays as it is."""
     source = KERNELS["black"].read_text().replace("            (\n                0,\n                BK,\n",
                                                   "            (\n                *steps,\n")
     assert "*steps" in source
     outcome = migrate_source(source.replace("NK: tl.constexpr\n", "NK: tl.constexpr, steps=(0, 8)\n"))
-    assert [d.code for d in outcome.refused] == ["TTD108"]
+    assert [d.code for d in outcome.refused] == ["TTD118"]

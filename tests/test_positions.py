@@ -8,9 +8,9 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from triton_migrate import engine
 from triton_migrate.analysis.positions import Positions
 from triton_migrate.analysis.triton_names import TritonNames
+from triton_migrate.engine import scanning
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted((ROOT / "fixtures").glob("*/before.py"))
@@ -26,14 +26,14 @@ VARIANTS = {
 
 def scanned(source: str):
     wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
-    scan = engine._ModuleScan(TritonNames.of_cst(wrapper.module))
+    scan = scanning.ModuleScan(TritonNames.of_cst(wrapper.module))
     wrapper.module.visit(scan)
     return wrapper, scan
 
 
 def positions_of(source: str):
     wrapper, scan = scanned(source)
-    syntax = engine._AstScan.of(engine._ast_parse(source))
+    syntax = scanning.AstScan.of(scanning.ast_parse(source))
     pairs = [(scan.calls, syntax.calls), (scan.parameters, syntax.parameters)]
     return wrapper, scan, Positions.paired(wrapper, source, pairs)
 
@@ -61,7 +61,7 @@ def test_other_nodes_fall_back_to_the_provider():
 def test_pairs_whose_names_disagree_fall_back_to_the_provider():
     source = "import triton.language as tl\ndef f(p):\n    return tl.advance(p, (1,))\n"
     wrapper, scan = scanned(source)
-    other = engine._AstScan.of(engine._ast_parse("def g(q):\n    return tl.advance(q, (1,))\n"))
+    other = scanning.AstScan.of(scanning.ast_parse("def g(q):\n    return tl.advance(q, (1,))\n"))
     positions = Positions.paired(wrapper, source, [(scan.calls, other.calls), (scan.parameters, other.parameters)])
     assert positions._known.keys() == {id(scan.calls[0])}  # same call name, same count: paired
     assert positions.start(scan.calls[0]) == (2, 11)  # where the other source has it

@@ -177,7 +177,7 @@ def test_proofs_handed_back_round_a_loop_of_helpers_settle():
     facts = tuple(Statement(fact, "the fuzzer's launch") for fact in ("aligned", "allocator", "contiguous",
                                                                         "aligned-rows"))
     outcome = migrate_source(SLOW_TO_SETTLE, policy=Policy(assume=facts))
-    assert {d.code for d in outcome.refused} == {"TTD108", "TTD201"}
+    assert {d.code for d in outcome.refused} == {"TTD116", "TTD201"}
 
 
 NEGATIVE_HANDED_BACK = """import triton

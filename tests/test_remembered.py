@@ -7,7 +7,7 @@ import libcst as cst
 
 from triton_migrate.analysis.facts import FunctionFacts
 from triton_migrate.analysis.triton_names import TritonNames
-from triton_migrate.engine import _ModuleScan
+from triton_migrate.engine.scanning import ModuleScan
 from triton_migrate.syntax.build import movable_elements
 from triton_migrate.syntax.walk import walk
 
@@ -26,7 +26,7 @@ def k(x, i, BK: tl.constexpr, BV: tl.constexpr):
 def _facts() -> tuple[FunctionFacts, cst.Call]:
     module = cst.parse_module(KERNEL)
     names = TritonNames.of_cst(module)
-    scan = _ModuleScan(names)
+    scan = ModuleScan(names)
     walk(scan, module)
     function = scan.all_functions[0]
     call = next(c for c in scan.calls if names.member(c.func) == "make_block_ptr")
@@ -72,7 +72,7 @@ def test_int64_answers_are_those_of_fresh_facts():
     assignments reach it: each answer must be a fresh FunctionFacts' first answer."""
     module = cst.parse_module(INT64)
     names = TritonNames.of_cst(module)
-    scan = _ModuleScan(names)
+    scan = ModuleScan(names)
     walk(scan, module)
     function = scan.all_functions[0]
     fresh = lambda: FunctionFacts(function, names, scan.function_assignments[id(function)])  # noqa: E731

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from triton_migrate.cli import main
 from triton_migrate.engine import migrate_source
-from triton_migrate.frontend.cli import main
 from triton_migrate.policy import Policy
 from triton_migrate.verify import command
 from triton_migrate.verify.tree import Migration, make_migrated_copy

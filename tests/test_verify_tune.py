@@ -11,6 +11,7 @@ from pathlib import Path
 
 import tomllib
 
+from triton_migrate.analysis import planner
 from triton_migrate.engine import migrate_source
 from triton_migrate.frontend import config as cfg
 from triton_migrate.policy import Policy
@@ -104,7 +105,7 @@ def test_tune_end_to_end_writes_a_table_the_codemod_follows(tmp_path):
 def test_kernel_targets_accept_a_target_and_reject_others():
     table = {"kernel-targets": {"a": "auto", "b": "pointer", "c": "descriptor"}}
     chosen = dict(cfg.apply(cfg.Config(), table, "t.toml").kernel_targets)
-    assert Policy(kernel_targets=tuple(chosen.items())).for_function("b").target == "pointer"
+    assert planner.for_function(Policy(kernel_targets=tuple(chosen.items())), "b").target == "pointer"
     # compat is file-wide; the address spellings earlier versions measured (`+coords`) are gone: one form now
     for wrong in ("pointer+coords", "auto+corner", "compat", "pointers"):
         try:
@@ -113,6 +114,21 @@ def test_kernel_targets_accept_a_target_and_reject_others():
             assert "kernel-targets" in str(error)
         else:
             raise AssertionError(f"{wrong!r} was accepted")
+
+
+def test_only_a_tuned_target_is_said_to_be_measured():
+    """Issue 44: a file-wide `target = "pointer"` is the configuration's, not what `migrate tune` measured; a
+    kernel's kernel-targets entry (and its helper's, inherited) is."""
+    source = (Path(__file__).resolve().parent.parent / "fixtures" / "helper_returns_noinline" / "before.py").read_text()
+
+    def notes(policy: Policy) -> list[str]:
+        return [d.message for d in migrate_source(source, policy=policy).diagnostics if "is this kernel" in d.message
+                or "configured target" in d.message]
+
+    configured = notes(Policy(target="pointer"))
+    assert configured and not any("migrate tune" in message for message in configured)
+    tuned = notes(Policy(kernel_targets=(("rows_sum_kernel", "pointer"),)))
+    assert tuned and all("as `migrate tune` measured" in message for message in tuned)
 
 
 HELPER_USERS = '''

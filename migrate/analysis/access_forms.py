@@ -8,7 +8,8 @@ from dataclasses import replace
 
 import libcst as cst
 
-from triton_migrate.rules import ttd108_unsupported_use
+from triton_migrate.forms import POINTER_ARGUMENT, Form
+from triton_migrate.rules import ttd118_unfollowed_use
 from triton_migrate.syntax.forms import masked_pointers
 
 from .calls import advanced_base
@@ -22,14 +23,14 @@ class AccessForms(Part):
         creation = self.books.creation_of(value)
         stored = bound["value"].value if "value" in bound else None
         self.handle_access(call, member, bound, value, HandleAccess(
-            "descriptor", member, value.creations, value.stem, self.handle_padding(bound), offsets, creation.block,
+            Form.DESCRIPTOR, member, value.creations, value.stem, self.handle_padding(bound), offsets, creation.block,
             self.fn.language, creation.permutation, stored is not None and self.fn.facts.is_tile(stored)))
 
     def compat_access(self, call, member, bound, value: BlockPtr, offsets) -> None:
         creation = self.books.creation_of(value)
         checked = bound["boundary_check"].value if "boundary_check" in bound else cst.Tuple([])
         self.handle_access(call, member, bound, value, HandleAccess(
-            "compat", member, value.creations, value.stem, self.handle_padding(bound), offsets, creation.block,
+            Form.COMPAT, member, value.creations, value.stem, self.handle_padding(bound), offsets, creation.block,
             self.fn.language, shim=self.fn.shim, checked=checked, element=creation.base))
 
     def handle_access(self, call, member, bound, value: BlockPtr, access: HandleAccess) -> None:
@@ -57,14 +58,14 @@ class AccessForms(Part):
     def pointer_access(self, call, member, bound, value: BlockPtr, offsets, deltas) -> None:
         problem = self.pointer_problem(value, self.holds_pointers(bound, value, deltas))
         if problem is not None:
-            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE, problem, call))
+            self.books.refuse(value.creations, Refusal(ttd118_unfollowed_use.CODE, problem, call))
             return
         self.run.expr_edits[id(call)] = (value.creations, self.masked_access(call, member, bound, value, offsets,
                                                                            deltas))
 
     def holds_pointers(self, bound, value: BlockPtr, deltas) -> bool:
         """Whether the access can read the pointers the block pointer's name holds (`p`, `tl.advance(p, d)`)."""
-        pointer = bound["pointer"].value
+        pointer = bound[POINTER_ARGUMENT].value
         held = advanced_base(pointer, self.fn.names) if deltas is not None else pointer
         return value.pointers and isinstance(held, cst.Name)
 
@@ -98,7 +99,7 @@ class AccessForms(Part):
 
     def named_mask_access(self, member, bound, value: BlockPtr) -> NamedMaskAccess:
         """The masked access through the pointers and the mask its creations assign (masks_at_creation)."""
-        return NamedMaskAccess(member, value.creations, self.fn.language, bound["pointer"].value,
+        return NamedMaskAccess(member, value.creations, self.fn.language, bound[POINTER_ARGUMENT].value,
                                self.fn.namer.mask(self.books.creation_of(value).target), self.accesses.padding(bound))
 
     def pointer_problem(self, value: BlockPtr, named: bool = False) -> str | None:
@@ -113,7 +114,7 @@ class AccessForms(Part):
             self.fn.knowledge.captured |= uncaptured
             self.run.dirty = True
             return None
-        return ttd108_unsupported_use.PARTS_CHANGED
+        return ttd118_unfollowed_use.PARTS_CHANGED
 
     def merged_parts(self, value: BlockPtr, checked: set[int] | None = None,
                      kinds: tuple[str, ...] = ("base", "shape", "stride", "range")) -> tuple:
@@ -155,7 +156,7 @@ class AccessForms(Part):
         variants = self.accesses.check_variants(bound, len(offsets))
         checked_by_any = set().union(*(dims for _, dims in variants))
         named = self.holds_pointers(bound, value, deltas)
-        pointer = bound["pointer"].value
+        pointer = bound[POINTER_ARGUMENT].value
         # `tl.advance(p, ...)` moves `p`'s
         held = advanced_base(pointer, self.fn.names) if deltas is not None else pointer
         kinds = ("shape", "range", "stride") if named else ("base", "shape", "stride", "range")
@@ -178,9 +179,9 @@ class AccessForms(Part):
         creations = query.creations
         if query.pointers and self.results.reads_pointers(creations):
             return replace(query, source="pointers")
-        if "descriptor" in self.results.forms(creations) and self.results.uses_descriptors(creations) and \
+        if Form.DESCRIPTOR in self.results.forms(creations) and self.results.uses_descriptors(creations) and \
                 not self.results.is_guarded(creations):
-            return replace(query, source="descriptor", handle=self.results.descriptor_name(creations, query.stem,
+            return replace(query, source=Form.DESCRIPTOR, handle=self.results.descriptor_name(creations, query.stem,
                                                                                             "zero"))
         first = self.run.creations[self.fn.knowledge.in_order(creations)[0]]
         return replace(query, source="base", base=first.base)

@@ -11,7 +11,8 @@ from triton_migrate.rules import (
     ttd002_advance,
     ttd003_access,
     ttd106_int64_offsets,
-    ttd108_unsupported_use,
+    ttd114_rejected_call,
+    ttd118_unfollowed_use,
     ttd201_crosses_function,
 )
 from triton_migrate.syntax.forms import advance
@@ -134,17 +135,17 @@ class Advances(Part):
         deltas = self.fn.facts.movable_elements(offsets.value) if offsets is not None else None
         if deltas is not None and len(deltas) != len(value.dims):
             self.books.refuse(value.creations, self.books.reject(
-                ttd108_unsupported_use.advance_rank(len(deltas), len(value.dims)), call))
+                ttd114_rejected_call.advance_rank(len(deltas), len(value.dims)), call))
             return None
         if deltas is None:
-            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE,
-                                                 ttd108_unsupported_use.ADVANCE_DELTAS, call))
+            self.books.refuse(value.creations, Refusal(ttd118_unfollowed_use.CODE,
+                                                 ttd118_unfollowed_use.ADVANCE_DELTAS, call))
             return None
         if any(self.fn.facts.mentions_int64(delta) for delta in deltas):
             blocker = planner.Obstacle(ttd106_int64_offsets.CODE, ttd106_int64_offsets.ADVANCED)
             for creation in value.creations:
                 self.books.creations_by_id(creation).blockers.append(blocker)
-            if self.fn.policy.target == "descriptor":
+            if planner.descriptors_only(self.fn.policy):
                 self.books.refuse(value.creations, Refusal(blocker.code, blocker.message, call))
                 return None
         return value, deltas

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from triton_migrate.rules import ttd108_unsupported_use, ttd109_ambiguous_value, ttd201_crosses_function
+from triton_migrate.rules import (
+    ttd109_ambiguous_value,
+    ttd114_rejected_call,
+    ttd201_crosses_function,
+)
 
 from .records import CompileError, Creation, Refusal
 from .shared import Part
@@ -40,7 +44,7 @@ class Bookkeeping(Part):
     def orphan(self, node: cst.CSTNode, message: str, pointer: cst.BaseExpression | None = None,
                code: str = ttd201_crosses_function.CODE) -> None:
         """A block-pointer use left as it is that no creation of this function answers for (`code`: TTD201, a
-        block pointer from elsewhere; TTD108, a call Triton rejects)."""
+        block pointer from elsewhere; TTD114, a call Triton rejects)."""
         if isinstance(pointer, cst.Name) and pointer.value in self.fn.facts.params:
             self.run.orphan_parameters.add(pointer.value)
         if any(o.node is node for o in self.run.orphans):
@@ -69,7 +73,7 @@ class Bookkeeping(Part):
         if self.fn.knowledge.rejected is None:
             self.fn.knowledge.rejected = what
             self.run.dirty = True
-        return Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.rejected(what), call)
+        return Refusal(ttd114_rejected_call.CODE, ttd114_rejected_call.rejected(what), call)
 
     def never_compiles(self, call: cst.Call, code: str, message: str, assertion: str,
                        owners: frozenset = frozenset()) -> None:

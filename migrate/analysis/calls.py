@@ -7,16 +7,17 @@ import functools
 
 import libcst as cst
 
-from triton_migrate.rules import ttd108_unsupported_use
+from triton_migrate.forms import POINTER_ARGUMENT
+from triton_migrate.rules import ttd114_rejected_call
 
 from .triton_names import dotted_name
 
 SIGNATURES = {
     "make_block_ptr": ("base", "shape", "strides", "offsets", "block_shape", "order"),
     "advance": ("base", "offsets"),
-    "load": ("pointer", "mask", "other", "boundary_check", "padding_option", "cache_modifier",
+    "load": (POINTER_ARGUMENT, "mask", "other", "boundary_check", "padding_option", "cache_modifier",
              "eviction_policy", "volatile"),
-    "store": ("pointer", "value", "mask", "boundary_check", "cache_modifier", "eviction_policy"),
+    "store": (POINTER_ARGUMENT, "value", "mask", "boundary_check", "cache_modifier", "eviction_policy"),
 }
 
 
@@ -44,8 +45,8 @@ class UnboundCall(Exception):
 REQUIRED = {
     "make_block_ptr": SIGNATURES["make_block_ptr"],
     "advance": SIGNATURES["advance"],
-    "load": ("pointer",),
-    "store": ("pointer", "value"),
+    "load": (POINTER_ARGUMENT,),
+    "store": (POINTER_ARGUMENT, "value"),
 }
 
 
@@ -61,18 +62,18 @@ def bind(call: cst.Call, member: str, params: tuple[str, ...] | None = None, com
     bound: dict[str, cst.Arg] = {}
     for index, arg in enumerate(call.args):
         if arg.star:
-            raise UnboundCall(ttd108_unsupported_use.starred(member))
+            raise UnboundCall(ttd114_rejected_call.starred(member))
         if arg.keyword is None and index >= len(params):
-            raise UnboundCall(ttd108_unsupported_use.too_many_positional(member, len(params), _count(call)))
+            raise UnboundCall(ttd114_rejected_call.too_many_positional(member, len(params), _count(call)))
         name = arg.keyword.value if arg.keyword is not None else params[index]
         if name not in params:
-            raise UnboundCall(ttd108_unsupported_use.unknown_keyword(member, name, params))
+            raise UnboundCall(ttd114_rejected_call.unknown_keyword(member, name, params))
         if name in bound:
-            raise UnboundCall(ttd108_unsupported_use.given_twice(member, name))
+            raise UnboundCall(ttd114_rejected_call.given_twice(member, name))
         bound[name] = arg
     missing = [name for name in REQUIRED.get(member, ()) if triton_member and complete and name not in bound]
     if missing:
-        raise UnboundCall(ttd108_unsupported_use.missing(member, missing[0]))
+        raise UnboundCall(ttd114_rejected_call.missing(member, missing[0]))
     return bound
 
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from triton_migrate.rules import ttd105_rank, ttd108_unsupported_use
+from triton_migrate.rules import ttd105_rank, ttd114_rejected_call, ttd118_unfollowed_use
 from triton_migrate.syntax.nodes import canonical_code, code_of, int_value, tuple_elements
 from triton_migrate.syntax.walk import descendants
 
@@ -65,9 +65,9 @@ class Creations(Part):
             self.flow.visit(argument.value, state)
         refusal = self.describe(creation)
         if refusal is None and self.fn.knowledge.rejected is not None:
-            refusal = Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.in_rejected(
+            refusal = Refusal(ttd114_rejected_call.CODE, ttd114_rejected_call.in_rejected(
                 self.fn.function.name.value, self.fn.knowledge.rejected), call)
-        if refusal is None and creation.blockers and self.fn.policy.target == "descriptor":
+        if refusal is None and creation.blockers and planner.descriptors_only(self.fn.policy):
             refusal = Refusal(creation.blockers[0].code, creation.blockers[0].message, call)
         if refusal is not None:
             self.books.refuse(frozenset({id(call)}), refusal)
@@ -149,7 +149,7 @@ class Creations(Part):
         except UnboundCall as error:
             return self.books.reject(str(error), call)
         if creation.target is None:
-            return Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.CREATED_ELSEWHERE, call)
+            return Refusal(ttd118_unfollowed_use.CODE, ttd118_unfollowed_use.CREATED_ELSEWHERE, call)
         parts = {key: self.tuple_part(bound[key].value) if key in bound else None
                  for key in ("shape", "strides", "offsets", "block_shape", "order")}
         ranks = {len(v) for k, v in parts.items() if v is not None}
@@ -224,13 +224,13 @@ class Creations(Part):
         power of two."""
         rank = len(parts["block_shape"])
         if rank == 0:
-            return ttd108_unsupported_use.NO_DIMENSION
+            return ttd114_rejected_call.NO_DIMENSION
         order = [int_value(o) for o in parts["order"] or ()]
         if order and None not in order and sorted(order) != list(range(rank)):
-            return ttd108_unsupported_use.order_not_permutation(tuple(order), rank)
+            return ttd114_rejected_call.order_not_permutation(tuple(order), rank)
         for size in map(int_value, parts["block_shape"]):
             if size is not None and (size <= 0 or size & (size - 1)):
-                return ttd108_unsupported_use.block_size_not_power(size)
+                return ttd114_rejected_call.block_size_not_power(size)
         return None
 
     def is_parameter_pointer(self, creation: Creation) -> bool:

@@ -16,7 +16,8 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from triton_migrate.rules import ttd003_access, ttd108_unsupported_use, ttd201_crosses_function
+from triton_migrate.forms import Form
+from triton_migrate.rules import ttd003_access, ttd118_unfollowed_use, ttd201_crosses_function
 from triton_migrate.syntax.nodes import canonical_code, code_of, int_value, parsed
 
 from . import inlining, planner
@@ -264,7 +265,7 @@ class Crossing(Part):
                                                      ttd201_crosses_function.no_parts(callee, why), node))
             if parts is not None:
                 passed[param] = parts
-                self.accesses.record_form(value, "parts", [])
+                self.accesses.record_form(value, Form.PARTS, [])
         for param in absent:
             interface = self.fn.context.interface(helper, param)
             if interface is not None:  # `None` in every part: the helper receives no block pointer where it did
@@ -304,7 +305,7 @@ class Crossing(Part):
                 continue
             self.fn.knowledge.named.update(value.creations)
             obstacle = planner.Obstacle(ttd201_crosses_function.CODE, ttd201_crosses_function.undefined(callee))
-            self.accesses.record_form(value, "pointer", [obstacle], id(argument))
+            self.accesses.record_form(value, Form.POINTER, [obstacle], id(argument))
             if not any(use.node is node for use in self.run.dead_uses):
                 self.run.dead_uses.append(Refusal(ttd201_crosses_function.CODE,
                                                   ttd201_crosses_function.undefined_call(callee), node))
@@ -331,8 +332,8 @@ class Crossing(Part):
     def passed_parts(self, helper, param: str, value: BlockPtr, deltas, call: cst.Call) -> Passed | None:
         self.fn.knowledge.rebuilt.update(value.creations)  # the helper reads the base too
         if self.emit.pointer_problem(value) is not None:
-            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE,
-                                                       ttd108_unsupported_use.PARTS_NEED_UNCHANGED, call))
+            self.books.refuse(value.creations, Refusal(ttd118_unfollowed_use.CODE,
+                                                       ttd118_unfollowed_use.PARTS_NEED_UNCHANGED, call))
             return None
         offsets = self.moves.offsets(value, deltas)
         interface = self.fn.context.interface(helper, param)
@@ -344,8 +345,8 @@ class Crossing(Part):
         if self.nullable(value):
             base = self.base_variable(value)  # `None` on the paths that make no block pointer
         if ranged:
-            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE,
-                                                 ttd108_unsupported_use.MERGED_BLOCK_SHAPES, call))
+            self.books.refuse(value.creations, Refusal(ttd118_unfollowed_use.CODE,
+                                                 ttd118_unfollowed_use.MERGED_BLOCK_SHAPES, call))
             return None
         source = {("base", 0): base}
         for d in range(interface.rank):
@@ -391,8 +392,8 @@ class Crossing(Part):
         if not isinstance(value, BlockPtr):
             return False
         if self.maybe_zero(value):
-            self.books.refuse(value.creations, Refusal(ttd108_unsupported_use.CODE,
-                                                       ttd108_unsupported_use.zero_for_none(node.left.value), node))
+            self.books.refuse(value.creations, Refusal(ttd118_unfollowed_use.CODE,
+                                                       ttd118_unfollowed_use.zero_for_none(node.left.value), node))
             return True
         owner = self.parameter_of(value)
         base = cst.Name(self.fn.namer.part(owner, "base", 0)) if owner is not None else self.base_variable(value)

@@ -14,12 +14,13 @@ from dataclasses import replace
 
 import libcst as cst
 
+from triton_migrate.forms import Form, Origin
 from triton_migrate.policy import Policy
 from triton_migrate.rules import (
     ttd009_launch_guard,
     ttd010_stated_facts,
-    ttd108_unsupported_use,
     ttd109_ambiguous_value,
+    ttd118_unfollowed_use,
     ttd201_crosses_function,
 )
 from triton_migrate.syntax.nodes import parsed
@@ -76,7 +77,7 @@ class FunctionAnalysis:
     last run (what the engine reports, what the program's rounds compare, what the rewrite applies)."""
 
     def __init__(self, function: cst.FunctionDef, names: TritonNames, namer: Namer, language: str,
-                 policy: Policy, shim: str, facts: FunctionFacts, context=None,
+                 policy: Policy, origin: Origin, shim: str, facts: FunctionFacts, context=None,
                  launch_names: dict[str, str] | None = None) -> None:
         """`context` (program.py): the other functions, for block pointers that cross calls. Without one
         the function is analysed alone, and the first block pointer that crosses raises CrossesFunctions
@@ -84,7 +85,7 @@ class FunctionAnalysis:
         # the launch guard's names (TTD009): the kernel's flag; how the module names the launch support's
         # guard, its check and the allocator hook of a kernel on stated facts (TTD010)
         hooks = (ttd009_launch_guard.GUARD, ttd009_launch_guard.CHECK, ttd010_stated_facts.HOOK)
-        self.fn = Subject(function, context, policy, names, namer, parsed(language), cst.Name(shim), facts,
+        self.fn = Subject(function, context, policy, origin, names, namer, parsed(language), cst.Name(shim), facts,
                           guards.Arguments(function), namer.flag(ttd009_launch_guard.FLAG),
                           {name: (launch_names or {}).get(name, name) for name in hooks})
         self.run = Run()
@@ -147,7 +148,7 @@ class FunctionAnalysis:
     def is_refused(self, creations) -> bool:
         return self.results.is_refused(creations)
 
-    def forms(self, creations) -> set[str]:
+    def forms(self, creations) -> set[Form]:
         return self.results.forms(creations)
 
     def class_notes(self, creation: int, notes: dict) -> dict:
@@ -328,7 +329,7 @@ class Dataflow(Part):
             return state
         if isinstance(node, cst.AugAssign):
             self.visit(node.value, state)
-            self.visit(node.target, state, ttd108_unsupported_use.CODE, ttd108_unsupported_use.ARITHMETIC)
+            self.visit(node.target, state, ttd118_unfollowed_use.CODE, ttd118_unfollowed_use.ARITHMETIC)
             self.assign_target(node.target, state)
             return state
         if isinstance(node, cst.Return):
@@ -385,8 +386,8 @@ class Dataflow(Part):
                     for creation in value.creations:
                         self.fn.knowledge.stale_names.setdefault(creation, set()).add(name)
 
-    def visit(self, node: cst.CSTNode, state: State, code: str = ttd108_unsupported_use.CODE,
-              how: str = ttd108_unsupported_use.UNFOLLOWED) -> None:
+    def visit(self, node: cst.CSTNode, state: State, code: str = ttd118_unfollowed_use.CODE,
+              how: str = ttd118_unfollowed_use.UNFOLLOWED) -> None:
         # type(), not isinstance(): libcst's classes are ABCs, whose isinstance is a Python-level call, and
         # this runs on every node of every statement.
         kind = type(node)
@@ -407,8 +408,8 @@ class Dataflow(Part):
         elif kind not in _OWN_SCOPES:
             self.visit_children(node, state, code, how)
 
-    def visit_children(self, node: cst.CSTNode, state: State, code: str = ttd108_unsupported_use.CODE,
-                       how: str = ttd108_unsupported_use.UNFOLLOWED) -> None:
+    def visit_children(self, node: cst.CSTNode, state: State, code: str = ttd118_unfollowed_use.CODE,
+                       how: str = ttd118_unfollowed_use.UNFOLLOWED) -> None:
         for child in children(node):
             self.visit(child, state, code, how)
 
@@ -419,15 +420,15 @@ class Dataflow(Part):
         elif member == "advance":
             resolved = self.moves.advanced_pointer(node, state)
             if resolved is not None:
-                self.books.refuse(resolved[0].creations, Refusal(ttd108_unsupported_use.CODE,
-                                                                 ttd108_unsupported_use.ADVANCE_RESULT_UNUSED, node))
+                self.books.refuse(resolved[0].creations, Refusal(ttd118_unfollowed_use.CODE,
+                                                                 ttd118_unfollowed_use.ADVANCE_RESULT_UNUSED, node))
         elif member == "make_block_ptr":
             self.creating.create(None, None, node, state)
         elif type(node.func) is cst.Name and node.func.value in self.fn.facts.bound_nowhere:
             self.crossing.call_to_nothing(node, state)
         elif not self.crossing.helper_call(node, state):
             self.visit(node.func, state)
-            code, how = ((ttd108_unsupported_use.CODE, ttd108_unsupported_use.passed_to(member))
+            code, how = ((ttd118_unfollowed_use.CODE, ttd118_unfollowed_use.passed_to(member))
                          if member is not None else (ttd201_crosses_function.CODE, ttd201_crosses_function.PASSED))
             for argument in node.args:
                 self.visit(argument.value, state, code, how)
@@ -435,7 +436,7 @@ class Dataflow(Part):
     def read(self, node: cst.Name, state: State, code: str, how: str) -> None:
         value = state.get(node.value)
         if isinstance(value, BlockPtr):
-            self.books.refuse(value.creations, Refusal(code, ttd108_unsupported_use.used(node.value, how), node))
+            self.books.refuse(value.creations, Refusal(code, ttd118_unfollowed_use.used(node.value, how), node))
         elif isinstance(value, Opaque):
             self.books.refuse_ambiguous(value, node)
         elif isinstance(value, Placeholder):

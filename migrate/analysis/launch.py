@@ -36,7 +36,7 @@ class Launch(Part):
     def launch_check(self, creation: Creation):
         if creation.check is None and creation.unit is not None:
             # A compat tile may be stored through as a descriptor: the check covers the row end too (TTD111).
-            unproven_row = self.fn.policy.target == "compat" and not planner.row_width_proven(
+            unproven_row = planner.uses_shim(self.fn.policy) and not planner.row_width_proven(
                 creation.shape, creation.block, creation.unit)
             creation.check = guards.launch_check(creation.base, creation.strides, creation.block, creation.unit,
                                                  self.fn.facts, self.fn.arguments,
@@ -72,7 +72,7 @@ class Launch(Part):
         its creation's line, its parameter's line, the kernel's `def` line, or in the configuration. Only a
         launched kernel has a launch to hook (the allocator, the debug check), or a helper whose `allocator`
         is stated, which needs no hook; `--strict` states nothing."""
-        if self.fn.policy.strict or self.fn.policy.target not in ("auto", "descriptor") or \
+        if not planner.may_rely_on_stated(self.fn.policy) or \
                 not (self.launched() or self.states_allocator()):
             return {}
         # re-created from its parts: its line is the parameter's
@@ -226,7 +226,7 @@ class Launch(Part):
     def width_tested(self, creations) -> bool:
         """Whether these block pointers' plain descriptors exist only where the compile-time test of their
         block widths holds (TTD107)."""
-        return self.fn.policy.target != "compat" and not self.results.is_guarded(creations) and \
+        return not planner.uses_shim(self.fn.policy) and not self.results.is_guarded(creations) and \
             self.results.uses_descriptors(creations) and bool(self.width_tests(creations))
 
     def width_flag(self) -> str:

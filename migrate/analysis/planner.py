@@ -9,12 +9,16 @@ cost; this module is the only place that looks at the policy.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 import libcst as cst
 
+from triton_migrate.forms import Form, Origin, Target
 from triton_migrate.policy import Policy
 from triton_migrate.rules import (
+    ttd009_launch_guard,
     ttd010_stated_facts,
     ttd101_unchecked_dimension,
     ttd102_inner_offset_alignment,
@@ -23,19 +27,21 @@ from triton_migrate.rules import (
     ttd105_rank,
     ttd106_int64_offsets,
     ttd107_narrow_block,
-    ttd108_unsupported_use,
     ttd109_ambiguous_value,
     ttd110_negative_store_offset,
     ttd111_store_row_width,
     ttd112_runtime_alignment,
     ttd113_min_triton,
+    ttd115_masked_access,
+    ttd117_padding_option,
 )
 from triton_migrate.syntax.nodes import canonical_code, int_value
 
 from .facts import FunctionFacts
 
-# What the compat shim cannot express: volatile, rank above 5, a padding chosen at compile time (one per tile)
-SHIM_UNSUPPORTED = (ttd104_volatile.CODE, ttd105_rank.CODE, ttd108_unsupported_use.CODE)
+# What the compat shim cannot express: volatile, rank above 5, a padding chosen at compile time (one per tile), a
+# user's mask (masked pointers keep it)
+SHIM_UNSUPPORTED = (ttd104_volatile.CODE, ttd105_rank.CODE, ttd115_masked_access.CODE, ttd117_padding_option.CODE)
 
 
 # The fact that covers an obstacle, where the user states it (TTD010): soft ones, which a launch could check
@@ -55,24 +61,174 @@ class Obstacle:
         """`--target descriptor` relies on nothing that is neither proven nor stated; `--strict` on nothing
         that is not proven (and so states nothing)."""
         return (self.hard and self.stated is None) or (policy.strict and self.code == ttd112_runtime_alignment.CODE) \
-            or (policy.target == "descriptor" and self.stated is None)
+            or (_target(policy) is Target.DESCRIPTOR and self.stated is None)
 
 
-def choose(obstacles: list[Obstacle], policy: Policy, member: str) -> str | None:
-    """"descriptor" (plain: what it needs is proven or stated, TTD010), "guarded" (a descriptor if the launch
-    check passes, masked pointers otherwise: TTD009), "pointer", "compat", or None (leave the access, and
-    so its block pointer, untouched)."""
-    if policy.target == "pointer":
-        return "pointer"
-    if policy.target == "compat":  # the shim keeps block-pointer semantics itself, up to rank 5; no volatile
-        return None if any(o.code in SHIM_UNSUPPORTED for o in obstacles) else "compat"
+def _target(policy: Policy) -> Target:
+    """What the user asks for: the only read of `policy.target` (tests/test_architecture.py)."""
+    return Target(policy.target)
+
+
+def _tuned(policy: Policy, name: str, inherited: str | None) -> str | None:
+    """A function's tuned target (`migrate tune`), its own or the one it inherits from its callers; compat
+    stays file-wide."""
+    chosen = dict(policy.kernel_targets).get(name, inherited)
+    return None if _target(policy) is Target.COMPAT else chosen
+
+
+def for_function(policy: Policy, name: str, inherited: str | None = None) -> Policy:
+    """The policy for one function: its tuned target, if it has one, else the one it `inherited` from its
+    callers (compat stays file-wide)."""
+    chosen = _tuned(policy, name, inherited)
+    return policy if chosen is None else replace(policy, target=chosen)
+
+
+def origin(policy: Policy, name: str, inherited: str | None = None) -> Origin:
+    """Where one function's target comes from (`policy`: its module's)."""
+    if _tuned(policy, name, inherited) is not None:
+        return Origin.TUNED
+    return Origin.DEFAULT if _target(policy) is Target.AUTO else Origin.CONFIGURATION
+
+
+def uses_shim(policy: Policy) -> bool:
+    """`--target compat`: every block pointer becomes a tile of the compat shim."""
+    return _target(policy) is Target.COMPAT
+
+
+def descriptors_only(policy: Policy) -> bool:
+    """`--target descriptor`: descriptors or nothing (what cannot have one is left untouched)."""
+    return _target(policy) is Target.DESCRIPTOR
+
+
+def pointers_only(policy: Policy) -> bool:
+    """`--target pointer`: masked pointers everywhere."""
+    return _target(policy) is Target.POINTER
+
+
+def may_rely_on_stated(policy: Policy) -> bool:
+    """Whether a descriptor may rely on facts the user states (TTD010): not under `--strict`, which relies on
+    nothing it has not proven, nor under a target that makes no plain descriptor."""
+    return not policy.strict and _target(policy) in (Target.AUTO, Target.DESCRIPTOR)
+
+
+def target_origin(policy: Policy, origin: Origin) -> Origin | None:
+    """Where the target came from, where the target alone makes every access masked pointers; else None."""
+    return origin if pointers_only(policy) else None
+
+
+def choose(obstacles: list[Obstacle], policy: Policy, member: str) -> Form | None:
+    """A descriptor (plain: what it needs is proven or stated, TTD010), a guarded one (a descriptor if the launch
+    check passes, masked pointers otherwise: TTD009), masked pointers, a compat tile, or None (leave the access,
+    and so its block pointer, untouched)."""
+    target = _target(policy)
+    if target is Target.POINTER:
+        return Form.POINTER
+    if target is Target.COMPAT:  # the shim keeps block-pointer semantics itself, up to rank 5; no volatile
+        return None if any(o.code in SHIM_UNSUPPORTED for o in obstacles) else Form.COMPAT
     blocking = [o for o in obstacles if o.blocks(policy)]
-    if policy.target == "descriptor":
-        return None if blocking else "descriptor"
+    if target is Target.DESCRIPTOR:
+        return None if blocking else Form.DESCRIPTOR
     if not blocking and all(o.stated for o in obstacles if not o.hard):
-        return "descriptor"
+        return Form.DESCRIPTOR
     overrun = member == "store" and any(o.code == ttd111_store_row_width.CODE for o in obstacles)
-    return "pointer" if blocking or overrun or relies_beyond_launch(obstacles) else "guarded"
+    return Form.POINTER if blocking or overrun or relies_beyond_launch(obstacles) else Form.GUARDED
+
+
+class LaunchChecks(Protocol):
+    """What the launch of one access's block pointer allows (analysis/launch.py), asked only where it matters."""
+
+    def beyond_emulation(self) -> bool:
+        """A compat tile of a rank the shim's emulation lacks."""
+
+    def unguardable(self) -> str | None:
+        """Why no launch check can guard a descriptor here, or None."""
+
+    def pays_off(self) -> bool:
+        """Whether a launch guard's second kernel is worth its cost."""
+
+    def width_testable(self) -> bool:
+        """Whether the block widths a descriptor needs can be tested at compile time (TTD107)."""
+
+    def compat_guardable(self) -> bool:
+        """Whether a compat tile's descriptor can be chosen at launch (TTD009)."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What one access becomes (None: left untouched, for `refusal`), the obstacles that decided it and
+    whether a launch check chooses its descriptor (TTD009)."""
+
+    form: Form | None
+    obstacles: list[Obstacle]
+    refusal: Obstacle | None = None
+    guarded: bool = False
+
+
+def choose_access(obstacles: list[Obstacle], policy: Policy, member: str, checks: LaunchChecks) -> Choice:
+    """`choose`, and then what the launch allows: a descriptor it cannot check or test falls back to masked
+    pointers, with the obstacle that says why (under `--target descriptor`, the access is refused instead)."""
+    form = choose(obstacles, policy, member)
+    if form is Form.COMPAT and checks.beyond_emulation():
+        form = Form.POINTER
+    if form is None:
+        return Choice(None, obstacles, deciding(obstacles, policy))
+    fallback = _fallback(form, checks)
+    if fallback is not None:
+        refused = fallback.code == ttd107_narrow_block.CODE and descriptors_only(policy)
+        return Choice(Form.POINTER, [*obstacles, fallback], fallback if refused else None)
+    guarded = form is Form.GUARDED or (form is Form.COMPAT and checks.compat_guardable())
+    return Choice(form, obstacles, guarded=guarded)
+
+
+def _fallback(form: Form, checks: LaunchChecks) -> Obstacle | None:
+    """Why a descriptor the obstacles allow becomes masked pointers after all: no launch check can guard it,
+    a guard would not pay off, or its block widths cannot be tested (no fallback then)."""
+    if form is Form.GUARDED:
+        unguardable = checks.unguardable()
+        if unguardable is not None:
+            return Obstacle(ttd112_runtime_alignment.CODE, ttd112_runtime_alignment.unguardable(unguardable))
+        if not checks.pays_off():
+            return Obstacle(ttd009_launch_guard.CODE, ttd009_launch_guard.PAYS_OFF)
+    elif form is Form.DESCRIPTOR and not checks.width_testable():
+        return Obstacle(ttd107_narrow_block.CODE, ttd107_narrow_block.UNTESTED)
+    return None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What one access (or helper call) of some block pointers became, on the analysis' last pass over it (a
+    loop's first pass may see an offset that the fixed point no longer proves, so each pass replaces the last,
+    and what a block pointer became is what its sites became in the end): its form (a guarded descriptor is a
+    descriptor, `guarded`), why masked pointers (`reasons`: the obstacles' codes -> their messages), what a
+    descriptor relies on (`relied`: fact -> where it was stated, TTD010) and where the function's target came from
+    (TTD006's note). Made here only."""
+
+    creations: frozenset
+    form: Form
+    origin: Origin
+    guarded: bool = False  # a descriptor (or compat tile) chosen at launch (TTD009)
+    reasons: Mapping[str, str] = field(default_factory=dict)
+    relied: Mapping[str, str] = field(default_factory=dict)
+
+
+def decision(creations: frozenset, form: Form, obstacles: list[Obstacle], policy: Policy, origin: Origin,
+             contiguous: str | None = None, guarded: bool = False) -> Decision:
+    """The decision for one access whose form is chosen: why masked pointers (the obstacles that decided it)
+    or what a plain descriptor relies on (the facts stated that cover its soft obstacles, and `contiguous`:
+    where the unit stride was stated, if it was; a guarded one has them checked at launch)."""
+    reasons, relied = {}, {}
+    beyond_launch = relies_beyond_launch(obstacles)
+    for obstacle in obstacles:
+        emulated = form in (Form.POINTER, Form.COMPAT) and obstacle.blocks(policy)
+        if emulated or (form is Form.POINTER and obstacle.code == ttd111_store_row_width.CODE):
+            reasons[obstacle.code] = obstacle.message
+        elif form is Form.POINTER and beyond_launch and not obstacle.stated:  # what else it would rely on
+            reasons[obstacle.code] = unstated(obstacle).message
+        elif form is Form.DESCRIPTOR and obstacle.stated:
+            relied[COVERING_FACT[obstacle.code]] = obstacle.stated
+    if form is Form.DESCRIPTOR and contiguous is not None:
+        relied["contiguous"] = contiguous
+    return Decision(creations, Form.DESCRIPTOR if form is Form.GUARDED else form, origin, guarded, reasons, relied)
 
 
 def relies_beyond_launch(obstacles: list[Obstacle]) -> bool:
@@ -85,7 +241,7 @@ def relies_beyond_launch(obstacles: list[Obstacle]) -> bool:
 def deciding(obstacles: list[Obstacle], policy: Policy) -> Obstacle:
     """The obstacle that makes `choose` leave an access untouched (the reason reported, with the fact that
     would make it migratable where one would)."""
-    if policy.target == "compat":
+    if uses_shim(policy):
         return next(o for o in obstacles if o.code in SHIM_UNSUPPORTED)
     first = next(o for o in obstacles if o.blocks(policy))
     return first if first.code not in COVERING_FACT or policy.strict else unstated(first)
@@ -158,8 +314,8 @@ def access_obstacles(member: str, offsets_proven: list[dict], unchecked_in_bound
     if volatile:
         found.append(Obstacle(ttd104_volatile.CODE, ttd104_volatile.MESSAGE))
     if isinstance(padding, cst.Name):
-        found.append(Obstacle(ttd108_unsupported_use.CODE,
-                              ttd108_unsupported_use.padding_chosen_at_compile_time(padding.value)))
+        found.append(Obstacle(ttd117_padding_option.CODE,
+                              ttd117_padding_option.padding_chosen_at_compile_time(padding.value)))
     if padding == "nan" and policy.min_triton < ttd113_min_triton.PADDED_DESCRIPTORS:
         found.append(Obstacle(ttd113_min_triton.CODE, ttd113_min_triton.NO_NAN_PADDING))
     if member == "store":

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from triton_migrate.forms import POINTER_ARGUMENT, Form
 from triton_migrate.rules import ttd103_no_unit_stride
 from triton_migrate.syntax.nodes import code_of
 
@@ -55,19 +56,6 @@ class Refusal:
 
 
 @dataclass
-class SiteForm:
-    """What one access (or helper call) of some block pointers became, on the analysis' last pass over it: a
-    loop's first pass may see an offset that the fixed point no longer proves, so each pass replaces the
-    last, and what a block pointer became is what its sites became in the end."""
-
-    creations: frozenset
-    form: str  # "descriptor" (also a guarded one), "pointer", "compat" or "parts"
-    guarded: bool = False  # a descriptor (or compat tile) chosen at launch (TTD009)
-    reasons: dict = field(default_factory=dict)  # code -> message, why masked pointers
-    relied: dict = field(default_factory=dict)  # fact -> where it was stated, what a descriptor relies on (TTD010)
-
-
-@dataclass
 class Knowledge:
     """What the analysis has learnt; it only grows (but for what each site became), so reruns terminate."""
 
@@ -77,7 +65,7 @@ class Knowledge:
     paddings: dict = field(default_factory=dict)  # creation id -> {"zero", "nan"}
     placeholder_links: dict = field(default_factory=dict)  # statement id -> creation ids
     placeholder_used: set = field(default_factory=set)
-    sites: dict = field(default_factory=dict)  # an access's (or helper call's) key -> SiteForm
+    sites: dict = field(default_factory=dict)  # an access's (or helper call's) key -> planner.Decision
     merged: dict = field(default_factory=dict)  # creation id -> {(kind, dim): its part}, for `p_base = ...`
     named: set = field(default_factory=set)  # creation ids whose name holds their pointers for some access
     rebuilt: set = field(default_factory=set)  # creation ids some access computes the pointers of from parts
@@ -92,7 +80,7 @@ class Knowledge:
 
     @property
     def forms(self) -> dict:
-        """Creation id -> {"descriptor", "pointer", ...}: what its sites became."""
+        """Creation id -> {Form}: what its sites became."""
         found: dict = {}
         for site in self.sites.values():
             for creation in site.creations:
@@ -170,7 +158,7 @@ class HandleAccess:
     at launch (TTD009), or a compat tile (TTD007). The rewrite builds its syntax from this record alone
     (rewrite/forms/handle_access.py). Its repr shows the expressions as code."""
 
-    form: str  # "descriptor" or "compat"
+    form: Form  # a descriptor or a compat tile
     member: str  # "load" or "store"
     creations: frozenset  # the ids of the creations it reads
     stem: str  # the block pointer's stem, which names its handles
@@ -241,7 +229,7 @@ class NamedMaskAccess:
 def _record_repr(record) -> str:
     """A record as a reader wants it: expressions as code, node ids (its creations, a node) left out."""
     shown = {key: _shown(value) for key, value in vars(record).items()
-             if value is not None and key not in ("creations", "pointer")}
+             if value is not None and key not in ("creations", POINTER_ARGUMENT)}
     return f"{type(record).__name__}({', '.join(f'{key}={value}' for key, value in shown.items())})"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from triton_migrate.forms import Form, Origin
 from triton_migrate.syntax.forms import masked_pointers
 from triton_migrate.syntax.nodes import canonical_code
 
@@ -31,7 +32,7 @@ class Results(Part):
     def descriptor_loads(self, creation: int) -> set[int]:
         """The ids of the load calls that may read this block pointer's tile through a descriptor."""
         return {key for key, (_, edit) in self.run.expr_edits.items() if isinstance(edit, HandleAccess)
-                and edit.form == "descriptor" and edit.member == "load" and creation in edit.creations}
+                and edit.form == Form.DESCRIPTOR and edit.member == "load" and creation in edit.creations}
 
     def is_refused(self, creations) -> bool:
         return any(self.fn.knowledge.refused.get(member) is not None
@@ -56,25 +57,32 @@ class Results(Part):
 
     @property
     def handle_kind(self) -> str:
-        return "tile" if self.fn.policy.target == "compat" else "desc"
+        return "tile" if planner.uses_shim(self.fn.policy) else "desc"
 
     def forms(self, creations) -> set[str]:
-        """How the accesses of these block pointers are rewritten: {"descriptor"}, {"pointer"} or both."""
+        """How the accesses of these block pointers are rewritten: a descriptor, masked pointers or both."""
         members = [m for c in creations for m in self.class_of(c)]
         found = set().union(*(self.fn.knowledge.forms.get(m, set()) for m in members))
         if found:
             return found
-        if self.fn.policy.target == "compat":
-            return {"compat"}
-        blocked = any(self.run.creations[m].blockers for m in members) or self.fn.policy.target == "pointer"
-        return {"pointer" if blocked else "descriptor"}  # never accessed: what it would be
+        if planner.uses_shim(self.fn.policy):
+            return {Form.COMPAT}
+        blocked = any(self.run.creations[m].blockers for m in members) or planner.pointers_only(self.fn.policy)
+        return {Form.POINTER if blocked else Form.DESCRIPTOR}  # never accessed: what it would be
+
+    def target_origin(self, creations) -> Origin | None:
+        """Where the target came from, where it alone made these block pointers masked pointers (TTD006's note):
+        as their sites' decisions say (the function's, for one never accessed); None where obstacles decided."""
+        members = {m for c in creations for m in self.class_of(c)}
+        origins = {site.origin for site in self.fn.knowledge.sites.values() if site.creations & members}
+        return planner.target_origin(self.fn.policy, next(iter(origins), self.fn.origin))
 
     def uses_descriptors(self, creations) -> bool:
         """Whether these block pointers need handles: descriptors, or compat tiles. One that is never loaded
         or stored through (a helper that only moves its block pointer) needs none: creating it would cost
         a device-side descriptor for nothing."""
         recorded = set().union(*(self.fn.knowledge.forms.get(m, set()) for c in creations for m in self.class_of(c)))
-        return bool(recorded & {"descriptor", "compat"})
+        return bool(recorded & {Form.DESCRIPTOR, Form.COMPAT})
 
     def reads_pointers(self, creations) -> bool:
         """Whether some masked access reads these block pointers' pointers from the name that holds them, so
@@ -124,7 +132,7 @@ class Results(Part):
         loop, as a descriptor in and a pointer out, and refuses to compile. A handle's padding is part of its
         type too (a compat tile re-made with "nan" in the loop that one made with "zero" before it carries)."""
         def kind(c: Creation) -> tuple:
-            impl = self.compat_impl(c) if self.fn.policy.target == "compat" else None
+            impl = self.compat_impl(c) if planner.uses_shim(self.fn.policy) else None
             paddings = tuple(sorted(self.paddings({id(c.call)})))
             return (self.fn.facts.canonical_code(c.base), *map(self.fn.facts.canonical_code, c.block), impl,
                     paddings)
@@ -141,7 +149,7 @@ class Results(Part):
         found = []
         for padding in sorted(paddings, key=lambda p: p != "zero"):
             target = self.fn.namer.descriptor(value_stem, padding, paddings, self.handle_kind)
-            if self.fn.policy.target == "compat":
+            if planner.uses_shim(self.fn.policy):
                 impl, guard = self.compat_impl(creation), None
                 if impl == "auto" and self.is_guarded({id(creation.call)}):
                     guard = self.fn.guard_flag
@@ -169,7 +177,7 @@ class Results(Part):
         """The flag a guarded descriptor (TTD009), or one whose block widths are tested (TTD107), is created
         under: `if USE_DESCRIPTORS:`, which Triton resolves at compile time (a `None` in its place would not
         survive a run-time `if`)."""
-        if self.fn.policy.target == "compat":
+        if planner.uses_shim(self.fn.policy):
             return None
         if self.is_guarded({id(creation.call)}):
             return self.fn.guard_flag
@@ -236,7 +244,7 @@ class Results(Part):
             names += [self.fn.namer.descriptor(stem, p, paddings, self.handle_kind)
                       for p in sorted(paddings, key=lambda p: p != "zero")]
         merged = self.fn.knowledge.merged
-        if "parts" in self.forms(creations) or any(("base", 0) in merged.get(c, {}) for c in creations):
+        if Form.PARTS in self.forms(creations) or any(("base", 0) in merged.get(c, {}) for c in creations):
             names += self.part_variables(creations)  # what a helper receives, or a `p is None` asks
         if not names:
             return None

@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from triton_migrate.forms import Origin
+from triton_migrate.policy import Policy
+
 from .facts import FunctionFacts
 from .guards import Arguments
 from .naming import Namer
@@ -32,7 +35,8 @@ class Subject:
 
     function: cst.FunctionDef
     context: object  # program.py's FunctionContext, or None: the function analysed alone
-    policy: object  # Policy
+    policy: Policy
+    origin: Origin  # where its target came from (planner.origin)
     names: TritonNames
     namer: Namer
     language: cst.BaseExpression  # how the module names triton.language

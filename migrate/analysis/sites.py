@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import libcst as cst
 
+from triton_migrate.forms import POINTER_ARGUMENT, Form
 from triton_migrate.rules import (
     ttd003_access,
-    ttd009_launch_guard,
     ttd103_no_unit_stride,
-    ttd107_narrow_block,
-    ttd108_unsupported_use,
     ttd109_ambiguous_value,
-    ttd111_store_row_width,
-    ttd112_runtime_alignment,
+    ttd114_rejected_call,
+    ttd115_masked_access,
+    ttd116_boundary_check_unread,
+    ttd117_padding_option,
+    ttd118_unfollowed_use,
     ttd201_crosses_function,
 )
 from triton_migrate.syntax.forms import descriptor
@@ -26,7 +27,7 @@ from .calls import (
     bool_value,
     string_value,
 )
-from .records import CompileError, ElementType, Refusal, SiteForm
+from .records import CompileError, ElementType, Refusal
 from .shared import Part
 from .values import (
     BlockPtr,
@@ -51,9 +52,9 @@ class Accesses(Part):
             self.unbound_access(call, str(error), state)
             return
         for name, argument in bound.items():  # a block pointer as a store's value, a `mask=`, an `other=`: a use
-            if name != "pointer":  # the rewrite cannot follow (the access's pointer alone is rewritten)
-                self.flow.visit(argument.value, state, how=ttd108_unsupported_use.passed_as(member, name))
-        pointer = bound["pointer"].value
+            if name != POINTER_ARGUMENT:  # the rewrite cannot follow (the access's pointer alone is rewritten)
+                self.flow.visit(argument.value, state, how=ttd118_unfollowed_use.passed_as(member, name))
+        pointer = bound[POINTER_ARGUMENT].value
         if self.creating.is_inline_creation(pointer):
             value = self.creating.inline_creation(pointer, state)
             resolved = (value, None) if isinstance(value, BlockPtr) else None
@@ -74,47 +75,29 @@ class Accesses(Part):
         if refusal is None:
             obstacles = self.obstacles(call, member, bound, value, deltas)
             if self.user_mask(bound):
-                obstacles.append(planner.Obstacle(ttd108_unsupported_use.CODE, ttd108_unsupported_use.USER_MASK))
-            form = planner.choose(obstacles, self.fn.policy, member)
-            if form == "compat" and self.beyond_emulation(value):
-                form = "pointer"
-            if form is None:
-                first = planner.deciding(obstacles, self.fn.policy)
-                refusal = Refusal(first.code, first.message, call)
-            unguardable = self.launch.unguardable(value) if form == "guarded" else None
-            if unguardable is not None:
-                form = "pointer"
-                obstacles.append(planner.Obstacle(ttd112_runtime_alignment.CODE,
-                                                  ttd112_runtime_alignment.unguardable(unguardable)))
-            elif form == "guarded" and not self.launch.pays_off(call, member, value):
-                form = "pointer"
-                obstacles.append(planner.Obstacle(ttd009_launch_guard.CODE, ttd009_launch_guard.PAYS_OFF))
-            elif form == "descriptor" and not self.launch.width_testable(value):  # `--target descriptor`: no fallback
-                form = "pointer"
-                obstacles.append(planner.Obstacle(ttd107_narrow_block.CODE, ttd107_narrow_block.UNTESTED))
-                if self.fn.policy.target == "descriptor":
-                    refusal = Refusal(ttd107_narrow_block.CODE, ttd107_narrow_block.UNTESTED, call)
+                obstacles.append(planner.Obstacle(ttd115_masked_access.CODE, ttd115_masked_access.USER_MASK))
+            choice = planner.choose_access(obstacles, self.fn.policy, member, _Checks(self, call, member, value))
+            form, obstacles = choice.form, choice.obstacles
+            if choice.refusal is not None:
+                refusal = Refusal(choice.refusal.code, choice.refusal.message, call)
         if refusal is not None:
             self.books.refuse(value.creations, refusal)
             return
-        # the shim's descriptors only where the launch allows
         if self.user_mask(bound):
             self.rejected_mask(call, member, self.user_mask(bound), value)
-        guarded = form == "guarded" or (form == "compat" and len(value.dims) <= COMPAT_EMULATED_RANK and
-                                        self.launch.unguardable(value, fallback=False) is None)
-        self.record_form(value, form, obstacles, id(call), guarded)
-        if form == "pointer" and self.emit.masks_at_creation(call, bound, value, deltas):
+        self.record_form(value, form, obstacles, id(call), choice.guarded)
+        if form is Form.POINTER and self.emit.masks_at_creation(call, bound, value, deltas):
             self.run.expr_edits[id(call)] = (value.creations,
                                              self.emit.named_mask_access(member, bound, value))
             return
         offsets = self.moves.offsets(value, deltas)
-        if offsets is not None and form == "compat":
+        if offsets is not None and form is Form.COMPAT:
             self.emit.compat_access(call, member, bound, value, offsets)
-        elif offsets is not None and form == "descriptor" and self.launch.width_tests(value.creations):
+        elif offsets is not None and form is Form.DESCRIPTOR and self.launch.width_tests(value.creations):
             self.emit.guarded_access(call, member, bound, value, offsets, deltas, widths=True)
-        elif offsets is not None and form == "descriptor":
+        elif offsets is not None and form is Form.DESCRIPTOR:
             self.emit.descriptor_access(call, member, bound, value, offsets)
-        elif offsets is not None and form == "guarded":
+        elif offsets is not None and form is Form.GUARDED:
             self.emit.guarded_access(call, member, bound, value, offsets, deltas)
         elif offsets is not None:
             self.emit.pointer_access(call, member, bound, value, offsets, deltas)
@@ -164,10 +147,10 @@ class Accesses(Part):
         at compile time in every version: the kernel never compiled. A `tl.static_assert(False, ...)` on the line
         before keeps it so, and the access migrates to masked pointers, its own mask kept: no block-pointer API
         is left, and nothing it reads goes unread."""
-        what = ttd108_unsupported_use.masked_access(member, given[0])
-        self.run.dead_uses.append(Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.rejected_access(what),
+        what = ttd115_masked_access.masked_access(member, given[0])
+        self.run.dead_uses.append(Refusal(ttd115_masked_access.CODE, ttd115_masked_access.rejected_access(what),
                                           call))
-        assertion = ttd108_unsupported_use.masked_assertion(member, given[0])
+        assertion = ttd115_masked_access.masked_assertion(member, given[0])
         self.run.line_edits.setdefault(id(self.run.line), {})[("rejected mask", id(call))] = \
             (id(call), value.creations, CompileError(self.fn.language, assertion))
 
@@ -176,23 +159,23 @@ class Accesses(Part):
         if value.desc_stale:
             return Refusal(ttd109_ambiguous_value.CODE, ttd109_ambiguous_value.DESCRIPTOR_RECREATED, call)
         if self.user_mask(bound) and self.run.line is None:
-            return Refusal(ttd108_unsupported_use.CODE,
-                           ttd108_unsupported_use.mask_on_shared_line(member, self.user_mask(bound)[0]), call)
+            return Refusal(ttd115_masked_access.CODE,
+                           ttd115_masked_access.mask_on_shared_line(member, self.user_mask(bound)[0]), call)
         option = string_value(bound["padding_option"].value) if "padding_option" in bound else None
         if option is not None and self.literal_padding(bound) is None:
-            return self.books.reject(ttd108_unsupported_use.unknown_padding(option), call)
+            return self.books.reject(ttd114_rejected_call.unknown_padding(option), call)
         if self.checked_dims(bound, len(value.dims)) is None:
-            return Refusal(ttd108_unsupported_use.CODE, self.unread_check(bound["boundary_check"].value), call)
+            return Refusal(ttd116_boundary_check_unread.CODE, self.unread_check(bound["boundary_check"].value), call)
         if self.padding(bound) is None:
-            return Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.PADDING_SPELT, call)
+            return Refusal(ttd117_padding_option.CODE, ttd117_padding_option.PADDING_SPELT, call)
         return None
 
     def unread_check(self, check: cst.BaseExpression) -> str:
         """Why a `boundary_check` cannot be read, and what would make it readable."""
         spelt = self.fn.facts.canonical_code(check)
         if isinstance(check, cst.Name) and check.value in self.fn.facts.params:
-            return ttd108_unsupported_use.check_parameter(spelt)
-        return ttd108_unsupported_use.check_unread(spelt)
+            return ttd116_boundary_check_unread.check_parameter(spelt)
+        return ttd116_boundary_check_unread.check_unread(spelt)
 
     def obstacles(self, call: cst.Call, member: str, bound, value: BlockPtr, deltas) -> list:
         creations = [self.books.creations_by_id(c) for c in self.fn.knowledge.in_order(value.creations)]
@@ -234,33 +217,21 @@ class Accesses(Part):
             self.summed = layout.summed_loads(self.fn.function, self.fn.names.member)
         return self.summed
 
-    def record_form(self, value: BlockPtr, form: str, obstacles: list, site: object = None,
+    def record_form(self, value: BlockPtr, form: Form, obstacles: list, site: object = None,
                     guarded: bool = False) -> None:
-        """Remember what the access `site` (by default: these block pointers' helper calls) became, and why
-        masked pointers (the obstacles that decided it) or what a plain descriptor relies on (the facts
-        stated that cover its soft obstacles; a guarded one has them checked at launch)."""
-        reasons, relied = {}, {}
-        beyond_launch = planner.relies_beyond_launch(obstacles)
-        for obstacle in obstacles:
-            emulated = form in ("pointer", "compat") and obstacle.blocks(self.fn.policy)
-            if emulated or (form == "pointer" and obstacle.code == ttd111_store_row_width.CODE):
-                reasons[obstacle.code] = obstacle.message
-            elif form == "pointer" and beyond_launch and not obstacle.stated:  # what else it would rely on
-                reasons[obstacle.code] = planner.unstated(obstacle).message
-            elif form == "descriptor" and obstacle.stated:
-                relied[planner.COVERING_FACT[obstacle.code]] = obstacle.stated
+        """Remember what the access `site` (by default: these block pointers' helper calls) became: the
+        planner's decision."""
         creations = [self.books.creations_by_id(c) for c in value.creations]
-        if form == "descriptor" and any(c.stated_unit for c in creations):
-            relied["contiguous"] = next(c.stated["contiguous"] for c in creations if c.stated_unit)
+        contiguous = next((c.stated["contiguous"] for c in creations if c.stated_unit), None)
         key = site if site is not None else (form, value.creations)
-        self.fn.knowledge.sites[key] = SiteForm(frozenset(value.creations), "descriptor" if form == "guarded" else form,
-                                             guarded, reasons, relied)
+        self.fn.knowledge.sites[key] = planner.decision(frozenset(value.creations), form, obstacles, self.fn.policy,
+                                                        self.fn.origin, contiguous, guarded)
 
     def unbound_access(self, call: cst.Call, error: str, state: State) -> None:
         """A load or store Triton rejects as called (an argument missing, unknown or given twice): the block
         pointers it names stay as they are, reported with what is wrong."""
         self.flow.visit_children(call, state)
-        refusal = Refusal(ttd108_unsupported_use.CODE, ttd108_unsupported_use.rejected(error), call)
+        refusal = Refusal(ttd114_rejected_call.CODE, ttd114_rejected_call.rejected(error), call)
         if {"boundary_check", "padding_option"} & {a.keyword.value for a in call.args if a.keyword} or \
                 any(isinstance(state.get(a.value.value), (BlockPtr, Opaque)) for a in call.args
                     if isinstance(a.value, cst.Name)):
@@ -273,7 +244,7 @@ class Accesses(Part):
             self.books.orphan(call, refusal.message, code=refusal.code)
 
     def untracked_access(self, call, member, bound, state) -> None:
-        pointer = bound["pointer"].value
+        pointer = bound[POINTER_ARGUMENT].value
         self.flow.visit(pointer, state)
         if "boundary_check" not in bound and "padding_option" not in bound or self.moves.is_site_call(pointer):
             return
@@ -364,3 +335,26 @@ class Accesses(Part):
         self.books.settle(value)
         self.run.expr_edits[id(node)] = (value.creations, ElementType(value.creations, value.stem, value.pointers))
         return True
+
+
+class _Checks:
+    """What the launch allows for one access (planner.LaunchChecks), asked of the Launch part."""
+
+    def __init__(self, accesses: Accesses, call: cst.Call, member: str, value: BlockPtr) -> None:
+        self.accesses, self.call, self.member, self.value = accesses, call, member, value
+
+    def beyond_emulation(self) -> bool:
+        return self.accesses.beyond_emulation(self.value)
+
+    def unguardable(self) -> str | None:
+        return self.accesses.launch.unguardable(self.value)
+
+    def pays_off(self) -> bool:
+        return self.accesses.launch.pays_off(self.call, self.member, self.value)
+
+    def width_testable(self) -> bool:
+        return self.accesses.launch.width_testable(self.value)
+
+    def compat_guardable(self) -> bool:
+        return len(self.value.dims) <= COMPAT_EMULATED_RANK and \
+            self.accesses.launch.unguardable(self.value, fallback=False) is None

@@ -5,10 +5,10 @@ imports neither triton nor torch."""
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -308,6 +308,12 @@ class _DefaultGroup(click.Group):
 
     default = "check"
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # Commands loaded on use, by name (`verify`, which needs triton and torch): the entry point registers them
+        # (triton_migrate/cli.py), so that the front end imports nothing of the layers that drive it.
+        self.on_use: dict[str, Callable[[], click.Command]] = {}
+
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] == "tune":  # `migrate tune` is `migrate verify tune`: it runs kernels too
             args = ["verify", *args]
@@ -316,29 +322,12 @@ class _DefaultGroup(click.Group):
         return super().parse_args(ctx, args)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return ["check", "report", "verify", "vendor-compat"]
+        return ["check", "report", *self.on_use, "vendor-compat"]
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name == "verify":
-            return _verify_command()
+        if name in self.on_use:
+            return self.on_use[name]()
         return {"check": check, "report": report, "vendor-compat": vendor_compat}.get(name)
-
-
-def _verify_command() -> click.Command:
-    # Imported on use only: verification needs triton and torch, which nothing else here may import.
-    try:
-        return importlib.import_module("triton_migrate.verify").command
-    except Exception as exc:  # not installed yet, or a broken import: say so instead of a traceback
-        reason = f"{type(exc).__name__}: {exc}"
-
-    @click.command("verify", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-    @click.pass_context
-    def unavailable(ctx):
-        """Not available in this installation."""
-        click.echo(f"migrate verify is not available in this installation ({reason}).", err=True)
-        ctx.exit(2)
-
-    return unavailable
 
 
 main = _DefaultGroup(name="migrate", context_settings={"help_option_names": ["-h", "--help"]},

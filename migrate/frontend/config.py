@@ -25,6 +25,7 @@ import pathspec
 from triton_migrate.frontend import ruff_rules
 from triton_migrate.frontend.output import FORMATS
 from triton_migrate.policy import FACTS, KERNEL_TARGETS, TARGETS, Policy, Statement
+from triton_migrate.rules import selects
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -107,10 +108,11 @@ class Config:
 
 
 def enabled(code: str, select: tuple[str, ...], ignore: tuple[str, ...]) -> bool:
-    """A code runs if some `select` entry is a prefix of it and no `ignore` entry is (`ALL` matches any)."""
+    """A code runs if some `select` entry is a prefix of it (or an alias that names it: TTD108) and no `ignore`
+    entry is (`ALL` matches any)."""
 
     def hit(selectors: tuple[str, ...]) -> bool:
-        return any(s == ALL or code.startswith(s) for s in selectors)
+        return any(s == ALL or code.startswith(s) or selects(s, code) for s in selectors)
 
     return hit(select) and not hit(ignore)
 

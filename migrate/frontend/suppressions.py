@@ -14,6 +14,7 @@ import tokenize
 from dataclasses import dataclass
 
 from triton_migrate.outcome import Diagnostic
+from triton_migrate.rules import selects
 
 PREFIX = "TTD"
 # flake8's grammar: `noqa` anywhere in the comment, codes separated by commas and/or spaces.
@@ -32,7 +33,7 @@ class Suppression:
     blanket: bool = False  # `# migrate: ignore` without a list
 
     def covers(self, diagnostic: Diagnostic) -> bool:
-        return diagnostic.line == self.line and (self.blanket or diagnostic.code in self.codes)
+        return diagnostic.line == self.line and (self.blanket or any(selects(c, diagnostic.code) for c in self.codes))
 
 
 def might_have(data: bytes) -> bool:
@@ -77,7 +78,7 @@ def unused(suppressions: list[Suppression], diagnostics: tuple[Diagnostic, ...])
         for code in s.codes:
             if code not in CODES:
                 stale.append((s, f"unknown rule code {code}"))
-            elif code not in on_line:
+            elif not any(selects(code, found) for found in on_line):  # TTD108 names the codes it was split into
                 stale.append((s, f"unused suppression of {code}: no such site on this line"))
     return stale
 

@@ -5,7 +5,7 @@ As the `Rewriter` leaves each function it has edited, the function passes run on
 function is rewritten, the module passes run on the whole module. Each pass reads the function (or module)
 as parsed (`original`) and as the passes before it left it (`updated`), and returns it rewritten.
 
-The engine (engine.py) decides which functions the edits come from and which dead helpers go before the
+The engine (engine/) decides which functions the edits come from and which dead helpers go before the
 edits run; this module decides what happens to the edited code, and when.
 """
 
@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import libcst as cst
 
+from triton_migrate.analysis import planner
 from triton_migrate.policy import Policy
 from triton_migrate.rules import _launch_support as launch_support
 from triton_migrate.rules import ttd009_launch_guard
@@ -34,7 +35,7 @@ from .sink import sink_pointers
 
 @dataclass(frozen=True)
 class Rewriting:
-    """What the passes of one module read: the module as the engine parsed it (`unit`, engine.py's `_Unit`:
+    """What the passes of one module read: the module as the engine parsed it (`unit`, engine/scanning.py's `Unit`:
     its tree, TritonNames, Namer, names of `triton.language` and of the compat shim, the launch-support
     names), what the user allows (`policy`), and where the module imports its launch support from
     (`launch`: `from X import`'s X; None: from beside it); and what the edits' builders left for the passes to
@@ -91,7 +92,7 @@ def _language_import(original: cst.Module, updated: cst.Module, rewriting: Rewri
 
 def _compat_import(original: cst.Module, updated: cst.Module, rewriting: Rewriting) -> cst.Module:
     policy, shim = rewriting.policy, rewriting.unit.shim
-    if policy.target == "compat" and uses_name(updated, shim):
+    if planner.uses_shim(policy) and uses_name(updated, shim):
         return add_import(updated, policy.compat_module, shim)
     return updated
 

@@ -25,13 +25,14 @@ from typing import Callable
 
 import click
 
+from triton_migrate.forms import Target
 from triton_migrate.policy import KERNEL_TARGETS, Policy
 
 from .report import policy_lines
 from .session import checking, common, migrating, record, session, tree_paths, user_command, verdict_of
 from .tree import Migration, make_migrated_copy
 
-DEFAULT_CANDIDATES = ("auto", "pointer")
+DEFAULT_CANDIDATES = (Target.AUTO.value, Target.POINTER.value)
 # The recorder's run-to-run noise: the candidates run one after another, minutes apart, and a kernel's times
 # move by a few per cent between runs. A candidate replaces the first identical one only if it is faster
 # by more than this.

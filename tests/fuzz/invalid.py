@@ -100,7 +100,7 @@ def generate(seed: int) -> tuple[str, str, int]:
 
 def check(drawn) -> str:
     """How the codemod took one invalid kernel: "refused: KIND", "still rejected: KIND" (migrated, and Triton
-    3.8 rejects the output as it rejected the input: an error kept on purpose, TTD108's `tl.static_assert`),
+    3.8 rejects the output as it rejected the input: an error kept on purpose, TTD115's `tl.static_assert`),
     "internal-error: KIND: ERROR", or "migrated as if valid: KIND" (the output runs)."""
     from fuzz import runner
     from triton_migrate import engine

@@ -7,6 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from triton_migrate.analysis.records import BaseTest, CompileError, ElementType, HelperCallParts
+from triton_migrate.forms import Form
 from triton_migrate.syntax.forms import descriptor, helper_parts, masked_pointers
 
 from .stand_ins import StandIns
@@ -31,6 +32,6 @@ def element_type(record: ElementType, stand_ins: StandIns, query: cst.Attribute)
         if query.value.attr.value == "dtype":
             return query
         return masked_pointers.element_type(descriptor.queried_pointer(query))
-    if record.source == "descriptor":
+    if record.source == Form.DESCRIPTOR:
         return descriptor.dtype_of(record.handle)
     return masked_pointers.element_type(record.base)

@@ -8,6 +8,7 @@ import libcst as cst
 
 from triton_migrate.analysis.calls import bind
 from triton_migrate.analysis.records import HandleAccess
+from triton_migrate.forms import Form
 from triton_migrate.syntax.forms import compat, descriptor, launch_guard, masked_pointers
 
 from . import masked_access
@@ -17,7 +18,7 @@ from .stand_ins import StandIns
 def build(access: HandleAccess, stand_ins: StandIns, updated: cst.Call) -> cst.BaseExpression:
     """What replaces the access, `updated` being its call with the edits inside it made; `stand_ins` names
     the axes and bounds of a guarded access's masked pointers (masked_access.py)."""
-    through = _descriptor(access, updated) if access.form == "descriptor" else _tile(access, updated)
+    through = _descriptor(access, updated) if access.form == Form.DESCRIPTOR else _tile(access, updated)
     if access.guard is None:
         return through
     return launch_guard.guarded(access.guard, through, masked_access.build(access.fallback, stand_ins, updated))
