@@ -18,7 +18,7 @@ from triton_migrate import __version__
 from triton_migrate.frontend import config as cfg
 from triton_migrate.frontend import launch, output, runs
 from triton_migrate.frontend.jobs import add_noqa_all, analyse, plural, summary, write_all
-from triton_migrate.frontend.options import resolve, shared_options
+from triton_migrate.frontend.options import ConfigurationError, resolve, shared_options
 from triton_migrate.frontend.output import FileResult
 from triton_migrate.frontend.runs import Options
 from triton_migrate.frontend.written import as_written
@@ -33,9 +33,10 @@ Exit status:
 
 \b
 Commands (`migrate COMMAND --help`):
-  report   every site: what was done, why, what it relies on; counts by reason
-  verify   run kernels before and after migration and compare the outputs
-  tune     time each kernel's candidate migrations on a GPU, keep the fastest bit-identical one
+  report         every site: what was done, why, what it relies on; counts by reason
+  verify         run kernels before and after migration and compare the outputs
+  tune           time each kernel's candidate migrations on a GPU, keep the fastest bit-identical one
+  vendor-compat  write the compat shim as one self-contained file
 """
 
 
@@ -90,7 +91,8 @@ def emit(results: list[FileResult], errors: list[tuple[str, str]], checked: int,
     if options.show_fixes and options.mode == "write":
         click.echo(output.fixes_enumeration(ok), err=True, nl=False)
     if checked and not options.quiet and options.mode != "report" and not options.add_noqa:
-        click.echo(summary(ok, checked - (len(results) - len(ok)), options.mode == "write"), err=True)
+        failed = len(results) - len(ok)
+        click.echo(summary(ok, checked - failed, options.mode == "write", failed), err=True)
     if errors and not options.quiet:
         click.echo(f"Could not process {plural(len(errors), 'path')} (see errors above).", err=True)
     return _exit_status(ok, errors, options)
@@ -224,13 +226,26 @@ def _run(params: dict, options: Options, resolver: cfg.Resolver, run: cfg.Config
             raise click.UsageError("`-` (stdin) cannot be combined with other paths.")
         return run_paths(list(paths) or ["."], tuple(params["exclude"]), run.respect_gitignore, resolver, options)
     except cfg.ConfigError as exc:  # a nested pyproject.toml is only read when a file under it is reached
-        raise click.UsageError(f"configuration: {exc}") from None
+        raise ConfigurationError(exc) from None
 
 
 # --- commands ----------------------------------------------------------------------------------------------------
 
 
-@click.command(epilog=EXIT_CODES, context_settings={"help_option_names": ["-h", "--help"]})
+class _DefaultContext(click.Context):
+    """The default command's usage and messages name it as every page writes it, `migrate [OPTIONS]`
+    (`migrate --check`): `migrate check` is only its explicit spelling."""
+
+    @property
+    def command_path(self) -> str:
+        return self.parent.command_path if self.parent is not None else super().command_path
+
+
+class _DefaultCommand(click.Command):
+    context_class = _DefaultContext
+
+
+@click.command(cls=_DefaultCommand, epilog=EXIT_CODES, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--check", is_flag=True, help="Report sites only; never write (the default).")
 @click.option("--diff", is_flag=True,
               help="Print unified diffs and the sites that cannot be migrated; write nothing unless --write.")
@@ -309,33 +324,31 @@ class _DefaultGroup(click.Group):
     default = "check"
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] == "tune":  # `migrate tune` is `migrate verify tune`: it runs kernels too
-            args = ["verify", *args]
         if not args or args[0] not in self.list_commands(ctx):
             args = [self.default, *args]
         return super().parse_args(ctx, args)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return ["check", "report", "verify", "vendor-compat"]
+        return ["check", "report", "verify", "tune", "vendor-compat"]
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name == "verify":
-            return _verify_command()
+        if name in ("verify", "tune"):  # `migrate tune` is also `migrate verify tune`: it runs kernels too
+            return _verify_command(name)
         return {"check": check, "report": report, "vendor-compat": vendor_compat}.get(name)
 
 
-def _verify_command() -> click.Command:
+def _verify_command(name: str) -> click.Command:
     # Imported on use only: verification needs triton and torch, which nothing else here may import.
     try:
-        return importlib.import_module("triton_migrate.verify").command
+        return getattr(importlib.import_module("triton_migrate.verify"), {"verify": "command"}.get(name, name))
     except Exception as exc:  # not installed yet, or a broken import: say so instead of a traceback
         reason = f"{type(exc).__name__}: {exc}"
 
-    @click.command("verify", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+    @click.command(name, context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
     @click.pass_context
     def unavailable(ctx):
         """Not available in this installation."""
-        click.echo(f"migrate verify is not available in this installation ({reason}).", err=True)
+        click.echo(f"migrate {name} is not available in this installation ({reason}).", err=True)
         ctx.exit(2)
 
     return unavailable

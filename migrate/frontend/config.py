@@ -14,6 +14,7 @@ the `# noqa` comments it carries are those the rules of the project's nearest ru
 from __future__ import annotations
 
 import configparser
+import difflib
 import os
 import re
 import sys
@@ -267,13 +268,23 @@ def apply(config: Config, table: dict, where: str) -> Config:
     changes = {}
     for key, value in table.items():
         if key not in KEYS:
-            raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(KEYS)})")
+            raise ConfigError(f"{where}: unknown key {key!r} ({_suggestion(key)})")
         name, check = KEYS[key]
         try:
             changes[name] = check(value, f"{shown_path(where)}: {key}") if key in STATED else check(value)
         except ValueError as exc:
             raise ConfigError(f"{where}: {key}: {exc}") from None
     return replace(config, **changes, origins={**config.origins, **dict.fromkeys(changes, where)})
+
+
+def _suggestion(key: str) -> str:
+    """`did you mean ...` for a typo (`targte`, `line_length`), else every key."""
+    close = difflib.get_close_matches(key.replace("_", "-"), KEYS, n=1, cutoff=0.7)
+    return f"did you mean {close[0]!r}?" if close else f"known: {', '.join(KEYS)}"
+
+
+def _spelling(name: str) -> str:
+    return re.sub(r"[-_.\s]", "", name.lower())
 
 
 def shown_path(where: str) -> str:
@@ -291,7 +302,11 @@ def read_table(path: str) -> dict | None:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    table = document.get("tool", {}).get(TABLE)
+    tools = document.get("tool", {})
+    misspelt = [name for name in tools if name != TABLE and _spelling(name) == _spelling(TABLE)]
+    if misspelt:  # read by no one: every setting in it would be silently ignored
+        raise ConfigError(f"{path}: [tool.{misspelt[0]}] is not read: the table is [tool.{TABLE}]")
+    table = tools.get(TABLE)
     if table is not None and not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.{TABLE}] must be a table")
     return table

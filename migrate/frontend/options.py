@@ -82,11 +82,21 @@ def configuration_options(function):
 
 
 
+class ConfigurationError(click.ClickException):
+    """A bad pyproject.toml: exit 2 with its message, without the usage block that a mistyped option gets (the
+    command line was right)."""
+
+    exit_code = 2
+
+    def __init__(self, error: cfg.ConfigError) -> None:
+        super().__init__(f"configuration: {error}")
+
+
 def resolve(params: dict, fmt_option: str | None = None) -> tuple[cfg.Resolver, cfg.Config]:
     """runs.resolve, exit 2 on a bad configuration or option."""
     try:
         return runs.resolve(params, fmt_option)
     except cfg.ConfigError as exc:
-        raise click.UsageError(f"configuration: {exc}") from None
+        raise ConfigurationError(exc) from None
     except runs.OptionError as exc:
         raise click.UsageError(str(exc)) from None

@@ -9,4 +9,8 @@ def __getattr__(name):
         from .cli import command
 
         return command
+    if name == "tune":
+        from .tune import tune_command
+
+        return tune_command
     raise AttributeError(name)
