@@ -7,7 +7,7 @@ import libcst as cst
 
 from triton_migrate.rules import (
     ttd003_access,
-    ttd009_launch_guard,
+    ttd006_masked_pointers,
     ttd103_no_unit_stride,
     ttd107_narrow_block,
     ttd108_unsupported_use,
@@ -87,7 +87,7 @@ class Accesses(Part):
                                                   ttd112_runtime_alignment.unguardable(unguardable)))
             elif form == "guarded" and not self.launch.pays_off(call, member, value):
                 form = "pointer"
-                obstacles.append(planner.Obstacle(ttd009_launch_guard.CODE, ttd009_launch_guard.PAYS_OFF))
+                obstacles.append(planner.Obstacle(ttd006_masked_pointers.CODE, ttd006_masked_pointers.NOT_WORTH_IT))
             elif form == "descriptor" and not self.launch.width_testable(value):  # `--target descriptor`: no fallback
                 form = "pointer"
                 obstacles.append(planner.Obstacle(ttd107_narrow_block.CODE, ttd107_narrow_block.UNTESTED))
