@@ -3,8 +3,9 @@
 * `rules/index.md` and one page per rule code, `rules/TTDxxx.md`, from the registry (rules/__init__.py): the
   rule module's docstring (the text `migrate --explain CODE` prints) and the before/after of the first fixture
   its docstring names.
-* The configuration reference in configuration.md (the `<!-- configuration-keys -->` marker), from
-  migrate/frontend/config.py: every key of KEYS, Config's default, its HELP, and the option of the same name.
+* From the settings table (migrate/frontend/settings.py, SETTINGS): the configuration reference in
+  configuration.md (the `<!-- configuration-keys -->` marker: every key, Config's default, its meaning and its
+  option), and the options that set a key in commands.md (`<!-- setting-options -->`), as `--help` says them.
 * `<!-- run: migrate ARGS -->` markers: the command and what it prints, run in the repository root when the site
   is built (never a command that writes).
 
@@ -25,6 +26,7 @@ from triton_migrate.rules import RULES
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 KEYS_MARKER = "<!-- configuration-keys -->"
+OPTIONS_MARKER = "<!-- setting-options -->"
 RUN_MARKER = re.compile(r"^(?P<indent> *)<!-- run: migrate (?P<args>.*?) -->$", re.M)
 WRITES = ("--write", "--fix", "--add-noqa", "vendor-compat")  # never run by a build: they change files
 KINDS = {
@@ -139,22 +141,26 @@ def rule_index() -> str:
 
 
 def _option(key: str):
-    """The command line's option of the key's name, if any."""
+    """The default command's option that sets the key (settings.SETTINGS), if any."""
     import click
 
     from triton_migrate.frontend.cli import check
+    from triton_migrate.frontend.settings import BY_KEY
 
-    for param in check.params:
-        if isinstance(param, click.Option) and f"--{key}" in param.opts + param.secondary_opts:
-            return param
-    return None
+    flag = BY_KEY[key].flag
+    return next((p for p in check.params if isinstance(p, click.Option) and flag in p.opts), None)
+
+
+def _spelt(option) -> str:
+    """An option as `--help` names it: `-j/--jobs`, `--strict/--no-strict`."""
+    return "/".join(option.opts + option.secondary_opts)
 
 
 def _toml_value(key: str):
     """Config's default for `key`, as the TOML value that sets it (checked by setting it)."""
     from triton_migrate.frontend import config
 
-    field = config.KEYS[key][0]
+    field = config.BY_KEY[key].field
     default = getattr(config.Config(), field)
     if isinstance(default, (bool, str)):
         candidates = [default]
@@ -182,23 +188,34 @@ def _toml(value) -> str:
 
 
 def configuration_keys() -> str:
-    from triton_migrate.frontend import config
+    from triton_migrate.frontend.settings import SETTINGS
 
     sections = []
-    for key in config.KEYS:
-        help = config.HELP.get(key)
-        if help is None:
-            raise KeyError(f"config.HELP has no entry for the key `{key}`: the configuration reference shows every key")
-        value = _toml_value(key)
-        if value is None and help.unset is None:
-            raise ValueError(f"`{key}` is not set by default: config.HELP must say what applies then (`unset`)")
-        default = f"`{key} = {_toml(value)}`" if value is not None else f"not set: {help.unset}"
+    for setting in SETTINGS:
+        key, value = setting.key, _toml_value(setting.key)
+        if value is None and setting.unset is None:
+            raise ValueError(f"`{key}` is not set by default: its Setting must say what applies then (`unset`)")
+        default = f"`{key} = {_toml(value)}`" if value is not None else f"not set: {setting.unset}"
         option = _option(key)
-        twin = (f"`{'/'.join(option.opts + option.secondary_opts)}`: {option.help}" if option is not None
-                else "none")
-        sections.append(f"### `{key}`\n\n{help.meaning}\n\n"
-                        f"- Type: {help.type}\n- Default: {default}\n- Command line: {twin}\n")
+        twin = f"`{_spelt(option)}`: {option.help}" if option is not None else "none"
+        sections.append(f"### `{key}`\n\n{setting.meaning}\n\n"
+                        f"- Type: {setting.type}\n- Default: {default}\n- Command line: {twin}\n")
     return "\n".join(sections)
+
+
+def setting_options() -> str:
+    """The options of docs/commands.md that set a configuration key: one row each, as `--help` says it."""
+    from triton_migrate.frontend.settings import SETTINGS
+
+    rows = []
+    for setting in SETTINGS:
+        option = _option(setting.key) if setting.option is not None else None
+        if option is not None:
+            value = setting.option.metavar or "\\|".join(setting.option.choices)
+            metavar = f" {value}" if value else ""
+            rows.append(f"| `{_spelt(option)}{metavar}` | {_cell(option.help)} "
+                        f"([`{setting.key}`](configuration.md#{setting.key})) |\n")
+    return "| option | what it does (the configuration key it overrides) |\n|---|---|\n" + "".join(rows)
 
 
 # --- commands run when the site is built ------------------------------------------------------------------
@@ -251,5 +268,5 @@ def on_files(files, config):
 
 
 def on_page_markdown(markdown, page, config, files):
-    markdown = markdown.replace(KEYS_MARKER, configuration_keys())
+    markdown = markdown.replace(KEYS_MARKER, configuration_keys()).replace(OPTIONS_MARKER, setting_options())
     return RUN_MARKER.sub(_run_marker, markdown)

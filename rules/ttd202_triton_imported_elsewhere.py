@@ -69,6 +69,13 @@ def requirement(local: str, source: str, full: str, stated: str) -> str:
     return f"`{local}` imported from `{source}` is `{full}`: stated ({stated})"
 
 
+def known(local: str, source: str, full: str, project: str) -> str:
+    """What a rewrite relies on where `local` is imported from `source`, a module `project` is known to re-export
+    triton from and that this run cannot read (not installed)."""
+    return (f"`{local}` imported from `{source}` is `{full}`: assumed, as {project} re-exports it (the module is not "
+            "installed here; `known-triton-modules = false` turns this off)")
+
+
 def assumption(local: str, source: str, full: str) -> str:
     """What a rewrite relies on where `local` is imported from `source` in one branch of the module's imports and
     from triton (as `full`) in another."""

@@ -22,6 +22,7 @@ import pytest
 
 from triton_migrate.frontend import config
 from triton_migrate.frontend.cli import main
+from triton_migrate.frontend.settings import BY_KEY, SETTINGS
 from triton_migrate.rules import CODES, RULES, explain
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,32 +106,72 @@ def test_rule_page_shows_the_fixture_that_reports_the_code():
 
 def test_every_configuration_key_has_its_entry(site):
     out, _ = site
-    assert set(config.HELP) == set(config.KEYS), "a key of config.KEYS without its config.HELP, or the reverse"
     page = (out / "configuration" / "index.html").read_text()
-    for key in config.KEYS:
-        assert f'id="{key}"' in page, f"no entry for `{key}` in the configuration reference"
+    for setting in SETTINGS:
+        assert f'id="{setting.key}"' in page, f"no entry for `{setting.key}` in the configuration reference"
 
 
 def test_help_says_what_applies_exactly_where_a_key_is_unset_by_default():
-    for key, help in config.HELP.items():
-        assert (hooks._toml_value(key) is None) == (help.unset is not None), key
+    for setting in SETTINGS:
+        assert (hooks._toml_value(setting.key) is None) == (setting.unset is not None), setting.key
 
 
 def test_configuration_reference_states_defaults_and_twins():
     reference = hooks.configuration_keys()
     sections = dict(re.findall(r"^### `([\w-]+)`\n(.*?)(?=^### |\Z)", reference, re.S | re.M))
-    assert list(sections) == list(config.KEYS)
+    assert list(sections) == [setting.key for setting in SETTINGS]
     assert '`target = "auto"`' in sections["target"] and "`--target`" in sections["target"]
     assert '`min-triton-version = "3.5"`' in sections["min-triton-version"]
     assert "`--strict/--no-strict`" in sections["strict"]
     assert "not set: one per CPU" in sections["jobs"] and "`-j/--jobs`" in sections["jobs"]
+    assert "`--triton-module`" in sections["triton-modules"]
     assert "Command line: none" in sections["per-file-ignores"]
     assert "`per-file-assume = {}`" in sections["per-file-assume"]
     for key, section in sections.items():  # a default shown as TOML is the default
         for setting in re.findall(r"^- Default: `(.*)`$", section, re.M):
             table = config.tomllib.loads(setting)
-            field = config.KEYS[key][0]
+            field = BY_KEY[key].field
             assert getattr(config.apply(config.Config(), table, "docs"), field) == getattr(config.Config(), field)
+
+
+def _options(command: click.Command) -> set[str]:
+    return {name for param in command.params if isinstance(param, click.Option)
+            for name in param.opts + param.secondary_opts if name.startswith("--")}
+
+
+def test_the_command_line_page_names_every_option(site):
+    """docs/commands.md: its own rows, and a row generated from the settings table for each setting's option."""
+    out, _ = site
+    page = (out / "commands" / "index.html").read_text()
+    for option in sorted(_options(main.get_command(None, "check")) | _options(main.get_command(None, "report"))):
+        assert re.search(rf"<code>[^<]*{re.escape(option)}\b", page), f"docs/commands.md does not name {option}"
+
+
+def test_every_setting_with_an_option_is_an_option_of_each_command_that_migrates():
+    """The options are made from the settings table: each one is there, with the help the table gives it."""
+    for setting in SETTINGS:
+        if setting.option is None:
+            continue
+        for name in ("check", "report", *(("verify", "tune") if setting.option.migrates else ())):
+            command = main.get_command(None, name)
+            if isinstance(command, click.Group):
+                command = command.get_command(None, "run")
+            [option] = [p for p in command.params if isinstance(p, click.Option) and setting.flag in p.opts]
+            assert option.help == setting.option.help, (name, setting.key)
+
+
+def test_an_option_overrides_its_key():
+    """What the command line passes for each setting reaches the configuration under the setting's key."""
+    from triton_migrate.frontend import runs
+
+    given = {"target": "pointer", "strict": True, "unsafe_fixes": True, "min_triton_version": "3.6",
+             "select": ["TTD0"], "ignore": ["TTD2"], "jobs": 3, "respect_gitignore": False, "line_length": 100,
+             "assume": ["aligned"], "triton_module": ["vllm.triton_utils.tl=triton.language"],
+             "known_triton_modules": False, "isolated": True}
+    assert set(given) - {"isolated"} == {s.parameter for s in SETTINGS if s.option is not None}
+    _, run = runs.resolve(given)
+    assert set(run.origins) == {s.field for s in SETTINGS if s.option is not None}
+    assert set(run.origins.values()) == {"command line"}
 
 
 # --- snippets ----------------------------------------------------------------------------------------------

@@ -337,10 +337,13 @@ class _DefaultGroup(click.Group):
         return {"check": check, "report": report, "vendor-compat": vendor_compat}.get(name)
 
 
+_VERIFY_COMMANDS = {"verify": "command", "tune": "tune_command"}  # the attributes of triton_migrate.verify
+
+
 def _verify_command(name: str) -> click.Command:
     # Imported on use only: verification needs triton and torch, which nothing else here may import.
     try:
-        return getattr(importlib.import_module("triton_migrate.verify"), {"verify": "command"}.get(name, name))
+        return getattr(importlib.import_module("triton_migrate.verify"), _VERIFY_COMMANDS[name])
     except Exception as exc:  # not installed yet, or a broken import: say so instead of a traceback
         reason = f"{type(exc).__name__}: {exc}"
 
