@@ -19,6 +19,7 @@ from pathlib import Path
 
 import click
 import pytest
+from click.testing import CliRunner
 
 from triton_migrate.frontend import config
 from triton_migrate.frontend.cli import main
@@ -34,7 +35,7 @@ FENCE = re.compile(r"^(?P<indent> *)(?P<ticks>`{3,})(?P<lang>\w*)[^\n]*\n(?P<bod
                    re.S | re.M)
 # Programs a shell snippet may call besides `migrate`, and what this test checks of them (nothing: they are not
 # this project's).
-OTHER_PROGRAMS = {"pip", "git", "mkdocs", "pytest"}
+OTHER_PROGRAMS = {"pip", "git", "mkdocs", "pytest", "cd"}
 
 
 def _hooks():
@@ -290,6 +291,29 @@ def test_yaml_snippet_parses(snippet):
 
 
 # --- the README ---------------------------------------------------------------------------------------------
+
+
+def test_readme_first_example_is_what_the_tool_writes(tmp_path, monkeypatch):
+    """The README's first kernel, migrated by `migrate --write` with the facts its text states, is its second
+    block, byte for byte, and nothing else is written (issue 45 item 4: it promised a plain descriptor)."""
+    text = README.read_text()
+    before, after = [found["body"] for found in FENCE.finditer(text) if found["lang"] == "python"][:2]
+    [facts] = re.findall(r"`(assume = \[[^]]*\])`", text[:text.index(after)])
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(f"[tool.triton-migrate]\n{facts}\n")
+    (tmp_path / "kernel.py").write_text(before)
+    result = CliRunner().invoke(main, ["--write", "--no-cache", "-j1", "kernel.py"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "kernel.py").read_text() == after
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["kernel.py", "pyproject.toml"]
+
+
+def test_no_page_installs_what_is_not_published():
+    """triton-migrate is not on PyPI: every `pip install` of it names a path, a wheel or a git URL."""
+    for path in [*PAGES, README]:
+        for line in path.read_text().splitlines():
+            for found in re.finditer(r"pip install ([^`\n]*)", line):
+                assert not re.match(r"""['"]?triton-migrate(\[[^]]*\])?['"]?(?!\s*@)(\s|$)""", found[1]), f"{path.name}: {line}"
 
 
 def test_readme_is_short():

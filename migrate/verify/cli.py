@@ -71,7 +71,7 @@ def _check_chart(ctx, param, value):
 def _chart_option(function):
     return click.option("--chart", "chart_path", type=click.Path(dir_okay=False), callback=_check_chart,
                         help="Also draw the verdict (.png, .svg, .pdf): the time ratio per kernel with error bars, "
-                        "differences marked. Needs matplotlib: pip install 'triton-migrate[chart]'.")(function)
+                        "differences marked. Needs matplotlib: pip install matplotlib.")(function)
 
 
 @click.group("verify", cls=_VerifyGroup, context_settings={"help_option_names": ["-h", "--help"]})
