@@ -25,6 +25,7 @@ from triton_migrate.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+FIXTURES_PAGE = "fixtures.md"  # every fixture's README, the rule pages link to them
 KEYS_MARKER = "<!-- configuration-keys -->"
 OPTIONS_MARKER = "<!-- setting-options -->"
 RUN_MARKER = re.compile(r"^(?P<indent> *)<!-- run: migrate (?P<args>.*?) -->$", re.M)
@@ -82,7 +83,8 @@ def example_section(name: str) -> str:
              ("Report", "expected_report.txt", "text")]
     parts = "".join(f"### {label}\n\n{_fence(language, (case / file).read_text(), f'fixtures/{name}/{file}')}\n"
                     for label, file, language in shown)
-    return (f"## Example\n\nThe fixture `{name}`: the reviewed output of `migrate --write` (`after.py`) and the "
+    return (f"## The fixture `{name}`\n\nThe fixture [`{name}`](../{FIXTURES_PAGE}#{name}): the reviewed output of "
+            f"`migrate --write` (`after.py`) and the "
             f"report of every site (`expected_report.txt`); the test suite runs both files in Triton's "
             f"interpreter and compares them bit for bit.\n\n{_policy(name)}{parts}")
 
@@ -97,10 +99,10 @@ def rule_page(code: str) -> str:
     headline = headline.split(":", 1)[1].strip() if headline.startswith(f"{code} ") else headline
     fixture = example_fixture(code, doc)
     example = example_section(fixture) if fixture else (
-        "## Example\n\nNo fixture shows this rule on its own; its docstring names the tests that do.\n")
+        "## Fixtures\n\nNo fixture shows this rule on its own; its docstring names the tests that do.\n")
     return (f"---\nhide:\n  - toc\n---\n\n# {code} {rule.NAME}\n\n{headline[:1].upper()}{headline[1:]}\n\n"
             f"- **Summary**: {rule.SUMMARY}\n- **Kind**: {kind}. {fix}\n\n"
-            f"{_linked(_fenced(body.strip()), code)}\n\n{example}\n"
+            f"{_linked(_fenced(body.strip()), code, named_fixtures(doc))}\n\n{example}\n"
             f"---\n\n`migrate --explain {code}` prints this rule's documentation, the docstring of "
             f"`rules/{Path(rule.__file__).name}`.\n")
 
@@ -114,13 +116,18 @@ def _fenced(text: str) -> str:
     return re.sub(r"(?<=\n\n)(?:    [^\n]*\n?|\n(?=    ))+", fence, text)
 
 
-def _linked(text: str, own: str) -> str:
-    """Other rules' codes in the prose (not in code) as links to their pages."""
+def _linked(text: str, own: str, fixtures: list[str] = ()) -> str:
+    """Other rules' codes and the fixtures the docstring names, in the prose (not in code), as links to their
+    pages."""
+    named = re.compile(rf"\b({'|'.join(map(re.escape, fixtures))})\b") if fixtures else None
+
+    def link(part: str) -> str:
+        part = re.sub(r"\bTTD\d{3}\b", lambda c: c[0] if c[0] == own or c[0] not in RULES
+                      else f"[{c[0]}]({c[0]}.md)", part)
+        return named.sub(lambda f: f"[{f[0]}](../{FIXTURES_PAGE}#{f[0]})", part) if named else part
+
     parts = re.split(r"(```.*?```|`[^`\n]*`)", text, flags=re.S)
-    return "".join(part if part.startswith("`") else
-                   re.sub(r"\bTTD\d{3}\b", lambda c: c[0] if c[0] == own or c[0] not in RULES
-                          else f"[{c[0]}]({c[0]}.md)", part)
-                   for part in parts)
+    return "".join(part if part.startswith("`") else link(part) for part in parts)
 
 
 def _cell(text: str) -> str:
@@ -135,6 +142,20 @@ def rule_index() -> str:
             "`rules/`; its docstring is both its page here and what `migrate --explain CODE` prints. "
             "`migrate --list-rules` lists them; `--select` and `--ignore` take codes and prefixes.\n\n"
             f"| code | name | summary |\n|---|---|---|\n{rows}")
+
+
+def fixtures_page() -> str:
+    """Every fixture's README under a heading named after the fixture (its anchor), its own headings a level
+    deeper."""
+    sections = []
+    for case in sorted(p for p in FIXTURES.iterdir() if (p / "README.md").is_file()):
+        text = re.sub(r"\A# [^\n]*\n", "", (case / "README.md").read_text())  # its title: the heading below
+        text = re.sub(r"^(#+) ", r"\1## ", text, flags=re.M)
+        sections.append(f"## {case.name}\n\n{text.strip()}\n\nFiles: `fixtures/{case.name}/` (before.py, after.py, "
+                        f"expected_report.txt, harness.py).\n")
+    return ("# Fixtures\n\nEach fixture is one case of the test suite: `before.py` (block pointers), the reviewed "
+            "output of `migrate --write` (`after.py`) and its report, run bit for bit in Triton's interpreter "
+            "(fixtures/README.md). The rule pages link here.\n\n" + "\n".join(sections))
 
 
 # --- configuration ------------------------------------------------------------------------------------------
@@ -254,7 +275,7 @@ def on_config(config):
     """The rule pages in the navigation, under Rules."""
     for entry in config.nav or []:
         if isinstance(entry, dict) and "Rules" in entry:
-            entry["Rules"] = ["rules/index.md", *(rule_path(code) for code in RULES)]
+            entry["Rules"] = ["rules/index.md", *(rule_path(code) for code in RULES), FIXTURES_PAGE]
     return config
 
 
@@ -262,6 +283,7 @@ def on_files(files, config):
     from mkdocs.structure.files import File
 
     files.append(File.generated(config, "rules/index.md", content=rule_index()))
+    files.append(File.generated(config, FIXTURES_PAGE, content=fixtures_page()))
     for code in RULES:
         files.append(File.generated(config, rule_path(code), content=rule_page(code)))
     return files

@@ -94,8 +94,9 @@ def test_rule_page_is_the_explain_text(code):
 
 
 def _as_read(markdown: str) -> str:
-    """Markdown as its reader sees it: without the links to rule pages, code fences and line breaks."""
-    text = re.sub(r"\[(TTD\d{3})\]\(\1\.md\)", r"\1", markdown).replace("```python", "").replace("```", "")
+    """Markdown as its reader sees it: without the links (to rule pages, to fixtures), code fences and line
+    breaks."""
+    text = re.sub(r"\[([^]\n]+)\]\([^)\s]+\)", r"\1", markdown).replace("```python", "").replace("```", "")
     return " ".join(text.split())
 
 

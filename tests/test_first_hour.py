@@ -1,12 +1,17 @@
 """What a new user meets in the first hour (issue 45 item 4): the help says what the pages say, a configuration
 mistake is reported as one, and the summary never contradicts the errors above it."""
 
+import importlib.util
 import re
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from triton_migrate.cli import main
+from triton_migrate.rules import RULES, explain
+
+ROOT = Path(__file__).resolve().parent.parent
 
 KERNEL = """\
 import triton
@@ -91,3 +96,37 @@ def test_a_failed_write_is_not_summarised_as_no_block_pointers(tree):
     assert result.exit_code == 2
     assert "No block pointers found" not in result.stderr
     assert "Nothing written: 1 file failed (see errors above)." in result.stderr
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_explain_leads_with_one_paragraph_that_says_what_the_rule_does(code):
+    """`--explain` texts run to hundreds of words: the first paragraph is the one a user reads, and it says what
+    the rule does (its docstring's `What it does:`), in at most ~80 words."""
+    lead = invoke("--explain", code).stdout.split("\n\n")[0]
+    what = next(p for p in explain(code).split("\n\n") if p.startswith("What it does:"))
+    assert " ".join(what.removeprefix("What it does:").split())[1:] in " ".join(lead.split())
+    assert len(lead.split()) <= 80, (code, len(lead.split()))
+
+
+def _hooks():
+    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "docs" / "hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_a_rule_page_has_one_example_and_links_the_fixtures_it_names(code):
+    hooks = _hooks()
+    page = hooks.rule_page(code)
+    assert "## Example" not in page  # the docstring's "Example:" is the example; the fixture has its own heading
+    prose = re.sub(r"```.*?```|`[^`\n]*`", "", page, flags=re.S)
+    for name in hooks.named_fixtures(explain(code)):
+        if re.search(rf"\b{name}\b", prose):
+            assert f"[{name}](../fixtures.md#{name})" in page, name
+    assert all(f"## {name}\n" in hooks.fixtures_page() for name in hooks.named_fixtures(explain(code)))
+
+
+def test_long_code_lines_wrap_rather_than_clip():
+    css = (ROOT / "docs" / "stylesheets" / "extra.css").read_text()
+    assert re.search(r"pre > code \{[^}]*white-space: pre-wrap", css)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import textwrap
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -38,6 +39,9 @@ Commands (`migrate COMMAND --help`):
   tune           time each kernel's candidate migrations on a GPU, keep the fastest bit-identical one
   vendor-compat  write the compat shim as one self-contained file
 """
+
+
+LEAD_WIDTH = 110  # the lead paragraph of `--explain`, as wide as the docstrings it joins
 
 
 class _Terminal(runs.Feedback):
@@ -191,8 +195,19 @@ def _explain(ctx: click.Context, _param, code: str | None) -> None:
 
     if code.upper() not in RULES:
         raise click.BadParameter(f"unknown rule {code!r}; `migrate --list-rules` lists them.", ctx, _param)
-    click.echo(explain(code))
+    click.echo(_led(explain(code)))
     ctx.exit(0)
+
+
+def _led(text: str) -> str:
+    """A rule's documentation led by one paragraph a user reads: its headline and what it does, joined; then the
+    rest (why, examples, fixtures), as its page shows it."""
+    headline, *rest = text.split("\n\n")
+    if rest and rest[0].startswith("What it does:"):
+        what = rest.pop(0).removeprefix("What it does:").strip()
+        headline = textwrap.fill(" ".join(f"{headline} {what[:1].upper()}{what[1:]}".split()), LEAD_WIDTH,
+                                 break_on_hyphens=False)
+    return "\n\n".join([headline, *rest])
 
 
 def _list_rules(ctx: click.Context, _param, wanted: bool) -> None:
