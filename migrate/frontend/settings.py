@@ -85,7 +85,7 @@ def _version(value):
     return int(match[1]), int(match[2])
 
 
-def module_path(value):
+def _module_path(value):
     if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", value):
         raise ValueError(f'must be a dotted module path such as "mypkg._triton_compat", not {value!r}')
     return value
@@ -162,7 +162,7 @@ def _triton_modules(value, where: str):
                          f"not {value!r}")
     found = []
     for module, names in value.items():
-        module_path(module)
+        _module_path(module)
         for name, full in names.items():
             if not name.isidentifier() or full not in ("triton", "triton.language"):
                 raise ValueError(f'{module}: {name!r} = {full!r}: must be a name = "triton" or "triton.language"')
@@ -261,7 +261,7 @@ SETTINGS = (
         "Skip files that `.gitignore` files ignore. Applies to the whole run.",
         Option("Skip files that .gitignore files ignore [default: respect].", "switch", migrates=False)),
     Setting(
-        "compat-module", "compat_module", module_path, "dotted module path",
+        "compat-module", "compat_module", _module_path, "dotted module path",
         "Where `--target compat` code imports the shim from; `migrate vendor-compat mypkg/_triton_compat.py` "
         "writes a self-contained copy (triton only) so that the migrated package does not depend on this tool."),
     Setting(
