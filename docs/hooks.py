@@ -3,8 +3,9 @@
 * `rules/index.md` and one page per rule code, `rules/TTDxxx.md`, from the registry (rules/__init__.py): the
   rule module's docstring (the text `migrate --explain CODE` prints) and the before/after of the first fixture
   its docstring names.
-* The configuration reference in configuration.md (the `<!-- configuration-keys -->` marker), from
-  migrate/frontend/config.py: every key of KEYS, Config's default, its HELP, and the option of the same name.
+* From the settings table (migrate/frontend/settings.py, SETTINGS): the configuration reference in
+  configuration.md (the `<!-- configuration-keys -->` marker: every key, Config's default, its meaning and its
+  option), and the options that set a key in commands.md (`<!-- setting-options -->`), as `--help` says them.
 * `<!-- run: migrate ARGS -->` markers: the command and what it prints, run in the repository root when the site
   is built (never a command that writes).
 
@@ -24,7 +25,9 @@ from triton_migrate.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+FIXTURES_PAGE = "fixtures.md"  # every fixture's README, the rule pages link to them
 KEYS_MARKER = "<!-- configuration-keys -->"
+OPTIONS_MARKER = "<!-- setting-options -->"
 RUN_MARKER = re.compile(r"^(?P<indent> *)<!-- run: migrate (?P<args>.*?) -->$", re.M)
 WRITES = ("--write", "--fix", "--add-noqa", "vendor-compat")  # never run by a build: they change files
 KINDS = {
@@ -80,7 +83,8 @@ def example_section(name: str) -> str:
              ("Report", "expected_report.txt", "text")]
     parts = "".join(f"### {label}\n\n{_fence(language, (case / file).read_text(), f'fixtures/{name}/{file}')}\n"
                     for label, file, language in shown)
-    return (f"## Example\n\nThe fixture `{name}`: the reviewed output of `migrate --write` (`after.py`) and the "
+    return (f"## The fixture `{name}`\n\nThe fixture [`{name}`](../{FIXTURES_PAGE}#{name}): the reviewed output of "
+            f"`migrate --write` (`after.py`) and the "
             f"report of every site (`expected_report.txt`); the test suite runs both files in Triton's "
             f"interpreter and compares them bit for bit.\n\n{_policy(name)}{parts}")
 
@@ -95,10 +99,10 @@ def rule_page(code: str) -> str:
     headline = headline.split(":", 1)[1].strip() if headline.startswith(f"{code} ") else headline
     fixture = example_fixture(code, doc)
     example = example_section(fixture) if fixture else (
-        "## Example\n\nNo fixture shows this rule on its own; its docstring names the tests that do.\n")
+        "## Fixtures\n\nNo fixture shows this rule on its own; its docstring names the tests that do.\n")
     return (f"---\nhide:\n  - toc\n---\n\n# {code} {rule.NAME}\n\n{headline[:1].upper()}{headline[1:]}\n\n"
             f"- **Summary**: {rule.SUMMARY}\n- **Kind**: {kind}. {fix}\n\n"
-            f"{_linked(_fenced(body.strip()), code)}\n\n{example}\n"
+            f"{_linked(_fenced(body.strip()), code, named_fixtures(doc))}\n\n{example}\n"
             f"---\n\n`migrate --explain {code}` prints this rule's documentation, the docstring of "
             f"`rules/{Path(rule.__file__).name}`.\n")
 
@@ -112,13 +116,18 @@ def _fenced(text: str) -> str:
     return re.sub(r"(?<=\n\n)(?:    [^\n]*\n?|\n(?=    ))+", fence, text)
 
 
-def _linked(text: str, own: str) -> str:
-    """Other rules' codes in the prose (not in code) as links to their pages."""
+def _linked(text: str, own: str, fixtures: list[str] = ()) -> str:
+    """Other rules' codes and the fixtures the docstring names, in the prose (not in code), as links to their
+    pages."""
+    named = re.compile(rf"\b({'|'.join(map(re.escape, fixtures))})\b") if fixtures else None
+
+    def link(part: str) -> str:
+        part = re.sub(r"\bTTD\d{3}\b", lambda c: c[0] if c[0] == own or c[0] not in RULES
+                      else f"[{c[0]}]({c[0]}.md)", part)
+        return named.sub(lambda f: f"[{f[0]}](../{FIXTURES_PAGE}#{f[0]})", part) if named else part
+
     parts = re.split(r"(```.*?```|`[^`\n]*`)", text, flags=re.S)
-    return "".join(part if part.startswith("`") else
-                   re.sub(r"\bTTD\d{3}\b", lambda c: c[0] if c[0] == own or c[0] not in RULES
-                          else f"[{c[0]}]({c[0]}.md)", part)
-                   for part in parts)
+    return "".join(part if part.startswith("`") else link(part) for part in parts)
 
 
 def _cell(text: str) -> str:
@@ -135,26 +144,44 @@ def rule_index() -> str:
             f"| code | name | summary |\n|---|---|---|\n{rows}")
 
 
+def fixtures_page() -> str:
+    """Every fixture's README under a heading named after the fixture (its anchor), its own headings a level
+    deeper."""
+    sections = []
+    for case in sorted(p for p in FIXTURES.iterdir() if (p / "README.md").is_file()):
+        text = re.sub(r"\A# [^\n]*\n", "", (case / "README.md").read_text())  # its title: the heading below
+        text = re.sub(r"^(#+) ", r"\1## ", text, flags=re.M)
+        sections.append(f"## {case.name}\n\n{text.strip()}\n\nFiles: `fixtures/{case.name}/` (before.py, after.py, "
+                        f"expected_report.txt, harness.py).\n")
+    return ("# Fixtures\n\nEach fixture is one case of the test suite: `before.py` (block pointers), the reviewed "
+            "output of `migrate --write` (`after.py`) and its report, run bit for bit in Triton's interpreter "
+            "(fixtures/README.md). The rule pages link here.\n\n" + "\n".join(sections))
+
+
 # --- configuration ------------------------------------------------------------------------------------------
 
 
 def _option(key: str):
-    """The command line's option of the key's name, if any."""
+    """The default command's option that sets the key (settings.SETTINGS), if any."""
     import click
 
     from triton_migrate.frontend.cli import check
+    from triton_migrate.frontend.settings import BY_KEY
 
-    for param in check.params:
-        if isinstance(param, click.Option) and f"--{key}" in param.opts + param.secondary_opts:
-            return param
-    return None
+    flag = BY_KEY[key].flag
+    return next((p for p in check.params if isinstance(p, click.Option) and flag in p.opts), None)
+
+
+def _spelt(option) -> str:
+    """An option as `--help` names it: `-j/--jobs`, `--strict/--no-strict`."""
+    return "/".join(option.opts + option.secondary_opts)
 
 
 def _toml_value(key: str):
     """Config's default for `key`, as the TOML value that sets it (checked by setting it)."""
     from triton_migrate.frontend import config
 
-    field = config.KEYS[key][0]
+    field = config.BY_KEY[key].field
     default = getattr(config.Config(), field)
     if isinstance(default, (bool, str)):
         candidates = [default]
@@ -182,23 +209,34 @@ def _toml(value) -> str:
 
 
 def configuration_keys() -> str:
-    from triton_migrate.frontend import config
+    from triton_migrate.frontend.settings import SETTINGS
 
     sections = []
-    for key in config.KEYS:
-        help = config.HELP.get(key)
-        if help is None:
-            raise KeyError(f"config.HELP has no entry for the key `{key}`: the configuration reference shows every key")
-        value = _toml_value(key)
-        if value is None and help.unset is None:
-            raise ValueError(f"`{key}` is not set by default: config.HELP must say what applies then (`unset`)")
-        default = f"`{key} = {_toml(value)}`" if value is not None else f"not set: {help.unset}"
+    for setting in SETTINGS:
+        key, value = setting.key, _toml_value(setting.key)
+        if value is None and setting.unset is None:
+            raise ValueError(f"`{key}` is not set by default: its Setting must say what applies then (`unset`)")
+        default = f"`{key} = {_toml(value)}`" if value is not None else f"not set: {setting.unset}"
         option = _option(key)
-        twin = (f"`{'/'.join(option.opts + option.secondary_opts)}`: {option.help}" if option is not None
-                else "none")
-        sections.append(f"### `{key}`\n\n{help.meaning}\n\n"
-                        f"- Type: {help.type}\n- Default: {default}\n- Command line: {twin}\n")
+        twin = f"`{_spelt(option)}`: {option.help}" if option is not None else "none"
+        sections.append(f"### `{key}`\n\n{setting.meaning}\n\n"
+                        f"- Type: {setting.type}\n- Default: {default}\n- Command line: {twin}\n")
     return "\n".join(sections)
+
+
+def setting_options() -> str:
+    """The options of docs/commands.md that set a configuration key: one row each, as `--help` says it."""
+    from triton_migrate.frontend.settings import SETTINGS
+
+    rows = []
+    for setting in SETTINGS:
+        option = _option(setting.key) if setting.option is not None else None
+        if option is not None:
+            value = setting.option.metavar or "\\|".join(setting.option.choices)
+            metavar = f" {value}" if value else ""
+            rows.append(f"| `{_spelt(option)}{metavar}` | {_cell(option.help)} "
+                        f"([`{setting.key}`](configuration.md#{setting.key})) |\n")
+    return "| option | what it does (the configuration key it overrides) |\n|---|---|\n" + "".join(rows)
 
 
 # --- commands run when the site is built ------------------------------------------------------------------
@@ -237,7 +275,7 @@ def on_config(config):
     """The rule pages in the navigation, under Rules."""
     for entry in config.nav or []:
         if isinstance(entry, dict) and "Rules" in entry:
-            entry["Rules"] = ["rules/index.md", *(rule_path(code) for code in RULES)]
+            entry["Rules"] = ["rules/index.md", *(rule_path(code) for code in RULES), FIXTURES_PAGE]
     return config
 
 
@@ -245,11 +283,12 @@ def on_files(files, config):
     from mkdocs.structure.files import File
 
     files.append(File.generated(config, "rules/index.md", content=rule_index()))
+    files.append(File.generated(config, FIXTURES_PAGE, content=fixtures_page()))
     for code in RULES:
         files.append(File.generated(config, rule_path(code), content=rule_page(code)))
     return files
 
 
 def on_page_markdown(markdown, page, config, files):
-    markdown = markdown.replace(KEYS_MARKER, configuration_keys())
+    markdown = markdown.replace(KEYS_MARKER, configuration_keys()).replace(OPTIONS_MARKER, setting_options())
     return RUN_MARKER.sub(_run_marker, markdown)

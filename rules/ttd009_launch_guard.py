@@ -62,8 +62,6 @@ CODE = "TTD009"
 NAME = "launch-guard"
 SUMMARY = "descriptor chosen at launch (`@launch_guard`), masked pointers otherwise"
 FLAG = "USE_DESCRIPTORS"
-PAYS_OFF = ("a descriptor pays off for loads in a loop that feed `tl.dot` through a block pointer created before "
-            "the loop; elsewhere masked pointers are as fast (H100) and keep reductions bit-identical")
 GUARD = "launch_guard"  # rules/_launch_support.py
 CHECK = "descriptor_fits"
 

@@ -18,9 +18,13 @@ vllm.triton_utils import tl` / `except ModuleNotFoundError: import triton.langua
 an inference engine write it) is triton's, where the module's source does not show it, by assumption: each
 rewrite names it (`requires: ... assumed`; fixture import_reexport_fallback).
 
-Where that module cannot be found, or binds the name to something else than `triton` (a renamed distribution,
-such as tokenspeed's `tokenspeed_triton`), nothing says the calls are Triton's block pointers: each is reported
-here, left as it is, rather than passed over in silence (it would stop compiling on Triton 3.9 without a word).
+Where that module cannot be found and is one known to re-export Triton (vLLM's `vllm.triton_utils`, SGLang's and
+Aphrodite's `triton_utils`: frontend/triton_modules.py, KNOWN), its binding is assumed, and each rewrite names the
+assumption (`requires: ... assumed, as vLLM re-exports it`; `known-triton-modules = false` turns it off; fixture
+known_reexport_vllm). Where that module cannot be found otherwise, or binds the name to something else than `triton`
+(a renamed distribution, such as tokenspeed's `tokenspeed_triton`), nothing says the calls are Triton's block
+pointers: each is reported here, left as it is, rather than passed over in silence (it would stop compiling on
+Triton 3.9 without a word).
 
 Fix: run migrate over the package (both modules), install the package that has the module, import
 `triton.language` in the module itself, or state it in the configuration (a stated fact: each rewrite of the
@@ -40,7 +44,8 @@ Example:
 Fix safety: no fix: the site is left untouched, with this code as the reason.
 
 Fixtures: tl_reexported (migrated together), triton_via_package (a vLLM-like package found on disk),
-relative_language (a relative import); tests/test_groups.py and tests/test_triton_modules.py.
+relative_language (a relative import), known_reexport_vllm (vLLM not installed: a known re-export);
+tests/test_groups.py and tests/test_triton_modules.py.
 """
 from __future__ import annotations
 
@@ -67,6 +72,13 @@ def statement(origin: str, name: str) -> str:
 def requirement(local: str, source: str, full: str, stated: str) -> str:
     """What a rewrite relying on a stated binding (`local` imported from `source` is `full`) relies on."""
     return f"`{local}` imported from `{source}` is `{full}`: stated ({stated})"
+
+
+def known(local: str, source: str, full: str, project: str) -> str:
+    """What a rewrite relies on where `local` is imported from `source`, a module `project` is known to re-export
+    triton from and that this run cannot read (not installed)."""
+    return (f"`{local}` imported from `{source}` is `{full}`: assumed, as {project} re-exports it (the module is not "
+            "installed here; `known-triton-modules = false` turns this off)")
 
 
 def assumption(local: str, source: str, full: str) -> str:

@@ -19,9 +19,11 @@ from pathlib import Path
 
 import click
 import pytest
+from click.testing import CliRunner
 
 from triton_migrate.cli import main
 from triton_migrate.frontend import config
+from triton_migrate.frontend.settings import BY_KEY, SETTINGS
 from triton_migrate.rules import CODES, RULES, explain
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,7 +35,7 @@ FENCE = re.compile(r"^(?P<indent> *)(?P<ticks>`{3,})(?P<lang>\w*)[^\n]*\n(?P<bod
                    re.S | re.M)
 # Programs a shell snippet may call besides `migrate`, and what this test checks of them (nothing: they are not
 # this project's).
-OTHER_PROGRAMS = {"pip", "git", "mkdocs", "pytest"}
+OTHER_PROGRAMS = {"pip", "git", "mkdocs", "pytest", "cd"}
 
 
 def _hooks():
@@ -92,8 +94,9 @@ def test_rule_page_is_the_explain_text(code):
 
 
 def _as_read(markdown: str) -> str:
-    """Markdown as its reader sees it: without the links to rule pages, code fences and line breaks."""
-    text = re.sub(r"\[(TTD\d{3})\]\(\1\.md\)", r"\1", markdown).replace("```python", "").replace("```", "")
+    """Markdown as its reader sees it: without the links (to rule pages, to fixtures), code fences and line
+    breaks."""
+    text = re.sub(r"\[([^]\n]+)\]\([^)\s]+\)", r"\1", markdown).replace("```python", "").replace("```", "")
     return " ".join(text.split())
 
 
@@ -105,32 +108,72 @@ def test_rule_page_shows_the_fixture_that_reports_the_code():
 
 def test_every_configuration_key_has_its_entry(site):
     out, _ = site
-    assert set(config.HELP) == set(config.KEYS), "a key of config.KEYS without its config.HELP, or the reverse"
     page = (out / "configuration" / "index.html").read_text()
-    for key in config.KEYS:
-        assert f'id="{key}"' in page, f"no entry for `{key}` in the configuration reference"
+    for setting in SETTINGS:
+        assert f'id="{setting.key}"' in page, f"no entry for `{setting.key}` in the configuration reference"
 
 
 def test_help_says_what_applies_exactly_where_a_key_is_unset_by_default():
-    for key, help in config.HELP.items():
-        assert (hooks._toml_value(key) is None) == (help.unset is not None), key
+    for setting in SETTINGS:
+        assert (hooks._toml_value(setting.key) is None) == (setting.unset is not None), setting.key
 
 
 def test_configuration_reference_states_defaults_and_twins():
     reference = hooks.configuration_keys()
     sections = dict(re.findall(r"^### `([\w-]+)`\n(.*?)(?=^### |\Z)", reference, re.S | re.M))
-    assert list(sections) == list(config.KEYS)
+    assert list(sections) == [setting.key for setting in SETTINGS]
     assert '`target = "auto"`' in sections["target"] and "`--target`" in sections["target"]
     assert '`min-triton-version = "3.5"`' in sections["min-triton-version"]
     assert "`--strict/--no-strict`" in sections["strict"]
     assert "not set: one per CPU" in sections["jobs"] and "`-j/--jobs`" in sections["jobs"]
+    assert "`--triton-module`" in sections["triton-modules"]
     assert "Command line: none" in sections["per-file-ignores"]
     assert "`per-file-assume = {}`" in sections["per-file-assume"]
     for key, section in sections.items():  # a default shown as TOML is the default
         for setting in re.findall(r"^- Default: `(.*)`$", section, re.M):
             table = config.tomllib.loads(setting)
-            field = config.KEYS[key][0]
+            field = BY_KEY[key].field
             assert getattr(config.apply(config.Config(), table, "docs"), field) == getattr(config.Config(), field)
+
+
+def _options(command: click.Command) -> set[str]:
+    return {name for param in command.params if isinstance(param, click.Option)
+            for name in param.opts + param.secondary_opts if name.startswith("--")}
+
+
+def test_the_command_line_page_names_every_option(site):
+    """docs/commands.md: its own rows, and a row generated from the settings table for each setting's option."""
+    out, _ = site
+    page = (out / "commands" / "index.html").read_text()
+    for option in sorted(_options(main.get_command(None, "check")) | _options(main.get_command(None, "report"))):
+        assert re.search(rf"<code>[^<]*{re.escape(option)}\b", page), f"docs/commands.md does not name {option}"
+
+
+def test_every_setting_with_an_option_is_an_option_of_each_command_that_migrates():
+    """The options are made from the settings table: each one is there, with the help the table gives it."""
+    for setting in SETTINGS:
+        if setting.option is None:
+            continue
+        for name in ("check", "report", *(("verify", "tune") if setting.option.migrates else ())):
+            command = main.get_command(None, name)
+            if isinstance(command, click.Group):
+                command = command.get_command(None, "run")
+            [option] = [p for p in command.params if isinstance(p, click.Option) and setting.flag in p.opts]
+            assert option.help == setting.option.help, (name, setting.key)
+
+
+def test_an_option_overrides_its_key():
+    """What the command line passes for each setting reaches the configuration under the setting's key."""
+    from triton_migrate.frontend import runs
+
+    given = {"target": "pointer", "strict": True, "unsafe_fixes": True, "min_triton_version": "3.6",
+             "select": ["TTD0"], "ignore": ["TTD2"], "jobs": 3, "respect_gitignore": False, "line_length": 100,
+             "assume": ["aligned"], "triton_module": ["vllm.triton_utils.tl=triton.language"],
+             "known_triton_modules": False, "isolated": True}
+    assert set(given) - {"isolated"} == {s.parameter for s in SETTINGS if s.option is not None}
+    _, run = runs.resolve(given)
+    assert set(run.origins) == {s.field for s in SETTINGS if s.option is not None}
+    assert set(run.origins.values()) == {"command line"}
 
 
 # --- snippets ----------------------------------------------------------------------------------------------
@@ -249,6 +292,30 @@ def test_yaml_snippet_parses(snippet):
 
 
 # --- the README ---------------------------------------------------------------------------------------------
+
+
+def test_readme_first_example_is_what_the_tool_writes(tmp_path, monkeypatch):
+    """The README's first kernel, migrated by `migrate --write` with the facts its text states, is its second
+    block, byte for byte, and nothing else is written (issue 45 item 4: it promised a plain descriptor)."""
+    text = README.read_text()
+    before, after = [found["body"] for found in FENCE.finditer(text) if found["lang"] == "python"][:2]
+    [facts] = re.findall(r"`(assume = \[[^]]*\])`", text[:text.index(after)])
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(f"[tool.triton-migrate]\n{facts}\n")
+    (tmp_path / "kernel.py").write_text(before)
+    result = CliRunner().invoke(main, ["--write", "--no-cache", "-j1", "kernel.py"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "kernel.py").read_text() == after
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["kernel.py", "pyproject.toml"]
+
+
+def test_no_page_installs_what_is_not_published():
+    """triton-migrate is not on PyPI: every `pip install` of it names a path, a wheel or a git URL."""
+    for path in [*PAGES, README]:
+        for line in path.read_text().splitlines():
+            for found in re.finditer(r"pip install ([^`\n]*)", line):
+                by_name = re.match(r"""['"]?triton-migrate(\[[^]]*\])?['"]?(?!\s*@)(\s|$)""", found[1])
+                assert not by_name, f"{path.name}: {line}"
 
 
 def test_readme_is_short():

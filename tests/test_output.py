@@ -153,7 +153,7 @@ def test_report_command_and_report_file(kernels):
     assert re.search(r"^\s+2  TTD201  crosses-function\s+\(untouched 2\)$", result.stdout, re.M)
     assert re.search(r"^  g\.py:\d+:\d+ +TTD009  guarded .*checked at launch: `a_ptr` is 16-byte aligned",
                      result.stdout, re.M)
-    assert re.search(r"^  k\.py:\d+:\d+ +TTD006  pointer .*TTD009 a descriptor pays off for loads in a loop",
+    assert re.search(r"^  k\.py:\d+:\d+ +TTD006  pointer .*every access: a descriptor pays off for loads in a loop",
                      result.stdout, re.M)
     described = invoke("report", "-j1", *STATED)
     assert re.search(r"^      requires: `x_ptr` stated `aligned` \(command line: assume\): its data, and `stride_m`",

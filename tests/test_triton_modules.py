@@ -90,9 +90,44 @@ def test_a_package_that_binds_tl_to_something_else_leaves_the_file_untouched(plu
 
 
 def test_a_module_found_nowhere_is_reported_with_the_statement_that_would_migrate_it(plugin):
+    put(plugin, "plugin/plugin/ops.py", KERNEL.replace("vllm.triton_utils", "acme_hw.triton_utils"))
     done = invoke("-j1", "--no-cache", "plugin")
     assert codes(done.stdout) == ["TTD202", "TTD202"]
+    assert "state it (`--triton-module acme_hw.triton_utils.tl=triton.language`)" in done.stdout
+
+
+def test_a_vllm_plugin_migrates_with_no_flag_and_the_report_names_the_assumed_binding(plugin):
+    """vLLM not installed, nothing stated: `vllm.triton_utils` is known to re-export Triton (KNOWN, issue 45
+    item 3); each rewrite relies on that, and says so."""
+    put(plugin, "plugin/pyproject.toml", '[project]\nname = "vllm-acme"\ndependencies = ["vllm"]\n')
+    put(plugin, "plugin/plugin/attention.py", KERNEL.replace("add_one_kernel", "attention_kernel"))
+    done = invoke("-j1", "--no-cache", "--output-format", "json", "plugin")
+    found = json.loads(done.stdout)
+    assert [d["code"] for d in found] == ["TTD006"] * 4, done.stdout
+    assumed = ("`tl` imported from `vllm.triton_utils` is `triton.language`: assumed, as vLLM re-exports it (the "
+               "module is not installed here; `known-triton-modules = false` turns this off)")
+    assert all(assumed in d["requirements"] for d in found), found
+    assert all(d["fix"]["applicability"] == "unsafe" for d in found if d["fix"]["edits"])
+    written = invoke("-j1", "--no-cache", "--write", "plugin")
+    assert written.exit_code == 0 and "make_block_ptr" not in (plugin / "plugin/plugin/ops.py").read_text()
+
+
+@pytest.mark.parametrize("turned_off", [("--no-known-triton-modules",), ("--isolated", "--no-known-triton-modules")])
+def test_the_known_table_can_be_turned_off(plugin, turned_off):
+    done = invoke("-j1", "--no-cache", *turned_off, "plugin")
+    assert codes(done.stdout) == ["TTD202", "TTD202"]
     assert "state it (`--triton-module vllm.triton_utils.tl=triton.language`)" in done.stdout
+
+
+def test_the_known_table_is_turned_off_in_the_configuration(plugin):
+    put(plugin, "plugin/pyproject.toml", "[tool.triton-migrate]\nknown-triton-modules = false\n")
+    assert codes(invoke("-j1", "--no-cache", "plugin").stdout) == ["TTD202", "TTD202"]
+
+
+def test_a_statement_wins_over_the_known_table(plugin):
+    done = invoke("-j1", "--no-cache", "--triton-module",
+                  "vllm.triton_utils.tl=triton.language,vllm.triton_utils.triton=triton", "plugin")
+    assert "stated (command line: triton-modules" in done.stdout and "vLLM re-exports it" not in done.stdout
 
 
 def test_a_stated_module_migrates_and_each_rewrite_lists_the_statement(plugin):

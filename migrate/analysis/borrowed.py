@@ -13,13 +13,17 @@ from triton_migrate.rules import ttd202_triton_imported_elsewhere
 class Borrowed:
     """A name a module imports from a module outside the run (`from vllm.triton_utils import tl`) that binds
     it to triton: `full` is "triton", "triton.language" or a member of it. `stated`: where the configuration
-    states it (`triton-modules`); None where that module's own source says so."""
+    states it (`triton-modules`), or with `assumed` the project known to re-export it (the module is not there
+    to read); None where that module's own source says so."""
 
     local: str
     full: str
     source: str  # the module the import names, as it spells it
     stated: str | None = None
+    assumed: bool = False
 
     def requirement(self) -> str:
-        """What a rewrite relying on a stated binding relies on, in words (the report's `requires` lines)."""
+        """What a rewrite relying on a stated or assumed binding relies on, in words (the report's `requires`)."""
+        if self.assumed:
+            return ttd202_triton_imported_elsewhere.known(self.local, self.source, self.full, self.stated)
         return ttd202_triton_imported_elsewhere.requirement(self.local, self.source, self.full, self.stated)

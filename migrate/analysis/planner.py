@@ -18,7 +18,7 @@ import libcst as cst
 from triton_migrate.forms import Form, Origin, Target
 from triton_migrate.policy import Policy
 from triton_migrate.rules import (
-    ttd009_launch_guard,
+    ttd006_masked_pointers,
     ttd010_stated_facts,
     ttd101_unchecked_dimension,
     ttd102_inner_offset_alignment,
@@ -188,7 +188,7 @@ def _fallback(form: Form, checks: LaunchChecks) -> Obstacle | None:
         if unguardable is not None:
             return Obstacle(ttd112_runtime_alignment.CODE, ttd112_runtime_alignment.unguardable(unguardable))
         if not checks.pays_off():
-            return Obstacle(ttd009_launch_guard.CODE, ttd009_launch_guard.PAYS_OFF)
+            return Obstacle(ttd006_masked_pointers.CODE, ttd006_masked_pointers.NOT_WORTH_IT)
     elif form is Form.DESCRIPTOR and not checks.width_testable():
         return Obstacle(ttd107_narrow_block.CODE, ttd107_narrow_block.UNTESTED)
     return None

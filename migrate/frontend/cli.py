@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -18,7 +19,7 @@ from triton_migrate import __version__
 from triton_migrate.frontend import config as cfg
 from triton_migrate.frontend import launch, output, runs
 from triton_migrate.frontend.jobs import add_noqa_all, analyse, plural, summary, write_all
-from triton_migrate.frontend.options import resolve, shared_options
+from triton_migrate.frontend.options import ConfigurationError, resolve, shared_options
 from triton_migrate.frontend.output import FileResult
 from triton_migrate.frontend.runs import Options
 from triton_migrate.frontend.written import as_written
@@ -33,10 +34,14 @@ Exit status:
 
 \b
 Commands (`migrate COMMAND --help`):
-  report   every site: what was done, why, what it relies on; counts by reason
-  verify   run kernels before and after migration and compare the outputs
-  tune     time each kernel's candidate migrations on a GPU, keep the fastest bit-identical one
+  report         every site: what was done, why, what it relies on; counts by reason
+  verify         run kernels before and after migration and compare the outputs
+  tune           time each kernel's candidate migrations on a GPU, keep the fastest bit-identical one
+  vendor-compat  write the compat shim as one self-contained file
 """
+
+
+LEAD_WIDTH = 110  # the lead paragraph of `--explain`, as wide as the docstrings it joins
 
 
 class _Terminal(runs.Feedback):
@@ -90,7 +95,8 @@ def emit(results: list[FileResult], errors: list[tuple[str, str]], checked: int,
     if options.show_fixes and options.mode == "write":
         click.echo(output.fixes_enumeration(ok), err=True, nl=False)
     if checked and not options.quiet and options.mode != "report" and not options.add_noqa:
-        click.echo(summary(ok, checked - (len(results) - len(ok)), options.mode == "write"), err=True)
+        failed = len(results) - len(ok)
+        click.echo(summary(ok, checked - failed, options.mode == "write", failed), err=True)
     if errors and not options.quiet:
         click.echo(f"Could not process {plural(len(errors), 'path')} (see errors above).", err=True)
     return _exit_status(ok, errors, options)
@@ -189,8 +195,19 @@ def _explain(ctx: click.Context, _param, code: str | None) -> None:
 
     if code.upper() not in RULES:
         raise click.BadParameter(f"unknown rule {code!r}; `migrate --list-rules` lists them.", ctx, _param)
-    click.echo(explain(code))
+    click.echo(_led(explain(code)))
     ctx.exit(0)
+
+
+def _led(text: str) -> str:
+    """A rule's documentation led by one paragraph a user reads: its headline and what it does, joined; then the
+    rest (why, examples, fixtures), as its page shows it."""
+    headline, *rest = text.split("\n\n")
+    if rest and rest[0].startswith("What it does:"):
+        what = rest.pop(0).removeprefix("What it does:").strip()
+        headline = textwrap.fill(" ".join(f"{headline} {what[:1].upper()}{what[1:]}".split()), LEAD_WIDTH,
+                                 break_on_hyphens=False)
+    return "\n\n".join([headline, *rest])
 
 
 def _list_rules(ctx: click.Context, _param, wanted: bool) -> None:
@@ -224,13 +241,26 @@ def _run(params: dict, options: Options, resolver: cfg.Resolver, run: cfg.Config
             raise click.UsageError("`-` (stdin) cannot be combined with other paths.")
         return run_paths(list(paths) or ["."], tuple(params["exclude"]), run.respect_gitignore, resolver, options)
     except cfg.ConfigError as exc:  # a nested pyproject.toml is only read when a file under it is reached
-        raise click.UsageError(f"configuration: {exc}") from None
+        raise ConfigurationError(exc) from None
 
 
 # --- commands ----------------------------------------------------------------------------------------------------
 
 
-@click.command(epilog=EXIT_CODES, context_settings={"help_option_names": ["-h", "--help"]})
+class _DefaultContext(click.Context):
+    """The default command's usage and messages name it as every page writes it, `migrate [OPTIONS]`
+    (`migrate --check`): `migrate check` is only its explicit spelling."""
+
+    @property
+    def command_path(self) -> str:
+        return self.parent.command_path if self.parent is not None else super().command_path
+
+
+class _DefaultCommand(click.Command):
+    context_class = _DefaultContext
+
+
+@click.command(cls=_DefaultCommand, epilog=EXIT_CODES, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--check", is_flag=True, help="Report sites only; never write (the default).")
 @click.option("--diff", is_flag=True,
               help="Print unified diffs and the sites that cannot be migrated; write nothing unless --write.")
@@ -315,8 +345,6 @@ class _DefaultGroup(click.Group):
         self.on_use: dict[str, Callable[[], click.Command]] = {}
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] == "tune":  # `migrate tune` is `migrate verify tune`: it runs kernels too
-            args = ["verify", *args]
         if not args or args[0] not in self.list_commands(ctx):
             args = [self.default, *args]
         return super().parse_args(ctx, args)

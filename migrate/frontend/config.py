@@ -1,9 +1,8 @@
 """`[tool.triton-migrate]` in pyproject.toml: the nearest file upward from each path wins, the CLI overrides it.
 
-File-level keys (target, strict, unsafe-fixes, min-triton-version, kernel-targets, assume, per-file-assume,
-kernel-assume, triton-modules, select, ignore, per-file-ignores, exclude, extend-exclude, line-length) come from
-each file's nearest configuration; run-level keys (output-format, jobs,
-respect-gitignore) from the configuration nearest to the working directory, as in ruff.
+Every key is defined once, in settings.py (SETTINGS). File-level keys come from each file's nearest
+configuration; run-level keys (output-format, jobs, respect-gitignore) from the configuration nearest to the
+working directory, as in ruff.
 
 Without `line-length` here, emitted code keeps to the line length of the project the file belongs to
 (LineLengths): ruff's, black's or flake8's, from the nearest file above it that configures one of them; and
@@ -14,6 +13,7 @@ the `# noqa` comments it carries are those the rules of the project's nearest ru
 from __future__ import annotations
 
 import configparser
+import difflib
 import os
 import re
 import sys
@@ -23,8 +23,8 @@ from typing import Callable, Generic, TypeVar
 import pathspec
 
 from triton_migrate.frontend import ruff_rules
-from triton_migrate.frontend.output import FORMATS
-from triton_migrate.policy import FACTS, KERNEL_TARGETS, TARGETS, Policy, Statement
+from triton_migrate.frontend.settings import ALL, BY_KEY, MAX_LINE_LENGTH
+from triton_migrate.policy import Policy, Statement
 from triton_migrate.rules import selects
 
 if sys.version_info >= (3, 11):
@@ -33,7 +33,6 @@ else:  # pragma: no cover - exercised on 3.9/3.10 only
     import tomli as tomllib
 
 TABLE = "triton-migrate"
-ALL = "ALL"
 T = TypeVar("T")
 
 
@@ -69,6 +68,7 @@ class Config:
     # Modules outside the run that re-export triton (`vllm.triton_utils`): (module, name, "triton" or
     # "triton.language", where it was stated), for when their source cannot be found (triton_modules.py).
     triton_modules: tuple[tuple[str, str, str, str], ...] = ()
+    known_triton_modules: bool = True  # the built-in table of modules known to re-export triton
     _specs: dict = field(default_factory=dict, compare=False, repr=False)  # compiled globs, by pattern
     # Config field -> where its value was set (a file, "command line"); a field not here has its default.
     origins: dict = field(default_factory=dict, compare=False, repr=False)
@@ -117,165 +117,29 @@ def enabled(code: str, select: tuple[str, ...], ignore: tuple[str, ...]) -> bool
     return hit(select) and not hit(ignore)
 
 
-# --- validation: one function per key, each given the raw TOML value and returning the field value ---------------
-
-
-def _one_of(choices: tuple[str, ...]):
-    def check(value):
-        if value not in choices:
-            raise ValueError(f"must be one of {', '.join(choices)}, not {value!r}")
-        return value
-
-    return check
-
-
-def _bool(value):
-    if not isinstance(value, bool):
-        raise ValueError(f"must be true or false, not {value!r}")
-    return value
-
-
-def _version(value):
-    match = re.fullmatch(r"(\d+)\.(\d+)", str(value)) if isinstance(value, str) else None
-    if match is None:
-        raise ValueError(f'must be a "MAJOR.MINOR" string such as "3.5", not {value!r}')
-    return int(match[1]), int(match[2])
-
-
-def _module_path(value):
-    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", value):
-        raise ValueError(f'must be a dotted module path such as "mypkg._triton_compat", not {value!r}')
-    return value
-
-
-def _strings(value):
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise ValueError(f"must be a list of strings, not {value!r}")
-    return tuple(value)
-
-
-def _codes(value):
-    from triton_migrate.rules import CODES
-
-    codes = _strings(value)
-    for code in codes:
-        if code != ALL and not any(known.startswith(code) for known in CODES):
-            raise ValueError(f"{code!r} is not a rule code or prefix (see `migrate --list-rules`)")
-    return codes
-
-
-def _per_file_ignores(value):
-    if not isinstance(value, dict):
-        raise ValueError(f'must be a table of glob = ["CODE", ...], not {value!r}')
-    return tuple((glob, _codes(codes)) for glob, codes in value.items())
-
-
-def _kernel_targets(value):
-    if not isinstance(value, dict) or not all(isinstance(v, str) and v in KERNEL_TARGETS for v in value.values()):
-        raise ValueError(f'must be a table of kernel = "{" | ".join(KERNEL_TARGETS)}" (`migrate tune` writes one), '
-                         f"not {value!r}")
-    return tuple(sorted(value.items()))
-
-
-def _facts(value) -> tuple[str, ...]:
-    facts = _strings(value)
-    for fact in facts:
-        if fact not in FACTS:
-            raise ValueError(f"{fact!r} is not a fact this tool knows (known: {', '.join(FACTS)})")
-    return facts
-
-
-def _assume(value, where: str):
-    return tuple(Statement(fact, where) for fact in _facts(value))
-
-
-def _per_file_assume(value, where: str):
-    if not isinstance(value, dict):
-        raise ValueError(f'must be a table of glob = ["FACT", ...], not {value!r}')
-    return tuple((glob, tuple(Statement(fact, f'{where} "{glob}"') for fact in _facts(facts)))
-                 for glob, facts in value.items())
-
-
-def _kernel_assume(value, where: str):
-    """`kernel = [facts]`, `"kernel.argument" = [facts]`, or `kernel = {argument = [facts]}`."""
-    if not isinstance(value, dict):
-        raise ValueError(f'must be a table of kernel (or "kernel.argument") = ["FACT", ...], not {value!r}')
-    found = []
-    for key, facts in value.items():
-        entries = {f"{key}.{argument}": listed for argument, listed in facts.items()} if isinstance(facts, dict) \
-            else {key: facts}
-        for selector, listed in entries.items():
-            kernel, _, argument = selector.partition(".")
-            if not all(part.isidentifier() for part in (kernel, *([argument] if argument else []))):
-                raise ValueError(f"{selector!r} is not a kernel name or `kernel.argument`")
-            found += [Statement(fact, f'{where} "{selector}"', kernel, argument or None) for fact in _facts(listed)]
-    return tuple(found)
-
-
-def _triton_modules(value, where: str):
-    """`module = {name = "triton.language", ...}`: what a module outside the run binds to triton."""
-    if not isinstance(value, dict) or not all(isinstance(names, dict) for names in value.values()):
-        raise ValueError('must be a table of module = {name = "triton" | "triton.language", ...}, '
-                         f"not {value!r}")
-    found = []
-    for module, names in value.items():
-        _module_path(module)
-        for name, full in names.items():
-            if not name.isidentifier() or full not in ("triton", "triton.language"):
-                raise ValueError(f'{module}: {name!r} = {full!r}: must be a name = "triton" or "triton.language"')
-            found.append((module, name, full, f'{where} "{module}.{name}"'))
-    return tuple(found)
-
-
-def _jobs(value):
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"must be a whole number ≥ 1, not {value!r}")
-    return value
-
-
-def _line_length(value):
-    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_LINE_LENGTH:
-        raise ValueError(f"must be a whole number from 1 to {MAX_LINE_LENGTH}, not {value!r}")
-    return value
-
-
-KEYS = {  # TOML key -> (Config field, validator)
-    "target": ("target", _one_of(TARGETS)),
-    "strict": ("strict", _bool),
-    "unsafe-fixes": ("unsafe_fixes", _bool),
-    "min-triton-version": ("min_triton", _version),
-    "select": ("select", _codes),
-    "ignore": ("ignore", _codes),
-    "per-file-ignores": ("per_file_ignores", _per_file_ignores),
-    "exclude": ("exclude", _strings),
-    "extend-exclude": ("extend_exclude", _strings),
-    "output-format": ("output_format", _one_of(FORMATS)),
-    "jobs": ("jobs", _jobs),
-    "respect-gitignore": ("respect_gitignore", _bool),
-    "compat-module": ("compat_module", _module_path),
-    "kernel-targets": ("kernel_targets", _kernel_targets),
-    "line-length": ("line_length", _line_length),
-    "assume": ("assume", _assume),
-    "per-file-assume": ("per_file_assume", _per_file_assume),
-    "kernel-assume": ("kernel_assume", _kernel_assume),
-    "triton-modules": ("triton_modules", _triton_modules),
-}
-# their validators also take where the key was set
-STATED = ("assume", "per-file-assume", "kernel-assume", "triton-modules")
-
-
 def apply(config: Config, table: dict, where: str) -> Config:
     """`config` with the keys of `table` (TOML names) validated and set; `where` prefixes error messages."""
     changes = {}
     for key, value in table.items():
-        if key not in KEYS:
-            raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(KEYS)})")
-        name, check = KEYS[key]
+        if key not in BY_KEY:
+            raise ConfigError(f"{where}: unknown key {key!r} ({_suggestion(key)})")
+        setting = BY_KEY[key]
         try:
-            changes[name] = check(value, f"{shown_path(where)}: {key}") if key in STATED else check(value)
+            changes[setting.field] = setting.check(value, f"{shown_path(where)}: {key}") if setting.stated \
+                else setting.check(value)
         except ValueError as exc:
             raise ConfigError(f"{where}: {key}: {exc}") from None
     return replace(config, **changes, origins={**config.origins, **dict.fromkeys(changes, where)})
+
+
+def _suggestion(key: str) -> str:
+    """`did you mean ...` for a typo (`targte`, `line_length`), else every key."""
+    close = difflib.get_close_matches(key.replace("_", "-"), BY_KEY, n=1, cutoff=0.7)
+    return f"did you mean {close[0]!r}?" if close else f"known: {', '.join(BY_KEY)}"
+
+
+def _spelling(name: str) -> str:
+    return re.sub(r"[-_.\s]", "", name.lower())
 
 
 def shown_path(where: str) -> str:
@@ -293,7 +157,11 @@ def read_table(path: str) -> dict | None:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    table = document.get("tool", {}).get(TABLE)
+    tools = document.get("tool", {})
+    misspelt = [name for name in tools if name != TABLE and _spelling(name) == _spelling(TABLE)]
+    if misspelt:  # read by no one: every setting in it would be silently ignored
+        raise ConfigError(f"{path}: [tool.{misspelt[0]}] is not read: the table is [tool.{TABLE}]")
+    table = tools.get(TABLE)
     if table is not None and not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.{TABLE}] must be a table")
     return table
@@ -390,7 +258,6 @@ def _with_length(config: Config, length: int, source: str | None) -> Config:
 # --- the project's line length, which emitted code keeps to (wrap.py) ---------------------------------------------
 
 DEFAULT_LINE_LENGTH = 88  # ruff's and black's
-MAX_LINE_LENGTH = 320  # ruff's upper bound
 # Looked for in each directory upward, in this order (ruff's own order for its files first).
 _RUFF_FILES = (".ruff.toml", "ruff.toml", "pyproject.toml")  # ruff's own order
 _LENGTH_FILES = (*_RUFF_FILES, ".flake8", "setup.cfg", "tox.ini")
@@ -464,90 +331,3 @@ def declared_line_length(path: str, extended: int = 0) -> int | None:
 def _length(value) -> int | None:
     valid = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_LINE_LENGTH
     return value if valid else None
-
-
-# --- the documentation's configuration reference ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class KeyHelp:
-    """A key as the documentation's configuration reference shows it (docs/hooks.py generates the page from
-    KEYS, Config's defaults, the command line's options and this; tests/test_docs.py holds HELP to KEYS)."""
-
-    type: str
-    meaning: str  # Markdown
-    unset: str | None = None  # what applies while the key is not set, where Config's default only marks that
-
-
-HELP = {
-    "target": KeyHelp(
-        "`auto`, `descriptor`, `pointer` or `compat`",
-        "`auto`: a descriptor where provably legal and safe (chosen at launch, or relying on stated facts), "
-        "masked pointers otherwise; `descriptor`: a descriptor only where what it needs is proven or stated, "
-        "every other site refused with the fact that would make it migratable; `pointer`: masked pointers "
-        "everywhere; `compat`: tiles of the `triton_migrate.compat` shim."),
-    "strict": KeyHelp(
-        "bool", "No descriptor that relies on anything unproven: no launch guard, no stated fact."),
-    "unsafe-fixes": KeyHelp(
-        "bool",
-        "Fixes that delete user code: a helper whose block-pointer parameters no call anywhere fills, which "
-        "nothing in the project names (TTD011). Off by default: such a helper is kept and reported; "
-        "`--diff --unsafe-fixes` shows the deletion first. A kernel is never removed."),
-    "min-triton-version": KeyHelp(
-        '`"X.Y"`',
-        "The oldest Triton the migrated code must run on: descriptors need 3.4; `padding_option` and casting "
-        "stores need 3.5."),
-    "select": KeyHelp(
-        'list of rule codes, prefixes or `"ALL"`',
-        "The rule codes that run: a code runs if a `select` entry is a prefix of it and no `ignore` entry is "
-        '(`"TTD1"` is every TTD1xx). Disabling a rewrite code (`TTD001`, `TTD006`) leaves the files that have '
-        "such a site untouched."),
-    "ignore": KeyHelp('list of rule codes, prefixes or `"ALL"`', "The rule codes that do not run (see `select`)."),
-    "per-file-ignores": KeyHelp(
-        "table: glob → codes",
-        "Codes ignored in the files a gitignore-style glob matches, relative to the `pyproject.toml` (a bare "
-        'name matches at any depth), added to `ignore`; `["ALL"]`: the files are not even read.'),
-    "exclude": KeyHelp(
-        "list of globs",
-        "Skip these files (gitignore-style, relative to this file); added to the built-in list (`.git`, "
-        "`.venv`, `build`, `dist`, ...). Paths named on the command line are still checked unless "
-        "`--force-exclude` (inside a named directory that is excluded itself, the patterns are matched "
-        "relative to it)."),
-    "extend-exclude": KeyHelp("list of globs", "Added to `exclude`, as in ruff."),
-    "output-format": KeyHelp(
-        "`full`, `concise`, `json`, `sarif` or `github`",
-        "As `--output-format`, for the default command (`migrate report` defaults to its grouped view). "
-        "Applies to the whole run: read from the configuration of the working directory."),
-    "jobs": KeyHelp(
-        "int ≥ 1", "Worker processes, as `-j`. Applies to the whole run.", unset="one per CPU"),
-    "respect-gitignore": KeyHelp(
-        "bool", "Skip files that `.gitignore` files ignore. Applies to the whole run."),
-    "compat-module": KeyHelp(
-        "dotted module path",
-        "Where `--target compat` code imports the shim from; `migrate vendor-compat mypkg/_triton_compat.py` "
-        "writes a self-contained copy (triton only) so that the migrated package does not depend on this tool."),
-    "kernel-targets": KeyHelp(
-        "table: function → `auto`, `descriptor` or `pointer`",
-        "That function's target instead of `target`; `migrate tune` measures and writes this table."),
-    "line-length": KeyHelp(
-        f"int 1–{MAX_LINE_LENGTH}", "Emitted code keeps within it.",
-        unset="the project's ruff, black or flake8 setting, else 88"),
-    "assume": KeyHelp(
-        "list of facts: " + ", ".join(f"`{fact}`" for fact in FACTS),
-        "Facts about the tensor arguments and launches of every kernel of the files this configuration covers, "
-        "which descriptors may rely on (TTD010)."),
-    "per-file-assume": KeyHelp(
-        "table: glob → facts",
-        "The same for the files a gitignore-style glob matches (relative to the `pyproject.toml`), added to "
-        "`assume`."),
-    "kernel-assume": KeyHelp(
-        'table: kernel or `"kernel.argument"` → facts',
-        "The same for one kernel (function name, in any file) or one of its arguments "
-        '(`matmul_kernel = [...]`, `"matmul_kernel.c_ptr" = [...]` or `matmul_kernel = {c_ptr = [...]}`).'),
-    "triton-modules": KeyHelp(
-        'table: module → {name = `"triton"` or `"triton.language"`}',
-        "What a module outside the run re-exports from Triton, for when its source cannot be found "
-        '(`"vllm.triton_utils" = { tl = "triton.language", triton = "triton" }`): a stated fact, listed under '
-        "the sites that rely on it (TTD202). A module whose source the run or `sys.path` holds is read, never "
-        "imported, and needs no entry."),
-}

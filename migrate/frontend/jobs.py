@@ -326,21 +326,26 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-def summary(results: list[FileResult], checked: int, write: bool) -> str:
-    """The line that ends a run: how many sites were found (or migrated) in how many of the `checked` files."""
+def summary(results: list[FileResult], checked: int, write: bool, failed: int = 0) -> str:
+    """The line that ends a run: how many sites were found (or migrated) in how many of the `checked` files;
+    `failed` files could not be read, analysed or written, and their errors were printed above."""
     diagnostics = [d for r in results for d in r.diagnostics]
     kept = sum(d.code == "TTD011" and not d.fixed for d in diagnostics)
     hidden = f"; {kept} of them in helpers kept, which `--unsafe-fixes` may remove (TTD011)" if kept else ""
-    return _counts(results, diagnostics, checked, write).removesuffix(".") + hidden + "."
+    return _counts(results, diagnostics, checked, write, failed).removesuffix(".") + hidden + "."
 
 
-def _counts(results: list[FileResult], diagnostics: list, checked: int, write: bool) -> str:
+def _counts(results: list[FileResult], diagnostics: list, checked: int, write: bool, failed: int) -> str:
     refused = sum(r.left for r in results)
     suppressed = sum(r.suppressed for r in results)
+    # Only files that were processed count: a file whose write failed may well hold block pointers.
+    files = plural(checked, "other file" if failed else "file")
+    if not diagnostics and not any(r.new_data for r in results) and failed and not checked:
+        return f"Nothing {'written' if write else 'checked'}: {plural(failed, 'file')} failed (see errors above)."
     if not diagnostics and not any(r.new_data for r in results) and suppressed:
-        return f"Nothing to migrate in {plural(checked, 'file')} ({plural(suppressed, 'site')} suppressed)."
+        return f"Nothing to migrate in {files} ({plural(suppressed, 'site')} suppressed)."
     if not diagnostics and not any(r.new_data for r in results):
-        return f"No block pointers found in {plural(checked, 'file')}."
+        return f"No block pointers found in {files}."
     if write:
         written = [r for r in results if r.new_data]
         migrated = sum(d.fixed for r in written for d in r.diagnostics)

@@ -1,5 +1,6 @@
 """The command-line options of every command that migrates: the default command and `report` take them all,
-`migrate verify` and `migrate tune` the configuration options, so that they migrate as `--write` does."""
+`migrate verify` and `migrate tune` the configuration options, so that they migrate as `--write` does. A
+setting's option is made from its entry in settings.SETTINGS; the others are the run's own."""
 
 from __future__ import annotations
 
@@ -7,11 +8,30 @@ import click
 
 from triton_migrate.frontend import config as cfg
 from triton_migrate.frontend import runs
+from triton_migrate.frontend.settings import SETTINGS, Setting
 
 
 def _csv(_ctx, _param, values: tuple[str, ...]) -> list[str] | None:
     codes = [code.strip() for value in values for code in value.split(",") if code.strip()]
     return codes or None
+
+
+def _setting_option(setting: Setting):
+    """The click option of a setting (settings.Option)."""
+    option = setting.option
+    if option.kind == "switch":
+        return click.option(f"{setting.flag}/--no-{setting.flag[2:]}", setting.parameter, default=None,
+                            help=option.help)
+    kinds: dict[str, dict] = {"choice": {"type": click.Choice(option.choices)},
+                              "int": {"type": click.IntRange(min=option.low, max=option.high)},
+                              "list": {"multiple": True, "callback": _csv}}
+    names = [name for name in (option.short, setting.flag) if name]
+    return click.option(*names, setting.parameter, metavar=option.metavar, help=option.help,
+                        **kinds.get(option.kind, {}))
+
+
+def _settings(migrating: bool) -> list:
+    return [_setting_option(s) for s in SETTINGS if s.option is not None and s.option.migrates == migrating]
 
 
 # How each file is migrated: `migrate verify` and `migrate tune` take these too, so that they migrate as
@@ -20,43 +40,18 @@ CONFIGURATION = [
     click.option("--config", "config_file", type=click.Path(dir_okay=False, exists=True),
                  help="Use this pyproject.toml for every path instead of the nearest one."),
     click.option("--isolated", is_flag=True, help="Ignore every pyproject.toml."),
-    click.option("--target", type=click.Choice(cfg.TARGETS),
-                 help="What to emit: descriptors where safe else masked pointers (auto), only descriptors where "
-                      "proven or stated (the rest untouched), or only masked pointers."),
-    click.option("--strict/--no-strict", default=None,
-                 help="Refuse descriptors whose safety depends on run-time values (strides, alignment), checked "
-                      "at launch or stated."),
-    click.option("--min-triton-version", metavar="X.Y", help="The oldest Triton the migrated code must run on."),
-    click.option("--unsafe-fixes/--no-unsafe-fixes", default=None,
-                 help="Also apply fixes that delete code: a helper whose block-pointer parameters nothing fills, or "
-                      "that returns a block pointer every call now creates itself (TTD011); never a kernel."),
-    click.option("--assume", multiple=True, callback=_csv, metavar="FACTS",
-                 help="Facts about every kernel's tensor arguments and launches that descriptors may rely on "
-                      "(comma-separated: aligned, contiguous, aligned-rows, in-bounds, allocator; replaces the "
-                      "configuration's `assume`)."),
-    click.option("--triton-module", "triton_module", multiple=True, callback=_csv, metavar="MODULE.NAME=WHAT",
-                 help="A name that a module outside the run binds to triton (comma-separated, e.g. "
-                      "vllm.triton_utils.tl=triton.language; replaces the configuration's `triton-modules`)."),
-    click.option("--line-length", type=click.IntRange(min=1, max=320), metavar="N",
-                 help="Keep emitted code within N columns [default: the project's ruff, black or flake8 "
-                      "setting, else 88]."),
+    *_settings(migrating=True),
 ]
 SHARED = [
     click.argument("paths", nargs=-1, type=click.Path()),
     *CONFIGURATION,
-    click.option("--select", multiple=True, callback=_csv, metavar="CODES",
-                 help="Rule codes or prefixes to enable (comma-separated; replaces the configuration's)."),
-    click.option("--ignore", multiple=True, callback=_csv, metavar="CODES",
-                 help="Rule codes or prefixes to disable (comma-separated; replaces the configuration's)."),
+    *_settings(migrating=False),
     click.option("--exclude", multiple=True, metavar="PATTERN",
                  help="Skip paths matching this gitignore-style glob (adds to the configuration's)."),
     click.option("--force-exclude", is_flag=True,
                  help="Apply excludes to files named on the command line too (as pre-commit passes them)."),
-    click.option("--respect-gitignore/--no-respect-gitignore", default=None,
-                 help="Skip files that .gitignore files ignore [default: respect]."),
     click.option("-o", "--output-file", type=click.Path(dir_okay=False),
                  help="Write the diagnostics (or the document) to this file instead of stdout."),
-    click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes [default: one per CPU]."),
     click.option("--no-cache", is_flag=True, help="Analyse every file, without reading or writing the cache."),
     click.option("--cache-dir", metavar="DIR", help="Where check results are cached [default: "
                  ".triton-migrate-cache]."),
@@ -82,11 +77,21 @@ def configuration_options(function):
 
 
 
+class ConfigurationError(click.ClickException):
+    """A bad pyproject.toml: exit 2 with its message, without the usage block that a mistyped option gets (the
+    command line was right)."""
+
+    exit_code = 2
+
+    def __init__(self, error: cfg.ConfigError) -> None:
+        super().__init__(f"configuration: {error}")
+
+
 def resolve(params: dict, fmt_option: str | None = None) -> tuple[cfg.Resolver, cfg.Config]:
     """runs.resolve, exit 2 on a bad configuration or option."""
     try:
         return runs.resolve(params, fmt_option)
     except cfg.ConfigError as exc:
-        raise click.UsageError(f"configuration: {exc}") from None
+        raise ConfigurationError(exc) from None
     except runs.OptionError as exc:
         raise click.UsageError(str(exc)) from None

@@ -18,6 +18,7 @@ from triton_migrate.frontend.discover import discover
 from triton_migrate.frontend.fileio import FileError, read_bytes
 from triton_migrate.frontend.jobs import Job, analyse_all
 from triton_migrate.frontend.output import FileResult
+from triton_migrate.frontend.settings import SETTINGS, Setting
 from triton_migrate.frontend.workers import Workers
 from triton_migrate.policy import Policy
 from triton_migrate.rules import CODES
@@ -74,33 +75,22 @@ class OptionError(Exception):
 def resolve(params: dict, fmt_option: str | None = None) -> tuple[cfg.Resolver, cfg.Config]:
     """The configuration resolver for the command line's options (`params`: by the default command's names; an
     option missing from it is not set) and the run-level configuration. Raises cfg.ConfigError for a bad
-    configuration, OptionError for a bad `--triton-module`."""
-    overrides = {key: value for key, value in (
-        ("target", params.get("target")), ("strict", params.get("strict")),
-        ("unsafe-fixes", params.get("unsafe_fixes")),
-        ("min-triton-version", params.get("min_triton_version")), ("select", params.get("select")),
-        ("ignore", params.get("ignore")), ("output-format", fmt_option),
-        ("respect-gitignore", params.get("respect_gitignore")), ("jobs", params.get("jobs")),
-        ("line-length", params.get("line_length")), ("assume", params.get("assume")),
-        ("triton-modules", _triton_modules_table(params.get("triton_module"))),
-    ) if value is not None}
+    configuration, OptionError for an option whose value cannot be understood (`--triton-module`)."""
+    overrides = {"output-format": fmt_option} if fmt_option is not None else {}
+    for setting in SETTINGS:
+        value = params.get(setting.parameter) if setting.option is not None else None
+        if value is not None:
+            overrides[setting.key] = _as_toml(setting, value)
     resolver = cfg.Resolver(overrides, params.get("config_file"), params.get("isolated", False))
     return resolver, resolver.for_path(".")
 
 
-def _triton_modules_table(entries: list[str] | None) -> dict | None:
-    """`--triton-module vllm.triton_utils.tl=triton.language` as the configuration's table."""
-    if entries is None:
-        return None
-    table: dict[str, dict[str, str]] = {}
-    for entry in entries:
-        named, equals, full = entry.partition("=")
-        module, dot, name = named.strip().rpartition(".")
-        if not (equals and dot and module and name):
-            raise OptionError(f"--triton-module {entry!r}: expected MODULE.NAME=triton or "
-                              "MODULE.NAME=triton.language")
-        table.setdefault(module, {})[name] = full.strip()
-    return table
+def _as_toml(setting: Setting, value):
+    """An option's value as the TOML value it overrides."""
+    try:
+        return setting.option.to_toml(value) if setting.option.to_toml else value
+    except ValueError as exc:
+        raise OptionError(str(exc)) from None
 
 
 def say(options: Options, message: str) -> None:
@@ -129,7 +119,8 @@ def job_for(path: str, data: bytes, config: cfg.Config, options: Options) -> Job
     lint_codes = tuple(code for code in lint_pragmas.CODES if config.ruff.selects(code, path))
     return Job(path, data, verify, policy, config.select, config.ignored_for(path), options.cache_dir,
                None if options.standalone else launch.import_spec(path, data),
-               imported=triton_modules.imported(path, data, config.triton_modules), lint_codes=lint_codes,
+               imported=triton_modules.imported(path, data, config.triton_modules, known=config.known_triton_modules),
+               lint_codes=lint_codes,
                lint_config=cfg.shown_path(config.ruff.source) if lint_codes else None)
 
 

@@ -9,7 +9,9 @@ would find it (relative to the importing file's package, from its directory or p
 `sys.path`), and its import lines say what it binds (triton_names.TritonNames, a chain of such modules
 followed); nothing is imported or executed. Where it cannot be found, the configuration can state it
 (`triton-modules`), and the rewrite then relies on it as on a stated fact (the report's `requires`).
-The engine lets a module of the run that binds the same name decide first.
+Where neither the source nor a statement says, the modules known to re-export Triton (KNOWN: vLLM's
+`triton_utils` first) are taken at their word, as an assumption each rewrite names; `known-triton-modules =
+false` turns that off. The engine lets a module of the run that binds the same name decide first.
 """
 
 from __future__ import annotations
@@ -32,14 +34,23 @@ from triton_migrate.analysis.packages import (
 # Stated in the configuration: (module, name, what it is: "triton" or "triton.language", where it was stated).
 Stated = tuple[tuple[str, str, str, str], ...]
 _CHAIN = 4  # how many modules a re-export is followed through
+_BOTH = {"tl": "triton.language", "triton": "triton"}
+# Modules that bind `tl` and `triton` to Triton's wherever Triton is installed (a placeholder elsewhere, where no
+# kernel runs), as their released sources do: module -> (its names, the project). Used only where the module
+# cannot be found: a source found on disk is read instead, and one that shows something else wins.
+KNOWN = {
+    "vllm.triton_utils": (_BOTH, "vLLM"),  # `from vllm.triton_utils import tl, triton`: vLLM and its plugins
+    "sglang.srt.triton_utils": (_BOTH, "SGLang"),  # adapted from vLLM's
+    "aphrodite.triton_utils": (_BOTH, "Aphrodite"),  # a vLLM fork
+}
 
 
-def imported(path: str, data: bytes, stated: Stated = (), search: Sequence[str] | None = None
-             ) -> tuple[Borrowed, ...]:
+def imported(path: str, data: bytes, stated: Stated = (), search: Sequence[str] | None = None,
+             known: bool = True) -> tuple[Borrowed, ...]:
     """The names the file at `path` (its bytes: `data`) imports from other modules that bind them to triton,
     from the modules it takes a name it spells a block-pointer call on from (`tl.make_block_ptr`, `tl.advance`;
     `triton` too, which the rewrite may call). `search`: where installed modules are looked for (`sys.path` by
-    default)."""
+    default); `known`: whether KNOWN applies."""
     found = []
     importer = _dotted(path)
     names = sorted((entry for entry in imported_names(data) if entry[2] is not None), key=str)
@@ -54,9 +65,12 @@ def imported(path: str, data: bytes, stated: Stated = (), search: Sequence[str] 
             full = _bound_by_triton(target, name)
             binding = Borrowed(local, full, source) if full is not None else None
         else:
-            # what the module's source shows needs no one's word; the statement covers what it does not
-            binding = _read(path, level, module, name, local, source, tuple(sys.path if search is None else search)) \
-                or _stated(stated, target, name, local, source)
+            # what the module's source shows needs no one's word; the statement covers what it does not, and
+            # what is known of a module that is not there, what neither does
+            paths = tuple(sys.path if search is None else search)
+            located = _locate(os.path.dirname(os.path.abspath(path)), level, module, paths)
+            binding = _read(located, name, local, source, paths) or _stated(stated, target, name, local, source) \
+                or (_known(target, name, local, source) if known and located is None else None)
         if binding is not None:
             found.append(binding)
     return tuple(found)
@@ -103,9 +117,12 @@ def _stated(stated: Stated, module: str, name: str, local: str, source: str) -> 
     return None
 
 
-def _read(path: str, level: int, module: str, name: str, local: str, source: str,
-          search: tuple[str, ...]) -> Borrowed | None:
-    located = _locate(os.path.dirname(os.path.abspath(path)), level, module, search)
+def _known(module: str, name: str, local: str, source: str) -> Borrowed | None:
+    names, project = KNOWN.get(module, ({}, ""))
+    return Borrowed(local, names[name], source, project, assumed=True) if name in names else None
+
+
+def _read(located: str | None, name: str, local: str, source: str, search: tuple[str, ...]) -> Borrowed | None:
     full = _bound_in(located, search, _CHAIN).get(name) if located is not None else None
     return Borrowed(local, full, source) if full is not None else None
 

@@ -2,9 +2,10 @@
 1.0, error bars from the timed repeats' interquartile ranges, kernels whose outputs (or launch counts) differ
 marked, kernels without timings shown as such, and the `--max-slowdown` threshold.
 
-It draws from the verdict's JSON form (`Verdict.as_json()`, what `--json` writes), so a saved verdict can be
-drawn on another machine. matplotlib is an optional dependency (`pip install 'triton-migrate[chart]'`),
-imported only here and only when a chart is asked for; drawing uses the Agg canvas (no display needed).
+It draws from the verdict's JSON form (`Verdict.as_json()`, what `--json` writes), so a saved verdict can be drawn
+on another machine. matplotlib is an optional dependency (`pip install matplotlib`; in a clone of triton-migrate,
+`pip install '.[chart]'`), imported only here and only when a chart is asked for; drawing uses the Agg canvas (no
+display needed).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-INSTALL = "pip install 'triton-migrate[chart]'  (or: pip install matplotlib)"
+INSTALL = "pip install matplotlib  (or, in a clone of triton-migrate: pip install '.[chart]')"
 FORMATS = ("png", "svg", "pdf")
 
 ROW_INCHES = 0.2  # per kernel; the figure grows with the number of kernels

@@ -19,6 +19,7 @@ from .session import (
     migrating,
     record,
     session,
+    split_user_command,
     tree_paths,
     user_command,
     verdict_of,
@@ -34,12 +35,22 @@ class _VerifyGroup(click.Group):
     click's parsing (its options are the command's, not ours)."""
 
     def parse_args(self, ctx, args):
-        if "--" in args:
-            cut = args.index("--")
-            args, ctx.meta["tm_command"] = args[:cut], args[cut + 1:]
+        args = split_user_command(ctx, args)
         if not args or (args[0] not in _SUBCOMMANDS and args[0] not in ("--help", "-h")):
             args = ["run", *args]
         return super().parse_args(ctx, args)
+
+    def collect_usage_pieces(self, ctx):
+        return ["[OPTIONS]", "[PATHS]...", "--", "COMMAND"]
+
+    def format_options(self, ctx, formatter):
+        """`migrate verify [PATHS] -- COMMAND` is the `run` command: its options are verify's own, listed here
+        (`run` is not a name any page uses), then the other commands."""
+        records = [record for param in self.commands["run"].get_params(ctx)
+                   if (record := param.get_help_record(ctx)) is not None]
+        with formatter.section("Options"):
+            formatter.write_dl(records)
+        self.format_commands(ctx, formatter)
 
 
 def _check_chart(ctx, param, value):
@@ -60,7 +71,7 @@ def _check_chart(ctx, param, value):
 def _chart_option(function):
     return click.option("--chart", "chart_path", type=click.Path(dir_okay=False), callback=_check_chart,
                         help="Also draw the verdict (.png, .svg, .pdf): the time ratio per kernel with error bars, "
-                        "differences marked. Needs matplotlib: pip install 'triton-migrate[chart]'.")(function)
+                        "differences marked. Needs matplotlib: pip install matplotlib.")(function)
 
 
 @click.group("verify", cls=_VerifyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -79,7 +90,7 @@ def command():
     """
 
 
-@command.command("run")
+@command.command("run", hidden=True)
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option("--migrated", "replacements", multiple=True, metavar="PATH=FILE",
               help="Use FILE as the migrated PATH instead of the codemod's output (a hand-fixed migration).")

@@ -119,15 +119,14 @@ def policy_lines(groups: list[dict]) -> list[str]:
     return lines
 
 
-_SHOWN = {"target": "target", "strict": "strict", "min_triton": "min-triton-version",
-          "kernel_targets": "kernel-targets", "compat_module": "compat-module", "line_length": "line-length"}
-
-
 def _settings(policy: dict, origins: dict, non_default: dict) -> list[str]:
+    from triton_migrate.frontend.settings import BY_FIELD  # the key each policy field is set by
+
     found = []
-    for name, key in _SHOWN.items():
-        if name == "target" or name in non_default or name in origins:
-            found.append(f"{key}: {_spelled(name, policy[name])} ({origins.get(name, 'default')})")
+    for name, value in policy.items():
+        setting = BY_FIELD.get(name)
+        if setting is not None and not setting.stated and (name == "target" or name in non_default or name in origins):
+            found.append(f"{setting.key}: {_spelled(name, value)} ({origins.get(name, 'default')})")
     by_key: dict[tuple[str, str], list[str]] = {}  # (key, file) -> the facts stated there
     for statement in policy["assume"]:
         source, _, key = statement["where"].rpartition(": ")  # "pyproject.toml: kernel-assume \"matmul.c\""

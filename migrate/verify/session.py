@@ -66,6 +66,22 @@ def migrating(function):
     return configuration_options(function)
 
 
+def split_user_command(ctx, args: list[str]) -> list[str]:
+    """Everything after `--` is the user's command, kept out of click's parsing (its options are the command's,
+    not ours); the arguments before it."""
+    if "--" in args:
+        cut = args.index("--")
+        args, ctx.meta["tm_command"] = args[:cut], args[cut + 1:]
+    return args
+
+
+class RunsUserCommand(click.Command):
+    """A command that runs the user's command given after `--` (`migrate tune -- python bench.py`)."""
+
+    def parse_args(self, ctx, args):
+        return super().parse_args(ctx, split_user_command(ctx, args))
+
+
 def user_command(ctx) -> list[str]:
     from .runner import python_command
 

@@ -33,6 +33,7 @@ class Migration:
 
         from triton_migrate.frontend import runs
         from triton_migrate.frontend.config import ConfigError
+        from triton_migrate.frontend.options import ConfigurationError
 
         try:
             resolver, run = runs.resolve(self.options)
@@ -41,7 +42,7 @@ class Migration:
             # a nested pyproject.toml is only read when a file under it is reached: analyse_paths may raise too
             return runs.analyse_paths([str(p) for p in paths], (), run.respect_gitignore, resolver, options), resolver
         except ConfigError as error:
-            raise click.UsageError(f"configuration: {error}") from None
+            raise ConfigurationError(error) from None
         except runs.OptionError as error:
             raise click.UsageError(str(error)) from None
 

@@ -29,7 +29,17 @@ from triton_migrate.forms import Target
 from triton_migrate.policy import KERNEL_TARGETS, Policy
 
 from .report import policy_lines
-from .session import checking, common, migrating, record, session, tree_paths, user_command, verdict_of
+from .session import (
+    RunsUserCommand,
+    checking,
+    common,
+    migrating,
+    record,
+    session,
+    tree_paths,
+    user_command,
+    verdict_of,
+)
 from .tree import Migration, make_migrated_copy
 
 DEFAULT_CANDIDATES = (Target.AUTO.value, Target.POINTER.value)
@@ -138,7 +148,7 @@ def candidate_policy(candidate: str) -> Callable[[Policy], Policy]:
     return lambda policy: replace(policy, target=candidate, kernel_targets=())
 
 
-@click.command("tune")
+@click.command("tune", cls=RunsUserCommand)
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option("--candidates", default=",".join(DEFAULT_CANDIDATES), show_default=True,
               help=f"Targets to measure, comma-separated, from {', '.join(KERNEL_TARGETS)}.")
