@@ -281,3 +281,40 @@ def test_one_unsigned_comparison_bounds_what_a_block_pointer_bounds(n, tmp_path)
         kernel[(len(starts),)](x, y[24:], starts, n, BLOCK=8)
         results.append(y)
     assert torch.equal(results[0], results[1])
+
+
+ROOM = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x, y, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    p = tl.make_block_ptr(x, (n,), (1,), (pid * BLOCK,), (BLOCK,), (0,))
+    v = tl.load(p, boundary_check=(0,), padding_option="zero")
+    q = tl.make_block_ptr(y, (n,), (1,), (pid * BLOCK,), (BLOCK,), (0,))
+    tl.store(q, v + 1, boundary_check=(0,))
+'''
+
+
+def run_room(text: str, name: str, n: int, tmp_path) -> torch.Tensor:
+    (tmp_path / f"{name}.py").write_text(text)
+    kernel = D.import_path(tmp_path / f"{name}.py", name).k
+    x = torch.arange(64, dtype=torch.float32)[24:]  # memory on both sides of the tensor's n elements
+    y = torch.full((64,), -1.0)
+    kernel[(3,)](x, y[24:], n, BLOCK=8)
+    return y
+
+
+@pytest.mark.parametrize("n", [-2**31 + 3, -5, 0, 3, 13, 24])
+def test_the_room_left_in_the_shape_bounds_what_a_block_pointer_bounds(n, tmp_path):
+    """`tl.arange(0, BLOCK) < tl.maximum(n, 0) - pid * BLOCK` for an offset known to be non-negative, over a shape
+    that is negative, empty, inside the first block, across the second and the whole grid; the original's reads
+    and writes, bit for bit (Triton 3.8 interpreter). Without the clamp, `n - 8` wraps past int32's least
+    value to a huge room for n = -2^31 + 3, and the second block writes."""
+    migrated_text = migrate_source(ROOM).new_source
+    assert "m_block = o_block < tl.maximum(n, 0) - pid * BLOCK" in lines(migrated_text)
+    before = run_room(ROOM, "room_before", n, tmp_path)
+    assert torch.equal(before, run_room(migrated_text, "room_after", n, tmp_path))
+    unclamped = migrated_text.replace("tl.maximum(n, 0)", "n")
+    assert torch.equal(before, run_room(unclamped, "room_unclamped", n, tmp_path)) == (n != -2**31 + 3)
