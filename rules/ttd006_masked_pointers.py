@@ -6,12 +6,12 @@ codes TTD1xx on the diagnostic say why), under `--target auto` (the default) or 
 The rewrite has the exact semantics of a block pointer (Triton 3.8's own `_block_ptr._materialize`) and
 reads as a maintainer writes it by hand (flash-linear-attention's own migration, #1062):
 
-    o_t = i_t * BT + tl.arange(0, BT).to(tl.int64)
-    m_t = o_t < T
+    o_t = tl.arange(0, BT).to(tl.int64)
+    m_t = tl.arange(0, BT) < tl.maximum(T, 0) - i_t * BT
     for i_k in range(tl.cdiv(K, BK)):
-        o_k = i_k * BK + tl.arange(0, BK)
-        p_q = q + o_t[:, None] * (H*K) + o_k[None, :]
-        b_q = tl.load(p_q, mask=m_t[:, None] & (o_k < K)[None, :])
+        o_k = i_k * BK + tl.arange(0, BK).to(tl.int64)
+        p_q = q + tl.cast(i_t * BT, tl.int64) * (H*K) + (o_t[:, None] * (H*K) + o_k[None, :])
+        b_q = tl.load(p_q, mask=m_t[:, None] & (tl.arange(0, BK) < tl.maximum(K, 0) - i_k * BK)[None, :])
 
 * The block pointer becomes the pointers its name holds, read by name at each load and store and assigned where it
   was created, or lower in that block, just before the statement that first reads them, as a block pointer
@@ -20,16 +20,22 @@ reads as a maintainer writes it by hand (flash-linear-attention's own migration,
   moves in, and each access adds those (`p + k_off1`; `p + tl.cast(k_off0, tl.int64) * stride` along a stride
   other than the unit one): one number per access, as a block pointer's lowering adds it, and nothing carried
   through the loop; block pointers that move alike share one offset (`off_k`, rewrite/running_offsets.py). A block
-  pointer created in its access (`tl.load(tl.make_block_ptr(...))`) reads the shared offset vectors as a named one
-  does. Where a helper receives it as parts or hands it back as offsets, the access computes the pointers from the
-  parts: the block's corner, then the coordinates inside it, which the compiler computes once for the caller's
-  loop.
-* Addresses in 64 bits, as a block pointer's: an offset vector that a stride scales is widened once, where it is
-  defined. The offset vectors (`o_t`) and bounds (`m_t`) are shared by every access that can read them and moved
-  out of the loops that do not change them (rewrite/offsets.py); one read once is written inline.
-* A mask only on the dimensions that were boundary-checked: `o_t < T`; where the offset may be negative (program
-  ids, `tl.arange`, non-negative loop counters and sums and products of those are not), `0 <= o_t < T` as one
-  unsigned comparison, `o_t.to(tl.uint64) < tl.maximum(T, 0)`: a negative offset wraps past every shape, and a
+  pointer created in its access (`tl.load(tl.make_block_ptr(...))`) reads the shared ranges as a named one does,
+  and so does one a helper receives as parts or hands back as offsets.
+* Addresses in 64 bits, as a block pointer's, in two parts: the block's corner along its strided dimensions, one
+  scalar (`tl.cast(i_t * BT, tl.int64) * stride`), plus the tile from there: the rows inside the block, widened
+  once where they are defined, and the unit-stride coordinates with their offset, in 64 bits (a rank-1 tile is
+  int32 inside, its offset in the corner). No 64-bit `i_t * BT + tl.arange(...)` row tile is built per element
+  and held through a loop (fla's chunk_gla_fwd_kernel_o held one through its K loop: 136 registers on sm_90
+  against its block pointers' 103, now 104; benchmarks/results/default-form-registers-2026-12-05.txt). The
+  ranges (`o_t`) and bounds (`m_t`) are shared by every access that can read them and moved out of the loops
+  that do not change them (rewrite/offsets.py); one read once is written inline.
+* A mask only on the dimensions that were boundary-checked: the block's own coordinates against the room left in
+  the shape past its corner, `tl.arange(0, BT) < tl.maximum(T, 0) - i_t * BT`, int32 that cannot wrap (`i_t * BT
+  + tl.arange(0, BT) < T` passes coordinates past 2^31 - 1, which wrap negative; the clamp keeps a negative shape
+  admitting nothing); where the offset may be negative (program ids, `tl.arange`, non-negative loop counters and
+  sums and products of those are not), `0 <= coordinate < T` on the 64-bit coordinates as one unsigned
+  comparison, `(i_t * BT + o_t).to(tl.uint64) < tl.maximum(T, 0)`: a negative offset wraps past every shape, and a
   negative shape, clamped at 0, admits nothing, as a block pointer's bounds do; two comparisons and an `&` made
   fla's kkt_solve kernel 7-12 % slower than its block pointers (H200; benchmarks/RESULTS.md); a bound
   its literals prove is not checked (nor a block at offset 0 as wide as its shape, `tl.arange(0, BT) < BT`), and a
@@ -60,8 +66,9 @@ Example:
     p = tl.make_block_ptr(x, (M, N), (stride_m, 1), (off_m, 0), (BM, BN), (1, 0))
     b = tl.load(p, boundary_check=(0,))
     # becomes, in outline (offset vectors and masks are shared by the accesses that read them)
-    o_m = off_m + tl.arange(0, BM).to(tl.int64)
-    b = tl.load(x + o_m[:, None] * stride_m + tl.arange(0, BN)[None, :], mask=(o_m < M)[:, None])
+    o_m = tl.arange(0, BM).to(tl.int64)
+    b = tl.load(x + tl.cast(off_m, tl.int64) * stride_m + (o_m[:, None] * stride_m + tl.arange(0, BN)[None, :]),
+                mask=(tl.arange(0, BM) < tl.maximum(M, 0) - off_m)[:, None])  # the columns at offset 0: int32
 
 Fix safety: safe: the addresses, masks and padding are those of Triton 3.8's own block-pointer lowering, and every
 fixture runs bit-identical before and after in the interpreter.

@@ -36,7 +36,7 @@ def test_comments_of_deleted_lines_move_to_the_next_statement_or_the_block_end()
     assert comment_lines(kernel) == ["# the target", "# only here", "# unused", "# nothing else"]
     lines = new.splitlines()
     # a creation that becomes its pointers keeps its line, and its comments with it
-    assert lines[lines.index("    # the target") + 1] == "    y = y_ptr + o_block  # rank 1"
+    assert lines[lines.index("    # the target") + 1] == "    y = y_ptr + pid * BLOCK + o_block  # rank 1"
     # the last statement of the `if` block was deleted: its comments end the block
     assert lines[lines.index("    else:") - 2:lines.index("    else:")] == ["        # only here", "        # unused"]
     # a block with no statement left keeps a `pass`, under the comment
@@ -64,8 +64,9 @@ def test_comments_inside_a_rebuilt_statement_end_its_line_in_source_order():
     """xformers' split-k kernel: `q[i] = tl.load(  # noqa: F821` lost its noqa when the load was rebuilt, and
     ruff reported the name it had silenced."""
     lines = migrate_source(INSIDE).new_source.splitlines()
-    assert "    q[0] = tl.load(x, mask=o_block < n)  # noqa: F821  # checked  # the load" in lines
-    assert "    x = x_ptr + o_block  # the source" in lines  # the creation's line, rebuilt: its comment ends it
+    assert "    q[0] = tl.load(x, mask=tl.arange(0, BLOCK) < n)  # noqa: F821  # checked  # the load" in lines
+    # the creation's line, rebuilt: its comment ends it
+    assert "    x = x_ptr + tl.arange(0, BLOCK)  # the source" in lines
     assert "\n".join(lines).count("#") == INSIDE.count("#")  # no comment lost
 
 

@@ -82,7 +82,7 @@ def test_a_conditional_creation_keeps_its_condition(creation, expected):
 def test_a_conditional_creation_becomes_its_pointers_under_the_same_condition(tmp_path, with_x):
     source = CONDITIONAL.format(creation=f"{CREATION} if x_ptr is not None else None")
     new = migrated(source, Policy(target="pointer"))
-    assert "    p = x_ptr + o_n if x_ptr is not None else None" in new.splitlines()
+    assert "    p = x_ptr + tl.arange(0, BN) if x_ptr is not None else None" in new.splitlines()
     x = torch.arange(16, dtype=torch.float32) if with_x else None
     assert torch.equal(run(new, tmp_path / "after.py", x), run(source, tmp_path / "before.py", x))
 

@@ -180,8 +180,8 @@ def test_a_mask_changed_in_the_migrated_kernel_is_caught_on_38(work, monkeypatch
 
     def loosened(source, policy):
         outcome, detail, new_source = real(source, policy)
-        assert re.search(r" < S0\b", new_source), new_source
-        return outcome, detail, re.sub(r" < S0\b", " <= S0", new_source, count=1)
+        assert re.search(r" < tl\.maximum\(S0, 0\)", new_source), new_source
+        return outcome, detail, re.sub(r" < tl\.maximum\(S0, 0\)", " <= tl.maximum(S0, 0)", new_source, count=1)
 
     monkeypatch.setattr(runner, "migrate", loosened)
     [verdict] = work.check([planted_program()], "pointer")[0]

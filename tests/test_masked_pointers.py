@@ -1,6 +1,7 @@
 """The masked-pointer form as a maintainer writes it (issue 27, item 1): a block pointer becomes the pointers
-its name holds, one offset vector and one bound per tile axis are shared by the accesses that can read them,
-a lower bound only where the offset may be negative, int64 once per axis. Every fixture runs this form bit
+its name holds, one range and one bound per tile axis are shared by the accesses that can read them, a lower
+bound only where the offset may be negative, int64 once per axis; each address is the block's corner, a 64-bit
+scalar, plus the tile inside the block (issue 49). Every fixture runs this form bit
 for bit (test_fixtures.py, `shared_offsets` among them); these tests pin down its shape."""
 
 from __future__ import annotations
@@ -31,11 +32,14 @@ def lines(text: str) -> list[str]:
 
 def test_each_axis_has_one_offset_vector_and_one_bound_shared_by_the_accesses():
     text = migrated((FIXTURES / "shared_offsets" / "before.py").read_text().split("@triton.jit\n", 1)[1])
-    assert text.count("tl.arange(0, BT)") == 1 and text.count("tl.arange(0, BK)") == 1
-    assert lines(text).count("m_t = o_t.to(tl.uint64) < tl.maximum(T, 0)") == 1
+    assert text.count("tl.arange(0, BT)") == 1
+    assert lines(text).count("m_t = (i_t * BT + o_t).to(tl.uint64) < tl.maximum(T, 0)") == 1
+    assert lines(text).count("o_k = i_k * BK + tl.arange(0, BK).to(tl.int64)") == 1
+    assert lines(text).count("m_k = tl.arange(0, BK) < tl.maximum(K, 0) - i_k * BK") == 1
     # the block pointers keep their names; no temporaries per access
-    assert "p_q = q + i_h * K + o_t[:, None] * (H * K) + o_k[None, :]" in lines(text)
-    assert "p_g = g + i_h + o_t * H" in lines(text)
+    assert "p_q = q + i_h * K + tl.cast(i_t * BT, tl.int64) * (H * K) + (o_t[:, None] * (H * K) + o_k[None, :])" \
+        in lines(text)
+    assert "p_g = g + i_h + tl.cast(i_t * BT, tl.int64) * H + (o_t * H)" in lines(text)
     assert not re.search(r"_(rows|cols|ptrs|idx)\b", text)
     assert "b_q = tl.load(p_q, mask=m_t[:, None] & m_k[None, :])" in lines(text)
 
@@ -43,8 +47,11 @@ def test_each_axis_has_one_offset_vector_and_one_bound_shared_by_the_accesses():
 def test_the_row_offsets_move_out_of_the_loop_that_does_not_change_them():
     text = migrated((FIXTURES / "shared_offsets" / "before.py").read_text().split("@triton.jit\n", 1)[1])
     found = lines(text)
-    assert found.index("o_t = i_t * BT + tl.arange(0, BT).to(tl.int64)") < found.index(
-        "for i_k in range(tl.cdiv(K, BK)):") < found.index("o_k = i_k * BK + tl.arange(0, BK).to(tl.int64)")
+    loop = found.index("for i_k in range(tl.cdiv(K, BK)):")
+    assert found.index("o_t = tl.arange(0, BT).to(tl.int64)") < loop
+    assert found.index("m_t = (i_t * BT + o_t).to(tl.uint64) < tl.maximum(T, 0)") < loop
+    assert loop < found.index("o_k = i_k * BK + tl.arange(0, BK).to(tl.int64)")
+    assert loop < found.index("m_k = tl.arange(0, BK) < tl.maximum(K, 0) - i_k * BK")
 
 
 def test_a_lower_bound_only_where_the_offset_may_be_negative():
@@ -57,8 +64,8 @@ def test_a_lower_bound_only_where_the_offset_may_be_negative():
     tl.store(q, v, boundary_check=(0,))
 '''
     text = migrated(source)
-    assert "v = tl.load(p, mask=o_block < n)" in lines(text)
-    assert "tl.store(q, v, mask=o_block2.to(tl.uint64) < tl.maximum(n, 0))" in lines(text)
+    assert "v = tl.load(p, mask=o_block < tl.maximum(n, 0) - pid * BLOCK)" in lines(text)
+    assert "tl.store(q, v, mask=(start + o_block.to(tl.int64)).to(tl.uint64) < tl.maximum(n, 0))" in lines(text)
 
 
 def test_a_loop_counter_is_as_non_negative_as_its_own_loop():
@@ -78,7 +85,7 @@ def test_a_loop_counter_is_as_non_negative_as_its_own_loop():
         tl.store(r, tl.load(r, boundary_check=(0, 1)) * 3, boundary_check=(0, 1))
 '''
     found = lines(migrated(source))
-    assert "m_t = o_t < T" in found
+    assert "m_t = tl.arange(0, BT) < tl.maximum(T, 0) - i * BT" in found
     assert sum(".to(tl.uint64) < tl.maximum(T, 0)" in line for line in found) == 2, found
 
 
@@ -94,7 +101,7 @@ def test_a_block_as_wide_as_its_shape_at_offset_zero_is_not_checked():
 '''
     text = migrated(source)
     assert "< BT" not in text, text
-    assert "mask=m_t[:, None]" in text and "o_k < K" in text
+    assert "mask=m_t[:, None])" in text and "m_k = tl.arange(0, BK) < K" in lines(text)
 
 
 def test_a_remainder_takes_the_sign_of_its_dividend():
@@ -109,8 +116,9 @@ def test_a_remainder_takes_the_sign_of_its_dividend():
     tl.store(p, tl.zeros((BM, BN), tl.float32), boundary_check=(0, 1))
 '''
     text = migrated(source)
-    assert "m_m = o_m < M" in lines(text) or "(o_m < M)[:, None]" in text
-    assert "o_n.to(tl.uint64) < tl.maximum(N, 0)" in text and "o_m.to(tl.uint64)" not in text
+    assert "mask=(tl.arange(0, BM) < tl.maximum(M, 0) - pid_m * BM)[:, None]" in lines(text)
+    assert "o_n = pid_n * BN + tl.arange(0, BN).to(tl.int64)" in lines(text)
+    assert "& (o_n.to(tl.uint64) < tl.maximum(N, 0))[None, :]," in lines(text)
 
 
 def test_a_private_block_name_reads_as_the_block_it_names():
@@ -121,7 +129,7 @@ def test_a_private_block_name_reads_as_the_block_it_names():
     tl.store(p, tl.load(p, boundary_check=[0]) + 1, boundary_check=[0])
 '''
     text = migrated(source)
-    assert "o_0 = tl.program_id(0) * _BLOCK_SIZE_0 + tl.arange(0, _BLOCK_SIZE_0)" in lines(text)
+    assert "m_0 = tl.arange(0, _BLOCK_SIZE_0) < 1024 - tl.program_id(0) * _BLOCK_SIZE_0" in lines(text)
 
 
 def test_int64_once_per_axis_that_a_stride_scales():
@@ -132,29 +140,37 @@ def test_int64_once_per_axis_that_a_stride_scales():
     tl.store(q, tl.load(p, boundary_check=(0, 1)), boundary_check=(0, 1))
 '''
     text = migrated(source)
-    assert text.count("tl.int64") == 1  # the rows, scaled by stride_m; the columns have a unit stride
+    # the rows inside the block, which stride_m scales, the columns added to them, and each corner's row
+    assert text.count("tl.int64") == 4
     # the range widened, not the sum: the offset is int32 in the block pointer too
-    assert "o_m = pid_m * BM + tl.arange(0, BM).to(tl.int64)" in lines(text)
+    assert "o_m = tl.arange(0, BM).to(tl.int64)" in lines(text)
+    assert "o_n = pid_n * BN + tl.arange(0, BN).to(tl.int64)" in lines(text)
+    assert "p = x + tl.cast(pid_m * BM, tl.int64) * stride_m + (o_m[:, None] * stride_m + o_n[None, :])" in lines(text)
 
 
 def test_an_offset_used_in_one_branch_stays_in_it_and_a_bound_read_once_is_inline():
     source = '''def k(x, y, n, FLAG: tl.constexpr, B: tl.constexpr):
     pid = tl.program_id(0)
     if FLAG:
-        p = tl.make_block_ptr(x, (n,), (1,), (pid * B,), (B,), (0,))
-        tl.store(p, tl.zeros([B], dtype=tl.float32), boundary_check=(0,))
+        p = tl.make_block_ptr(x, (n, 2), (2, 1), (pid * B, 0), (B, 2), (1, 0))
+        tl.store(p, tl.zeros([B, 2], dtype=tl.float32), boundary_check=(0,))
+        r = tl.make_block_ptr(x, (n, 2), (2, 1), (pid * B, 0), (B, 2), (1, 0))
+        tl.store(r, tl.zeros([B, 2], dtype=tl.float32), boundary_check=(0,))
     q = tl.make_block_ptr(y, (n, 4), (4, 1), (0, pid), (B, 1), (1, 0))
     tl.store(q, tl.zeros([B, 1], dtype=tl.float32), boundary_check=(1,))
 '''
     found = lines(migrated(source))
     # the branch may be dropped at compile time: what only it reads is defined in it
-    assert found[found.index("if FLAG:") + 1] == "o_b = pid * B + tl.arange(0, B)"
-    assert "tl.store(q, tl.zeros([B, 1], dtype=tl.float32), mask=(o_1 < 4)[None, :])" in found
+    after = found.index("q = y + (o_b[:, None] * 4 + (pid + tl.arange(0, 1).to(tl.int64))[None, :])")
+    branch = found[found.index("if FLAG:"):after]
+    assert "m_b = tl.arange(0, B) < tl.maximum(n, 0) - pid * B" in branch
+    assert "tl.store(q, tl.zeros([B, 1], dtype=tl.float32), mask=(tl.arange(0, 1) < 4 - pid)[None, :])" in found
 
 
 def test_a_moving_block_pointer_keeps_its_pointers_and_each_access_adds_where_it_moved():
     text = (FIXTURES / "gemm_loop_advance" / "after.py").read_text()
-    assert "a_bp = a_ptr + o_m[:, None] * stride_am + o_k[None, :] * stride_ak" in lines(text)
+    assert "+ tl.cast(pid_m * BLOCK_M, tl.int64) * stride_am" in lines(text)
+    assert "+ (o_m[:, None] * stride_am + o_k[None, :] * stride_ak)" in lines(text)
     assert "a_bp + tl.cast(off_k, tl.int64) * stride_ak," in lines(text)
     assert "b_bp + tl.cast(off_k, tl.int64) * stride_bk," in lines(text)
     assert "a_bp +=" not in text and "b_bp +=" not in text
@@ -168,7 +184,8 @@ def test_a_moving_block_pointer_keeps_its_pointers_and_each_access_adds_where_it
 '''
     found = lines(migrated(source))
     assert "p = x + tl.arange(0, B)" in found
-    assert "acc += tl.load(p + p_off0, mask=p_off0 + tl.arange(0, B) < n)" in found  # unit stride: no widening
+    # unit stride: no widening; the bound compares the range with what is left of the shape, which cannot wrap
+    assert "acc += tl.load(p + p_off0, mask=tl.arange(0, B) < tl.maximum(n, 0) - p_off0)" in found
 
 
 def test_block_pointers_merged_from_branches_are_masked_where_created():
@@ -191,8 +208,7 @@ def test_a_column_of_one_element_adds_nothing():
     tl.store(p, tl.zeros([BT, 1], dtype=tl.float32), boundary_check=(0, 1))
 '''
     found = lines(migrated(source))
-    assert "p = d + o_t[:, None] * H" in found
-    assert "tl.store(p, tl.zeros([BT, 1], dtype=tl.float32), mask=(o_t < T)[:, None])" in found
+    assert "p = d + tl.cast(i_t * BT, tl.int64) * H + (tl.arange(0, BT).to(tl.int64)[:, None] * H)" in found
 
 
 def test_generated_names_leave_the_users_alone():
@@ -200,13 +216,16 @@ def test_generated_names_leave_the_users_alone():
     i_t = tl.program_id(0)
     p = tl.make_block_ptr(x, (T,), (1,), (i_t * BT,), (BT,), (0,))
     v = tl.load(p, boundary_check=(0,))
+    w = tl.load(p, boundary_check=(0,))
     o_t = i_t * BT + tl.arange(0, BT)
     m_t = o_t < T
-    tl.store(y + o_t, v, mask=m_t)
+    tl.store(y + o_t, v + w, mask=m_t)
 '''
     text = migrated(source)
     assert "o_t = i_t * BT + tl.arange(0, BT)" in lines(text) and "m_t = o_t < T" in lines(text)
-    assert "v = tl.load(p, mask=o_t2 < T)" in lines(text)  # the user's o_t is assigned after this read
+    # the user's m_t is assigned after these reads
+    assert "m_t2 = tl.arange(0, BT) < tl.maximum(T, 0) - i_t * BT" in lines(text)
+    assert "v = tl.load(p, mask=m_t2)" in lines(text)
 
 
 def test_statements_the_rewrite_does_not_touch_keep_their_text():
@@ -221,13 +240,12 @@ def test_statements_the_rewrite_does_not_touch_keep_their_text():
 
 
 def test_a_block_pointer_created_in_its_access_reads_the_shared_axes():
-    """`tl.load(tl.make_block_ptr(...))` (Helion writes every access so) takes the offsets and bounds that the
-    kernel's other accesses share, as a block pointer created by name does, not the block's corner plus the
-    coordinates inside it, which cost a helper's parts nothing but here doubled every access."""
+    """`tl.load(tl.make_block_ptr(...))` (Helion writes every access so) takes the ranges and bounds that the
+    kernel's other accesses share, as a block pointer created by name does."""
     text = (FIXTURES / "inline_creation" / "after.py").read_text()
-    assert "x_ptr + o_m[:, None] * stride_xm + o_n[None, :]," in lines(text)
-    assert "y_ptr + o_m[:, None] * stride_ym + o_n[None, :]," in lines(text)
-    assert "m_m = o_m < M" in lines(text) and "tl.cast(" not in text
+    assert lines(text).count("+ (o_m[:, None] * stride_xm + o_n[None, :]),") == 2
+    assert "+ (o_m[:, None] * stride_ym + o_n[None, :])," in lines(text)
+    assert lines(text).count("mask=m_m[:, None] & m_n[None, :],") == 2
 
 
 BOUNDS = '''import triton
@@ -252,7 +270,7 @@ def test_one_unsigned_comparison_bounds_what_a_block_pointer_bounds(n, tmp_path)
     original's reads and writes, bit for bit (Triton 3.8 interpreter). Without the clamp, a negative shape
     becomes a huge unsigned one and every offset at or after 0 passes."""
     migrated_text = migrate_source(BOUNDS).new_source
-    assert "o_block.to(tl.uint64) < tl.maximum(n, 0)" in migrated_text
+    assert "(start + o_block.to(tl.int64)).to(tl.uint64) < tl.maximum(n, 0)" in migrated_text
     starts = torch.tensor([-20, -3, 0, 2, 5, 14, 40], dtype=torch.int32)
     results = []
     for name, text in (("before", BOUNDS), ("after", migrated_text)):
@@ -263,3 +281,40 @@ def test_one_unsigned_comparison_bounds_what_a_block_pointer_bounds(n, tmp_path)
         kernel[(len(starts),)](x, y[24:], starts, n, BLOCK=8)
         results.append(y)
     assert torch.equal(results[0], results[1])
+
+
+ROOM = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x, y, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    p = tl.make_block_ptr(x, (n,), (1,), (pid * BLOCK,), (BLOCK,), (0,))
+    v = tl.load(p, boundary_check=(0,), padding_option="zero")
+    q = tl.make_block_ptr(y, (n,), (1,), (pid * BLOCK,), (BLOCK,), (0,))
+    tl.store(q, v + 1, boundary_check=(0,))
+'''
+
+
+def run_room(text: str, name: str, n: int, tmp_path) -> torch.Tensor:
+    (tmp_path / f"{name}.py").write_text(text)
+    kernel = D.import_path(tmp_path / f"{name}.py", name).k
+    x = torch.arange(64, dtype=torch.float32)[24:]  # memory on both sides of the tensor's n elements
+    y = torch.full((64,), -1.0)
+    kernel[(3,)](x, y[24:], n, BLOCK=8)
+    return y
+
+
+@pytest.mark.parametrize("n", [-2**31 + 3, -5, 0, 3, 13, 24])
+def test_the_room_left_in_the_shape_bounds_what_a_block_pointer_bounds(n, tmp_path):
+    """`tl.arange(0, BLOCK) < tl.maximum(n, 0) - pid * BLOCK` for an offset known to be non-negative, over a shape
+    that is negative, empty, inside the first block, across the second and the whole grid; the original's reads
+    and writes, bit for bit (Triton 3.8 interpreter). Without the clamp, `n - 8` wraps past int32's least
+    value to a huge room for n = -2^31 + 3, and the second block writes."""
+    migrated_text = migrate_source(ROOM).new_source
+    assert "m_block = o_block < tl.maximum(n, 0) - pid * BLOCK" in lines(migrated_text)
+    before = run_room(ROOM, "room_before", n, tmp_path)
+    assert torch.equal(before, run_room(migrated_text, "room_after", n, tmp_path))
+    unclamped = migrated_text.replace("tl.maximum(n, 0)", "n")
+    assert torch.equal(before, run_room(unclamped, "room_unclamped", n, tmp_path)) == (n != -2**31 + 3)

@@ -204,4 +204,4 @@ def test_offsets_handed_back_are_proven_after_the_advance_in_the_return():
     `p_start0`, from before the advance (nonnegative), so the caller's mask had no lower bound and the load read
     the element below the tensor; the mask must compare unsigned (a negative offset is out of bounds)."""
     source = migrate_source(NEGATIVE_HANDED_BACK).new_source
-    assert "mask=(p_off0 + tl.arange(0, B0)).to(tl.uint64) < tl.maximum(S0, 0)" in source, source
+    assert "mask=(p_off0 + tl.arange(0, B0).to(tl.int64)).to(tl.uint64)" in source, source

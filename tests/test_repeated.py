@@ -84,31 +84,45 @@ def test_a_creation_stays_where_what_it_reads_may_have_changed(between):
     assert len([line for line in found if line.startswith("p_k = k")]) == 2
 
 
-def test_an_offset_and_a_mask_the_kernel_holds_are_read_from_its_variables():
+def test_a_range_the_kernel_holds_is_read_from_its_variable():
+    held = "    o_v = i_v * BV + tl.arange(0, BV)\n    m_v = o_v < V\n    b_s = tl.load(s + o_v, "
+    found = lines(OWN_OFFSETS.replace(held, "    o_v = tl.arange(0, BV)\n    b_s = tl.load(s + i_v * BV + o_v, "
+                                            "mask=o_v < V, other=0.)\n    b_s += tl.load(s + o_v, "))
+    assert "o_v2 = i_v * BV + o_v.to(tl.int64)" in found and "m_v2 = o_v < tl.maximum(V, 0) - i_v * BV" in found
+
+
+def test_a_mask_the_kernel_holds_on_a_sum_that_may_wrap_is_not_read():
+    """The kernel's `m_v = o_v < V` over `o_v = i_v * BV + tl.arange(0, BV)` wraps in int32 past 2^31 - 1, where
+    a block pointer's coordinates do not: the block pointer's bound is written as it is."""
     found = lines(OWN_OFFSETS)
-    assert not any(line.startswith(("o_v2", "m_v2")) for line in found), found
-    assert "p_x = x + o_t[:, None] * V + o_v[None, :]" in found
-    assert "\n".join(found).count("m_t[:, None] & m_v[None, :]") == 2
+    assert "m_v2 = tl.arange(0, BV) < tl.maximum(V, 0) - i_v * BV" in found
+    assert "o_v2 = i_v * BV + tl.arange(0, BV).to(tl.int64)" in found
+    assert "\n".join(found).count("m_t[:, None] & m_v2[None, :]") == 2
 
 
 def test_a_part_of_a_line_reads_the_variable_that_holds_it():
-    """fla's kernels hold `o_i = tl.arange(0, BT)`; the rows of a block at `i_t * BT` are `i_t * BT + o_i`, as its
-    maintainers wrote them, widened where a stride scales them."""
+    """fla's kernels hold `o_i = tl.arange(0, BT)`: the rows inside a block, as its maintainers wrote them,
+    widened where a stride scales them."""
     source = OWN_OFFSETS.replace("    o_v = i_v * BV", "    o_i = tl.arange(0, BT)\n    o_v = i_v * BV")
-    assert "o_t = i_t * BT + o_i.to(tl.int64)" in lines(source)
+    assert "o_t = o_i.to(tl.int64)" in lines(source) and "m_t = o_i < tl.maximum(T, 0) - i_t * BT" in lines(source)
 
 
 def test_what_stood_above_a_dropped_line_stays():
-    """The blank line and the comment between two paragraphs of the kernel stood above the offsets of a block
-    pointer, which the kernel already held: they stay above the next line."""
+    """The blank line between two paragraphs of the kernel stood above the range of a block pointer, which the
+    kernel already held: it stays above the next line, the comment on its own."""
     source = OWN_OFFSETS.replace(
+        "    o_v = i_v * BV + tl.arange(0, BV)\n    m_v = o_v < V\n    b_s = tl.load(s + o_v, mask=m_v, other=0.)\n",
+        "    o_v = tl.arange(0, BV)\n    b_s = tl.load(s + i_v * BV + o_v)\n").replace(
         "    p_x = tl.make_block_ptr(x, (T, V), (V, 1), (i_t * BT, i_v * BV), (BT, BV), (1, 0))\n"
         "    p_y = tl.make_block_ptr(y, (T, V), (V, 1), (i_t * BT, i_v * BV), (BT, BV), (1, 0))\n"
         "    tl.store(p_y, tl.load(p_x, boundary_check=(0, 1)) * b_s[None, :], boundary_check=(0, 1))\n",
         "\n    # one row\n    p_y = tl.make_block_ptr(y + i_t * V, (V,), (1,), (i_v * BV,), (BV,), (0,))\n"
-        "    tl.store(p_y, b_s, boundary_check=(0,))\n")
+        "    tl.store(p_y, b_s, boundary_check=(0,))\n"
+        "    p_x = tl.make_block_ptr(x + i_t * V, (V,), (1,), (i_v * BV,), (BV,), (0,))\n"
+        "    tl.store(p_x, b_s, boundary_check=(0,))\n")
     found = migrated(source)
-    assert "other=0.)\n\n    # one row\n    p_y = y + i_t * V + o_v\n" in found, found
+    assert "o_v)\n\n    m_v = o_v < tl.maximum(V, 0) - i_v * BV\n    # one row\n" \
+        "    p_y = y + i_t * V + i_v * BV + o_v\n" in found, found
 
 
 @pytest.mark.parametrize("change", [

@@ -24,6 +24,17 @@ def index(lines: list[str], start: str) -> int:
     return next(i for i, line in enumerate(lines) if line.startswith(start))
 
 
+def last_line(lines: list[str], start: str) -> int:
+    """The last line of the statement that begins with `start` (a long one is laid out over several)."""
+    at = index(lines, start)
+    depth = 0
+    for i in range(at, len(lines)):
+        depth += sum(lines[i].count(c) for c in "([{") - sum(lines[i].count(c) for c in ")]}")
+        if depth == 0:
+            return i
+    raise AssertionError(f"{start} never closes")
+
+
 TRANSPOSE = """\
 pid_m = tl.program_id(0)
 pid_n = tl.program_id(1)
@@ -37,7 +48,7 @@ tl.store(y_bp, tl.trans(x), boundary_check=(0, 1))
 def test_the_stored_tiles_pointers_are_computed_after_the_load():
     lines = migrated(TRANSPOSE)
     assert index(lines, "x_bp = ") < index(lines, "x = tl.load") < index(lines, "y_bp = ") < index(lines, "tl.store")
-    assert index(lines, "y_bp = ") == index(lines, "tl.store") - 1
+    assert last_line(lines, "y_bp = ") == index(lines, "tl.store") - 1
 
 
 def test_a_line_does_not_move_past_an_assignment_of_a_name_it_reads():
@@ -56,15 +67,15 @@ def test_a_line_read_in_a_loop_goes_to_just_before_the_loop_never_into_it():
             acc += tl.load(x_bp, boundary_check=(0, 1))
         tl.store(y_ptr + tl.arange(0, BM)[:, None] * stride_ym + tl.arange(0, BN)[None, :], acc)
         """)
-    assert index(lines, "x_bp = ") == index(lines, "for i in range(4):") - 1
+    assert last_line(lines, "x_bp = ") == index(lines, "for i in range(4):") - 1
 
 
 def test_its_comment_goes_with_it_and_the_statement_it_moves_to_keeps_its_heading():
     lines = migrated(TRANSPOSE.replace("y_bp = tl.make", "# where the transpose goes\ny_bp = tl.make").replace(
         "tl.store(y_bp", "\n# write it\ntl.store(y_bp"))
-    at = index(lines, "y_bp = ")
-    assert lines[at - 3:at + 2] == ["", "# write it", "# where the transpose goes", lines[at], lines[at + 1]]
-    assert lines[at + 1].startswith("tl.store(") and lines[index(lines, "x = tl.load") - 1] != ""
+    at, end = index(lines, "y_bp = "), last_line(lines, "y_bp = ")
+    assert lines[at - 3:at + 1] == ["", "# write it", "# where the transpose goes", lines[at]]
+    assert lines[end + 1].startswith("tl.store(") and lines[index(lines, "x = tl.load") - 1] != ""
 
 
 def test_the_users_own_pointer_lines_and_names_assigned_twice_stay():

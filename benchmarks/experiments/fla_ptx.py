@@ -11,7 +11,10 @@ of chunk_simple_gla 0.916x. This compiles them from each tree as those ops launc
 fp32 gates, the launch's constexprs, 16-byte aligned pointers, every autotuning config or --configs of them)
 and prints, per kernel, config and tree, what ptx_compare.py counts plus the binary's registers, spills
 (local memory) and SASS instruction count, read from the cubin with the cuobjdump Triton ships.
-Each tree is compiled in a process of its own, as the trees share the package name `fla`.
+Each tree is compiled in a process of its own, as the trees share the package name `fla`. Issue 49's slow
+kernels are here too (the entries after the first three): the old chunked cumsum, chunk_gla_fwd_kernel_o,
+KDA's inter_solve_fused on both paths, KDA's gate cumsum and the chunked cumsum of its gates
+(results/default-form-registers-2026-12-05.txt).
 """
 
 from __future__ import annotations
@@ -40,6 +43,19 @@ def old_cumsum(width: int) -> dict:
         "constexprs": {"B": 1, "H": 16, "S": width, "BS": 32, "REVERSE": False, "HAS_SCALE": False,
                        "IS_VARLEN": True, "HEAD_FIRST": False},
         "globals": {},
+    }
+
+
+def inter_solve_fused(safe_gate: bool) -> dict:
+    """KDA's chunk_kda_fwd_kernel_inter_solve_fused (fla/ops/kda/chunk_intra.py), on its fused or safe-gate path."""
+    return {
+        "function": "chunk_kda_fwd_kernel_inter_solve_fused",
+        "module": "fla.ops.kda.chunk_intra",
+        "types": {"q": BF16, "k": BF16, "g": FP32, "beta": BF16, "Aqk": BF16, "Akkd": FP32, "Akk": BF16,
+                  "scale": "fp32", "T": "i32"},
+        "constexprs": {"H": 16, "HV": 16, "K": 128, "BT": 64, "BC": 16, "NC": 4, "USE_SAFE_GATE": safe_gate,
+                       "IS_VARLEN": False},
+        "globals": {"SOLVE_TRIL_DOT_PRECISION": "tf32"},
     }
 
 
@@ -81,13 +97,26 @@ KERNELS = {
         "constexprs": {"H": 16, "HV": 16, "K": 128, "V": 128, "BT": 64, "STATE_V_FIRST": False, "IS_VARLEN": True},
         "globals": {},
     },
-    "chunk_kda_fwd_kernel_inter_solve_fused": {
-        "module": "fla.ops.kda.chunk_intra",
-        "types": {"q": BF16, "k": BF16, "g": FP32, "beta": BF16, "Aqk": BF16, "Akkd": FP32, "Akk": BF16,
-                  "scale": "fp32", "T": "i32"},
-        "constexprs": {"H": 16, "HV": 16, "K": 128, "BT": 64, "BC": 16, "NC": 4, "USE_SAFE_GATE": False,
-                       "IS_VARLEN": False},
-        "globals": {"SOLVE_TRIL_DOT_PRECISION": "tf32"},
+    **{f"chunk_kda_fwd_kernel_inter_solve_fused{suffix}": inter_solve_fused(safe) for suffix, safe in
+       (("", False), (".safe_gate", True))},
+    # KDA's gate cumsum (fla/ops/kda/gate.py, the gate fused in: dt_bias, no scale) and the plain chunked
+    # cumsum of its gates (fla/ops/utils/cumsum.py), varlen; configs: the H100's BS_LIST, as the GPU imports them
+    "kda_gate_chunk_cumsum_vector_kernel": {
+        "module": "fla.ops.kda.gate",
+        "types": {"s": BF16, "A_log": FP32, "dt_bias": FP32, "o": FP32, "cu_seqlens": "*i64",
+                  "chunk_indices": "*i64", "T": "i32"},
+        "constexprs": {"H": 16, "S": 128, "BT": 64, "REVERSE": False, "HAS_BIAS": True, "HAS_SCALE": False,
+                       "IS_VARLEN": True, "USE_LOWER_BOUND": False},
+        "globals": {},
+        "configs": [({"BS": bs}, warps, 3) for bs in (32, 64) for warps in (2, 4, 8)],
+    },
+    "chunk_local_cumsum_vector_kernel": {
+        "module": "fla.ops.utils.cumsum",
+        "types": {"s": FP32, "o": FP32, "cu_seqlens": "*i64", "chunk_indices": "*i64", "T": "i32"},
+        "constexprs": {"B": 1, "H": 16, "S": 128, "BT": 64, "REVERSE": False, "HAS_SCALE": False,
+                       "IS_VARLEN": True, "HEAD_FIRST": False},
+        "globals": {},
+        "configs": [({"BS": bs}, warps, 3) for bs in (32, 64) for warps in (2, 4, 8)],
     },
 }
 

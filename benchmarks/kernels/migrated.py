@@ -64,18 +64,22 @@ def gemm(
     if USE_DESCRIPTORS:
         a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
     off_k = 0
-    o_m = pid_m * BM + tl.arange(0, BM).to(tl.int64)
+    o_m = tl.arange(0, BM).to(tl.int64)
     o_k = tl.arange(0, BK).to(tl.int64)
     if USE_DESCRIPTORS:
         b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN])
-    o_n = pid_n * BN + tl.arange(0, BN)
+    o_n = pid_n * BN + tl.arange(0, BN).to(tl.int64)
     acc = tl.zeros((BM, BN), dtype=tl.float32)
-    m_m = o_m < M
-    m_n = o_n < N
-    a = a_ptr + o_m[:, None] * stride_am + o_k[None, :]
-    b = b_ptr + o_k[:, None] * stride_bk + o_n[None, :]
+    m_m = tl.arange(0, BM) < tl.maximum(M, 0) - pid_m * BM
+    m_n = tl.arange(0, BN) < tl.maximum(N, 0) - pid_n * BN
+    a = (
+        a_ptr
+        + tl.cast(pid_m * BM, tl.int64) * stride_am
+        + (o_m[:, None] * stride_am + o_k[None, :])
+    )
+    b = b_ptr + (o_k[:, None] * stride_bk + o_n[None, :])
     for _ in range(0, tl.cdiv(K, BK)):
-        m_k = off_k + tl.arange(0, BK) < K
+        m_k = tl.arange(0, BK) < tl.maximum(K, 0) - off_k
         acc += tl.dot(
             (
                 a_desc.load([pid_m * BM, off_k])
@@ -93,7 +97,11 @@ def gemm(
             ),
         )
         off_k += BK
-    c = c_ptr + o_m[:, None] * stride_cm + o_n[None, :]
+    c = (
+        c_ptr
+        + tl.cast(pid_m * BM, tl.int64) * stride_cm
+        + (o_m[:, None] * stride_cm + o_n[None, :])
+    )
     tl.store(c, acc.to(c.dtype.element_ty), mask=m_m[:, None] & m_n[None, :])
 
 
@@ -101,12 +109,20 @@ def gemm(
 def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    o_m = pid_m * BM + tl.arange(0, BM).to(tl.int64)
-    o_n = pid_n * BN + tl.arange(0, BN)
-    m_m = o_m < M
-    m_n = o_n < N
-    x = x_ptr + o_m[:, None] * stride_xm + o_n[None, :]
-    y = y_ptr + o_m[:, None] * stride_ym + o_n[None, :]
+    o_m = tl.arange(0, BM).to(tl.int64)
+    o_n = pid_n * BN + tl.arange(0, BN).to(tl.int64)
+    m_m = tl.arange(0, BM) < tl.maximum(M, 0) - pid_m * BM
+    m_n = tl.arange(0, BN) < tl.maximum(N, 0) - pid_n * BN
+    x = (
+        x_ptr
+        + tl.cast(pid_m * BM, tl.int64) * stride_xm
+        + (o_m[:, None] * stride_xm + o_n[None, :])
+    )
+    y = (
+        y_ptr
+        + tl.cast(pid_m * BM, tl.int64) * stride_ym
+        + (o_m[:, None] * stride_ym + o_n[None, :])
+    )
     tl.store(
         y,
         tl.load(x, mask=m_m[:, None] & m_n[None, :]) + 1,
@@ -117,15 +133,23 @@ def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.c
 @triton.jit
 def rms_norm(x_ptr, w_ptr, y_ptr, M, stride_xm, stride_ym, eps, D: tl.constexpr, BM: tl.constexpr):
     pid = tl.program_id(0)
-    o_m = pid * BM + tl.arange(0, BM).to(tl.int64)
+    o_m = tl.arange(0, BM).to(tl.int64)
     o_d = tl.arange(0, D)
-    m_m = o_m < M
-    x = x_ptr + o_m[:, None] * stride_xm + o_d[None, :]
+    m_m = tl.arange(0, BM) < tl.maximum(M, 0) - pid * BM
+    x = (
+        x_ptr
+        + tl.cast(pid * BM, tl.int64) * stride_xm
+        + (o_m[:, None] * stride_xm + o_d[None, :])
+    )
     v = tl.load(x, mask=m_m[:, None]).to(tl.float32)
     rstd = 1.0 / tl.sqrt(tl.sum(v * v, axis=1) / D + eps)
     w = w_ptr + o_d
     out = v * rstd[:, None] * tl.load(w).to(tl.float32)[None, :]
-    y = y_ptr + o_m[:, None] * stride_ym + o_d[None, :]
+    y = (
+        y_ptr
+        + tl.cast(pid * BM, tl.int64) * stride_ym
+        + (o_m[:, None] * stride_ym + o_d[None, :])
+    )
     tl.store(y, out.to(y.dtype.element_ty), mask=m_m[:, None])
 
 
@@ -133,16 +157,26 @@ def rms_norm(x_ptr, w_ptr, y_ptr, M, stride_xm, stride_ym, eps, D: tl.constexpr,
 def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: tl.constexpr):
     i_h = tl.program_id(0)
     b_h = tl.zeros((K,), dtype=tl.float32)
+    o_t2 = tl.arange(0, BT).to(tl.int64)
     o_k = tl.arange(0, K)
     for i_t in range(0, tl.cdiv(T, BT)):
-        o_t2 = i_t * BT + tl.arange(0, BT).to(tl.int64)
-        m_t2 = o_t2 < T
-        p_k = k_ptr + i_h * K + o_t2[:, None] * (H * K) + o_k[None, :]
+        m_t2 = tl.arange(0, BT) < tl.maximum(T, 0) - i_t * BT
+        p_k = (
+            k_ptr
+            + i_h * K
+            + tl.cast(i_t * BT, tl.int64) * (H * K)
+            + (o_t2[:, None] * (H * K) + o_k[None, :])
+        )
         b_k = tl.load(p_k, mask=m_t2[:, None]).to(tl.float32)
-        p_g = g_ptr + i_h + o_t2 * H
+        p_g = g_ptr + i_h + tl.cast(i_t * BT, tl.int64) * H + (o_t2 * H)
         b_g = tl.load(p_g, mask=m_t2).to(tl.float32)
         b_h = b_h * tl.exp(tl.sum(b_g)) + tl.sum(b_k * b_g[:, None], axis=0)
-        p_o = o_ptr + i_h * K + o_t2[:, None] * (H * K) + o_k[None, :]
+        p_o = (
+            o_ptr
+            + i_h * K
+            + tl.cast(i_t * BT, tl.int64) * (H * K)
+            + (o_t2[:, None] * (H * K) + o_k[None, :])
+        )
         tl.store(p_o, (b_k + b_h[None, :]).to(p_o.dtype.element_ty), mask=m_t2[:, None])
 
 
@@ -201,7 +235,7 @@ def gemm_bt(
             block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K],
         )
     a_block_ptr_off1 = 0
-    o_m = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M).to(tl.int64)
+    o_m = tl.arange(0, BLOCK_SIZE_M).to(tl.int64)
     o_k = tl.arange(0, BLOCK_SIZE_K).to(tl.int64)
     # B^T as a K x N view of the N x K weight: column-major, so order=(0, 1)
     if USE_DESCRIPTORS:
@@ -211,14 +245,22 @@ def gemm_bt(
             strides=[stride_bn, stride_bk],
             block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K],
         )
-    o_n = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N).to(tl.int64)
+    o_n = tl.arange(0, BLOCK_SIZE_N).to(tl.int64)
     accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
-    m_m = o_m < M
-    m_n = o_n.to(tl.uint64) < tl.maximum(N, 0)
-    a_block_ptr = a_ptr + o_m[:, None] * stride_am + o_k[None, :] * stride_ak
-    b_block_ptr = b_ptr + o_k[:, None] * stride_bk + o_n[None, :] * stride_bn
+    m_m = tl.arange(0, BLOCK_SIZE_M) < tl.maximum(M, 0) - pid_m * BLOCK_SIZE_M
+    m_n = (pid_n * BLOCK_SIZE_N + o_n).to(tl.uint64) < tl.maximum(N, 0)
+    a_block_ptr = (
+        a_ptr
+        + tl.cast(pid_m * BLOCK_SIZE_M, tl.int64) * stride_am
+        + (o_m[:, None] * stride_am + o_k[None, :] * stride_ak)
+    )
+    b_block_ptr = (
+        b_ptr
+        + tl.cast(pid_n * BLOCK_SIZE_N, tl.int64) * stride_bn
+        + (o_k[:, None] * stride_bk + o_n[None, :] * stride_bn)
+    )
     for k in range(0, K, BLOCK_SIZE_K):
-        m_k = a_block_ptr_off1 + tl.arange(0, BLOCK_SIZE_K) < K
+        m_k = tl.arange(0, BLOCK_SIZE_K) < tl.maximum(K, 0) - a_block_ptr_off1
         if USE_DESCRIPTORS:
             a = a_block_ptr_desc.load([pid_m * BLOCK_SIZE_M, a_block_ptr_off1])
             b = tl.trans(
@@ -238,7 +280,12 @@ def gemm_bt(
         accumulator = tl.dot(a, b, accumulator)
         a_block_ptr_off1 += BLOCK_SIZE_K
     c = accumulator.to(c_ptr.dtype.element_ty)
-    c_block_ptr = c_ptr + o_m[:, None] * stride_cm + o_n[None, :] * stride_cn
+    c_block_ptr = (
+        c_ptr
+        + tl.cast(pid_m * BLOCK_SIZE_M, tl.int64) * stride_cm
+        + tl.cast(pid_n * BLOCK_SIZE_N, tl.int64) * stride_cn
+        + (o_m[:, None] * stride_cm + o_n[None, :] * stride_cn)
+    )
     tl.store(c_block_ptr, c, mask=m_m[:, None] & m_n[None, :])
 
 
@@ -305,7 +352,7 @@ def attn_fwd(
     v_offset = off_z.to(tl.int64) * stride_vz + off_h.to(tl.int64) * stride_vh
     o_offset = off_z.to(tl.int64) * stride_oz + off_h.to(tl.int64) * stride_oh
 
-    o_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
+    o_m = tl.arange(0, BLOCK_M).to(tl.int64)
     o_head_dim = tl.arange(0, HEAD_DIM).to(tl.int64)
     if USE_DESCRIPTORS:
         V_desc = tl.make_tensor_descriptor(
@@ -332,11 +379,14 @@ def attn_fwd(
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
     qk_scale = sm_scale
     qk_scale *= 1.44269504  # 1/log(2)
-    m_m = o_m < N_CTX
+    m_m = tl.arange(0, BLOCK_M) < tl.maximum(N_CTX, 0) - start_m * BLOCK_M
     # load q: it will stay in SRAM throughout
     # block pointers
     Q_block_ptr = (
-        Q + q_offset + o_m[:, None] * stride_qm + o_head_dim[None, :] * stride_qk
+        Q
+        + q_offset
+        + tl.cast(start_m * BLOCK_M, tl.int64) * stride_qm
+        + (o_m[:, None] * stride_qm + o_head_dim[None, :] * stride_qk)
     )
     q = tl.load(Q_block_ptr, mask=m_m[:, None], other=0.0)
     if CAUSAL:
@@ -345,14 +395,14 @@ def attn_fwd(
         hi = N_CTX
     # loop over k, v and update accumulator
     V_block_ptr = (
-        V + v_offset + o_n[:, None] * stride_vk + o_head_dim[None, :] * stride_vn
+        V + v_offset + (o_n[:, None] * stride_vk + o_head_dim[None, :] * stride_vn)
     )
     K_block_ptr = (
-        K + k_offset + o_head_dim[:, None] * stride_kk + o_n[None, :] * stride_kn
+        K + k_offset + (o_head_dim[:, None] * stride_kk + o_n[None, :] * stride_kn)
     )
     for start_n in range(0, hi, BLOCK_N):
         start_n = tl.multiple_of(start_n, BLOCK_N)
-        m_n = off_n_ctx + offs_n < N_CTX
+        m_n = offs_n < tl.maximum(N_CTX, 0) - off_n_ctx
         # -- compute qk ----
         if USE_DESCRIPTORS:
             k = tl.trans(K_desc.load([off_n_ctx, 0]))
@@ -394,7 +444,10 @@ def attn_fwd(
     m_ptrs = M + off_hz * N_CTX + offs_m
     tl.store(m_ptrs, m_i, mask=offs_m < N_CTX)
     O_block_ptr = (
-        Out + o_offset + o_m[:, None] * stride_om + o_head_dim[None, :] * stride_on
+        Out
+        + o_offset
+        + tl.cast(start_m * BLOCK_M, tl.int64) * stride_om
+        + (o_m[:, None] * stride_om + o_head_dim[None, :] * stride_on)
     )
     tl.store(O_block_ptr, acc.to(Out.type.element_ty), mask=m_m[:, None])
 
@@ -445,13 +498,21 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
 
     start_n = pid * BLOCK_N1
     offs_n = start_n + tl.arange(0, BLOCK_N1)
-    o_n1 = start_n + tl.arange(0, BLOCK_N1).to(tl.int64)
+    o_n1 = tl.arange(0, BLOCK_N1).to(tl.int64)
     o_head_dim = tl.arange(0, HEAD_DIM).to(tl.int64)
-    m_n1 = o_n1 < N_CTX
+    m_n1 = tl.arange(0, BLOCK_N1) < tl.maximum(N_CTX, 0) - start_n
     # load K and V: they stay in SRAM throughout the inner loop.
-    k_block_ptr = K + o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
+    k_block_ptr = (
+        K
+        + tl.cast(start_n, tl.int64) * stride_tok
+        + (o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d)
+    )
     k = tl.load(k_block_ptr, mask=m_n1[:, None], other=0.0)
-    v_block_ptr = V + o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
+    v_block_ptr = (
+        V
+        + tl.cast(start_n, tl.int64) * stride_tok
+        + (o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d)
+    )
     v = tl.load(v_block_ptr, mask=m_n1[:, None], other=0.0)
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
     dk = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
@@ -471,12 +532,12 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
             DO, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM]
         )
     curr_m = start_m
-    qT_block_ptr = Q + o_head_dim[:, None] * stride_d + o_m1[None, :] * stride_tok
-    do_block_ptr = DO + o_m1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
+    qT_block_ptr = Q + (o_head_dim[:, None] * stride_d + o_m1[None, :] * stride_tok)
+    do_block_ptr = DO + (o_m1[:, None] * stride_tok + o_head_dim[None, :] * stride_d)
     m_block_ptr = M + o_m1
     d_block_ptr = D + o_m1
     for _ in range(start_m, N_CTX, BLOCK_M1):
-        m_m1 = qT_off1 + tl.arange(0, BLOCK_M1) < N_CTX
+        m_m1 = tl.arange(0, BLOCK_M1) < tl.maximum(N_CTX, 0) - qT_off1
         if USE_DESCRIPTORS:
             qT = tl.trans(qT_desc.load([qT_off1, 0]))
         else:
@@ -516,11 +577,19 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
         curr_m += BLOCK_M1
         qT_off1 += BLOCK_M1
 
-    dv_block_ptr = DV + o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
+    dv_block_ptr = (
+        DV
+        + tl.cast(start_n, tl.int64) * stride_tok
+        + (o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d)
+    )
     tl.store(dv_block_ptr, dv.to(DV.dtype.element_ty), mask=m_n1[:, None])
     # Write back dK.
     dk *= sm_scale
-    dk_block_ptr = DK + o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d
+    dk_block_ptr = (
+        DK
+        + tl.cast(start_n, tl.int64) * stride_tok
+        + (o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d)
+    )
     tl.store(dk_block_ptr, dk.to(DK.dtype.element_ty), mask=m_n1[:, None])
 
 
@@ -536,35 +605,55 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
 
     # [BK, BV]
     b_h = tl.zeros([BK, BV], dtype=tl.float32)
-    o_k = i_k * BK + tl.arange(0, BK).to(tl.int64)
-    o_v = i_v * BV + tl.arange(0, BV)
-    m_k = o_k < K
-    m_v = o_v < V
+    o_t2 = tl.arange(0, BT).to(tl.int64)
+    o_v = i_v * BV + tl.arange(0, BV).to(tl.int64)
+    o_k = tl.arange(0, BK).to(tl.int64)
+    m_k = tl.arange(0, BK) < tl.maximum(K, 0) - i_k * BK
+    m_v = tl.arange(0, BV) < tl.maximum(V, 0) - i_v * BV
     for i_t in range(NT):
-        o_t2 = i_t * BT + tl.arange(0, BT).to(tl.int64)
         o_h = ((i_n * NT + i_t) * H + i_h).to(tl.int64) * K * V
-        p_h = h + o_h + o_k[:, None] * V + o_v[None, :]
+        p_h = (
+            h
+            + o_h
+            + tl.cast(i_k * BK, tl.int64) * V
+            + (o_k[:, None] * V + o_v[None, :])
+        )
 
         tl.store(p_h, b_h.to(p_h.dtype.element_ty), mask=m_k[:, None] & m_v[None, :])
-        m_t2 = o_t2 < T
+        m_t2 = tl.arange(0, BT) < tl.maximum(T, 0) - i_t * BT
         # [BK, BT]
-        p_k = k + (bos * H + i_h) * K + o_k[:, None] + o_t2[None, :] * (H * K)
+        p_k = (
+            k
+            + (bos * H + i_h) * K
+            + tl.cast(i_t * BT, tl.int64) * (H * K)
+            + ((i_k * BK + o_k)[:, None] + o_t2[None, :] * (H * K))
+        )
         b_k = tl.load(p_k, mask=m_k[:, None] & m_t2[None, :], other=0.0)
         # [BT, BV]
-        p_v = v + (bos * H + i_h) * V + o_t2[:, None] * (H * V) + o_v[None, :]
+        p_v = (
+            v
+            + (bos * H + i_h) * V
+            + tl.cast(i_t * BT, tl.int64) * (H * V)
+            + (o_t2[:, None] * (H * V) + o_v[None, :])
+        )
         b_v = tl.load(p_v, mask=m_t2[:, None] & m_v[None, :], other=0.0)
         last_idx = min((i_t + 1) * BT, T) - 1
 
         # scalar decay
         b_g_last = tl.load(g + bos * H + last_idx * H + i_h)
-        p_g = g + bos * H + i_h + o_t2 * H
+        p_g = g + bos * H + i_h + tl.cast(i_t * BT, tl.int64) * H + (o_t2 * H)
         b_g = tl.load(p_g, mask=m_t2)
         b_h *= tl.exp(b_g_last)
         b_v = (b_v * tl.exp(b_g_last - b_g)[:, None]).to(b_v.dtype)
         b_h += tl.dot(b_k, b_v)
 
     if STORE_FINAL_STATE:
-        p_ht = ht + i_nh * K * V + o_k[:, None] * V + o_v[None, :]
+        p_ht = (
+            ht
+            + i_nh * K * V
+            + tl.cast(i_k * BK, tl.int64) * V
+            + (o_k[:, None] * V + o_v[None, :])
+        )
         tl.store(p_ht, b_h.to(p_ht.dtype.element_ty), mask=m_k[:, None] & m_v[None, :])
 
 
@@ -587,21 +676,33 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
 
     b_o = tl.zeros([BT, BV], dtype=tl.float32)
     b_A = tl.zeros([BT, BT], dtype=tl.float32)
-    o_t2 = i_t * BT + tl.arange(0, BT).to(tl.int64)
-    o_v = i_v * BV + tl.arange(0, BV)
-    m_t2 = o_t2 < T
-    m_v = o_v < V
+    o_t2 = tl.arange(0, BT).to(tl.int64)
+    o_v = i_v * BV + tl.arange(0, BV).to(tl.int64)
+    m_t2 = tl.arange(0, BT) < tl.maximum(T, 0) - i_t * BT
+    m_v = tl.arange(0, BV) < tl.maximum(V, 0) - i_v * BV
     for i_k in range(tl.cdiv(K, BK)):
         o_k = i_k * BK + tl.arange(0, BK).to(tl.int64)
-        m_k = o_k < K
+        m_k = tl.arange(0, BK) < tl.maximum(K, 0) - i_k * BK
         # [BT, BK]
-        p_q = q + o_t2[:, None] * (H * K) + o_k[None, :]
+        p_q = (
+            q
+            + tl.cast(i_t * BT, tl.int64) * (H * K)
+            + (o_t2[:, None] * (H * K) + o_k[None, :])
+        )
         b_q = tl.load(p_q, mask=m_t2[:, None] & m_k[None, :], other=0.0)
         # [BK, BT]
-        p_k = k + o_k[:, None] + o_t2[None, :] * (H * K)
+        p_k = (
+            k
+            + tl.cast(i_t * BT, tl.int64) * (H * K)
+            + (o_k[:, None] + o_t2[None, :] * (H * K))
+        )
         b_k = tl.load(p_k, mask=m_k[:, None] & m_t2[None, :], other=0.0)
         # [BK, BV]
-        p_h = h + o_k[:, None] * V + o_v[None, :]
+        p_h = (
+            h
+            + tl.cast(i_k * BK, tl.int64) * V
+            + (tl.arange(0, BK).to(tl.int64)[:, None] * V + o_v[None, :])
+        )
         b_h = tl.load(p_h, mask=m_k[:, None] & m_v[None, :], other=0.0)
         # [BT, BK] @ [BK, BV] -> [BT, BV]
         b_o += tl.dot(b_q, b_h)
@@ -609,7 +710,7 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
         b_A += tl.dot(b_q, b_k)
 
     g += bos * H + i_h
-    p_g = g + o_t2 * H
+    p_g = g + tl.cast(i_t * BT, tl.int64) * H + (o_t2 * H)
     b_g = tl.load(p_g, mask=m_t2)
     b_o = b_o * tl.exp(b_g)[:, None]
     b_A = b_A * tl.exp(b_g[:, None] - b_g[None, :])
@@ -619,10 +720,18 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
     m_A = (o_t[:, None] >= o_t[None, :]) & (m_t[:, None] & m_t)
     b_A = tl.where(m_A, b_A, 0)
 
-    p_v = v + o_t2[:, None] * (H * V) + o_v[None, :]
+    p_v = (
+        v
+        + tl.cast(i_t * BT, tl.int64) * (H * V)
+        + (o_t2[:, None] * (H * V) + o_v[None, :])
+    )
     b_v = tl.load(p_v, mask=m_t2[:, None] & m_v[None, :], other=0.0)
     b_o = b_o * scale + tl.dot(b_A.to(b_v.dtype), b_v) * scale
-    p_o = o + o_t2[:, None] * (H * V) + o_v[None, :]
+    p_o = (
+        o
+        + tl.cast(i_t * BT, tl.int64) * (H * V)
+        + (o_t2[:, None] * (H * V) + o_v[None, :])
+    )
     tl.store(p_o, b_o.to(p_o.dtype.element_ty), mask=m_t2[:, None] & m_v[None, :])
 
 
@@ -631,12 +740,16 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     # BLOCK_M rows per program, a whole row (BLOCK_N >= N) per block.
     pid = tl.program_id(0)
-    o_m = pid * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
+    o_m = tl.arange(0, BLOCK_M).to(tl.int64)
     o_n = tl.arange(0, BLOCK_N)
 
-    m_m = o_m < M
+    m_m = tl.arange(0, BLOCK_M) < tl.maximum(M, 0) - pid * BLOCK_M
     m_n = o_n < N
-    x_block_ptr = X + o_m[:, None] * stride_xm + o_n[None, :]
+    x_block_ptr = (
+        X
+        + tl.cast(pid * BLOCK_M, tl.int64) * stride_xm
+        + (o_m[:, None] * stride_xm + o_n[None, :])
+    )
     x = tl.load(x_block_ptr, mask=m_m[:, None] & m_n[None, :], other=0.0).to(tl.float32)
     # Compute mean and variance
     mean = tl.sum(x, axis=1) / N
@@ -645,9 +758,9 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
     var = tl.sum(xbar * xbar, axis=1) / N
     rstd = 1 / tl.sqrt(var + eps)
     # Write mean / rstd
-    mean_block_ptr = Mean + o_m
+    mean_block_ptr = Mean + pid * BLOCK_M + o_m
     tl.store(mean_block_ptr, mean, mask=m_m)
-    rstd_block_ptr = Rstd + o_m
+    rstd_block_ptr = Rstd + pid * BLOCK_M + o_m
     tl.store(rstd_block_ptr, rstd, mask=m_m)
     # Normalize and apply linear transformation
     w_block_ptr = W + o_n
@@ -655,7 +768,11 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
     b_block_ptr = B + o_n
     b = tl.load(b_block_ptr, mask=m_n).to(tl.float32)
     y = xbar * rstd[:, None] * w[None, :] + b[None, :]
-    y_block_ptr = Y + o_m[:, None] * stride_ym + o_n[None, :]
+    y_block_ptr = (
+        Y
+        + tl.cast(pid * BLOCK_M, tl.int64) * stride_ym
+        + (o_m[:, None] * stride_ym + o_n[None, :])
+    )
     tl.store(y_block_ptr, y.to(Y.dtype.element_ty), mask=m_m[:, None] & m_n[None, :])
 
 
@@ -712,8 +829,7 @@ def bmm(
             [1, BLOCK_M, BLOCK_K],
         )
     a_bp_off2 = 0
-    o_batch = pid_b + tl.arange(0, 1).to(tl.int64)
-    o_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
+    o_m = tl.arange(0, BLOCK_M).to(tl.int64)
     o_k = tl.arange(0, BLOCK_K).to(tl.int64)
     if USE_DESCRIPTORS:
         b_bp_desc = tl.make_tensor_descriptor(
@@ -722,25 +838,25 @@ def bmm(
             [stride_bb, stride_bk, stride_bn],
             [1, BLOCK_K, BLOCK_N],
         )
-    o_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N).to(tl.int64)
+    o_n = tl.arange(0, BLOCK_N).to(tl.int64)
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    m_batch = o_batch < BATCH
-    m_m = o_m < M
-    m_n = o_n < N
+    m_batch = tl.arange(0, 1) < tl.maximum(BATCH, 0) - pid_b
+    m_m = tl.arange(0, BLOCK_M) < tl.maximum(M, 0) - pid_m * BLOCK_M
+    m_n = tl.arange(0, BLOCK_N) < tl.maximum(N, 0) - pid_n * BLOCK_N
     a_bp = (
         a_ptr
-        + o_batch[:, None, None] * stride_ab
-        + o_m[None, :, None] * stride_am
-        + o_k[None, None, :] * stride_ak
+        + tl.cast(pid_b, tl.int64) * stride_ab
+        + tl.cast(pid_m * BLOCK_M, tl.int64) * stride_am
+        + (o_m[None, :, None] * stride_am + o_k[None, None, :] * stride_ak)
     )
     b_bp = (
         b_ptr
-        + o_batch[:, None, None] * stride_bb
-        + o_k[None, :, None] * stride_bk
-        + o_n[None, None, :] * stride_bn
+        + tl.cast(pid_b, tl.int64) * stride_bb
+        + tl.cast(pid_n * BLOCK_N, tl.int64) * stride_bn
+        + (o_k[None, :, None] * stride_bk + o_n[None, None, :] * stride_bn)
     )
     for _ in range(0, tl.cdiv(K, BLOCK_K)):
-        m_k = a_bp_off2 + tl.arange(0, BLOCK_K) < K
+        m_k = tl.arange(0, BLOCK_K) < tl.maximum(K, 0) - a_bp_off2
         if USE_DESCRIPTORS:
             a = a_bp_desc.load([pid_b, pid_m * BLOCK_M, a_bp_off2])
             b = b_bp_desc.load([pid_b, a_bp_off2, pid_n * BLOCK_N])
@@ -759,9 +875,10 @@ def bmm(
         a_bp_off2 += BLOCK_K
     c_bp = (
         c_ptr
-        + o_batch[:, None, None] * stride_cb
-        + o_m[None, :, None] * stride_cm
-        + o_n[None, None, :] * stride_cn
+        + tl.cast(pid_b, tl.int64) * stride_cb
+        + tl.cast(pid_m * BLOCK_M, tl.int64) * stride_cm
+        + tl.cast(pid_n * BLOCK_N, tl.int64) * stride_cn
+        + (o_m[None, :, None] * stride_cm + o_n[None, None, :] * stride_cn)
     )
     tl.store(
         c_bp,
@@ -777,23 +894,26 @@ def batched_transpose(x_ptr, y_ptr, M, N, stride_xb, stride_xm, stride_yb, strid
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     pid_b = tl.program_id(2)
-    o_b = pid_b + tl.arange(0, 1).to(tl.int64)
-    o_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
-    o_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N).to(tl.int64)
-    m_m = o_m < M
-    m_n = o_n < N
+    m_m = tl.arange(0, BLOCK_M) < tl.maximum(M, 0) - pid_m * BLOCK_M
+    m_n = tl.arange(0, BLOCK_N) < tl.maximum(N, 0) - pid_n * BLOCK_N
     x_block_ptr = (
         x_ptr
-        + o_b[:, None, None] * stride_xb
-        + o_m[None, :, None] * stride_xm
-        + o_n[None, None, :]
+        + tl.cast(pid_b, tl.int64) * stride_xb
+        + tl.cast(pid_m * BLOCK_M, tl.int64) * stride_xm
+        + (
+            tl.arange(0, BLOCK_M).to(tl.int64)[None, :, None] * stride_xm
+            + (pid_n * BLOCK_N + tl.arange(0, BLOCK_N).to(tl.int64))[None, None, :]
+        )
     )
     x = tl.load(x_block_ptr, mask=m_m[None, :, None] & m_n[None, None, :])
     y_block_ptr = (
         y_ptr
-        + o_b[:, None, None] * stride_yb
-        + o_n[None, :, None] * stride_yn
-        + o_m[None, None, :]
+        + tl.cast(pid_b, tl.int64) * stride_yb
+        + tl.cast(pid_n * BLOCK_N, tl.int64) * stride_yn
+        + (
+            tl.arange(0, BLOCK_N).to(tl.int64)[None, :, None] * stride_yn
+            + (pid_m * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64))[None, None, :]
+        )
     )
     tl.store(
         y_block_ptr,
@@ -899,7 +1019,7 @@ def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
     off_h = off_hz % H
     qvk_offset = off_z.to(tl.int64) * stride_qz + off_h.to(tl.int64) * stride_qh
 
-    o_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64)
+    o_m = tl.arange(0, BLOCK_M).to(tl.int64)
     o_head_dim = tl.arange(0, HEAD_DIM).to(tl.int64)
     # initialize offsets
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -914,7 +1034,10 @@ def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
     # load q: it will stay in SRAM throughout
     # block pointers
     Q_block_ptr = (
-        Q + qvk_offset + o_m[:, None] * stride_qm + o_head_dim[None, :] * stride_qk
+        Q
+        + qvk_offset
+        + tl.cast(start_m * BLOCK_M, tl.int64) * stride_qm
+        + (o_m[:, None] * stride_qm + o_head_dim[None, :] * stride_qk)
     )
     q = tl.load(Q_block_ptr)
     # stage 1: off-band
@@ -979,7 +1102,10 @@ def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
     m_ptrs = M + off_hz * N_CTX + offs_m
     tl.store(m_ptrs, m_i)
     O_block_ptr = (
-        Out + qvk_offset + o_m[:, None] * stride_om + o_head_dim[None, :] * stride_on
+        Out
+        + qvk_offset
+        + tl.cast(start_m * BLOCK_M, tl.int64) * stride_om
+        + (o_m[:, None] * stride_om + o_head_dim[None, :] * stride_on)
     )
     tl.store(O_block_ptr, acc.to(Out.type.element_ty))
 
@@ -1007,25 +1133,35 @@ def _dot_tile(
     a = tl.load(
         a_block_base
         + tl.cast(a_block_start0, tl.int64) * a_block_stride0
-        + a_block_start1
         + (
             tl.arange(0, a_block_block0).to(tl.int64)[:, None] * a_block_stride0
-            + tl.arange(0, a_block_block1)[None, :]
+            + (a_block_start1 + tl.arange(0, a_block_block1).to(tl.int64))[None, :]
         ),
-        mask=(a_block_start0 + tl.arange(0, a_block_block0) < a_block_shape0)[:, None]
-        & (a_block_start1 + tl.arange(0, a_block_block1) < a_block_shape1)[None, :],
+        mask=(
+            tl.arange(0, a_block_block0)
+            < tl.maximum(a_block_shape0, 0) - a_block_start0
+        )[:, None]
+        & (
+            tl.arange(0, a_block_block1)
+            < tl.maximum(a_block_shape1, 0) - a_block_start1
+        )[None, :],
         other=0.0,
     )
     b = tl.load(
         b_block_base
         + tl.cast(b_block_start0, tl.int64) * b_block_stride0
-        + b_block_start1
         + (
             tl.arange(0, b_block_block0).to(tl.int64)[:, None] * b_block_stride0
-            + tl.arange(0, b_block_block1)[None, :]
+            + (b_block_start1 + tl.arange(0, b_block_block1).to(tl.int64))[None, :]
         ),
-        mask=(b_block_start0 + tl.arange(0, b_block_block0) < b_block_shape0)[:, None]
-        & (b_block_start1 + tl.arange(0, b_block_block1) < b_block_shape1)[None, :],
+        mask=(
+            tl.arange(0, b_block_block0)
+            < tl.maximum(b_block_shape0, 0) - b_block_start0
+        )[:, None]
+        & (
+            tl.arange(0, b_block_block1)
+            < tl.maximum(b_block_shape1, 0) - b_block_start1
+        )[None, :],
         other=0.0,
     )
     return tl.dot(a, b, acc)
@@ -1059,9 +1195,17 @@ def gemm_helper(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
             BN,
         )
         a_off1 += BK
-    o_m = pid_m * BM + tl.arange(0, BM).to(tl.int64)
-    o_n = pid_n * BN + tl.arange(0, BN)
-    c = c_ptr + o_m[:, None] * stride_cm + o_n[None, :]
+    c = (
+        c_ptr
+        + tl.cast(pid_m * BM, tl.int64) * stride_cm
+        + (
+            tl.arange(0, BM).to(tl.int64)[:, None] * stride_cm
+            + (pid_n * BN + tl.arange(0, BN).to(tl.int64))[None, :]
+        )
+    )
     tl.store(
-        c, acc.to(c.dtype.element_ty), mask=(o_m < M)[:, None] & (o_n < N)[None, :]
+        c,
+        acc.to(c.dtype.element_ty),
+        mask=(tl.arange(0, BM) < tl.maximum(M, 0) - pid_m * BM)[:, None]
+        & (tl.arange(0, BN) < tl.maximum(N, 0) - pid_n * BN)[None, :],
     )

@@ -1,8 +1,10 @@
-"""Offsets along the axes of tiles, and their bounds, each written once where every access that needs it
-can read it, as a careful person writes them: `o_t = i_t * BT + tl.arange(0, BT)`, `m_t = o_t < T`.
+"""The ranges along the axes of tiles, and their bounds, each written once where every access that needs it
+can read it, as a careful person writes them: `o_t = tl.arange(0, BT)`, `m_t = tl.arange(0, BT) < tl.maximum(T,
+0) - i_t * BT`.
 
 The masked-pointer form (TTD006) builds its addresses and masks from an axis (`offset + tl.arange(0,
-block)`) and a bound (an axis checked against a shape), leaving a placeholder name for each use
+block)`; its addresses read the range alone, the axis at offset 0) and a bound (an axis checked against a
+shape), leaving a placeholder name for each use
 (`Namer.placeholder`). Once a function is rewritten, `share` decides which definition serves each use,
 writes the definitions and puts their names in place of the placeholders:
 
@@ -17,7 +19,9 @@ writes the definitions and puts their names in place of the placeholders:
 * A definition that serves one use only is written inline there, `(o_k < K)[None, :]`: a name read once
   is a name to look up for nothing.
 * An axis that some use scales by a stride other than the unit one is widened once, at its definition
-  (`(i_t * BT + tl.arange(0, BT)).to(tl.int64)`): a block pointer computes its addresses in 64 bits.
+  (`tl.arange(0, BT).to(tl.int64)`): a block pointer computes its addresses in 64 bits. So is the axis a
+  bound compares where the offset may be negative (`(i_t * BT + tl.arange(0, BT).to(tl.int64)).to(tl.uint64)
+  < ...`): the sum of an int32 offset and the range may wrap in int32.
 
 Names follow the block size (`BT` gives `o_t` and `m_t`, `BLOCK_SIZE_K` gives `o_k`), numbered where
 another value or a name of the module has it already.
@@ -69,8 +73,10 @@ def share(function: cst.FunctionDef, placeholders: dict, taken: set[str], member
     bounds = placement.place([u for u in scan.uses if isinstance(u.spec, masked.Bound)])
     axis_uses = [u for u in scan.uses if isinstance(u.spec, masked.Axis)]
     for number, bound in enumerate(bounds):  # the bound's definition, or its one use, reads its axis
-        bound.axis = f"{bound.uses[0].placeholder}.axis{number}"
-        axis_uses.append(_Use(bound.axis, bound.spec.axis, False, _where(bound)))
+        compared = bound.spec.compared()
+        if compared is not None:  # in 64 bits: the sum of an int32 offset and the range may wrap in int32
+            bound.axis = f"{bound.uses[0].placeholder}.axis{number}"
+            axis_uses.append(_Use(bound.axis, compared, True, _where(bound)))
     axes = placement.place(sorted(axis_uses, key=lambda use: _order(use.path)))
     named = [d for d in axes + bounds if len(d.uses) > 1]
     names = _Names(taken | scan.names)
@@ -80,7 +86,7 @@ def share(function: cst.FunctionDef, placeholders: dict, taken: set[str], member
     lines: dict[tuple, list[cst.SimpleStatementLine]] = {}
     for definition in axes + bounds:
         value = definition.spec.value(definition.wide) if isinstance(definition.spec, masked.Axis) else \
-            definition.spec.value(values[definition.axis])
+            definition.spec.value(values.get(definition.axis))
         if definition not in named:
             values[definition.uses[0].placeholder] = value
             continue

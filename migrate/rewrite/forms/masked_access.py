@@ -53,13 +53,8 @@ def build_named(access: NamedMaskAccess, stand_ins: StandIns, updated: cst.Call)
 def _pointers(access: MaskedAccess, placeholder: Callable) -> cst.BaseExpression:
     if access.named:
         return masked.shifted(access.language, access.held, access.offsets, access.strides, access.moving)
-    if access.created_here:  # `tl.load(tl.make_block_ptr(...))`, `tl.load(_tile(...))`
-        return masked.addresses(access.base, access.strides, access.axes, placeholder)
-    # Rebuilt from the parts a helper receives: the block's corner, then the offsets inside it, which do
-    # not change as the block moves in the caller's loop: the compiler computes them once.
-    inside = masked.inside(access.strides, [a.at_zero() for a in access.axes], placeholder)
-    corner = masked.shifted(access.language, access.base, access.offsets, access.strides, range(len(access.axes)))
-    return cst.BinaryOperation(corner, cst.Add(), inside)
+    # created here (`tl.load(tl.make_block_ptr(...))`), or rebuilt from the parts a helper receives
+    return masked.addresses(access.base, access.strides, access.axes, placeholder)
 
 
 def _mask(access: MaskedAccess, checked: set[int], placeholder: Callable):

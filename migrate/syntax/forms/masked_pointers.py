@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import partial
 
 import libcst as cst
 
@@ -14,6 +15,7 @@ from .advance import operand, plus
 
 OTHER = {"zero": "0.0", "nan": 'float("nan")'}
 _BLOCK_PREFIXES = ("BLOCK_SIZE_", "BLOCK_", "BS_")
+_PRODUCTS = (cst.Multiply, cst.FloorDivide, cst.Divide, cst.Modulo)
 _ATOMIC = (cst.Name, cst.Integer, cst.Float, cst.Call, cst.Attribute, cst.Subscript, cst.SimpleString)
 
 
@@ -96,23 +98,52 @@ class Bound:
     def reads(self) -> frozenset[str]:
         return self.axis.reads() | free_names(self.shape)
 
-    def value(self, axis: cst.BaseExpression) -> cst.BaseExpression:
-        """`axis < shape`; where the offset may be negative, `0 <= axis < shape` as one unsigned comparison,
-        `axis.to(tl.uint64) < tl.maximum(shape, 0)`: a negative coordinate wraps past every shape, and a
-        negative shape, clamped at 0, admits nothing, as a block pointer's bounds do. With two comparisons and
-        an `&`, fla's kkt_solve kernel ran at 0.90-0.93x of its block pointers at three of its six configs
-        (H200); with the one, at 0.97-1.23x at all six (benchmarks/RESULTS.md)."""
+    def compared(self) -> Axis | None:
+        """The axis whose coordinates the mask compares, where it compares them: only for an offset that may
+        be negative (`value`); an offset known to be non-negative is compared as one scalar."""
+        return self.axis if self.lower else None
+
+    def value(self, axis: cst.BaseExpression | None) -> cst.BaseExpression:
+        """`tl.arange(0, block) < tl.maximum(shape, 0) - offset`: the block's own coordinates against the room
+        left in the shape from its corner, a scalar; the coordinates stay int32 and cannot wrap, where the
+        sum `offset + tl.arange(0, block) < shape` wraps in int32 past 2^31 - 1 (passing the test: fixture
+        coordinates_past_int32) and, widened, costs a 64-bit tile. The clamp keeps the room from wrapping
+        below a negative shape, which admits nothing.
+
+        Where the offset may be negative, `axis` (`offset + tl.arange(0, block)` in int64) is checked as
+        `0 <= axis < shape` in one unsigned comparison, `axis.to(tl.uint64) < tl.maximum(shape, 0)`: a
+        negative coordinate wraps past every shape, and a negative shape, clamped at 0, admits nothing, as a
+        block pointer's bounds do. With two comparisons and an `&`, fla's kkt_solve kernel ran at 0.90-0.93x
+        of its block pointers at three of its six configs (H200); with the one, at 0.97-1.23x at all six
+        (benchmarks/RESULTS.md)."""
         if not self.lower:
-            return cst.Comparison(axis, [cst.ComparisonTarget(cst.LessThan(), self.shape)])
-        language = self.axis.language
-        unsigned = converted(language, axis, "uint64")
+            inside = self.axis.at_zero().value(wide=False)
+            return cst.Comparison(inside, [cst.ComparisonTarget(cst.LessThan(), self._room())])
+        unsigned = converted(self.axis.language, axis, "uint64")
+        return cst.Comparison(unsigned, [cst.ComparisonTarget(cst.LessThan(), self._nonnegative_shape())])
+
+    def _room(self) -> cst.BaseExpression:
+        """`tl.maximum(shape, 0) - offset`; `shape` alone at offset 0. The offset is a non-negative int32, so
+        neither operand nor the difference wraps, in int32 or int64."""
+        if int_value(self.axis.offset) == 0:
+            return self.shape
+        return cst.BinaryOperation(operand(self._nonnegative_shape()), cst.Subtract(), _subtrahend(self.axis.offset))
+
+    def _nonnegative_shape(self) -> cst.BaseExpression:
         literal = int_value(self.shape)
-        shape = self.shape if literal is not None and literal >= 0 else member_call(
-            language, "maximum", [cst.Arg(self.shape), cst.Arg(cst.Integer("0"))])
-        return cst.Comparison(unsigned, [cst.ComparisonTarget(cst.LessThan(), shape)])
+        if literal is not None and literal >= 0:
+            return self.shape
+        return member_call(self.axis.language, "maximum", [cst.Arg(self.shape), cst.Arg(cst.Integer("0"))])
 
     def stem(self) -> str:
         return self.axis.stem()
+
+
+def _subtrahend(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`node` as `a - node` reads it: in parentheses where it is a sum or anything looser than a product."""
+    tight = isinstance(node, _ATOMIC + (cst.UnaryOperation,)) or node.lpar or (
+        isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _PRODUCTS))
+    return node if tight else grouped(node)
 
 
 def arange(language: cst.BaseExpression, block: cst.BaseExpression) -> cst.Call:
@@ -152,12 +183,26 @@ def is_unit(stride: cst.BaseExpression) -> bool:
 
 
 def addresses(base: cst.BaseExpression, strides: list, axes: list[Axis], ref) -> cst.BaseExpression:
-    """`base + o_t[:, None] * stride + o_k[None, :]`: each element's address from its coordinates; `ref(axis,
-    wide)` spells an axis (int64 where a stride scales it)."""
-    expr = base
-    for term in _terms(strides, axes, ref):
-        expr = cst.BinaryOperation(expr, cst.Add(), term)
-    return expr
+    """`base + tl.cast(i_t * BT, tl.int64) * stride + (o_t[:, None] * stride + o_k[None, :])`: the block's corner
+    along its strided dimensions, one 64-bit scalar, then each element's place from there, `ref(axis, wide)`
+    spelling an axis (int64 where a stride scales it). The sum is the block pointer's 64-bit address either
+    way; split so, the rows inside the block do not depend on where it is, and no 64-bit `i_t * BT +
+    tl.arange(...)` row tile is built and held per element (fla's `chunk_gla_fwd_kernel_o` held one through
+    its K loop: 136 registers on sm_90 against its block pointers' 103, 104 so;
+    benchmarks/results/default-form-registers-2026-12-05.txt). The unit stride's offset stays in the tile, in
+    64 bits (`o_k = i_k * BK + tl.arange(0, BK).to(tl.int64)`): in the corner, it would leave a tile re-addressed
+    in a loop over that dimension the same in every iteration, which the compiler then computes once and holds
+    through the loop, two registers an element (the gla kernel at BV=128: 182 registers against 168, one CTA
+    an SM fewer). A tile without a strided dimension (rank 1) is int32 inside, and its offset joins the corner."""
+    scaled = {d for d, stride in enumerate(strides) if not is_unit(stride)} or set(range(len(axes)))
+    corner = shifted(axes[0].language, base, [axis.offset for axis in axes], strides, scaled)
+    tile = [axis.at_zero() if d in scaled else axis for d, axis in enumerate(axes)]
+    return cst.BinaryOperation(corner, cst.Add(), inside(strides, tile, partial(_wide_offset, ref)))
+
+
+def _wide_offset(ref, axis: Axis, wide: bool) -> cst.BaseExpression:
+    """An axis with its offset, added in the tile to 64-bit addresses, is widened: its int32 sum could wrap."""
+    return ref(axis, wide or int_value(axis.offset) != 0)
 
 
 def inside(strides: list, axes: list[Axis], ref) -> cst.BaseExpression:
