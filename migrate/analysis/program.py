@@ -527,12 +527,7 @@ class Context:
         return policy.unsafe_fixes and self.inlined_everywhere()
 
     def returns(self, key: Key) -> tuple | None:
-        """What the helper's `return`s hand back (joined_returns), of the parameters that still arrive as parts:
-        one blocked since (a call passes it what no rewrite tracks) hands nothing back, its helper keeps its
-        `return`, and its callers their assignment."""
-        shape = self.program.returns.get(key)
-        return shape and tuple(handed if handed is not None and (key, handed.parameter) in self.program.interfaces
-                               else None for handed in shape)
+        return self.program.returns.get(key)
 
     def is_called(self) -> bool:
         """Whether another function of the program calls this one (then it is no kernel that is launched)."""
