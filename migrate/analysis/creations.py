@@ -297,7 +297,7 @@ class Creations(Part):
         """What is proven about an offset (or a delta) in dimension `dim`: the TMA constraints."""
         return {"aligned": dim != creation.unit or creation.unit is None or
                 self.fn.facts.is_aligned(expr, creation.block[dim]),
-                "nonnegative": self.fn.facts.is_nonnegative(expr)}
+                "nonnegative": self.fn.is_nonnegative(expr)}
 
     def define_dim(self, definition: int, name: str, dim: int, expr, proofs: dict, state: State) -> Dim:
         """The offset `name` has in `dim` after `definition`; a variable if it must be materialized."""

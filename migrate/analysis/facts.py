@@ -142,7 +142,7 @@ class FunctionFacts:
         self._code: dict[int, tuple] = {}
         self._int64: dict[int, tuple] = {}
         self._int64_terms: dict[int, tuple] = {}
-        self._nonnegative: dict[int, tuple] = {}
+        self._nonnegative: dict[tuple, tuple] = {}  # (id(expr), the parameters taken as >= 0) -> (expr, answer)
         self._loop_assignments: dict[int, tuple] = {}
         self._loop_flows: dict[int, tuple] = {}
         self._movable: dict[int, tuple] = {}
@@ -213,8 +213,16 @@ class FunctionFacts:
             found = self._aligned[key] = (expr, _Aligned(self, block).check(expr, frozenset()))
         return found[1]
 
-    def is_nonnegative(self, expr: cst.BaseExpression) -> bool:
-        return _remembered(self._nonnegative, expr, lambda e: _NonNegative(self).check(e, frozenset()))
+    def is_nonnegative(self, expr: cst.BaseExpression, parameters: frozenset[str] | None = None) -> bool:
+        """Is `expr` provably >= 0, where of the function's integer parameters those in `parameters` are (None:
+        all of them, as a launched kernel's are taken to be: sizes, indices)? A helper's parameter is what its
+        calls pass: `shift(p, -BLOCK)`."""
+        key = (id(expr), parameters)
+        found = self._nonnegative.get(key)
+        if found is None:
+            proof = _NonNegative(self, self.params if parameters is None else parameters)
+            found = self._nonnegative[key] = (expr, proof.check(expr, frozenset()))
+        return found[1]
 
     # -- what a loaded tile feeds ---------------------------------------------------------------
 
@@ -376,7 +384,7 @@ class _Proof:
             loop = self.facts.counter_loop(expr)
             if loop is not None and expr.value not in seen:
                 return self._loop_variable(loop.iter, seen | {expr.value})
-            return self.name(expr.value) or self.facts.every_assignment(expr.value, self._source, seen)
+            return self.named(expr.value, seen)
         if kind is cst.BinaryOperation:
             return self.binary(expr, seen)
         if kind is cst.UnaryOperation:
@@ -389,6 +397,9 @@ class _Proof:
                 return self.check(expr.func.value, seen)  # x.to(tl.int32) keeps the value
             return self.call(self.facts.names.member(expr.func), expr.args, seen)
         return False
+
+    def named(self, name: str, seen: frozenset[str]) -> bool:
+        return self.name(name) or self.facts.every_assignment(name, self._source, seen)
 
     def _source(self, source: cst.CSTNode, seen: frozenset[str]) -> bool:
         if isinstance(source, cst.AugAssign):
@@ -451,13 +462,21 @@ class _Aligned(_Proof):
 
 
 class _NonNegative(_Proof):
-    """Never below zero; integer kernel arguments are taken to be non-negative (sizes, indices)."""
+    """Never below zero, where the `parameters` named are (FunctionFacts.is_nonnegative)."""
+
+    def __init__(self, facts: FunctionFacts, parameters: frozenset[str] | set[str]) -> None:
+        super().__init__(facts)
+        self.parameters = parameters
+
+    def named(self, name: str, seen: frozenset[str]) -> bool:
+        # A parameter holds what it is passed until the function assigns it (`i = i - BLOCK`): both must hold.
+        if name in self.facts.params:
+            return name in self.parameters and (not self.facts.assigned(name) or
+                                                self.facts.every_assignment(name, self._source, seen))
+        return self.facts.every_assignment(name, self._source, seen)
 
     def literal(self, value: int) -> bool:
         return value >= 0
-
-    def name(self, name: str) -> bool:
-        return name in self.facts.params
 
     def binary(self, expr: cst.BinaryOperation, seen: frozenset[str]) -> bool:
         if isinstance(expr.operator, cst.Modulo) and self.check(expr.left, seen):

@@ -128,6 +128,8 @@ class Program:
         self.returns: dict[Key, tuple] = {}
         self.removable: set[Key] = set()  # helpers every call of which was inlined (inlining.py)
         self.absent: set[tuple[Key, str]] = set()  # parameters every call site fills with `None` (or `0`)
+        self.escaped: set[Key] = set()  # helpers that may be called where the program cannot see
+        self._nonnegative: dict[Key, frozenset[str]] = {}  # helper -> the parameters every call passes >= 0
         self.ranks: dict[tuple[Key, str], dict[int, int]] = {}  # where ranks differ: id(call) -> the rank it passes
         self.calls_of: dict[Key, list[cst.Call]] = defaultdict(list)
         self.callers_of: dict[Key, set[int]] = defaultdict(set)  # ids of the functions the calls are in
@@ -216,6 +218,7 @@ class Program:
         return reference is self.helpers[key].node.name
 
     def escaping(self, key: Key, reason: str) -> None:
+        self.escaped.add(key)
         params = self.helpers[key].node.params.params
         for param in params:
             self.blocked.setdefault((key, param.name.value), reason)
@@ -364,6 +367,33 @@ class Program:
             found.update((canonical_code(v), v) for v in values)
         return list(found.values())
 
+    def nonnegative_parameters(self, key: Key | None, seen: frozenset = frozenset()) -> frozenset[str] | None:
+        """The parameters of `key` that every call passes a value provably >= 0 (in its caller, whose own
+        parameters are asked the same in turn); None for a function no call of the program reaches (a kernel:
+        its integer arguments are taken to be >= 0). A helper that escapes proves none."""
+        if key is None or not self.calls_of.get(key):
+            return None
+        if key in self.escaped or key in seen:
+            return frozenset()
+        if key not in self._nonnegative:
+            helper = self.helpers[key].node
+            self._nonnegative[key] = frozenset(
+                p.name.value for p in helper.params.params
+                if all(self._passes_nonnegative(call, helper, p, seen | {key}) for call in self.calls_of[key]))
+        return self._nonnegative[key]
+
+    def _passes_nonnegative(self, call: cst.Call, helper: cst.FunctionDef, param: cst.Param, seen: frozenset) -> bool:
+        unit, function = self.calling[id(call)]
+        try:
+            bound = bind(call, helper.name.value, tuple(p.name.value for p in helper.params.params))
+        except UnboundCall:
+            return False
+        value = bound[param.name.value].value if param.name.value in bound else param.default
+        if value is None or function is None or id(function) not in self.key_of:
+            return False
+        parameters = self.nonnegative_parameters(self.key_of[id(function)], seen)
+        return unit.facts_of(function).is_nonnegative(value, parameters)
+
     def _literals_of_name(self, call: cst.Call, name: cst.Name, seen: frozenset) -> list | None:
         unit, function = self.calling[id(call)]
         if function is None:
@@ -479,6 +509,10 @@ class Context:
         """The literals every call of this function passes in `param` (Program.literals); None if it is not
         a helper, or some call passes anything else."""
         return self.program.literals(self.helper, param) if self.helper is not None else None
+
+    def nonnegative_parameters(self) -> frozenset[str] | None:
+        """Program.nonnegative_parameters of this function."""
+        return self.program.nonnegative_parameters(self.helper)
 
     def always_none(self, param: str) -> bool:
         """Whether every call of this function passes `None` (or `0`) in `param`, none a block pointer."""

@@ -110,7 +110,7 @@ class Results(Part):
             masked_pointers.Axis(self.fn.language, creation.offsets[d], creation.block[d],
                                  along=creation.shape[d]),
             creation.shape[d],
-            not self.fn.facts.is_nonnegative(creation.offsets[d])) for d in checked}
+            not self.fn.is_nonnegative(creation.offsets[d])) for d in checked}
 
     def is_guarded(self, creations) -> bool:
         """Whether these block pointers' descriptors are chosen at launch (TTD009), masked pointers otherwise."""

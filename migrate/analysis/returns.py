@@ -167,7 +167,35 @@ class Returns(Part):
         names = tuple_elements(target) if isinstance(target, (cst.Tuple, cst.List)) else [target]
         if names is None or len(names) != len(handed) or not all(isinstance(n, cst.Name) for n in names):
             return False  # helper_call refuses the block pointers the call hands back
-        self.crossing.visit_unpacked(call, state)
+        self.unpack(node, names, handed, state)
+        return True
+
+    def is_inline_return(self, pointer: cst.BaseExpression, state: State) -> bool:
+        """`tl.load(shift(p, BLOCK))`: the pointer of an access is a call of a helper that hands one block pointer
+        back, of one the caller follows, on a line of one statement, where statements can go before."""
+        if type(pointer) is not cst.Call or self.run.line is None:
+            return False
+        handed = self.handed_by_call(pointer, state)
+        return handed is not None and len(handed) == 1 and handed[0][2][0] is not None
+
+    def inline_return(self, call: cst.Call, state: State) -> BlockPtr:
+        """The access's helper call read as if assigned to a fresh name on the line before (`p_shift_off0,
+        p_shift_off1 = shift(<parts of p>, BLOCK)`, as `p = shift(p, BLOCK)` is unpacked): the access reads the
+        block pointer at those offsets, which no name holds."""
+        passed = self.handed_by_call(call, state)[0][1]
+        stem = f"{code_of(passed)}_{canonical_code(call.func).split('.')[-1].strip('_')}"
+        name = self.fn.namer.inline(id(call), stem if isinstance(passed, cst.Name) else "p_moved")
+        assign = self.fn.unpacked_calls.setdefault(id(call), cst.Assign([cst.AssignTarget(cst.Name(name))], call))
+        self.unpack(assign, [assign.targets[0].target], self.handed_by_call(call, state), state, held=False)
+        owners, record = self.run.stmt_edits.pop(id(assign))
+        self.run.line_edits.setdefault(id(self.run.line), {})[(name, "unpacked")] = (id(call), owners, record)
+        return replace(state.pop(name), pointers=False)
+
+    def unpack(self, node: cst.Assign, names: list, handed: list, state: State, held: bool = True) -> None:
+        """Bind `names` to what the call `node` assigns hands back: a block pointer at the offsets it returns,
+        which the statement unpacks into the name's offset variables. `held`: the names hold pointers (not a
+        fresh name that an access reads once, computing its pointers from the offsets)."""
+        self.crossing.visit_unpacked(node.value, state)
         flat, owners = [], frozenset()
         for name, (returned, _, (value, deltas)) in zip(names, handed):
             if value is None:
@@ -182,9 +210,12 @@ class Returns(Part):
                 self.flow.invalidate(dim.code, state)
             # The pointers the name holds leave out the offsets the helper (or an advance in the call) moved.
             inline = {d for d, delta in enumerate(deltas or ()) if int_value(delta) != 0}
-            self.moves.note_moving_dims(value.creations, returned.moved | inline)
+            if held:
+                self.moves.note_moving_dims(value.creations, returned.moved | inline)
             self.flow.bind(name.value, replace(value, dims=dims), state)
             flat.extend(dim.expr for dim in dims)
             owners |= value.creations
-        self.run.stmt_edits[id(node)] = (owners, UnpackedOffsets(node, tuple(flat)))
-        return True
+        # A call that passes no block pointer the caller follows leaves the helper's parameter blocked (TTD201):
+        # the helper keeps its `return p`, and the statement must keep taking a block pointer from it.
+        if owners:
+            self.run.stmt_edits[id(node)] = (owners, UnpackedOffsets(node, tuple(flat)))

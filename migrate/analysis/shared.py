@@ -48,6 +48,17 @@ class Subject:
     knowledge: Knowledge = field(default_factory=Knowledge)
     parameter_calls: dict = field(default_factory=dict)  # a parameter's block pointer, re-created (crossing.py)
     inlined_calls: dict = field(default_factory=dict)  # id of a helper call -> its creation (crossing.py)
+    unpacked_calls: dict = field(default_factory=dict)  # id of an access's helper call -> its assignment (returns.py)
+
+    def is_nonnegative(self, expr: cst.BaseExpression) -> bool:
+        """Is `expr` provably >= 0? A launched kernel's integer arguments are taken to be (sizes, indices); a
+        helper's parameter only where every call proves what it passes (`shift(p, -BLOCK)` does not), and,
+        analysed alone, none: its calls are not known."""
+        if self.context is not None:
+            parameters = self.context.nonnegative_parameters()
+        else:
+            parameters = None if self.facts.launched else frozenset()
+        return self.facts.is_nonnegative(expr, parameters)
 
 
 @dataclass

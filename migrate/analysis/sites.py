@@ -60,6 +60,8 @@ class Accesses(Part):
             resolved = (value, None) if isinstance(value, BlockPtr) else None
             if resolved is None:
                 return  # refused where it was created
+        elif self.returns.is_inline_return(pointer, state):
+            resolved = (self.returns.inline_return(pointer, state), None)
         else:
             resolved = self.moves.pointer(pointer, state)
         if resolved is None:
