@@ -51,7 +51,7 @@ from triton_migrate.rules import (
     ttd203_binding_not_followed,
 )
 from triton_migrate.syntax.nodes import canonical_code
-from triton_migrate.syntax.walk import walk
+from triton_migrate.syntax.walk import ast_nodes, walk
 
 from .outcome import SEE_LINE, Diagnostic, FileOutcome, see_line
 from .policy import Policy
@@ -125,7 +125,7 @@ class _AstScan:
     @classmethod
     def of(cls, tree: ast.Module) -> _AstScan:
         calls, parameters, functions = [], [], []
-        for node in ast.walk(tree):
+        for node in ast_nodes(tree):
             if type(node) is ast.Call:
                 calls.append(node)
             elif type(node) is ast.arg:
@@ -141,7 +141,7 @@ def _has_site(tree: ast.Module, borrowed: TritonNames | None = None) -> bool:
     triton it imports from other modules of the program."""
     names = TritonNames.of_ast(tree)
     names.adopt(borrowed)
-    return any(type(node) is ast.Call and _is_site_call(names, node) for node in ast.walk(tree))
+    return any(type(node) is ast.Call and _is_site_call(names, node) for node in ast_nodes(tree))
 
 
 def _may_spell_a_site(source: str) -> bool:
