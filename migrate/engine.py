@@ -50,8 +50,9 @@ from triton_migrate.rules import (
     ttd202_triton_imported_elsewhere,
     ttd203_binding_not_followed,
 )
+from triton_migrate.syntax.ast_walk import ast_nodes
 from triton_migrate.syntax.nodes import canonical_code
-from triton_migrate.syntax.walk import ast_nodes, walk
+from triton_migrate.syntax.walk import walk
 
 from .outcome import SEE_LINE, Diagnostic, FileOutcome, see_line
 from .policy import Policy

@@ -12,7 +12,8 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from triton_migrate.syntax.walk import _TRIVIA, ALL_FIELDS, ast_nodes, walk
+from triton_migrate.syntax.ast_walk import ast_nodes
+from triton_migrate.syntax.walk import _TRIVIA, ALL_FIELDS, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 # Kernels, and stdlib modules for the syntax kernels rarely use; SYNTAX for what even those lack.

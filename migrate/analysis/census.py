@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 
-from triton_migrate.syntax.walk import ast_nodes
+from triton_migrate.syntax.ast_walk import ast_nodes
 
 from .triton_names import ast_dotted_name
 
