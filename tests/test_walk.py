@@ -3,6 +3,7 @@ the analysis reads code through it, so a skipped field would silently hide a blo
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import inspect
 import typing
@@ -11,7 +12,8 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from triton_migrate.syntax.walk import _TRIVIA, walk
+from triton_migrate.syntax.ast_walk import ast_nodes
+from triton_migrate.syntax.walk import _TRIVIA, ALL_FIELDS, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 # Kernels, and stdlib modules for the syntax kernels rarely use; SYNTAX for what even those lack.
@@ -103,3 +105,26 @@ def test_each_visitor_type_keeps_its_own_methods():
     walk(names, module)
     assert names.seen == ["x", "f", "y"]
     assert len(walked) > 2 * len(names.seen)  # the recorder saw every node, visit and leave
+
+
+def test_fields_in_the_order_libcst_visits_them() -> None:
+    """ALL_FIELDS reads each node type's field order from its child visit's code constants: the same order as
+    the visit's source names them, for every node type libcst has (a constant written before its visit, in
+    some future libcst, would reorder a walk)."""
+    import re
+
+    visited = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
+    kinds = [k for k in vars(cst).values() if isinstance(k, type) and issubclass(k, cst.CSTNode)
+             and dataclasses.is_dataclass(k) and "_visit_and_replace_children" in vars(k)]
+    assert len(kinds) > 100
+    for kind in kinds:
+        named = dict.fromkeys(visited.findall(inspect.getsource(kind._visit_and_replace_children)))
+        fields = [name for name in named if name in ALL_FIELDS[kind]]
+        assert fields == [name for name in ALL_FIELDS[kind] if name in named], kind.__name__
+
+
+@pytest.mark.parametrize("source", [*SOURCES[:20], *SOURCES[-3:]], ids=lambda p: p.name)
+def test_ast_nodes_is_ast_walk(source) -> None:
+    """The census counts calls in the order `ast.walk` meets them: `ast_nodes` must meet the same nodes in it."""
+    tree = ast.parse(source.read_text())
+    assert [id(node) for node in ast_nodes(tree)] == [id(node) for node in ast.walk(tree)]

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import ast
 
+from triton_migrate.syntax.ast_walk import ast_nodes
+
 from .triton_names import ast_dotted_name
 
 CREATION, ADVANCE = "make_block_ptr", "advance"
@@ -29,7 +31,7 @@ _ADVANCE_KEYWORDS = ("base", "offsets")
 def spelled_calls(tree: ast.Module) -> list[ast.Call]:
     """The module's block-pointer calls by spelling, in source order (see above)."""
     creations, advances = [], []
-    for node in ast.walk(tree):
+    for node in ast_nodes(tree):
         if type(node) is not ast.Call:
             continue
         called = _called_name(node.func)

@@ -158,11 +158,12 @@ def groups(files: dict[str, bytes], candidates: set[str],
         return names is None or bool(names) and (name is None or name in names)
 
     for path, data in helpers.items():
-        for target, name in _imported(path, data, locate):
+        imports = _imports(data)
+        for target, name in _imported(path, imports, locate):
             if target != path and reaches(target, name):
                 parent[find(target)] = find(path)
         # the module it takes triton from (`from .common import tl`): only there is `tl` known to be triton
-        for target, name in _imported(path, data, locate_any):
+        for target, name in _imported(path, imports, locate_any):
             if target != path and name in binds(target):
                 parent[find(target)] = find(path)
     members: dict[str, list[str]] = {}
@@ -171,11 +172,11 @@ def groups(files: dict[str, bytes], candidates: set[str],
     return [sorted(group) for group in members.values() if len(group) > 1 and candidates.intersection(group)]
 
 
-def _imported(path: str, data: bytes, locate: Locator) -> set[tuple[str, str | None]]:
-    """(file, name) for every import of a file of the run: `from m import f` imports f of m.py, `from pkg
-    import m` and `import pkg.m` all of m.py (name None)."""
+def _imported(path: str, imports: set[tuple[int, str, str | None]], locate: Locator) -> set[tuple[str, str | None]]:
+    """(file, name) for every import of a file of the run (`imports`: `_imports` of its bytes): `from m import
+    f` imports f of m.py, `from pkg import m` and `import pkg.m` all of m.py (name None)."""
     found = set()
-    for level, module, name in _imports(data):
+    for level, module, name in imports:
         whole = locate(path, level, ".".join(p for p in (module, name) if p)) if name else None
         if whole is not None:
             found.add((whole, None))

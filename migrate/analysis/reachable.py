@@ -16,6 +16,8 @@ from __future__ import annotations
 import ast
 import warnings
 
+from triton_migrate.syntax.ast_walk import ast_nodes
+
 from .prefilter import SITE_KEYWORDS, SITE_MEMBERS
 
 _POINTER_MEMBERS = ("load", "store", "advance")
@@ -100,7 +102,7 @@ def _reachable(function: ast.FunctionDef, triton: set[str]) -> bool:
             if accepts:
                 held.add(name.id)
 
-    for node in (n for statement in function.body for n in ast.walk(statement)):
+    for node in (n for statement in function.body for n in ast_nodes(statement)):
         kind = type(node)
         if kind is ast.Call:
             api, last = _callee(node.func, triton)

@@ -12,6 +12,8 @@ import ast
 
 import libcst as cst
 
+from triton_migrate.syntax.ast_walk import ast_nodes
+
 from .borrowed import Borrowed
 
 LANGUAGE = "triton.language"
@@ -296,7 +298,7 @@ def imported_elsewhere(tree: ast.Module, names: TritonNames) -> list[tuple[ast.C
     if not unresolved:
         return []
     creations, uses = [], []
-    for node in ast.walk(tree):
+    for node in ast_nodes(tree):
         if type(node) is not ast.Call or (dotted := ast_dotted_name(node.func)) is None:
             continue
         head, member = dotted.partition(".")[0], dotted.rpartition(".")[2]

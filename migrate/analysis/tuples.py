@@ -17,6 +17,8 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from triton_migrate.syntax.ast_walk import ast_nodes
+
 from .triton_names import TritonNames
 
 _POINTER_USES = ("load", "store", "advance")
@@ -74,11 +76,11 @@ def desugared(source: str, tree: ast.Module) -> Spelling | None:
     """The source with a name per element of each tuple of block pointers (module docstring), or None where
     it has none."""
     names = TritonNames.of_ast(tree)
-    taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | \
-        {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
+    taken = {n.id for n in ast_nodes(tree) if isinstance(n, ast.Name)} | \
+        {n.arg for n in ast_nodes(tree) if isinstance(n, ast.arg)}
     lines = _line_starts(source)
     edits, functions, spelt, tuples = [], [], {}, []
-    for function in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+    for function in (n for n in ast_nodes(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
         found = _respellable(function, names)
         if not found:
             continue
@@ -111,9 +113,9 @@ def _respellable(function: ast.FunctionDef, names: TritonNames) -> dict:
     """name -> (its assignments, its reads with their index, the tuple's length) for the names of `function`
     that hold a tuple of block pointers and are only ever read by a literal index."""
     assigned, reads, other, holds = {}, {}, set(), set()
-    parameters = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
-    subscripts = {id(n.value) for n in ast.walk(function) if isinstance(n, ast.Subscript)}
-    for node in ast.walk(function):
+    parameters = {a.arg for a in ast_nodes(function.args) if isinstance(a, ast.arg)}
+    subscripts = {id(n.value) for n in ast_nodes(function) if isinstance(n, ast.Subscript)}
+    for node in ast_nodes(function):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and isinstance(node.value, ast.Tuple) \
                 and not any(isinstance(e, ast.Starred) for e in node.value.elts):
@@ -149,7 +151,7 @@ def _reads_another_element(assignment: ast.Assign, name: str, arity: int) -> boo
     """`ps = (ps[1], ps[0])`: assigned one by one, the second element would read the new first one."""
     return any(isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name
                and _index(node.slice) is not None and _index(node.slice) % arity != k
-               for k, element in enumerate(assignment.value.elts) for node in ast.walk(element))
+               for k, element in enumerate(assignment.value.elts) for node in ast_nodes(element))
 
 
 def _is_target_of(node: ast.Name, assigned: dict) -> bool:

@@ -27,6 +27,7 @@ from triton_migrate.analysis.program import Program
 from triton_migrate.analysis.stated import Inline
 from triton_migrate.analysis.triton_names import TritonNames, reexported
 from triton_migrate.rules import _launch_support as launch_support
+from triton_migrate.syntax.ast_walk import ast_nodes
 from triton_migrate.syntax.nodes import canonical_code
 from triton_migrate.syntax.walk import walk
 
@@ -63,7 +64,7 @@ class AstScan:
     @classmethod
     def of(cls, tree: ast.Module) -> AstScan:
         calls, parameters, functions = [], [], []
-        for node in ast.walk(tree):
+        for node in ast_nodes(tree):
             if type(node) is ast.Call:
                 calls.append(node)
             elif type(node) is ast.arg:
@@ -79,7 +80,7 @@ def has_site(tree: ast.Module, borrowed: TritonNames | None = None) -> bool:
     triton it imports from other modules of the program."""
     names = TritonNames.of_ast(tree)
     names.adopt(borrowed)
-    return any(type(node) is ast.Call and _is_site_call(names, node) for node in ast.walk(tree))
+    return any(type(node) is ast.Call and _is_site_call(names, node) for node in ast_nodes(tree))
 
 
 def may_spell_a_site(source: str) -> bool:

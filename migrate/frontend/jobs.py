@@ -225,7 +225,9 @@ def _filter(outcome: FileOutcome, text: str, job: Job) -> tuple[list[Diagnostic]
     active = [d for d in everything if cfg.enabled(d.code, job.select, job.ignore)]
     shown = [d for d in active if not any(s.covers(d) for s in found)]
     # A migrated site that is suppressed or disabled: the engine cannot yet leave one site alone, so the file is.
-    held = [d for d in everything if d.fixed and d not in shown]
+    # (`shown` holds some of the same objects: by identity, where `in` compared thousands of dataclasses)
+    shown_ids = set(map(id, shown))
+    held = [d for d in everything if d.fixed and id(d) not in shown_ids]
     suppressed = len(active) - len(shown)
     if not held:
         return shown, suppressed, sorted(warnings), outcome.new_source

@@ -14,6 +14,8 @@ import ast
 import builtins
 import warnings
 
+from triton_migrate.syntax.ast_walk import ast_nodes
+
 _BUILTINS = frozenset(dir(builtins))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -51,7 +53,7 @@ def _early_reads(function: ast.AST) -> set[str]:
     loop that assigns them (its next pass could). Such a read fails with or without the rewrite."""
     assigned: dict[str, list[tuple[int, int]]] = {}
     reads, loops, everywhere = [], [], set()  # everywhere: parameters, imports, ...: bound wherever read
-    for node in ast.walk(function):
+    for node in ast_nodes(function):
         kind = type(node)
         if kind is ast.Name:
             at = (node.lineno, node.col_offset)

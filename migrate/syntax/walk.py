@@ -10,8 +10,6 @@ Whitespace and punctuation are not visited: nothing here looks at them.
 from __future__ import annotations
 
 import dataclasses
-import inspect
-import re
 
 import libcst as cst
 
@@ -20,8 +18,8 @@ _TRIVIA = (cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitesp
 # Fields that only ever hold punctuation or whitespace: skipped without looking at their values.
 _PUNCTUATION = {"lpar", "rpar", "comma", "semicolon", "colon", "equal", "dot", "header", "footer",
                 "leading_lines", "lines_after_decorators", "trailing_whitespace", "newline"}
-_FIELD = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
 _METHODS: dict[type, dict] = {}  # visitor type -> node type -> (visit, leave)
+_IS_KIND: dict[type, dict[type, bool]] = {}  # kind -> node type -> whether it is one (descendants)
 
 
 class _AllFields(dict):
@@ -29,8 +27,10 @@ class _AllFields(dict):
     less those that hold text."""
 
     def __missing__(self, kind: type) -> tuple[str, ...]:
-        # dict.fromkeys: a field visited in two branches (ImportFrom's names) is named twice there.
-        names = dict.fromkeys(_FIELD.findall(inspect.getsource(kind._visit_and_replace_children)))
+        # The method visits each field by its name, a string constant: its code's constants hold them in the
+        # order they are first written (a field visited in two branches, ImportFrom's names, once). Reading
+        # them from the method's source instead cost every process a file read and a tokenization per type.
+        names = dict.fromkeys(c for c in kind._visit_and_replace_children.__code__.co_consts if type(c) is str)
         declared = {f.name: f.type for f in dataclasses.fields(kind)}
         ordered = [n for n in names if n in declared] + [n for n in declared if n not in names]
         found = self[kind] = tuple(n for n in ordered if declared[n] not in ("str", str))
@@ -87,12 +87,18 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
 
 def descendants(node: cst.CSTNode, kind: type) -> list:
     """Every node of type `kind` in `node`'s tree, itself included, in source order."""
+    # libcst's node classes are ABCs, whose isinstance is a call into `abc`: asked once per node type
+    is_kind = _IS_KIND.setdefault(kind, {})
     found, stack = [], [node]
     while stack:
         node = stack.pop()
-        if isinstance(node, kind):
+        node_type = type(node)
+        matches = is_kind.get(node_type)
+        if matches is None:
+            matches = is_kind[node_type] = issubclass(node_type, kind)
+        if matches:
             found.append(node)
-        _PUSH[type(node)](node, stack)
+        _PUSH[node_type](node, stack)
     return found
 
 
@@ -121,3 +127,4 @@ def _own(visitor: cst.CSTVisitor, name: str):
     """The visitor's method, or None where it is CSTVisitor's do-nothing default (most of them)."""
     method = getattr(type(visitor), name, None)
     return None if method is None or method is getattr(cst.CSTVisitor, name, None) else method
+
