@@ -14,6 +14,7 @@ rewrite/forms/ builds.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import libcst as cst
 
@@ -27,6 +28,13 @@ from .records import Knowledge, Refusal
 from .triton_names import TritonNames
 
 
+class ProgramPlace(Protocol):
+    """What the analysis of one function reads of its place in the program (program.py's Context, which
+    builds on this module)."""
+
+    def nonnegative_parameters(self) -> frozenset[str] | None: ...
+
+
 @dataclass
 class Subject:
     """The function analysed and its setting, the same in every run; and what the analysis learns about it
@@ -34,7 +42,7 @@ class Subject:
     every run, since what it learns is keyed by node ids)."""
 
     function: cst.FunctionDef
-    context: object  # program.py's FunctionContext, or None: the function analysed alone
+    context: ProgramPlace | None  # the function's place in the program, or None: the function analysed alone
     policy: Policy
     origin: Origin  # where its target came from (planner.origin)
     names: TritonNames
