@@ -12,7 +12,11 @@ from enum import Enum
 
 
 class _Word(str, Enum):
-    """A str whose members print as their value (Python 3.11's StrEnum, on 3.9)."""
+    """A str whose members print as their value (Python 3.11's StrEnum, on 3.9), also inside the records'
+    reprs, which read as code (tests/test_analysis_records.py)."""
+
+    def __repr__(self) -> str:
+        return str.__repr__(self)
 
     def __str__(self) -> str:
         return str.__str__(self)

@@ -52,6 +52,7 @@ def compile_case(case_dir: Path, which: str = "after.py") -> list[dict]:
     import triton
     from triton.backends.compiler import GPUTarget
 
+    harness = D.load_harness(case_dir)  # first: it may provide what the kernels import (known_reexport_vllm)
     module = D.import_path(case_dir / which, f"{case_dir.name}_compile")
     launches: list = []
     kernel_types = (triton.runtime.jit.KernelInterface, _triton_launch._Guarded)
@@ -60,7 +61,6 @@ def compile_case(case_dir: Path, which: str = "after.py") -> list[dict]:
     for kernel_type in kernel_types:
         kernel_type.__getitem__ = lambda fn, grid: lambda *args, **kwargs: launches.append((fn, args, kwargs))
     try:
-        harness = D.load_harness(case_dir)
         _, inputs = next(iter(harness.cases()))
         harness.run(module, inputs)
     finally:

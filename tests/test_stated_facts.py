@@ -201,6 +201,35 @@ def test_a_helper_whose_allocator_is_stated_needs_no_hook_and_relies_on_its_fact
     assert "c_desc.store([pid_m * BM, pid_n * BN], acc)" in outcome.new_source
 
 
+STORE_TILE = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _store_tile(c_ptr, M, N, stride_cm, row, BM: tl.constexpr, BN: tl.constexpr):
+    c = tl.make_block_ptr(c_ptr, (M, N), (stride_cm, 1), (row, 0), (BM, BN), (1, 0))
+    tl.store(c, tl.zeros((BM, BN), dtype=tl.float32), boundary_check=(0, 1))
+
+
+@triton.jit
+def clear_rows(c_ptr, M, N, stride_cm, BM: tl.constexpr, BN: tl.constexpr):
+    pid = tl.program_id(0)
+    _store_tile(c_ptr, M, N, stride_cm, pid * BM, BM, BN)
+"""
+
+
+def test_a_helper_that_creates_its_own_block_pointer_proves_offsets_from_its_calls():
+    """No block pointer crosses the call, yet whether the helper's store offset is >= 0 hangs on what its
+    callers pass: the program's calls decide, in the run of one module as in a tree's. A call passing the row
+    above (`pid * BM - BM`, negative for the first program) keeps masked pointers, where a TMA store would trap."""
+    facts = stating("aligned", "aligned-rows", "allocator")
+    assert codes(migrate_source(STORE_TILE, policy=facts)) == ["TTD010"]
+    above = STORE_TILE + "    _store_tile(c_ptr, M, N, stride_cm, pid * BM - BM, BM, BN)\n"
+    outcome = migrate_source(above, policy=facts)
+    assert codes(outcome) == ["TTD006"] and "TTD110 store offset in dimension 0" in outcome.diagnostics[0].message
+
+
 def test_target_descriptor_refuses_what_no_one_stated_and_names_the_fact():
     outcome = migrate_source(GEMM, policy=Policy(target="descriptor"))
     assert codes(outcome) == ["TTD112", "TTD112", "TTD111"] and outcome.new_source is None

@@ -12,16 +12,12 @@ from triton_migrate.rules import (
 )
 
 from .records import CompileError, Creation, Refusal
-from .shared import Part
+from .shared import CrossesFunctions, Part
 from .values import (
     BlockPtr,
     Dim,
     Opaque,
 )
-
-
-class CrossesFunctions(Exception):
-    """A block pointer crosses a call or a return: only the whole program can say what becomes of it."""
 
 
 class Bookkeeping(Part):

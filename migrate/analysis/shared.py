@@ -28,6 +28,11 @@ from .records import Knowledge, Refusal
 from .triton_names import TritonNames
 
 
+class CrossesFunctions(Exception):
+    """A block pointer crosses a call or a return, or what a helper proves hangs on what its calls pass: only
+    the whole program can say."""
+
+
 class ProgramPlace(Protocol):
     """What the analysis of one function reads of its place in the program (program.py's Context, which
     builds on this module)."""
@@ -60,13 +65,15 @@ class Subject:
 
     def is_nonnegative(self, expr: cst.BaseExpression) -> bool:
         """Is `expr` provably >= 0? A launched kernel's integer arguments are taken to be (sizes, indices); a
-        helper's parameter only where every call proves what it passes (`shift(p, -BLOCK)` does not), and,
-        analysed alone, none: its calls are not known."""
+        helper's parameter only where every call proves what it passes (`shift(p, -BLOCK)` does not). A
+        helper analysed alone does not know its calls: where the answer hangs on them, the program decides."""
         if self.context is not None:
-            parameters = self.context.nonnegative_parameters()
-        else:
-            parameters = None if self.facts.launched else frozenset()
-        return self.facts.is_nonnegative(expr, parameters)
+            return self.facts.is_nonnegative(expr, self.context.nonnegative_parameters())
+        if self.facts.launched:
+            return self.facts.is_nonnegative(expr, None)
+        if not self.facts.is_nonnegative(expr, frozenset()) and self.facts.is_nonnegative(expr, None):
+            raise CrossesFunctions
+        return False
 
 
 @dataclass
