@@ -101,3 +101,16 @@ print("calls", ttgir.count("tt.call"), "tma", ttgir.count("async_tma_copy"))
     calls, tma = (int(x) for x in done.stdout.split()[1::2])
     assert calls >= 1  # the helper stays a function of its own
     assert tma == 0  # a helper has no launch to check a descriptor at (TTD009): masked pointers, on every target
+
+
+def test_a_kernel_that_another_module_calls_proves_its_offsets_from_that_call(tmp_path):
+    """No block pointer crosses a call in row_package: tiles.py's `rows_from` creates its own at the row its
+    caller passes, and its module launches it nowhere else. Taken as a launched kernel (its integer arguments
+    >= 0), its migrated loads lost their lower bound, and the first program read the 16 rows above the view
+    where the block pointer read zeros. The call in kernels.py decides: bit-identical on 3.8 and 3.9."""
+    shutil.copytree(PACKAGE.with_name("row_package"), tmp_path, dirs_exist_ok=True)
+    before = outputs(tmp_path, "before.pt")
+    done = migrate("--write", ".", cwd=tmp_path)
+    assert done.returncode == 0 and "make_block_ptr" not in (tmp_path / "pkg" / "tiles.py").read_text(), done.stdout
+    assert not same_bits(before, outputs(tmp_path, "after38.pt"))
+    assert not same_bits(before, outputs(tmp_path, "after39.pt", triton39=True))

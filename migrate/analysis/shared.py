@@ -66,14 +66,17 @@ class Subject:
     def is_nonnegative(self, expr: cst.BaseExpression) -> bool:
         """Is `expr` provably >= 0? A launched kernel's integer arguments are taken to be (sizes, indices); a
         helper's parameter only where every call proves what it passes (`shift(p, -BLOCK)` does not). A
-        helper analysed alone does not know its calls: where the answer hangs on them, the program decides."""
+        helper analysed alone does not know its calls, nor does a kernel that another module may call (its
+        module launches it nowhere): where the answer hangs on them, the program decides."""
         if self.context is not None:
             return self.facts.is_nonnegative(expr, self.context.nonnegative_parameters())
-        if self.facts.launched:
-            return self.facts.is_nonnegative(expr, None)
-        if not self.facts.is_nonnegative(expr, frozenset()) and self.facts.is_nonnegative(expr, None):
-            raise CrossesFunctions
-        return False
+        if self.facts.is_nonnegative(expr, frozenset()):
+            return True
+        if not self.facts.is_nonnegative(expr, None):
+            return False
+        if self.facts.launched and not self.facts.called_elsewhere():
+            return True
+        raise CrossesFunctions
 
 
 @dataclass

@@ -38,7 +38,7 @@ from .diagnostics import (
     with_census,
 )
 from .errors import InternalError, ModuleFailure, SourceError, blame
-from .scanning import Unit, ast_parse, blamed_unit, borrowed_names, build_program, may_spell_a_site
+from .scanning import CallsInRun, Unit, ast_parse, blamed_unit, borrowed_names, build_program, may_spell_a_site
 
 __all__ = ["InternalError", "MigrationContext", "ModuleFailure", "SourceError", "migrate_source", "migrate_sources"]
 
@@ -188,6 +188,9 @@ def _migrate(sources: dict[str, str], migration: MigrationContext, rewrite: bool
         names.adopt_outside(found)
     units = [u for u in (blamed_unit(name, text, True, from_ast, trees, borrowed.get(name))
                          for name, text in sources.items() if name not in frozen) if u is not None]
+    calls_in_run = CallsInRun(sources)
+    for unit in units:
+        unit.calls_in_run = calls_in_run
     program, inherited = None, {}
     tuned = migration.kernel_targets()
     if tuned:  # a helper takes its tuned callers' form, and they may be anywhere

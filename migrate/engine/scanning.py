@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import re
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -183,6 +184,26 @@ class ModuleScan(AssignmentCollector):
         self.parameters.append(node)
 
 
+class CallsInRun:
+    """Which modules of a run may call a function by its name (`load_rows(...)`, `tiles.load_rows(...)`), from
+    their text, read once when first asked: a kernel that no function of its own module calls may be another
+    module's helper, whose arguments only the program's calls prove (it resolves them: this is a trigger)."""
+
+    CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+
+    def __init__(self, sources: dict[str, str]) -> None:
+        self.sources = sources
+        self._callers: dict[str, set[str]] | None = None
+
+    def elsewhere(self, module_name: str, function: cst.FunctionDef) -> bool:
+        if self._callers is None:
+            self._callers = defaultdict(set)
+            for name, text in self.sources.items():
+                for called in set(self.CALL.findall(text)):
+                    self._callers[called].add(name)
+        return bool(self._callers.get(function.name.value, set()) - {module_name})
+
+
 def parse(source: str) -> cst.Module:
     try:
         return cst.parse_module(source)
@@ -209,6 +230,7 @@ class Unit:
     launch_bound: frozenset[str] = frozenset()
     stated: dict[int, dict[str, str]] = field(default_factory=dict)  # line -> `# migrate: assume[...]` facts
     facts: dict[int, FunctionFacts] = field(default_factory=dict)  # id(function) -> its facts
+    calls_in_run: CallsInRun = field(default_factory=lambda: CallsInRun({}))  # the run's other modules' calls
     _constants: dict | None = None  # facts.module_constants, once a function asks
 
     @property
@@ -224,7 +246,8 @@ class Unit:
             inline = Inline.of(function, self.stated, lambda node: self.positions.start(node)[0])
             self.facts[id(function)] = FunctionFacts(function, self.names, self.scan.function_assignments[id(function)],
                                                      launched, inline, self.scan.bound_nowhere, self._named_by(call),
-                                                     function.name.value in self.scan.grid_launched, self.constants)
+                                                     function.name.value in self.scan.grid_launched, self.constants,
+                                                     lambda: self.calls_in_run.elsewhere(self.module_name, function))
         return self.facts[id(function)]
 
     def _named_by(self, call: cst.Call | None) -> str | None:
