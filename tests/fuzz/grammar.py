@@ -11,7 +11,8 @@ same kernel, and `shrink` reduces a failure by deleting and lowering choices. A 
   into the padding of rows, a region `if D2 > 0:` whose block has a constexpr dimension that may be 0;
 * helpers (inline or `noinline=True`, up to two levels) that take, advance, copy, make and return block pointers,
   called inside the access, or hand the block pointer back advanced (`p = step(p, ...)`: assigned then returned,
-  one `return tl.advance(...)` per constexpr branch, through a second helper, with a tile) (issue 43).
+  one `return tl.advance(...)` per constexpr branch, through a second helper, with a tile) (issue 43), and that
+  create and load their own at the offsets their caller passes, negative ones included.
 
 The margins of the sentinel-padded buffers are sized from the offsets every access can reach in the dimensions
 it does not check (intervals over the launch's own values), so every read lands on memory the test owns.
@@ -457,6 +458,19 @@ class Gen:
                      f"{tup(self.params('o'))}, {tup(self.params('B'))}, {order})")]
         return self.helper("tile_at", body)
 
+    def h_load_at(self) -> str:
+        """A helper that creates its own block pointer at the offsets its caller passes and loads it: nothing
+        crosses the call, yet only the call says whether an offset may be negative."""
+        def body():
+            dims = tuple(range(self.r))
+            params = [*self.params("S"), *self.params("s"), *self.params("o")]
+            blocks = [f"B{d}: tl.constexpr" for d in dims]
+            return [f"def load_at(base, {', '.join(params + blocks)}):",
+                    (f"    q = tl.make_block_ptr(base, {tup(self.params('S'))}, {tup(self.params('s'))}, "
+                     f"{tup(self.params('o'))}, {tup(self.params('B'))}, {tup(self.order(dims, 'x'))})"),
+                    f"    return tl.load(q, boundary_check={tup([str(d) for d in dims])}, padding_option=\"zero\")"]
+        return self.helper("load_at", body)
+
     def shift_args(self, pointer: Pointer) -> tuple[str, Pointer]:
         texts, lo, hi = [], [], []
         for d in pointer.dims:
@@ -469,7 +483,7 @@ class Gen:
     def s_helper(self, depth, trips, where, loop_var):
         kind = self.c.pick(["take", "advance", "copy", "return", "take_advance", "return_advance", "store",
                             "advance_assign", "assigned_return", "branch_return", "through_return", "take_return",
-                            "recreated_return"])
+                            "recreated_return", "load_inside"])
         self.features.add(f"helper:{kind}")
         p = self.pointers["p"]
         if kind.endswith("_return") and kind != "recreated_return":
@@ -504,6 +518,8 @@ class Gen:
         pointer = Pointer(tensor, dims, tuple(self.B), [lo for _, lo, _ in starts], [hi for _, _, hi in starts])
         call_args = ", ".join([f"{tensor}_ptr", *[f"S{d}" for d in dims], *[f"s{tensor}{d}" for d in dims],
                                *[t for t, _, _ in starts], *[f"B{d}" for d in dims]])
+        if kind == "load_inside":
+            return [f"acc += {self.reduced(f'{self.h_load_at()}({call_args})', self.r)}"]
         made = f"{self.h_tile_at()}({call_args})"
         self.features.add("create:helper")
         if kind == "store":
