@@ -98,6 +98,23 @@ def test_a_static_assertion_after_a_return_or_under_a_condition_proves_nothing()
     assert not plain(prologue="    if BM > 1:\n" + asserting("BN >= 16").replace("    ", "        ", 1))
 
 
+def test_a_width_at_least_another_bounded_one_is_proven():
+    assert plain(autotune('[triton.Config({"BM": 16}), triton.Config({"BM": 32})]'), asserting("BM <= BN"))
+    assert plain(prologue=asserting("BM >= 32") + asserting("BN >= BM"))
+    assert not plain(prologue=asserting("BN >= BM") + asserting("BM >= BN"))  # no bound, and no endless search
+
+
+def test_configurations_a_function_of_the_module_returns_prove_the_width():
+    source = KERNEL.format(decorators=autotune("configs()"), prologue="", width="BN")
+    built = "def configs():\n    found = [triton.Config({'BN': bn}) for bn in [16, 32]]\n    return found\n\n\n"
+    appended = built.replace("    return found", "    found.append(triton.Config({'BN': 8}))\n    return found")
+    for function, proven in [(built, True), ("def configs():\n    return [triton.Config({'BN': 64})]\n\n\n", True),
+                             (appended, False), (built.replace("configs():", "configs(n=1):"), False),
+                             (built + built, False)]:
+        new = migrate_source(source.replace("@triton.autotune", function + "@triton.autotune"), policy=FACTS)
+        assert ("USE_DESCRIPTORS" not in new.new_source) is proven, function
+
+
 def test_a_product_of_proven_widths_is_proven():
     assert plain(prologue=asserting("BN >= 8"), width="BN * 2")
     assert not plain(prologue=asserting("BN >= 4"), width="BN * 2")

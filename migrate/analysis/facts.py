@@ -118,16 +118,19 @@ class FunctionFacts:
     def __init__(self, function: cst.FunctionDef, names: TritonNames,
                  assignments: dict[str, list[cst.CSTNode]], launched: bool = False, inline: Inline | None = None,
                  bound_nowhere: frozenset[str] = frozenset(), named_by: str | None = None,
-                 grid_launched: bool = False, constants: dict[str, cst.BaseExpression] | None = None) -> None:
+                 grid_launched: bool = False, constants: dict[str, cst.BaseExpression] | None = None,
+                 definitions: dict[str, cst.FunctionDef] | None = None) -> None:
         """`assignments`: the function's, as an AssignmentCollector gathered them (the module scan does).
         `launched`: what the module says of it: a `@triton.jit` kernel no function of the module calls.
         `inline`: the facts its comments state (`# migrate: assume[...]`). `bound_nowhere`: the names the module
         calls and nothing binds (a call of one never compiles). `named_by`: where it is not `launched` because an
         attribute call has its name (`ReLU.backward(...)` on line 70), that call. `grid_launched`: the module
         launches it on a grid (`kernel[grid](...)`). `constants`: the module's names assigned once, at its top
-        level, a literal (`CHECK = tl.constexpr((0, 1))`: `module_constants`)."""
+        level, a literal (`CHECK = tl.constexpr((0, 1))`: `module_constants`). `definitions`: the functions the
+        module defines once, at its top level, which a decorator may call (`configs=get_configs()`: widths.py)."""
         self.assignments = assignments
         self.constants = constants or {}
+        self.definitions = definitions or {}
         self.launched = launched
         self.named_by = named_by
         self.grid_launched = grid_launched

@@ -5,13 +5,14 @@ migration where it can read that here:
 
 - every configuration of the kernel's `@triton.autotune` sets the width to a literal (`configs=[triton.Config(
   {"BK": 32}, ...), ...]`, lists joined with `+`, and comprehensions over literal lists: `[triton.Config({"BK":
-  bk}) for bk in [32, 64]]`). A launch cannot pass a width a configuration sets (Triton raises "Conflicting
-  meta-parameters"). A `prune_configs_by` function may return configurations of its own, and a
-  `@triton.heuristics` that computes the width overrides them: none is read then;
-- `tl.static_assert(BK >= 32)` (`>`, `<=`, `<` the other way round, chained) or `tl.static_assert(BK % 32 ==
-  0)` among the statements of the function's body that every compilation reaches: a launch that breaks it
-  compiles neither the original nor the migrated kernel. A block's shape is a power of two (Triton refuses any
-  other), so a multiple of 32 is at least 32.
+  bk}) for bk in [32, 64]]`; or the call of a function of the module without parameters that builds such a
+  list and returns it, nothing else: `configs=get_configs()`). A launch cannot pass a width a configuration
+  sets (Triton raises "Conflicting meta-parameters"). A `prune_configs_by` function may return configurations
+  of its own, and a `@triton.heuristics` that computes the width overrides them: none is read then;
+- `tl.static_assert(BK >= 32)` (`>`, `<=`, `<` the other way round, chained; `BK >= BN` where `BN` is bounded)
+  or `tl.static_assert(BK % 32 == 0)` among the statements of the function's body that every compilation
+  reaches: a launch that breaks it compiles neither the original nor the migrated kernel. A block's shape is a
+  power of two (Triton refuses any other), so a multiple of 32 is at least 32.
 
 Element types are not known here: a width proves 16 bytes for the smallest element Triton gives a descriptor,
 one byte (int8, fp8). A width stated by the user (`assume = ["widths"]`) is the launch's to check (`migrate
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from .facts import FunctionFacts
 
 Member = Callable[[cst.BaseExpression], "str | None"]  # TritonNames.member: `tl.static_assert` -> "static_assert"
+Bound = Callable[[cst.BaseExpression], "int | None"]  # the lower bound of an expression
 
 ROW_BYTES = 16  # a descriptor's block row
 SMALLEST_ITEMSIZE = 1  # bytes: int8, fp8 (Triton refuses bool data in a descriptor)
@@ -44,19 +46,26 @@ def proven(width: cst.BaseExpression, function: cst.FunctionDef, facts: Function
     return least is not None and least * SMALLEST_ITEMSIZE >= ROW_BYTES
 
 
-def lower_bound(width: cst.BaseExpression, function: cst.FunctionDef, facts: FunctionFacts) -> int | None:
+def lower_bound(width: cst.BaseExpression, function: cst.FunctionDef, facts: FunctionFacts,
+                seen: frozenset[str] = frozenset()) -> int | None:
     """The least value `width` takes at any compilation of `function`, as far as its code states: a literal, a
     constexpr parameter the function never rebinds (its autotune configurations, its static assertions), or
-    a product of such."""
+    a product of such. `seen`: the parameters whose bounds are being sought (`BK >= BN`, `BN >= BK`)."""
     if int_value(width) is not None:
         return int_value(width)
     if isinstance(width, cst.BinaryOperation) and isinstance(width.operator, cst.Multiply):
-        left, right = (lower_bound(side, function, facts) for side in (width.left, width.right))
+        left, right = (lower_bound(side, function, facts, seen) for side in (width.left, width.right))
         return left * right if left is not None and right is not None and left >= 1 and right >= 1 else None
-    if not isinstance(width, cst.Name) or width.value not in facts.params or facts.assigned(width.value):
+    if not isinstance(width, cst.Name) or width.value not in facts.params or facts.assigned(width.value) or \
+            width.value in seen:
         return None
     name = width.value
-    return _greatest([configured(function, name), asserted(function, name, facts.names.member)])
+
+    def other(expr: cst.BaseExpression) -> int | None:
+        return lower_bound(expr, function, facts, seen | {name})
+
+    return _greatest([configured(function, name, facts.definitions),
+                      asserted(function, name, facts.names.member, other)])
 
 
 def _nodes(node: cst.CSTNode):
@@ -67,8 +76,38 @@ def _nodes(node: cst.CSTNode):
 
 # -- @triton.autotune ----------------------------------------------------------------------------
 
-def configured(function: cst.FunctionDef, name: str) -> int | None:
-    """The least value the kernel's autotune configurations give `name`, where every one sets it to a literal."""
+def definitions(module: cst.Module, assigned: dict[str, list]) -> dict[str, cst.FunctionDef]:
+    """The functions the module defines once at its top level and binds nothing else to (`assigned`: the names
+    its top level assigns)."""
+    defined = [s for s in module.body if isinstance(s, cst.FunctionDef)]
+    names = [d.name.value for d in defined]
+    return {d.name.value: d for d in defined if names.count(d.name.value) == 1 and d.name.value not in assigned}
+
+
+def _returned(function: cst.FunctionDef) -> cst.BaseExpression | None:
+    """What a function without parameters returns where it does nothing else: `return [...]`, or `configs =
+    [...]` then `return configs` (after a docstring)."""
+    params = function.params
+    if params.params or params.posonly_params or params.kwonly_params or isinstance(params.star_arg, cst.Param) or \
+            params.star_kwarg is not None or function.decorators or not isinstance(function.body, cst.IndentedBlock):
+        return None
+    smalls = [s.body[0] if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 else None
+              for s in function.body.body]
+    if smalls and isinstance(smalls[0], cst.Expr) and isinstance(smalls[0].value, cst.SimpleString):
+        smalls = smalls[1:]
+    returned = smalls[-1].value if smalls and isinstance(smalls[-1], cst.Return) else None
+    if len(smalls) == 1:
+        return returned
+    built = smalls[0] if len(smalls) == 2 and isinstance(smalls[0], cst.Assign) else None
+    if built is None or not isinstance(returned, cst.Name) or len(built.targets) != 1 or \
+            not isinstance(built.targets[0].target, cst.Name) or built.targets[0].target.value != returned.value:
+        return None
+    return built.value
+
+
+def configured(function: cst.FunctionDef, name: str, defined: dict[str, cst.FunctionDef]) -> int | None:
+    """The least value the kernel's autotune configurations give `name`, where every one sets it to a literal
+    (`defined`: the module's functions that may build them)."""
     found = None
     for decorator in function.decorators:
         call = decorator.decorator
@@ -79,7 +118,7 @@ def configured(function: cst.FunctionDef, name: str) -> int | None:
         if _called(call) == "autotune":
             configs = _argument(call, "configs", 0)
             pruned = _argument(call, "prune_configs_by", 2) is not None
-            values = _config_values(configs, name, {}) if configs is not None and not pruned else None
+            values = _config_values(configs, name, {}, defined) if configs is not None and not pruned else None
             found = min(values) if values else None
     return found
 
@@ -109,12 +148,18 @@ def _key(element: cst.DictElement) -> str | None:
     return key.evaluated_value if isinstance(key, cst.SimpleString) else None  # type: ignore[return-value]
 
 
-def _config_values(configs: cst.BaseExpression, name: str, bound: dict[str, list[int]]) -> list[int] | None:
+def _config_values(configs: cst.BaseExpression, name: str, bound: dict[str, list[int]],
+                   defined: dict[str, cst.FunctionDef]) -> list[int] | None:
     """The values the configurations `configs` give `name` (None: some configuration leaves it to the launch,
     or the list is not written out). `bound`: the literal lists a comprehension's variables run over."""
     if isinstance(configs, cst.BinaryOperation) and isinstance(configs.operator, cst.Add):
-        parts = [_config_values(side, name, bound) for side in (configs.left, configs.right)]
+        parts = [_config_values(side, name, bound, defined) for side in (configs.left, configs.right)]
         return None if parts[0] is None or parts[1] is None else parts[0] + parts[1]
+    if isinstance(configs, cst.Call) and isinstance(configs.func, cst.Name) and not configs.args and \
+            configs.func.value in defined:
+        returned = _returned(defined[configs.func.value])
+        inner = {k: v for k, v in defined.items() if k != configs.func.value}  # no recursion
+        return _config_values(returned, name, {}, inner) if returned is not None else None
     if isinstance(configs, cst.ListComp):
         return _comprehension(configs, name, bound)
     elements = tuple_elements(configs)
@@ -165,9 +210,10 @@ def _config_value(config: cst.BaseExpression, name: str, bound: dict[str, list[i
 
 # -- tl.static_assert ---------------------------------------------------------------------------------
 
-def asserted(function: cst.FunctionDef, name: str, member: Member) -> int | None:
+def asserted(function: cst.FunctionDef, name: str, member: Member, other: Bound) -> int | None:
     """The greatest lower bound of `name` that a `tl.static_assert` among the statements of the function's
-    body states, before any statement that may return (every compilation reaches it)."""
+    body states, before any statement that may return (every compilation reaches it). `other`: the lower
+    bound of what `name` is compared with."""
     found: list[int | None] = []
     for statement in _body(function):
         if any(isinstance(n, cst.Return) for n in [statement, *_nodes(statement)]):
@@ -175,7 +221,7 @@ def asserted(function: cst.FunctionDef, name: str, member: Member) -> int | None
         for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
             call = small.value if isinstance(small, cst.Expr) else None
             if isinstance(call, cst.Call) and member(call.func) == "static_assert" and call.args:
-                found.append(_bound(call.args[0].value, name))
+                found.append(_bound(call.args[0].value, name, other))
     return _greatest(found)
 
 
@@ -189,15 +235,15 @@ def _body(function: cst.FunctionDef) -> list[cst.CSTNode]:
     return list(body.body) if isinstance(body, cst.IndentedBlock) else []  # `def f(): ...` on one line asserts nothing
 
 
-def _bound(test: cst.BaseExpression, name: str) -> int | None:
-    """The lower bound of `name` that `test` states: `BK >= 32`, `32 <= BK <= 128`, `BK % 32 == 0`, and
-    either side of `and`."""
+def _bound(test: cst.BaseExpression, name: str, other: Bound) -> int | None:
+    """The lower bound of `name` that `test` states: `BK >= 32`, `32 <= BK <= 128`, `BK >= BN`, `BK % 32 ==
+    0`, and either side of `and`."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        return _greatest([_bound(test.left, name), _bound(test.right, name)])
+        return _greatest([_bound(test.left, name, other), _bound(test.right, name, other)])
     if not isinstance(test, cst.Comparison):
         return None
     lefts = [test.left, *(target.comparator for target in test.comparisons)]
-    return _greatest([_compared(left, target.operator, target.comparator, name)
+    return _greatest([_compared(left, target.operator, target.comparator, name, other)
                       for left, target in zip(lefts, test.comparisons)])
 
 
@@ -206,14 +252,14 @@ _AT_MOST = {cst.LessThanEqual: 0, cst.LessThan: 1}  # `n <= BK`, `n < BK`
 
 
 def _compared(left: cst.BaseExpression, operator: cst.BaseCompOp, right: cst.BaseExpression,
-              name: str) -> int | None:
+              name: str, other: Bound) -> int | None:
     def named(node: cst.BaseExpression) -> bool:
         return isinstance(node, cst.Name) and node.value == name
 
     kind = type(operator)
-    if named(left) and kind in _AT_LEAST and (n := int_value(right)) is not None:
+    if named(left) and kind in _AT_LEAST and (n := other(right)) is not None:
         return n + _AT_LEAST[kind]
-    if named(right) and kind in _AT_MOST and (n := int_value(left)) is not None:
+    if named(right) and kind in _AT_MOST and (n := other(left)) is not None:
         return n + _AT_MOST[kind]
     if isinstance(left, cst.BinaryOperation) and isinstance(left.operator, cst.Modulo) and named(left.left) and \
             kind is cst.Equal and int_value(right) == 0 and (n := int_value(left.right)) is not None and n > 0:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import functools
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -17,7 +18,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper
 
-from triton_migrate.analysis import ast_tree, stated
+from triton_migrate.analysis import ast_tree, stated, widths
 from triton_migrate.analysis.calls import is_jit, is_kernel, member_called
 from triton_migrate.analysis.facts import AssignmentCollector, FunctionFacts, module_constants
 from triton_migrate.analysis.naming import Namer
@@ -217,6 +218,10 @@ class Unit:
             self._constants = module_constants(self.module, self.scan.assignments, self.names)
         return self._constants
 
+    @functools.cached_property
+    def definitions(self) -> dict[str, cst.FunctionDef]:
+        return widths.definitions(self.module, self.scan.assignments)
+
     def facts_of(self, function: cst.FunctionDef) -> FunctionFacts:
         if id(function) not in self.facts:
             call = self.scan.called.get(function.name.value)
@@ -224,7 +229,8 @@ class Unit:
             inline = Inline.of(function, self.stated, lambda node: self.positions.start(node)[0])
             self.facts[id(function)] = FunctionFacts(function, self.names, self.scan.function_assignments[id(function)],
                                                      launched, inline, self.scan.bound_nowhere, self._named_by(call),
-                                                     function.name.value in self.scan.grid_launched, self.constants)
+                                                     function.name.value in self.scan.grid_launched, self.constants,
+                                                     self.definitions)
         return self.facts[id(function)]
 
     def _named_by(self, call: cst.Call | None) -> str | None:
