@@ -14,6 +14,9 @@ migration where it can read that here:
   reaches: a launch that breaks it compiles neither the original nor the migrated kernel. A block's shape is a
   power of two (Triton refuses any other), so a multiple of 32 is at least 32.
 
+Not a kernel's default (`BK: tl.constexpr = 32`), nor the literals its launches in the migrated files pass: any
+launch, in these files or not, may pass the parameter by its name.
+
 Element types are not known here: a width proves 16 bytes for the smallest element Triton gives a descriptor,
 one byte (int8, fp8). A width stated by the user (`assume = ["widths"]`) is the launch's to check (`migrate
 verify`), as the other stated facts."""
