@@ -25,9 +25,9 @@ def kernel(x_ptr, ..., BK: tl.constexpr):
 Triton folds the test and compiles one form per width and type; a launch pays nothing. Where the code bounds
 the width (every configuration of the kernel's `@triton.autotune` sets it to 16 or more, or `tl.static_assert(BK
 >= 16)`: 16 bytes of a one-byte element) or the user states `widths` of the tensor (TTD010), the descriptor is
-plain: no test, no masked pointers. Where a width cannot be tested at the function's top (computed in it), the accesses use masked pointers
-(`--target descriptor`, which never falls back, leaves them untouched). The launch guard (TTD009) checks widths at
-launch with the rest (`descriptor_fits`).
+plain: no test, no masked pointers. Where a width cannot be tested at the function's top (computed in it), the
+accesses use masked pointers (`--target descriptor`, which never falls back, leaves them untouched). The launch
+guard (TTD009) checks widths at launch with the rest (`descriptor_fits`).
 
 Example:
 

@@ -81,7 +81,8 @@ def test_heuristics_that_compute_the_width_override_the_configurations():
 
 
 @pytest.mark.parametrize("test", ["BN >= 16", "BN > 15", "16 <= BN", "15 < BN", "16 <= BN <= 128",
-                                  "BM >= 1 and BN >= 32", "BN % 16 == 0", 'BN >= 16, "rows of 16 bytes"'])
+                                  "BM >= 1 and BN >= 32", "BN % 16 == 0", 'BN >= 16, "rows of 16 bytes"',
+                                  'msg="rows", cond=BN >= 16'])
 def test_a_static_assertion_proves_the_width(test):
     assert plain(prologue=asserting(test))
 

@@ -223,8 +223,9 @@ def asserted(function: cst.FunctionDef, name: str, member: Member, other: Bound)
             break
         for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
             call = small.value if isinstance(small, cst.Expr) else None
-            if isinstance(call, cst.Call) and member(call.func) == "static_assert" and call.args:
-                found.append(_bound(call.args[0].value, name, other))
+            condition = _argument(call, "cond", 0) if isinstance(call, cst.Call) else None
+            if condition is not None and member(call.func) == "static_assert":  # type: ignore[union-attr]
+                found.append(_bound(condition, name, other))
     return _greatest(found)
 
 
