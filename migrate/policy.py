@@ -9,9 +9,10 @@ from .forms import KERNEL_TARGETS, TARGETS, Target
 # What a user may state about a kernel's tensor arguments, which no source proves (rules/ttd010_stated_facts.py):
 # the innermost dimension has stride 1; the data, every other stride and every offset the kernel adds to the
 # pointer are multiples of 16 bytes; the innermost extent (a row) is a multiple of 16 bytes; the tiles the
-# kernel accesses start inside the tensor and end inside it in the dimensions it does not boundary-check. And
+# kernel accesses start inside the tensor and end inside it in the dimensions it does not boundary-check; a
+# block's row (its innermost width, which the launch chooses, times the element size) holds 16 bytes. And
 # about a kernel's launches: every launching thread has an allocator for descriptors (or needs none).
-FACTS = ("contiguous", "aligned", "aligned-rows", "in-bounds", "allocator")
+FACTS = ("contiguous", "aligned", "aligned-rows", "in-bounds", "widths", "allocator")
 KERNEL_FACTS = ("allocator",)  # stated of a kernel, never of one argument
 
 @dataclass(frozen=True)

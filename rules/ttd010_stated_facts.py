@@ -10,7 +10,8 @@ write whole 16-byte chunks: TTD111). No source proves a tensor's data alignment,
 descriptor is chosen at launch (TTD009) and keeps its masked-pointer twin. A maintainer who knows their tensors (they
 allocate them contiguous, with rows of 64 halves) can say so, and get what they would write by hand: plain
 descriptors, for loads and stores, in loops or not, with no launch check (and, for block widths the launch
-chooses, a masked-pointer form that a test at compile time picks where the block holds fewer than 16 bytes: TTD107).
+chooses, unless the code bounds it or `widths` is stated, a masked-pointer form that a test at compile time
+picks where the block holds fewer than 16 bytes: TTD107).
 
 The facts, about a kernel's tensor arguments and its launches:
 
@@ -26,6 +27,10 @@ The facts, about a kernel's tensor arguments and its launches:
   relied on when they wrote a descriptor store at the grouped ordering's `pid_n * BLOCK_N` (TTD110) or a
   descriptor load the block pointer did not check (TTD101). No launch can check it (tiles depend on program ids),
   so only a plain descriptor, whose other facts are stated too, relies on it;
+* `widths`: a block's row, its innermost width × itemsize, holds at least 16 bytes at every launch, where the
+  launch chooses the width (`BK: tl.constexpr`) and the code does not bound it (an `@triton.autotune` whose
+  every configuration sets it to 16 or more, or `tl.static_assert(BK >= 16)`, proves it for any element type):
+  the descriptor needs no compile-time test of its width and no masked pointers to fall back on (TTD107);
 * `allocator`, of a kernel: every thread that launches it has an allocator for device-side descriptors, or runs
   where none is needed (AMD, Intel XPU, NVIDIA before sm_90); the kernel then gets no hook, and its other facts
   cover what no launch could check (a base term without a witness); stated of a helper (every function: `assume`),
@@ -82,7 +87,9 @@ relies on.
 
 Fixtures: stated_facts_gemm, stated_facts_grouped_gemm (every fact: plain descriptors, no hook),
 stated_facts_helper_parts (a block pointer passed to a helper whose `allocator` is stated), stated_facts_row_sums
-(descriptor tiles summed: the note that they may round otherwise, docs/stated-facts.md "Reductions").
+(descriptor tiles summed: the note that they may round otherwise, docs/stated-facts.md "Reductions"),
+stated_facts_widths (`widths` stated), stated_facts_autotune_widths and stated_facts_asserted_widths (widths
+the code bounds: plain descriptors).
 """
 from __future__ import annotations
 
@@ -110,6 +117,7 @@ def stated(tensor: str, fact: str, expressions: list[str], where: str) -> str:
     meaning = {"aligned": f"its data{f', and {listed} × itemsize,' if listed else ''} multiples of 16 bytes",
                "contiguous": f"{listed} is 1",
                "aligned-rows": f"a row, {listed} × itemsize, a multiple of 16 bytes",
+               "widths": f"a block's row, {listed} × itemsize, at least 16 bytes",
                "in-bounds": "no tile starts before it, and each lies inside it where its access does not "
                             "check the bounds (not checked at launch: tiles depend on program ids)"}[fact]
     return f"`{tensor}` stated `{fact}` ({where}): {meaning}"

@@ -22,10 +22,12 @@ def kernel(x_ptr, ..., BK: tl.constexpr):
     b = x_desc.load([i * BM, 0]) if USE_DESCRIPTORS else tl.load(x_ptrs, mask=x_mask, other=0.0)
 ```
 
-Triton folds the test and compiles one form per width and type; a launch pays nothing. No stated fact vouches for
-a width. Where a width cannot be tested at the function's top (computed in it), the accesses use masked pointers
-(`--target descriptor`, which never falls back, leaves them untouched). The launch guard (TTD009) checks widths at
-launch with the rest (`descriptor_fits`).
+Triton folds the test and compiles one form per width and type; a launch pays nothing. Where the code bounds
+the width (every configuration of the kernel's `@triton.autotune` sets it to 16 or more, or `tl.static_assert(BK
+>= 16)`: 16 bytes of a one-byte element) or the user states `widths` of the tensor (TTD010), the descriptor is
+plain: no test, no masked pointers. Where a width cannot be tested at the function's top (computed in it), the
+accesses use masked pointers (`--target descriptor`, which never falls back, leaves them untouched). The launch
+guard (TTD009) checks widths at launch with the rest (`descriptor_fits`).
 
 Example:
 
@@ -36,7 +38,9 @@ Fix safety: no fix of its own: the site keeps masked pointers (TTD006) under `--
 under `--target descriptor`, with this code as the reason.
 
 Fixtures: rank1 (wide), small_last_block_refused (a literal 2), stated_facts_narrow_block (a constexpr width
-under stated facts), narrow block cases in the property test.
+under stated facts), stated_facts_narrow_config_widths and stated_facts_computed_configs_widths (autotuned widths
+that prove nothing), stated_facts_autotune_widths, stated_facts_asserted_widths and stated_facts_widths (widths
+bounded or stated: no test), narrow block cases in the property test.
 """
 
 from __future__ import annotations

@@ -66,10 +66,10 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl
 
 
 def test_block_widths_the_launch_chooses_are_tested_when_triton_compiles():
-    """No stated fact vouches for a block width, and a descriptor's block rows need 16 bytes (TTD107): where
-    the launch chooses the width, the kernel tests it once at its top, a constexpr that Triton folds, and each
-    access keeps both forms, as the launch guard's (TTD009) but with no check at launch. The fixture
-    stated_facts_narrow_block runs both widths bit for bit."""
+    """Where nothing bounds a block width (widths.py) and no `widths` is stated, a descriptor's block rows need
+    16 bytes (TTD107): where the launch chooses the width, the kernel tests it once at its top, a constexpr that
+    Triton folds, and each access keeps both forms, as the launch guard's (TTD009) but with no check at launch.
+    The fixture stated_facts_narrow_block runs both widths bit for bit."""
     outcome = migrate_source(GEMM, policy=stating("aligned", "aligned-rows"))
     assert codes(outcome) == ["TTD010"] * 3
     assert all("fewer than 16 bytes" in d.message for d in outcome.diagnostics)

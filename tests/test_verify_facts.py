@@ -83,6 +83,17 @@ def test_facts_that_hold_are_not_reported(project, tmp_path):
     assert "stated fact" not in result.output
 
 
+def test_a_block_row_of_8_bytes_breaks_widths(project, tmp_path):
+    """`widths` stated: the descriptors are plain, with no masked pointers for a narrow launch, which `migrate
+    verify` names before the migrated kernel runs (BN=4 halves: 8 bytes)."""
+    (project / "pyproject.toml").write_text(POLICY.replace('"allocator"', '"allocator", "widths"'))
+    (project / "narrow.py").write_text(SCRIPTS["rows.py"].replace("BN=32", "BN=4").replace(":60]", ":64]"))
+    result, _ = _verify(tmp_path, "python", "narrow.py")
+    assert result.exit_code == 1, result.output
+    assert ("`x_ptr` is stated `widths` (pyproject.toml: assume), but `BN` is 4 elements, 8 bytes, fewer than the "
+            "16 a block row needs") in result.output
+
+
 class _NeedsAllocator(Device):
     def needs_allocator(self) -> bool:  # NVIDIA sm_90+, which this machine is not
         return True

@@ -119,6 +119,7 @@ class FunctionFacts:
                  assignments: dict[str, list[cst.CSTNode]], launched: bool = False, inline: Inline | None = None,
                  bound_nowhere: frozenset[str] = frozenset(), named_by: str | None = None,
                  grid_launched: bool = False, constants: dict[str, cst.BaseExpression] | None = None,
+                 definitions: dict[str, cst.FunctionDef] | None = None,
                  called_elsewhere: Callable[[], bool] = lambda: False) -> None:
         """`assignments`: the function's, as an AssignmentCollector gathered them (the module scan does).
         `launched`: what the module says of it: a `@triton.jit` kernel no function of the module calls.
@@ -126,10 +127,12 @@ class FunctionFacts:
         calls and nothing binds (a call of one never compiles). `named_by`: where it is not `launched` because an
         attribute call has its name (`ReLU.backward(...)` on line 70), that call. `grid_launched`: the module
         launches it on a grid (`kernel[grid](...)`). `constants`: the module's names assigned once, at its top
-        level, a literal (`CHECK = tl.constexpr((0, 1))`: `module_constants`). `called_elsewhere`: whether another
-        module of the run may call it (asked only when an answer hangs on it)."""
+        level, a literal (`CHECK = tl.constexpr((0, 1))`: `module_constants`). `definitions`: the functions the
+        module defines once, at its top level, which a decorator may call (`configs=get_configs()`: widths.py).
+        `called_elsewhere`: whether another module of the run may call it (asked only when an answer hangs on it)."""
         self.assignments = assignments
         self.constants = constants or {}
+        self.definitions = definitions or {}
         self.launched = launched
         self.called_elsewhere = called_elsewhere
         self.named_by = named_by

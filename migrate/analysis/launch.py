@@ -13,12 +13,12 @@ from triton_migrate.rules import ttd009_launch_guard, ttd010_stated_facts, ttd10
 from triton_migrate.syntax.forms import block_width
 from triton_migrate.syntax.nodes import canonical_code, code_of, int_value
 
-from . import guards, planner
+from . import guards, planner, widths
 from .records import Creation, LaunchGuard, Loop, Signature
 from .shared import Part
 from .values import BlockPtr
 
-CHECKED_AT_LAUNCH = ("contiguous", "aligned", "aligned-rows")  # what a launch's arguments decide
+CHECKED_AT_LAUNCH = ("contiguous", "aligned", "aligned-rows", "widths")  # what a launch's arguments decide
 
 
 class Launch(Part):
@@ -141,6 +141,8 @@ class Launch(Part):
             expressions = {"aligned": check.multiples, "contiguous": (check.unit_stride,),
                            "aligned-rows": (self.fn.arguments.host(creation.shape[creation.unit]) or
                                             canonical_code(creation.shape[creation.unit]),),
+                           "widths": (self.fn.arguments.host(creation.block[creation.unit]) or
+                                      canonical_code(creation.block[creation.unit]),),
                            "in-bounds": ()}[fact]
             found.append((check.tensor, fact, [guards.spelled(code) for code in expressions], where))
         return found
@@ -203,7 +205,8 @@ class Launch(Part):
         members = {m for c in creations for m in self.results.class_of(c)}
         for creation in map(self.books.creations_by_id, self.fn.knowledge.in_order(members)):
             width = creation.block[creation.unit] if creation.unit is not None else None
-            if width is None or int_value(width) is not None:
+            if width is None or int_value(width) is not None or "widths" in creation.stated or \
+                    widths.proven(width, self.fn.function, self.fn.facts):
                 continue
             facts = self.fn.facts
             arguments = self.fn.arguments.with_names(facts.free_names(creation.call)) \
@@ -214,6 +217,16 @@ class Launch(Part):
                 return None
             tests.append(block_width.fits(width, cst.Name(root), self.may_be_none(creation, root)))
         return tests
+
+    def stated_width(self, creations) -> str | None:
+        """Where the user stated `widths` of a tensor whose descriptor relies on it, its innermost block width
+        being the launch's, which the code does not prove (TTD010)."""
+        for creation in map(self.books.creations_by_id, creations):
+            width = creation.block[creation.unit] if creation.unit is not None else None
+            if width is not None and "widths" in creation.stated and \
+                    not widths.proven(width, self.fn.function, self.fn.facts):
+                return creation.stated["widths"]
+        return None
 
     def may_be_none(self, creation: Creation, root: str) -> bool:
         """Whether the pointer argument a creation starts from may be None at the function's top: the creation

@@ -212,10 +212,11 @@ class Decision:
 
 
 def decision(creations: frozenset, form: Form, obstacles: list[Obstacle], policy: Policy, origin: Origin,
-             contiguous: str | None = None, guarded: bool = False) -> Decision:
+             stated: Mapping[str, str | None] | None = None, guarded: bool = False) -> Decision:
     """The decision for one access whose form is chosen: why masked pointers (the obstacles that decided it)
-    or what a plain descriptor relies on (the facts stated that cover its soft obstacles, and `contiguous`:
-    where the unit stride was stated, if it was; a guarded one has them checked at launch)."""
+    or what a plain descriptor relies on (the facts stated that cover its soft obstacles, and `stated`: where
+    the unit stride (`contiguous`) or the block widths (`widths`) were stated, if the descriptor relies on
+    them; a guarded one has them checked at launch)."""
     reasons, relied = {}, {}
     beyond_launch = relies_beyond_launch(obstacles)
     for obstacle in obstacles:
@@ -226,8 +227,8 @@ def decision(creations: frozenset, form: Form, obstacles: list[Obstacle], policy
             reasons[obstacle.code] = unstated(obstacle).message
         elif form is Form.DESCRIPTOR and obstacle.stated:
             relied[COVERING_FACT[obstacle.code]] = obstacle.stated
-    if form is Form.DESCRIPTOR and contiguous is not None:
-        relied["contiguous"] = contiguous
+    if form is Form.DESCRIPTOR:
+        relied.update({fact: where for fact, where in (stated or {}).items() if where is not None})
     return Decision(creations, Form.DESCRIPTOR if form is Form.GUARDED else form, origin, guarded, reasons, relied)
 
 

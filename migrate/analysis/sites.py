@@ -224,10 +224,11 @@ class Accesses(Part):
         """Remember what the access `site` (by default: these block pointers' helper calls) became: the
         planner's decision."""
         creations = [self.books.creations_by_id(c) for c in value.creations]
-        contiguous = next((c.stated["contiguous"] for c in creations if c.stated_unit), None)
+        stated = {"contiguous": next((c.stated["contiguous"] for c in creations if c.stated_unit), None),
+                  "widths": self.launch.stated_width(value.creations)}
         key = site if site is not None else (form, value.creations)
         self.fn.knowledge.sites[key] = planner.decision(frozenset(value.creations), form, obstacles, self.fn.policy,
-                                                        self.fn.origin, contiguous, guarded)
+                                                        self.fn.origin, stated, guarded)
 
     def unbound_access(self, call: cst.Call, error: str, state: State) -> None:
         """A load or store Triton rejects as called (an argument missing, unknown or given twice): the block

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import functools
 import re
 import warnings
 from collections import Counter, defaultdict
@@ -18,7 +19,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper
 
-from triton_migrate.analysis import ast_tree, stated
+from triton_migrate.analysis import ast_tree, stated, widths
 from triton_migrate.analysis.calls import is_jit, is_kernel, member_called
 from triton_migrate.analysis.facts import AssignmentCollector, FunctionFacts, module_constants
 from triton_migrate.analysis.naming import Namer
@@ -239,6 +240,10 @@ class Unit:
             self._constants = module_constants(self.module, self.scan.assignments, self.names)
         return self._constants
 
+    @functools.cached_property
+    def definitions(self) -> dict[str, cst.FunctionDef]:
+        return widths.definitions(self.module, self.scan.assignments)
+
     def facts_of(self, function: cst.FunctionDef) -> FunctionFacts:
         if id(function) not in self.facts:
             call = self.scan.called.get(function.name.value)
@@ -247,6 +252,7 @@ class Unit:
             self.facts[id(function)] = FunctionFacts(function, self.names, self.scan.function_assignments[id(function)],
                                                      launched, inline, self.scan.bound_nowhere, self._named_by(call),
                                                      function.name.value in self.scan.grid_launched, self.constants,
+                                                     self.definitions,
                                                      lambda: self.calls_in_run.elsewhere(self.module_name, function))
         return self.facts[id(function)]
 

@@ -5,8 +5,9 @@ A descriptor on stated facts (TTD010) needs what the user stated (`assume = ["al
 broken fact is a misaligned-address fault on a GPU, or silently wrong data. The analysis tells which facts
 each kernel's descriptors rely on and through which of its arguments (`FileOutcome.stated_facts`: for
 `aligned`, the strides and offsets the kernel adds, in elements; for `aligned-rows`, the row width; for
-`contiguous`, the unit stride); the recorder evaluates them here on the launch's real arguments, before the
-kernel runs, and names the first one broken. `in-bounds` depends on program ids, so no launch can check it.
+`contiguous`, the unit stride; for `widths`, the innermost block width); the recorder evaluates them here on
+the launch's real arguments, before the kernel runs, and names the first one broken. `in-bounds` depends on
+program ids, so no launch can check it.
 
 This module imports neither torch nor triton at import time: the recorder loads it in the user's process.
 """
@@ -73,7 +74,10 @@ def _breaks(fact: dict, values: dict, device) -> str | None:
             continue
         if fact["fact"] == "contiguous" and value != 1:
             wrong.append(f"`{expression}` is {value}, not 1")
-        elif fact["fact"] != "contiguous" and value * size % 16:
+        elif fact["fact"] == "widths" and value * size < 16:
+            wrong.append(f"`{expression}` is {value} elements, {value * size} bytes, fewer than the 16 a block row "
+                         "needs")
+        elif fact["fact"] not in ("contiguous", "widths") and value * size % 16:
             wrong.append(f"`{expression}` is {value} elements, {value * size} bytes, not a multiple of 16")
     return "; ".join(wrong) or None
 
