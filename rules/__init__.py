@@ -27,7 +27,7 @@ _MODULES = (
     "ttd105_rank", "ttd106_int64_offsets", "ttd107_narrow_block", "ttd108_unsupported_use",
     "ttd109_ambiguous_value", "ttd110_negative_store_offset", "ttd111_store_row_width",
     "ttd112_runtime_alignment", "ttd113_min_triton", "ttd114_rejected_call", "ttd115_masked_access",
-    "ttd116_boundary_check_unread", "ttd117_padding_option", "ttd118_unfollowed_use",
+    "ttd116_boundary_check_unread", "ttd117_padding_option", "ttd118_unfollowed_use", "ttd119_pipelined_creation",
     "ttd201_crosses_function", "ttd202_triton_imported_elsewhere", "ttd203_binding_not_followed",
 )
 # The codes without importing the rules, which a cached run never needs. tests/test_cli.py holds each module's

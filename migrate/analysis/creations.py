@@ -8,7 +8,12 @@ from dataclasses import replace
 
 import libcst as cst
 
-from triton_migrate.rules import ttd105_rank, ttd114_rejected_call, ttd118_unfollowed_use
+from triton_migrate.rules import (
+    ttd105_rank,
+    ttd114_rejected_call,
+    ttd118_unfollowed_use,
+    ttd119_pipelined_creation,
+)
 from triton_migrate.syntax.nodes import canonical_code, code_of, int_value, tuple_elements
 from triton_migrate.syntax.walk import descendants
 
@@ -178,7 +183,19 @@ class Creations(Part):
             None if order is None or None in order else order, self.fn.facts, self.fn.policy,
             frozenset(self.run.unit_strides),
             "contiguous" in creation.stated, of_view, of_view or not self.views_disagree(creation))
+        if self.created_in_each_pipelined_pass(creation):
+            rule = ttd119_pipelined_creation
+            creation.blockers.append(planner.Obstacle(rule.CODE, rule.MESSAGE))
         return None
+
+    def created_in_each_pipelined_pass(self, creation: Creation) -> bool:
+        """Whether the innermost loop around the creation calls `tl.dot` and changes what the creation reads
+        (TTD119): its descriptor would be created in each pass of a loop that Triton pipelines."""
+        loops = [owner for owner in self.run.owners if isinstance(owner, Loop)]
+        if not loops or not self.fn.facts.calls_dot(loops[-1].node):
+            return False
+        arguments = [creation.call.args[0].value] + creation.shape + creation.strides
+        return not invariance.is_invariant(arguments, loops[-1].assigned, self.fn.names.member)
 
     def views_disagree(self, creation: Creation) -> bool:
         """Whether the function's block pointers over this creation's tensor put different strides last: at most

@@ -149,6 +149,7 @@ class FunctionFacts:
         self._int64: dict[int, tuple] = {}
         self._int64_terms: dict[int, tuple] = {}
         self._nonnegative: dict[tuple, tuple] = {}  # (id(expr), the parameters taken as >= 0) -> (expr, answer)
+        self._dot_loops: dict[int, tuple] = {}  # id(loop) -> (loop, whether it calls tl.dot)
         self._loop_assignments: dict[int, tuple] = {}
         self._loop_flows: dict[int, tuple] = {}
         self._movable: dict[int, tuple] = {}
@@ -231,6 +232,10 @@ class FunctionFacts:
         return found[1]
 
     # -- what a loaded tile feeds ---------------------------------------------------------------
+
+    def calls_dot(self, loop: cst.CSTNode) -> bool:
+        """Does `loop` call `tl.dot` (a loop whose loads Triton pipelines)?"""
+        return bool(_remembered(self._dot_loops, loop, lambda node: bool(_dot_arguments(node, self.names))))
 
     def feeds_dot(self, load: cst.Call, line, loop: cst.CSTNode) -> bool:
         """Does the tile `load` reads reach a `tl.dot` in `loop`: inside its arguments on the same line, or

@@ -359,5 +359,7 @@ class _Checks:
         return self.accesses.launch.width_testable(self.value)
 
     def compat_guardable(self) -> bool:
+        """A tile a launch check may give a descriptor; one that rules any out is always the emulation."""
         return len(self.value.dims) <= COMPAT_EMULATED_RANK and \
+            not any(self.accesses.run.creations[c].blockers for c in self.value.creations) and \
             self.accesses.launch.unguardable(self.value, fallback=False) is None
