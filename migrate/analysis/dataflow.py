@@ -50,7 +50,7 @@ from .records import (
 )
 from .results import Results
 from .returns import Returns
-from .shared import Part, Run, Subject
+from .shared import Part, Parts, ProgramPlace, Run, Subject
 from .sites import Accesses
 from .triton_names import TritonNames
 from .values import (
@@ -72,12 +72,12 @@ MAX_RERUNS = 64
 _OWN_SCOPES = (cst.Lambda, cst.FunctionDef, cst.ClassDef)  # their names are not this function's
 
 
-class FunctionAnalysis:
+class FunctionAnalysis(Parts):
     """Runs the dataflow over one function until what it has learnt stops changing; then answers for the
     last run (what the engine reports, what the program's rounds compare, what the rewrite applies)."""
 
     def __init__(self, function: cst.FunctionDef, names: TritonNames, namer: Namer, language: str,
-                 policy: Policy, origin: Origin, shim: str, facts: FunctionFacts, context=None,
+                 policy: Policy, origin: Origin, shim: str, facts: FunctionFacts, context: ProgramPlace | None = None,
                  launch_names: dict[str, str] | None = None) -> None:
         """`context` (program.py): the other functions, for block pointers that cross calls. Without one
         the function is analysed alone, and the first block pointer that crosses raises CrossesFunctions

@@ -21,7 +21,7 @@ from triton_migrate.syntax.nodes import canonical_code, int_value, tuple_element
 from triton_migrate.syntax.walk import walk
 
 from .calls import UnboundCall, bind
-from .crossing import ABSENT, ABSENT_ZERO, SiteFacts, merge
+from .interfaces import ABSENT, ABSENT_ZERO, SiteFacts, merge
 from .module_index import Helper, Key, ModuleIndex, from_imports, leading_name
 from .packages import absolute_module
 from .returns import joined_returns
@@ -383,7 +383,7 @@ class Context:
     program: Program
     unit: object
     helper: Key | None  # the function analysed, if it is a jit function
-    entry: dict = field(default_factory=dict)  # parameter -> SiteFacts: the parameters that arrive as parts
+    entry: dict[str, SiteFacts] = field(default_factory=dict)  # the parameters that arrive as parts
 
     def resolve(self, func: cst.BaseExpression) -> Key | None:
         return self.program.resolve(self.unit, func)

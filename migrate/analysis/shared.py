@@ -23,16 +23,65 @@ from triton_migrate.policy import Policy
 
 from .facts import FunctionFacts
 from .guards import Arguments
+from .interfaces import SiteFacts
+from .module_index import Helper, Key
 from .naming import Namer
 from .records import Knowledge, Refusal
+from .seams import (
+    AccessesPart,
+    AccessFormsPart,
+    AdvancesPart,
+    BookkeepingPart,
+    CreationsPart,
+    CrossingPart,
+    DataflowPart,
+    LaunchPart,
+    ResultsPart,
+    ReturnsPart,
+)
 from .triton_names import TritonNames
+
+
+class HelperTable(Protocol):
+    """What the parts read of the program itself (program.py's Program): each helper's definition."""
+
+    helpers: dict[Key, Helper]
 
 
 class ProgramPlace(Protocol):
     """What the analysis of one function reads of its place in the program (program.py's Context, which
-    builds on this module)."""
+    builds on this module): the other functions, and what the program's rounds settled about their calls."""
+
+    program: HelperTable
+    unit: object  # the engine's unit of the function's module
+    helper: Key | None  # the function analysed, if it is a jit function
+    entry: dict[str, SiteFacts]  # the parameters that arrive as parts
+
+    def resolve(self, func: cst.BaseExpression) -> Key | None: ...
+
+    def bind(self, key: Key, call: cst.Call) -> dict[str, cst.Arg] | None: ...
+
+    def constexprs(self, key: Key) -> set[str]: ...
+
+    def record(self, key: Key, param: str, call: cst.Call, facts, creations: frozenset) -> None: ...
+
+    def refusal(self, key: Key, param: str) -> str | None: ...
+
+    def interface(self, key: Key, param: str) -> SiteFacts | None: ...
+
+    def part_names(self, key: Key, param: str, kinds) -> list[str]: ...
+
+    def literals(self, param: str) -> list[cst.BaseExpression] | None: ...
 
     def nonnegative_parameters(self) -> frozenset[str] | None: ...
+
+    def always_none(self, param: str) -> bool: ...
+
+    def removed(self, policy: Policy) -> bool: ...
+
+    def returns(self, key: Key) -> tuple | None: ...
+
+    def is_called(self) -> bool: ...
 
 
 @dataclass
@@ -94,12 +143,31 @@ class Run:
     unit_strides: set[str] = field(default_factory=set)
 
 
+class Parts:
+    """What assembles the parts (dataflow.py's FunctionAnalysis, a subclass): the subject, the current run, and
+    each part typed by its seam (seams.py), which mypy checks the assembled part against."""
+
+    fn: Subject
+    run: Run
+    flow: DataflowPart
+    books: BookkeepingPart
+    creating: CreationsPart
+    moves: AdvancesPart
+    accesses: AccessesPart
+    emit: AccessFormsPart
+    launch: LaunchPart
+    results: ResultsPart
+    crossing: CrossingPart
+    returns: ReturnsPart
+
+
 class Part:
     """A part of the analysis of one function: it reads the subject and the current run, and asks the
     other parts (`parts`, the analysis that assembled them) for what is theirs: `flow` the Dataflow, `books`
-    the Bookkeeping, and so on (unannotated: the parts' modules import this one)."""
+    the Bookkeeping, and so on, each typed by its seam (seams.py: the parts' modules import this one, which
+    cannot import them)."""
 
-    def __init__(self, parts) -> None:
+    def __init__(self, parts: Parts) -> None:
         self.parts = parts
         self.fn: Subject = parts.fn
 
@@ -108,41 +176,41 @@ class Part:
         return self.parts.run
 
     @property
-    def flow(self):
+    def flow(self) -> DataflowPart:
         return self.parts.flow
 
     @property
-    def books(self):
+    def books(self) -> BookkeepingPart:
         return self.parts.books
 
     @property
-    def creating(self):
+    def creating(self) -> CreationsPart:
         return self.parts.creating
 
     @property
-    def moves(self):
+    def moves(self) -> AdvancesPart:
         return self.parts.moves
 
     @property
-    def accesses(self):
+    def accesses(self) -> AccessesPart:
         return self.parts.accesses
 
     @property
-    def emit(self):
+    def emit(self) -> AccessFormsPart:
         return self.parts.emit
 
     @property
-    def launch(self):
+    def launch(self) -> LaunchPart:
         return self.parts.launch
 
     @property
-    def results(self):
+    def results(self) -> ResultsPart:
         return self.parts.results
 
     @property
-    def crossing(self):
+    def crossing(self) -> CrossingPart:
         return self.parts.crossing
 
     @property
-    def returns(self):
+    def returns(self) -> ReturnsPart:
         return self.parts.returns
