@@ -134,7 +134,7 @@ class FunctionFacts:
         self.grid_launched = grid_launched
         self.bound_nowhere = bound_nowhere
         self.inline = inline or Inline()
-        self.params = {p.name.value for p in function.params.params + function.params.kwonly_params}
+        self.params = {p.name.value for p in (*function.params.params, *function.params.kwonly_params)}
         self.names = names
         self._function = function
         self._counters: dict[int, cst.For] | None = None
@@ -157,8 +157,8 @@ class FunctionFacts:
         if name in self.params:
             return None
         local = self.assignments.get(name, [])
-        if len(local) == 1 and is_literal(local[0]):
-            return local[0]
+        if len(local) == 1 and isinstance(local[0], cst.BaseExpression) and is_literal(local[0]):
+            return local[0]  # (an augmented assignment or a loop is no literal)
         return self.constants.get(name) if not local else None
 
     def free_names(self, expr: cst.CSTNode) -> frozenset[str]:
@@ -306,7 +306,7 @@ DOTS = frozenset({"dot", "dot_scaled"})
 
 def _dot_arguments(node: cst.CSTNode, names: TritonNames) -> list:
     """The arguments of every `tl.dot` call in `node`."""
-    found = []
+    found: list[cst.BaseExpression] = []
 
     class Dots(cst.CSTVisitor):
         def visit_Call(self, call: cst.Call) -> None:

@@ -360,6 +360,6 @@ def _counts(results: list[FileResult], diagnostics: list, checked: int, write: b
     parts = [f"{fixable} can be migrated"] if fixable else []
     if refused:
         parts.append(f"{refused} cannot{'' if fixable else ' be migrated'} (see above)")
-    files = sum(bool(r.diagnostics) for r in results)
-    return f"Found {plural(len(diagnostics), 'site')} in {plural(files, 'file')}: {', '.join(parts)}."
+    with_sites = sum(bool(r.diagnostics) for r in results)
+    return f"Found {plural(len(diagnostics), 'site')} in {plural(with_sites, 'file')}: {', '.join(parts)}."
 

@@ -82,7 +82,8 @@ class RuffRules:
         """Whether ruff checks `code` in the file at `path`. `code` is a code of a linter whose prefix is its
         letters (`ARG001`, `F841`): its selectors are `ALL`, the letters, and each longer prefix of it."""
         selectors = _selectors_of(code)
-        selected, carried = any(s in DEFAULT_SELECT for s in selectors), ()
+        selected = any(s in DEFAULT_SELECT for s in selectors)
+        carried: tuple[str, ...] = ()
         for layer in self.layers:
             decision = _decision(selectors, (*(layer.select or ()), *layer.extend_select), layer.ignore + carried)
             if layer.select is not None:

@@ -255,7 +255,7 @@ def _cell(result: dict | None) -> str:
 
 def ir_diff(verdict: Verdict, dir_a: Path, dir_b: Path, stage: str) -> str:
     """Unified diffs of one IR stage between the two versions of every kernel compiled on both sides."""
-    out = []
+    out: list[str] = []
     for key in sorted(set(verdict.compile_a) & set(verdict.compile_b)):
         a, b = verdict.compile_a[key], verdict.compile_b[key]
         if not (a.get("ok") and b.get("ok")) or stage not in a.get("ir", {}) or stage not in b.get("ir", {}):

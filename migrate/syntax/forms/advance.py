@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 import libcst as cst
 
 from ..nodes import int_value
@@ -29,7 +31,7 @@ def plus(base: cst.BaseExpression, delta: cst.BaseExpression) -> cst.BaseExpress
     return cst.BinaryOperation(operand(base), cst.Add(), operand(delta))
 
 
-def _negated(delta: cst.BaseExpression) -> bool:
+def _negated(delta: cst.BaseExpression) -> TypeGuard[cst.UnaryOperation]:
     return isinstance(delta, cst.UnaryOperation) and isinstance(delta.operator, cst.Minus) and not delta.lpar
 
 
