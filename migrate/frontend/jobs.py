@@ -259,7 +259,7 @@ def analyse_all(tasks: list[tuple[Job, ...]], workers: Workers, progress: Callab
             served.update(workers.run(pending, analyse_together, bar.update))
         else:
             served.update((id(task), _step(bar, analyse_together(task))) for task in pending)
-    return [r for task in tasks for r in served[id(task)]]
+    return [r for task in tasks for r in served[id(task)] or ()]  # (every one is served by now)
 
 
 def _step(bar, results: list[FileResult]) -> list[FileResult]:

@@ -125,7 +125,8 @@ def rules_in(path: str, extended: int = 0) -> RuffRules | None:
     if isinstance(table.get("extend"), str) and extended < MAX_EXTENDS:
         base = rules_in(os.path.join(os.path.dirname(path), os.path.expanduser(table["extend"])), extended + 1)
     base = base or NO_CONFIGURATION
-    lint = table.get("lint") if isinstance(table.get("lint"), dict) else {}
+    lint = table.get("lint")
+    lint = lint if isinstance(lint, dict) else {}
 
     def setting(key: str):  # `[lint]` first, else the top level (ruff's deprecated place for them)
         return lint.get(key, table.get(key))

@@ -17,6 +17,8 @@ unpacked from a call, say) may be a compile-time constant.
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 import libcst as cst
 
 from triton_migrate.analysis.facts import AssignmentCollector
@@ -55,7 +57,7 @@ class StaticTests:
         self.constexpr = frozenset(name for name in {p.name.value for p in params if _is_constexpr(p)} | declared_only
                                    if name in declared_only or name not in collector.assignments)
 
-    def may_be_static(self, statement: cst.CSTNode) -> bool:
+    def may_be_static(self, statement: cst.CSTNode) -> TypeGuard[cst.If]:
         """Whether `statement` is an `if` whose test Triton may evaluate at compile time."""
         return isinstance(statement, cst.If) and not (free_names(statement.test) & self.runtime)
 

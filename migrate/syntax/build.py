@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from .nodes import tuple_elements
@@ -35,7 +37,7 @@ def movable(node: cst.BaseExpression) -> cst.BaseExpression:
         return node
     if "#" in code and _has_comment(node):
         return node if node.lpar else node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    return node.visit(_OneLine())
+    return cast(cst.BaseExpression, node.visit(_OneLine()))
 
 
 def movable_elements(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections.abc import Sequence
+from typing import cast
 
 import libcst as cst
 
@@ -29,6 +31,12 @@ def int_value(node: cst.BaseExpression) -> int | None:
 
 
 _generate = cst.Module([]).code_for_node
+
+
+def leading_lines(statement: cst.BaseStatement) -> Sequence[cst.EmptyLine]:
+    """The lines above a statement of a block (its comments, blank lines): every kind of statement has them,
+    which libcst's base class does not declare."""
+    return cast("cst.SimpleStatementLine | cst.BaseCompoundStatement", statement).leading_lines
 
 
 @functools.cache

@@ -149,7 +149,7 @@ def _spelled(name: str, value) -> str:
 
 def root_json(kernels: list[KernelResult]) -> dict | None:
     found = root(kernels)
-    return {"kernel": found.name, "launch": found.root["launch"]} if found else None
+    return {"kernel": found.name, "launch": found.root["launch"]} if found and found.root else None
 
 
 NAME_WIDTH = 44  # the kernel column; a longer name gets a line of its own above its row, never cut
@@ -196,7 +196,7 @@ def _root_lines(kernels: list[KernelResult]) -> list[str]:
     already differed before they ran follow from it (or from another root)."""
     found, downstream = root(kernels), sum(k.downstream for k in kernels)
     lines = []
-    if found is not None:
+    if found is not None and found.root is not None:  # (root() finds only those)
         lines.append(f"root: {found.name} launch {found.root['launch']} is the first launch to differ on identical "
                      f"inputs")
     if downstream:
