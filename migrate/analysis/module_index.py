@@ -5,13 +5,41 @@ that name a jit function of the program."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import libcst as cst
 
 from triton_migrate.syntax.walk import walk
 
 from .calls import is_jit
+from .facts import FunctionFacts
+from .naming import Namer
 from .triton_names import dotted_name
+
+
+class Sites(Protocol):
+    """What the program reads of a module's scan (engine/scanning.py's ModuleScan)."""
+
+    @property
+    def with_sites(self) -> set[int]: ...  # ids of the functions with a block-pointer site of their own
+
+
+class Unit(Protocol):
+    """What the program reads of the engine's unit of a module (engine/scanning.py's Unit)."""
+
+    @property
+    def module_name(self) -> str: ...
+
+    @property
+    def module(self) -> cst.Module: ...
+
+    @property
+    def namer(self) -> Namer: ...
+
+    @property
+    def scan(self) -> Sites: ...
+
+    def facts_of(self, function: cst.FunctionDef) -> FunctionFacts: ...
 
 
 @dataclass(frozen=True)
@@ -24,7 +52,7 @@ class Key:
 class Helper:
     key: Key
     node: cst.FunctionDef
-    unit: object  # the engine's unit of the module that defines it
+    unit: Unit  # the engine's unit of the module that defines it
 
 
 class ModuleIndex(cst.CSTVisitor):
@@ -91,7 +119,7 @@ def leading_name(expression: cst.BaseExpression) -> str | None:
     return expression.value if type(expression) is cst.Name else None
 
 
-def from_imports(unit) -> dict[str, tuple[int, str | None, str]]:
+def from_imports(unit: Unit) -> dict[str, tuple[int, str | None, str]]:
     """`from .mod import f` / `from pkg.mod import f as g`: local -> (level, module, attribute)."""
     found = {}
     for statement in unit.module.body:

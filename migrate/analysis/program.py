@@ -22,9 +22,10 @@ from triton_migrate.syntax.walk import walk
 
 from .calls import UnboundCall, bind
 from .interfaces import ABSENT, ABSENT_ZERO, SiteFacts, merge
-from .module_index import Helper, Key, ModuleIndex, from_imports, leading_name
+from .module_index import Helper, Key, ModuleIndex, Unit, from_imports, leading_name
 from .packages import absolute_module
 from .returns import joined_returns
+from .shared import ProgramPlace
 from .triton_names import dotted_name
 
 MAX_ROUNDS = 64  # offsets handed back round a loop of helpers weaken their proofs a step a round
@@ -37,7 +38,8 @@ class Program:
     (None: no unit). `frozen`: units that cannot be migrated (name -> why): they are never analysed nor
     rewritten, so their helpers and the helpers they call keep their block-pointer parameters."""
 
-    def __init__(self, units: list, locate: Locate = absolute_module, frozen: dict[str, str] | None = None) -> None:
+    def __init__(self, units: list[Unit], locate: Locate = absolute_module,
+                 frozen: dict[str, str] | None = None) -> None:
         self.units = units
         self.by_module = {unit.module_name: unit for unit in units}
         self.helpers: dict[Key, Helper] = {}
@@ -67,11 +69,11 @@ class Program:
         self.calling: dict[int, tuple] = {}  # id(call) -> (the unit it is in, the function it is in)
         for unit in units:
             for call, function in self.indexes[unit.module_name].calls:
-                key = self.resolve(unit, call.func)
-                if key is not None:
-                    self.calls_of[key].append(call)
+                callee = self.resolve(unit, call.func)
+                if callee is not None:
+                    self.calls_of[callee].append(call)
                     self.calling[id(call)] = (unit, function)
-                    self.callers_of[key].update([id(function)] if function is not None else [])
+                    self.callers_of[callee].update([id(function)] if function is not None else [])
         # ids of the functions on either end of a call between jit functions
         self.linked = set().union(*self.callers_of.values(), (id(self.helpers[k].node) for k in self.calls_of))
         self.frozen_reasons: dict[Key, str] = {}
@@ -83,10 +85,10 @@ class Program:
     def _located(self, importer: str, imports: dict, locate: Locate) -> dict[str, tuple[str, str | None]]:
         """local -> (unit, attribute or None) for the imports of units of the program: `from pkg import mod`
         imports the unit `mod`, `from pkg.mod import f` the attribute `f` of the unit `pkg.mod`."""
-        found = {}
+        found: dict[str, tuple[str, str | None]] = {}
         for local, (level, module, attribute) in imports.items():
             whole = locate(importer, level, ".".join(p for p in (module, attribute) if p)) if attribute else None
-            if whole in self.by_module:
+            if whole is not None and whole in self.by_module:
                 found[local] = (whole, None)
             elif (owner := locate(importer, level, module)) in self.by_module:
                 found[local] = (owner, attribute)
@@ -164,7 +166,7 @@ class Program:
         checked against them."""
         self.validating = False
         for _ in range(MAX_ROUNDS):
-            self.sites = defaultdict(list)  # (key, param) -> [(call, facts or None, creations)]
+            self.sites: dict[tuple[Key, str], list[tuple]] = defaultdict(list)  # [(call, facts or None, creations)]
             result = analyse()
             if self._update(result):
                 continue
@@ -176,7 +178,7 @@ class Program:
                 return result
         raise RuntimeError("block pointers across calls did not settle")
 
-    def context_for(self, unit, function: cst.FunctionDef) -> Context:
+    def context_for(self, unit: Unit, function: cst.FunctionDef) -> ProgramPlace:  # (a Context)
         key = self.key_of.get(id(function))
         entry = {p: i for (k, p), i in self.interfaces.items() if k == key and k is not None}
         return Context(self, unit, key, entry)
@@ -381,7 +383,7 @@ class Context:
     """What the analysis of one function may ask about the others (the FunctionAnalysis `context`)."""
 
     program: Program
-    unit: object
+    unit: Unit
     helper: Key | None  # the function analysed, if it is a jit function
     entry: dict[str, SiteFacts] = field(default_factory=dict)  # the parameters that arrive as parts
 

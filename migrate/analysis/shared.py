@@ -43,19 +43,31 @@ from .triton_names import TritonNames
 
 
 class HelperTable(Protocol):
-    """What the parts read of the program itself (program.py's Program): each helper's definition."""
+    """What the parts (and the engine's diagnostics) read of the program itself (program.py's Program): each
+    helper's definition, and why the helpers a frozen module defines or calls keep their code."""
 
-    helpers: dict[Key, Helper]
+    @property
+    def helpers(self) -> dict[Key, Helper]: ...
+
+    @property
+    def frozen_reasons(self) -> dict[Key, str]: ...
 
 
 class ProgramPlace(Protocol):
     """What the analysis of one function reads of its place in the program (program.py's Context, which
     builds on this module): the other functions, and what the program's rounds settled about their calls."""
 
-    program: HelperTable
-    unit: object  # the engine's unit of the function's module
-    helper: Key | None  # the function analysed, if it is a jit function
-    entry: dict[str, SiteFacts]  # the parameters that arrive as parts
+    @property
+    def program(self) -> HelperTable: ...
+
+    @property
+    def unit(self) -> object: ...  # the engine's unit of the function's module
+
+    @property
+    def helper(self) -> Key | None: ...  # the function analysed, if it is a jit function
+
+    @property
+    def entry(self) -> dict[str, SiteFacts]: ...  # the parameters that arrive as parts
 
     def resolve(self, func: cst.BaseExpression) -> Key | None: ...
 

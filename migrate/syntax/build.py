@@ -162,6 +162,8 @@ def appended(items: list, new) -> list:
     after = trailing.whitespace_after if trailing is not None else getattr(last, field)
     separator = items[-2].comma.whitespace_after if len(items) > 1 and isinstance(items[-2].comma, cst.Comma) \
         else cst.SimpleWhitespace(" ")
+    between: cst.BaseParenthesizableWhitespace
+    closing: cst.BaseParenthesizableWhitespace
     if isinstance(after, cst.ParenthesizedWhitespace) and isinstance(separator, cst.ParenthesizedWhitespace):
         between = separator.with_changes(first_line=after.first_line, empty_lines=[])
         closing = after.with_changes(first_line=cst.TrailingWhitespace())
