@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
 
 import libcst as cst
 
@@ -56,7 +57,7 @@ class _LaidOut(cst.BaseSmallStatement):
 
     code: str
 
-    def _visit_and_replace_children(self, visitor: cst.CSTVisitor) -> _LaidOut:
+    def _visit_and_replace_children(self, visitor: cst.CSTVisitor | cst.CSTTransformer) -> _LaidOut:
         return self
 
     def _codegen_impl(self, state, default_semicolon: bool = False) -> None:
@@ -99,7 +100,7 @@ class _Fitter(cst.CSTTransformer):
         code = self._laid_out(text, 0 if pragma else extra)
         if code is None and ("\n" in text or "\r" in text):
             return updated  # lines the layout did not make (a string over lines): printed from its nodes
-        if pragma and code is not None and "\n" in code:
+        if pragma and comment is not None and code is not None and "\n" in code:
             # a pragma (noqa, type: ignore) silences its own line: the first, where the statement (and the name
             # it silences) starts, as in the source; black would move it after the closing bracket
             first, rest = code.split("\n", 1)
@@ -124,7 +125,8 @@ class _Fitter(cst.CSTTransformer):
         code = self._laid_out(self.module.code_for_node(header).rstrip()[:-len("pass")].rstrip(), 0)
         if code is None:
             return updated
-        laid = cst.parse_statement(code + " pass" + self.module.default_newline, self.module.config_for_parsing)
+        laid = cast(cst.FunctionDef, cst.parse_statement(code + " pass" + self.module.default_newline,
+                                                         self.module.config_for_parsing))  # the header parsed back
         return updated.with_changes(whitespace_before_params=laid.whitespace_before_params, params=laid.params,
                                     returns=laid.returns, whitespace_before_colon=laid.whitespace_before_colon)
 
