@@ -17,13 +17,16 @@ unpacked from a call, say) may be a compile-time constant.
 
 from __future__ import annotations
 
-from typing import TypeGuard
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from triton_migrate.analysis.facts import AssignmentCollector
 from triton_migrate.syntax.nodes import free_names
 from triton_migrate.syntax.walk import walk
+
+if TYPE_CHECKING:
+    from typing import TypeGuard  # Python 3.10 (annotations are not evaluated: 3.9 runs this)
 
 # Calls whose result is a tensor whatever their arguments: a name assigned one is a run-time value.
 _RUNTIME_CALLS = frozenset({"program_id", "num_programs", "load", "arange", "zeros", "full", "rand", "randn",

@@ -21,10 +21,10 @@ def tuple_elements(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
 
 
 def int_value(node: cst.BaseExpression) -> int | None:
-    kind = type(node)  # not isinstance (an ABC's, a Python call): asked of most expressions the analysis meets
-    if kind is cst.Integer:
+    # type(), not isinstance (an ABC's, a Python call): asked of most expressions the analysis meets
+    if type(node) is cst.Integer:
         return int(node.value, 0)
-    if kind is cst.UnaryOperation and type(node.operator) is cst.Minus:
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
         inner = int_value(node.expression)
         return None if inner is None else -inner
     return None
@@ -49,7 +49,7 @@ def parsed(code: str) -> cst.BaseExpression:
 def code_of(node: cst.CSTNode) -> str:
     """The node's source text, the spelling a rewrite copies. A bare name or integer (most calls) is its
     own text: libcst's code generation costs some 50 times more."""
-    if type(node) in (cst.Name, cst.Integer) and not node.lpar:
+    if (type(node) is cst.Name or type(node) is cst.Integer) and not node.lpar:
         return node.value
     return _generate(node)
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TypeGuard
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from ..nodes import int_value
+
+if TYPE_CHECKING:
+    from typing import TypeGuard  # Python 3.10 (annotations are not evaluated: 3.9 runs this)
 
 _ATOMIC = (cst.Name, cst.Integer, cst.Attribute, cst.Call, cst.Subscript, cst.UnaryOperation)
 _ADDITIVE = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
