@@ -4,8 +4,6 @@ expression with the edits inside it made: a call of a helper that receives block
 
 from __future__ import annotations
 
-from typing import cast
-
 import libcst as cst
 
 from triton_migrate.analysis.records import BaseTest, CompileError, ElementType, HelperCallParts
@@ -31,7 +29,7 @@ def element_type(record: ElementType, stand_ins: StandIns, query: cst.Attribute)
     """`p.dtype.element_ty` as it is where `p` holds its pointers (`p.type.element_ty` as their dtype's), else
     the descriptor's dtype, else the base's element type."""
     if record.source == "pointers":
-        if cast(cst.Attribute, query.value).attr.value == "dtype":  # `p.dtype.element_ty`
+        if query.value.attr.value == "dtype":
             return query
         return masked_pointers.element_type(descriptor.queried_pointer(query))
     if record.source == Form.DESCRIPTOR:
