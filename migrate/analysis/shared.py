@@ -2,7 +2,7 @@
 the whole analysis, with what it learns across reruns), one run's tables (`Run`, new for each rerun), and
 `Part`, the base of every part, which names the others.
 
-The parts (dataflow.py assembles them): `Dataflow` walks the statements; `Bookkeeping` records what is
+The parts (dataflow.py assembles them): `Dataflow` (statements.py) walks the statements; `Bookkeeping` records what is
 refused, learnt or left alone; `Creations` describes each `make_block_ptr`; `Advances` follows offsets
 through advances and copies; `Accesses` (sites.py) decides the form of each load and store; `AccessForms`
 records the chosen form; `Launch` says what a launch checks or the user stated (TTD009/TTD010); `Results`
