@@ -203,10 +203,6 @@ def test_the_target_is_read_in_one_module():
 
 
 MAX_LINES = 500
-# Modules over MAX_LINES that parallel branches are reshaping (issue 44): the settings table replaces most of
-# config.py, the fuzz fixes edit facts.py and the emitted-offsets work wrap.py's neighbours. Split each once
-# its branch is merged; the test fails when one shrinks below the limit, so that it leaves this list.
-OVER_LIMIT = {"analysis/facts.py", "analysis/program.py", "rewrite/wrap.py"}  # still to split (issue 44)
 
 
 def test_no_module_of_the_tool_is_over_500_lines():
@@ -215,7 +211,7 @@ def test_no_module_of_the_tool_is_over_500_lines():
     root = Path(importlib.util.find_spec(PACKAGE).origin).parent
     over = {path.relative_to(root).as_posix() for path in root.rglob("*.py")
             if len(path.read_text().splitlines()) > MAX_LINES}
-    assert over == OVER_LIMIT
+    assert over == set()
 
 
 def test_the_engine_words_no_site_a_rule_does():

@@ -20,7 +20,8 @@ from test_cli import invoke, put, tree  # noqa: F401 (tree is a fixture)
 from triton_migrate.engine import migrate_source
 from triton_migrate.frontend.config import Resolver
 from triton_migrate.policy import Policy
-from triton_migrate.rewrite.wrap import _LaidOut, layout
+from triton_migrate.rewrite.linebreaks import layout
+from triton_migrate.rewrite.wrap import _LaidOut
 from triton_migrate.rules import _launch_support as launch_support
 
 # Two blocks deep in a kernel, FLA's style: a masked-pointer address, a guarded load and a store each come

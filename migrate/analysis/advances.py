@@ -4,6 +4,7 @@ about them, and the statements that keep them in variables. A part of FunctionAn
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import cast
 
 import libcst as cst
 
@@ -46,7 +47,8 @@ class Advances(Part):
         if resolved is None:
             return self.untracked_advance(call, state)
         source, deltas = resolved
-        return self.moved(node, name, advanced_base(call, self.fn.names).value, source, deltas, state)
+        base = cast(cst.Name, advanced_base(call, self.fn.names))  # a tracked block pointer is read of a name
+        return self.moved(node, name, base.value, source, deltas, state)
 
     def copy(self, node, name: str, source: BlockPtr, state: State) -> Value:
         """`k_next = k_ptr`: the same block pointer under another name, whose offsets then move on their own. A
@@ -117,7 +119,7 @@ class Advances(Part):
         if offsets is not None:
             self.flow.visit(offsets.value, state)
         if not isinstance(value, BlockPtr):
-            if isinstance(value, Opaque):
+            if isinstance(value, Opaque) and isinstance(base, cst.Name):  # (a value is read of a name only)
                 self.books.refuse_ambiguous(value, base)
             elif (why := self.crossing.none_pointer(base, state)) is not None:
                 self.books.never_compiles(call, ttd002_advance.CODE, ttd002_advance.on_none(why),

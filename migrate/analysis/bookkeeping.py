@@ -84,7 +84,7 @@ class Bookkeeping(Part):
 
     def settle(self, value: BlockPtr) -> BlockPtr:
         """A value used here is one block pointer from now on, whatever path made it (joins of different
-        orders wait for a use: dataflow.join_pointers)."""
+        orders wait for a use: statements.py, join_pointers)."""
         if len(value.creations) > 1:
             self.fn.knowledge.union(value.creations)
         return value

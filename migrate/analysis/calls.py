@@ -100,8 +100,9 @@ def is_method_advance(call: cst.Call, names) -> bool:
 
 def advance_arguments(call: cst.Call, names) -> dict[str, cst.Arg]:
     """`base` and `offsets` of `tl.advance(p, offsets)` or of `p.advance(offsets)` (`base`: `p`)."""
-    if is_method_advance(call, names):
-        return {"base": cst.Arg(call.func.value), **bind(call, "advance", ("offsets",))}
+    func = call.func
+    if is_method_advance(call, names) and isinstance(func, cst.Attribute):  # (the one implies the other)
+        return {"base": cst.Arg(func.value), **bind(call, "advance", ("offsets",))}
     return bind(call, "advance")
 
 

@@ -19,6 +19,7 @@ accounts for (TTD203). Which calls count:
 from __future__ import annotations
 
 import ast
+from typing import cast
 
 from triton_migrate.syntax.ast_walk import ast_nodes
 
@@ -30,16 +31,17 @@ _ADVANCE_KEYWORDS = ("base", "offsets")
 
 def spelled_calls(tree: ast.Module) -> list[ast.Call]:
     """The module's block-pointer calls by spelling, in source order (see above)."""
-    creations, advances = [], []
+    creations: list[ast.Call] = []
+    advances: list[tuple[ast.Call, ast.expr]] = []  # with their offsets
     for node in ast_nodes(tree):
         if type(node) is not ast.Call:
             continue
         called = _called_name(node.func)
         if called == CREATION:
             creations.append(node)
-        elif called == ADVANCE and _offsets(node) is not None:
-            advances.append(node)
-    counted = creations + [call for call in advances if creations or _is_display(_offsets(call))]
+        elif called == ADVANCE and (offsets := _offsets(node)) is not None:
+            advances.append((node, offsets))
+    counted = creations + [call for call, offsets in advances if creations or _is_display(offsets)]
     return sorted(counted, key=lambda call: (call.lineno, call.col_offset))
 
 
@@ -53,7 +55,8 @@ def callee(call: ast.Call) -> tuple[str | None, str]:
     func = call.func
     if type(func) is ast.Name:
         return None, func.id
-    return ast_dotted_name(func.value) or "", func.attr
+    attribute = cast(ast.Attribute, func)  # a counted call is `name(...)` or `owner.name(...)`
+    return ast_dotted_name(attribute.value) or "", attribute.attr
 
 
 def _called_name(func: ast.expr) -> str | None:
@@ -69,7 +72,7 @@ def _offsets(call: ast.Call) -> ast.expr | None:
     keywords = {keyword.arg: keyword.value for keyword in call.keywords}
     if any(type(argument) is ast.Starred for argument in call.args) or None in keywords:
         return None
-    named = dict(zip(_ADVANCE_KEYWORDS, call.args))
+    named: dict[str | None, ast.expr] = dict(zip(_ADVANCE_KEYWORDS, call.args))
     if len(call.args) > 2 or keywords.keys() - set(_ADVANCE_KEYWORDS) or keywords.keys() & named.keys():
         return None
     named.update(keywords)

@@ -5,6 +5,7 @@ BlockPtr value with its offsets. A part of FunctionAnalysis (shared.py)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -32,6 +33,9 @@ from .values import (
     State,
     Value,
 )
+
+if TYPE_CHECKING:
+    from typing import TypeGuard  # Python 3.10 (annotations are not evaluated: 3.9 runs this)
 
 
 def _is_arithmetic(node: cst.BaseExpression) -> bool:
@@ -137,7 +141,7 @@ class Creations(Part):
         base = call.args[0].value if call.args else None
         return "p_" + next((n.value for n in (target, base) if type(n) is cst.Name), "block")
 
-    def conditional_creation(self, value: cst.BaseExpression) -> bool:
+    def conditional_creation(self, value: cst.BaseExpression) -> TypeGuard[cst.IfExp]:
         """`tl.make_block_ptr(...) if FLAG else None`, or `None if FLAG else tl.make_block_ptr(...)`. The
         condition is a compile-time value: Triton cannot select between a block pointer and `None` at run time."""
         if not isinstance(value, cst.IfExp):

@@ -2,7 +2,8 @@
 
 A name has a property (say, "is a multiple of the block width") when *every* assignment to it in the
 function has it; cycles (`k = k + BK`) are assumed to hold, which is sound because the base case of
-each cycle is an assignment we check too.
+each cycle is an assignment we check too. The proofs themselves are proofs.py's; this module gathers what
+they read (assignments, loop counters, module constants) and remembers their answers per node.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from triton_migrate.syntax.nodes import NameFinder, canonical_code, free_names, 
 from triton_migrate.syntax.walk import children, walk
 
 from .calls import string_value
+from .proofs import Aligned, NonNegative
 from .stated import Inline
 from .triton_names import TritonNames
 from .values import is_none
 
-RANGE_MEMBERS = ("range", "static_range")
 # triton.language functions whose result is a block (tile), whatever their arguments.
 TILE_MEMBERS = frozenset({"load", "zeros", "zeros_like", "full", "dot", "dot_scaled", "arange", "trans", "permute",
                           "broadcast_to", "reshape", "view", "expand_dims", "join", "cat", "rand", "randn",
@@ -139,7 +140,7 @@ class FunctionFacts:
         self.grid_launched = grid_launched
         self.bound_nowhere = bound_nowhere
         self.inline = inline or Inline()
-        self.params = {p.name.value for p in function.params.params + function.params.kwonly_params}
+        self.params = {p.name.value for p in (*function.params.params, *function.params.kwonly_params)}
         self.names = names
         self._function = function
         self._counters: dict[int, cst.For] | None = None
@@ -163,8 +164,8 @@ class FunctionFacts:
         if name in self.params:
             return None
         local = self.assignments.get(name, [])
-        if len(local) == 1 and is_literal(local[0]):
-            return local[0]
+        if len(local) == 1 and isinstance(local[0], cst.BaseExpression) and is_literal(local[0]):
+            return local[0]  # (an augmented assignment or a loop is no literal)
         return self.constants.get(name) if not local else None
 
     def free_names(self, expr: cst.CSTNode) -> frozenset[str]:
@@ -217,7 +218,7 @@ class FunctionFacts:
         key = (id(expr), self.canonical_code(block))  # the proof reads the block only through its code
         found = self._aligned.get(key)
         if found is None:
-            found = self._aligned[key] = (expr, _Aligned(self, block).check(expr, frozenset()))
+            found = self._aligned[key] = (expr, Aligned(self, block).check(expr, frozenset()))
         return found[1]
 
     def is_nonnegative(self, expr: cst.BaseExpression, parameters: frozenset[str] | None = None) -> bool:
@@ -227,7 +228,7 @@ class FunctionFacts:
         key = (id(expr), parameters)
         found = self._nonnegative.get(key)
         if found is None:
-            proof = _NonNegative(self, self.params if parameters is None else parameters)
+            proof = NonNegative(self, self.params if parameters is None else parameters)
             found = self._nonnegative[key] = (expr, proof.check(expr, frozenset()))
         return found[1]
 
@@ -316,7 +317,7 @@ DOTS = frozenset({"dot", "dot_scaled"})
 
 def _dot_arguments(node: cst.CSTNode, names: TritonNames) -> list:
     """The arguments of every `tl.dot` call in `node`."""
-    found = []
+    found: list[cst.BaseExpression] = []
 
     class Dots(cst.CSTVisitor):
         def visit_Call(self, call: cst.Call) -> None:
@@ -376,164 +377,3 @@ class _Counters(cst.CSTVisitor):
             inner[node.target.value] = node
         walk(_Counters(self.found, inner), node.body)
         return False
-
-
-class _Proof:
-    """A property of integer expressions proved by structural induction; local names need every
-    assignment to have it, loop variables a start and a step that have it (in their loop's body, only their
-    loop's: FunctionFacts.counter_loop)."""
-
-    def __init__(self, facts: FunctionFacts) -> None:
-        self.facts = facts
-
-    def check(self, expr: cst.CSTNode, seen: frozenset[str]) -> bool:
-        literal = int_value(expr)
-        if literal is not None:
-            return self.literal(literal)
-        kind = type(expr)  # not isinstance (an ABC's, a Python call): every term of every offset comes here
-        if kind is cst.Name:
-            loop = self.facts.counter_loop(expr)
-            if loop is not None and expr.value not in seen:
-                return self._loop_variable(loop.iter, seen | {expr.value})
-            return self.named(expr.value, seen)
-        if kind is cst.BinaryOperation:
-            return self.binary(expr, seen)
-        if kind is cst.UnaryOperation:
-            return self.unary(expr, seen)
-        if kind is cst.IfExp:
-            return self.check(expr.body, seen) and self.check(expr.orelse, seen)
-        if kind is cst.Call:
-            if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "to" and \
-                    self.facts.names.member(expr.func) is None:
-                return self.check(expr.func.value, seen)  # x.to(tl.int32) keeps the value
-            return self.call(self.facts.names.member(expr.func), expr.args, seen)
-        return False
-
-    def named(self, name: str, seen: frozenset[str]) -> bool:
-        return self.name(name) or self.facts.every_assignment(name, self._source, seen)
-
-    def _source(self, source: cst.CSTNode, seen: frozenset[str]) -> bool:
-        if isinstance(source, cst.AugAssign):
-            return self.augmented(source.operator) and self.check(source.value, seen)
-        if isinstance(source, cst.For):
-            return self._loop_variable(source.iter, seen)
-        return self.check(source, seen)
-
-    def _loop_variable(self, iterator: cst.BaseExpression, seen: frozenset[str]) -> bool:
-        if not isinstance(iterator, cst.Call) or any(a.keyword for a in iterator.args):
-            return False
-        is_range = (isinstance(iterator.func, cst.Name) and iterator.func.value == "range") or \
-            self.facts.names.member(iterator.func) in RANGE_MEMBERS
-        args = [a.value for a in iterator.args[:3]]
-        start = args[0] if len(args) > 1 else cst.Integer("0")
-        step = args[2] if len(args) > 2 else cst.Integer("1")
-        return is_range and self.check(start, seen) and self.check(step, seen)
-
-    # the property itself
-    def literal(self, value: int) -> bool: raise NotImplementedError
-    def name(self, name: str) -> bool: raise NotImplementedError
-    def binary(self, expr: cst.BinaryOperation, seen: frozenset[str]) -> bool: raise NotImplementedError
-    def unary(self, expr: cst.UnaryOperation, seen: frozenset[str]) -> bool: raise NotImplementedError
-    def call(self, member: str | None, args, seen: frozenset[str]) -> bool: raise NotImplementedError
-    def augmented(self, operator: cst.BaseAugOp) -> bool: raise NotImplementedError
-
-
-class _Aligned(_Proof):
-    """A multiple of the innermost block dimension, or of 16 elements."""
-
-    def __init__(self, facts: FunctionFacts, block: cst.BaseExpression) -> None:
-        super().__init__(facts)
-        self.block_code = canonical_code(block)
-        self.block_literal = int_value(block)
-
-    def literal(self, value: int) -> bool:
-        return value % 16 == 0 or (bool(self.block_literal) and value % self.block_literal == 0)
-
-    def name(self, name: str) -> bool:
-        return name == self.block_code
-
-    def binary(self, expr: cst.BinaryOperation, seen: frozenset[str]) -> bool:
-        if isinstance(expr.operator, cst.Multiply):
-            return self.check(expr.left, seen) or self.check(expr.right, seen)
-        if isinstance(expr.operator, (cst.Add, cst.Subtract)):
-            return self.check(expr.left, seen) and self.check(expr.right, seen)
-        return isinstance(expr.operator, cst.LeftShift) and self.check(expr.left, seen)
-
-    def unary(self, expr: cst.UnaryOperation, seen: frozenset[str]) -> bool:
-        return isinstance(expr.operator, cst.Minus) and self.check(expr.expression, seen)
-
-    def call(self, member: str | None, args, seen: frozenset[str]) -> bool:
-        if member != "multiple_of" or len(args) != 2:
-            return False
-        hint = int_value(args[1].value)
-        return (hint is not None and hint % 16 == 0) or self.check(args[0].value, seen)
-
-    def augmented(self, operator: cst.BaseAugOp) -> bool:
-        return isinstance(operator, (cst.AddAssign, cst.SubtractAssign))
-
-
-class _NonNegative(_Proof):
-    """Never below zero, where the `parameters` named are (FunctionFacts.is_nonnegative)."""
-
-    def __init__(self, facts: FunctionFacts, parameters: frozenset[str] | set[str]) -> None:
-        super().__init__(facts)
-        self.parameters = parameters
-
-    def named(self, name: str, seen: frozenset[str]) -> bool:
-        # A parameter holds what it is passed until the function assigns it (`i = i - BLOCK`): both must hold.
-        if name in self.facts.params:
-            return name in self.parameters and (not self.facts.assigned(name) or
-                                                self.facts.every_assignment(name, self._source, seen))
-        return self.facts.every_assignment(name, self._source, seen)
-
-    def literal(self, value: int) -> bool:
-        return value >= 0
-
-    def binary(self, expr: cst.BinaryOperation, seen: frozenset[str]) -> bool:
-        if isinstance(expr.operator, cst.Modulo) and self.check(expr.left, seen):
-            # Triton's `%` on a tensor takes the sign of the dividend (C's remainder, whatever the divisor:
-            # the grouped GEMM's `pid % group_size_m`, where `group_size_m` is a `min` of a difference);
-            # Python's, on two constexprs, that of the divisor
-            return self.check(expr.right, seen) or any(_Runtime(self.facts).check(side, seen)
-                                                       for side in (expr.left, expr.right))
-        closed = (cst.Add, cst.Multiply, cst.FloorDivide, cst.LeftShift, cst.RightShift)
-        return isinstance(expr.operator, closed) and self.check(expr.left, seen) and self.check(expr.right, seen)
-
-    def unary(self, expr: cst.UnaryOperation, seen: frozenset[str]) -> bool:
-        return isinstance(expr.operator, cst.Plus) and self.check(expr.expression, seen)
-
-    def call(self, member: str | None, args, seen: frozenset[str]) -> bool:
-        values = [a.value for a in args]
-        if member in ("program_id", "num_programs"):
-            return True
-        if member in ("cdiv", "minimum"):
-            return all(self.check(v, seen) for v in values)
-        if member in ("multiple_of", "max_contiguous"):
-            return bool(values) and self.check(values[0], seen)
-        return member == "maximum" and any(self.check(v, seen) for v in values)
-
-    def augmented(self, operator: cst.BaseAugOp) -> bool:
-        return isinstance(operator, (cst.AddAssign, cst.MultiplyAssign))
-
-
-class _Runtime(_Proof):
-    """A tensor at run time, never a constexpr: computed from a program id. (An integer argument may be
-    specialised into a constexpr, 1 when it is 1.)"""
-
-    def literal(self, value: int) -> bool:
-        return False
-
-    def name(self, name: str) -> bool:
-        return False
-
-    def binary(self, expr: cst.BinaryOperation, seen: frozenset[str]) -> bool:
-        return self.check(expr.left, seen) or self.check(expr.right, seen)
-
-    def unary(self, expr: cst.UnaryOperation, seen: frozenset[str]) -> bool:
-        return self.check(expr.expression, seen)
-
-    def call(self, member: str | None, args, seen: frozenset[str]) -> bool:
-        return member in ("program_id", "num_programs")
-
-    def augmented(self, operator: cst.BaseAugOp) -> bool:
-        return True

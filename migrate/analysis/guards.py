@@ -48,7 +48,7 @@ class Arguments:
     """The launch's view of a kernel's parameters: what `args` holds, or the parameter's default."""
 
     def __init__(self, function: cst.FunctionDef) -> None:
-        params = function.params.params + function.params.kwonly_params
+        params = (*function.params.params, *function.params.kwonly_params)
         self.defaults = {p.name.value: p.default for p in params}
 
     def with_names(self, names) -> Arguments:
@@ -157,7 +157,7 @@ def _single_source(name: cst.Name, facts: FunctionFacts) -> cst.BaseExpression |
 
 def _root_and_terms(base, facts: FunctionFacts, arguments: Arguments, seen: frozenset):
     """(the pointer parameter the base starts from, the terms added to it), or why they cannot be told."""
-    terms = []
+    terms: list[cst.BaseExpression] = []
     while isinstance(base, cst.BinaryOperation) and isinstance(base.operator, (cst.Add, cst.Subtract)):
         terms.insert(0, base.right)
         base = base.left

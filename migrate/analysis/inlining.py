@@ -23,7 +23,7 @@ other (`if USE_BP: return tl.make_block_ptr(...)` / `return base + offsets`) is 
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Union
+from typing import Callable, Optional, Union, cast
 
 import libcst as cst
 
@@ -32,8 +32,8 @@ from triton_migrate.syntax.nodes import canonical_code, free_names, tuple_elemen
 
 from .calls import UnboundCall, bind
 
-# A branch tree: a `make_block_ptr` call, or (condition, taken, otherwise).
-Tree = Union[cst.Call, tuple]
+# A branch tree: a `make_block_ptr` call, something else returned (`_Other`), or (condition, taken, otherwise).
+Tree = Union[cst.Call, "_Other", tuple]
 Nested = Optional[Callable[[cst.Call], Optional[cst.Call]]]
 _ATOMIC = (cst.Name, cst.Integer, cst.Float, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString)
 _TUPLES = ("shape", "strides", "offsets", "block_shape", "order")
@@ -53,8 +53,9 @@ def inlined_creation(helper: cst.FunctionDef, arguments: dict[str, cst.Arg], mem
     tree = _decided(tree, _Substitute(values)) if tree is not None else None
     if tree is None or not _conditions(tree) <= constexprs or any(isinstance(leaf, _Other) for leaf in _leaves(tree)):
         return None  # a branch the call may take returns something else (a raw pointer: no creation to read)
-    leaves = [_parts(call) for call in _leaves(tree)]
-    if None in leaves or len({len(leaf[k]) for leaf in leaves for k in _TUPLES}) != 1:
+    found = [_parts(call) for call in _leaves(tree)]
+    leaves = [leaf for leaf in found if leaf is not None]
+    if len(leaves) < len(found) or len({len(leaf[k]) for leaf in leaves for k in _TUPLES}) != 1:
         return None  # tuples of different lengths (Triton rejects the creation), or ranks that differ
     for fixed in ("block_shape", "order"):
         if len({tuple(canonical_code(e) for e in leaf[fixed]) for leaf in leaves}) != 1:
@@ -65,8 +66,10 @@ def inlined_creation(helper: cst.FunctionDef, arguments: dict[str, cst.Arg], mem
         return None
     substitute = _Substitute({name: values[name] for name in used})
 
+    parts_of = {id(call): leaf for call, leaf in zip(_leaves(tree), leaves)}
+
     def merged(key: str, index: int) -> cst.BaseExpression:
-        return _merge(tree, lambda call: _parts(call)[key][index], substitute)
+        return _merge(tree, lambda call: parts_of[id(call)][key][index], substitute)
 
     rank = len(leaves[0]["shape"])
     args = [cst.Arg(merged("base", 0))]
@@ -109,13 +112,14 @@ def _values(helper: cst.FunctionDef, arguments: dict[str, cst.Arg], member=None)
     False`), a local of those lines its expression in them (`offset = row * stride0`), and the block pointers
     those lines make (`_made`). An argument or a local that holds a call stands for nothing: it would be
     evaluated where the block pointer is used, perhaps more than once."""
-    values, made = {}, {}
+    values: dict[str, cst.BaseExpression] = {}
+    made: dict[str, cst.Call] = {}
     for param in helper.params.params:
         name = param.name.value
         if name in arguments and not _has_call(arguments[name].value):
             values[name] = _grouped(arguments[name].value)
-        elif name not in arguments and param.default is not None and _literal(param.default) is not None:
-            values[name] = _literal(param.default)
+        elif name not in arguments and param.default is not None and (literal := _literal(param.default)) is not None:
+            values[name] = literal
     statements = _body(helper)
     while statements and (local := _local(statements[0])) is not None:
         name, value = local
@@ -125,7 +129,7 @@ def _values(helper: cst.FunctionDef, arguments: dict[str, cst.Arg], member=None)
         if creation is not None:
             made[name] = creation
         elif free_names(value) <= set(values) and not _has_call(value):
-            values[name] = _grouped(value.visit(_Substitute(values)))
+            values[name] = _grouped(cast(cst.BaseExpression, value.visit(_Substitute(values))))
         statements = statements[1:]
     return statements, values, made
 
@@ -138,15 +142,18 @@ def _made(value: cst.BaseExpression, made: dict, member) -> cst.Call | None:
         return None
     if member(value.func) == "make_block_ptr":
         return value
+    if member(value.func) != "advance":
+        return None
     try:
-        bound = bind(value, "advance") if member(value.func) == "advance" else None
+        bound = bind(value, "advance")
     except UnboundCall:
         return None
-    base = bound["base"].value if bound is not None else None
+    base = bound["base"].value
     source = made.get(base.value) if isinstance(base, cst.Name) else None
-    parts = _parts(source) if source is not None else None
-    deltas = tuple_elements(bound["offsets"].value) if parts is not None and "offsets" in bound else None
-    if deltas is None or len(deltas) != len(parts["offsets"]):
+    if source is None or "offsets" not in bound:
+        return None
+    parts, deltas = _parts(source), tuple_elements(bound["offsets"].value)
+    if parts is None or deltas is None or len(deltas) != len(parts["offsets"]):
         return None
     offsets = [advance.plus(o, d) for o, d in zip(parts["offsets"], deltas)]
     tuples = [cst.Tuple([cst.Element(e) for e in (offsets if key == "offsets" else parts[key])]) for key in _TUPLES]
@@ -255,7 +262,7 @@ def _merge(tree: Tree, part, substitute: _Substitute) -> cst.BaseExpression:
     """One part of the creation: the branch's own where every branch agrees, else `a if C else b`."""
     if isinstance(tree, cst.Call):
         return _bare(part(tree).visit(substitute))
-    condition, taken, other = tree
+    condition, taken, other = cast(tuple, tree)  # (a tree with an _Other leaf is no creation: never merged)
     test = condition.visit(substitute)
     if isinstance(test, cst.Name) and test.value in ("True", "False"):  # a default, or a literal argument
         return _merge(taken if test.value == "True" else other, part, substitute)

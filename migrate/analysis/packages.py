@@ -82,7 +82,7 @@ def _imports(data: bytes) -> set[tuple[int, str, str | None]]:
 def imported_names(data: bytes) -> set[tuple[int, str, str | None, str | None]]:
     """(level, module, name, the name it is bound to) of every import (`_imports`): `from .m import f as g`
     gives (1, "m", "f", "g"), `import a.b` (0, "a.b", None, None)."""
-    found = set()
+    found: set[tuple[int, str, str | None, str | None]] = set()
     for dots, base, listed, line, plain in _IMPORT.findall(data):
         if plain:
             found |= {(0, part.split()[0].decode(), None, None) for part in plain.split(b",") if part.strip()}
@@ -175,7 +175,7 @@ def groups(files: dict[str, bytes], candidates: set[str],
 def _imported(path: str, imports: set[tuple[int, str, str | None]], locate: Locator) -> set[tuple[str, str | None]]:
     """(file, name) for every import of a file of the run (`imports`: `_imports` of its bytes): `from m import
     f` imports f of m.py, `from pkg import m` and `import pkg.m` all of m.py (name None)."""
-    found = set()
+    found: set[tuple[str, str | None]] = set()
     for level, module, name in imports:
         whole = locate(path, level, ".".join(p for p in (module, name) if p)) if name else None
         if whole is not None:

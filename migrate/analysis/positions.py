@@ -13,29 +13,31 @@ from __future__ import annotations
 import ast
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Union, cast
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from .ast_tree import Unsupported, name_position
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # what Python's tokenizer (and libcst) count as a line break
+Located = Union[ast.expr, ast.arg, ast.stmt]  # an ast node paired with its libcst twin: a call, a parameter, a def
 
 
-def source_order(nodes: Sequence[ast.expr | ast.arg]) -> list:
+def source_order(nodes: Sequence[Located]) -> list:
     """libcst's pre-order: by start, the outer node first."""
     return sorted(nodes, key=lambda n: (n.lineno, n.col_offset, -n.end_lineno, -n.end_col_offset))
 
 
-def _ast_name(node: ast.AST) -> str | None:
+def _ast_name(node: Located) -> str | None:
     """What pairs an ast node with its libcst twin: a parameter's name, a called name's last part, a
     function's name (its twin is the libcst FunctionDef's name)."""
     if isinstance(node, ast.arg):
         return node.arg
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return node.name
-    func = node.func
+    func = cast(ast.Call, node).func
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
 
@@ -44,7 +46,7 @@ def _cst_name(node: cst.CSTNode) -> str | None:
         return node.name.value
     if isinstance(node, cst.Name):
         return node.value
-    func = node.func
+    func = cast(cst.Call, node).func
     return func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
 
 
@@ -55,7 +57,7 @@ class _EncodedLines:
         self._source = source
         self._lines: list[bytes] | None = None
 
-    def start(self, node: ast.AST) -> tuple[int, int]:
+    def start(self, node: Located) -> tuple[int, int]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return name_position(self.line, node)
         return node.lineno, node.col_offset
@@ -76,15 +78,15 @@ class Positions:
         self._ascii = source.isascii()
         self._known = known
         self._wrapper = wrapper
-        self._provider = None
+        self._provider: Mapping[cst.CSTNode, CodeRange] | None = None
         self._lines: list[str] | None = None
 
     @classmethod
     def paired(cls, wrapper: MetadataWrapper, source: str,
-               pairs: Sequence[tuple[Sequence[cst.CSTNode], Sequence[ast.AST]]] = ()) -> Positions:
+               pairs: Sequence[tuple[Sequence[cst.CSTNode], Sequence[Located]]] = ()) -> Positions:
         """`pairs`: (libcst nodes in pre-order, their ast twins in any order), calls with calls, parameters
         with parameters, functions' names with functions."""
-        known = {}
+        known: dict[int, tuple[int, int]] = {}
         lines = _EncodedLines(source)
         for cst_nodes, ast_nodes in pairs:
             ordered = source_order(ast_nodes)

@@ -20,84 +20,16 @@ from triton_migrate.rules import ttd201_crosses_function
 from triton_migrate.syntax.nodes import canonical_code, int_value, tuple_elements
 from triton_migrate.syntax.walk import walk
 
-from .calls import UnboundCall, bind, is_jit
-from .crossing import ABSENT, ABSENT_ZERO, SiteFacts, merge
+from .calls import UnboundCall, bind
+from .interfaces import ABSENT, ABSENT_ZERO, SiteFacts, merge
+from .module_index import Helper, Key, ModuleIndex, Unit, from_imports, leading_name
 from .packages import absolute_module
 from .returns import joined_returns
+from .shared import ProgramPlace
 from .triton_names import dotted_name
 
 MAX_ROUNDS = 64  # offsets handed back round a loop of helpers weaken their proofs a step a round
 Locate = Callable[[str, int, str], Optional[str]]
-
-
-@dataclass(frozen=True)
-class Key:
-    module: str
-    qualname: str
-
-
-@dataclass
-class Helper:
-    key: Key
-    node: cst.FunctionDef
-    unit: object  # the engine's unit of the module that defines it
-
-
-class _Index(cst.CSTVisitor):
-    """Jit functions (module level and static methods), imports, `__all__`, and every reference to a name."""
-
-    def __init__(self) -> None:
-        self.functions: dict[str, cst.FunctionDef] = {}
-        self.imports: dict[str, tuple] = {}  # local -> (level, module, attribute or None) as written
-        self.public: set[str] = set()
-        self.calls: list[tuple[cst.Call, cst.FunctionDef | None]] = []
-        self.references: list[cst.BaseExpression] = []  # names and attributes outside call position
-        self._class: list[str] = []
-        self._function: list[cst.FunctionDef] = []
-        self._callee_ids: set[int] = set()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._class.append(node.name.value)
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._class.pop()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if len(self._function) == 0 and len(self._class) <= 1 and any(is_jit(d) for d in node.decorators):
-            self.functions[".".join(self._class + [node.name.value])] = node
-        self._function.append(node)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._function.pop()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append((node, self._function[-1] if self._function else None))
-        self._callee_ids.add(id(node.func))
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if id(node) not in self._callee_ids:
-            self.references.append(node)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        if id(node) not in self._callee_ids:
-            self.references.append(node)
-        walk(self, node.value)  # not `attr`: the `load` of `tl.load` is no reference to a helper named `load`
-        return False
-
-    def visit_Import(self, node: cst.Import) -> bool:
-        for alias in node.names:
-            if alias.asname is not None:
-                self.imports[alias.asname.name.value] = (0, dotted_name(alias.name), None)
-        return False  # an imported name is no use of it
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-        return False  # _from_imports reads these
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if any(isinstance(t.target, cst.Name) and t.target.value == "__all__" for t in node.targets) and \
-                isinstance(node.value, (cst.List, cst.Tuple)):
-            self.public |= {e.value.evaluated_value for e in node.value.elements
-                            if isinstance(e.value, cst.SimpleString)}
 
 
 class Program:
@@ -106,16 +38,17 @@ class Program:
     (None: no unit). `frozen`: units that cannot be migrated (name -> why): they are never analysed nor
     rewritten, so their helpers and the helpers they call keep their block-pointer parameters."""
 
-    def __init__(self, units: list, locate: Locate = absolute_module, frozen: dict[str, str] | None = None) -> None:
+    def __init__(self, units: list[Unit], locate: Locate = absolute_module,
+                 frozen: dict[str, str] | None = None) -> None:
         self.units = units
         self.by_module = {unit.module_name: unit for unit in units}
         self.helpers: dict[Key, Helper] = {}
         self.indexes = {}
         self.heads: dict[str, set[str]] = {}  # module -> the names a helper's name can start with there
         for unit in units:
-            index = _Index()
+            index = ModuleIndex()
             walk(index, unit.module)
-            index.imports.update(_from_imports(unit))
+            index.imports.update(from_imports(unit))
             index.imports = self._located(unit.module_name, index.imports, locate)
             self.indexes[unit.module_name] = index
             self.heads[unit.module_name] = self._heads(index)
@@ -136,11 +69,11 @@ class Program:
         self.calling: dict[int, tuple] = {}  # id(call) -> (the unit it is in, the function it is in)
         for unit in units:
             for call, function in self.indexes[unit.module_name].calls:
-                key = self.resolve(unit, call.func)
-                if key is not None:
-                    self.calls_of[key].append(call)
+                callee = self.resolve(unit, call.func)
+                if callee is not None:
+                    self.calls_of[callee].append(call)
                     self.calling[id(call)] = (unit, function)
-                    self.callers_of[key].update([id(function)] if function is not None else [])
+                    self.callers_of[callee].update([id(function)] if function is not None else [])
         # ids of the functions on either end of a call between jit functions
         self.linked = set().union(*self.callers_of.values(), (id(self.helpers[k].node) for k in self.calls_of))
         self.frozen_reasons: dict[Key, str] = {}
@@ -152,22 +85,22 @@ class Program:
     def _located(self, importer: str, imports: dict, locate: Locate) -> dict[str, tuple[str, str | None]]:
         """local -> (unit, attribute or None) for the imports of units of the program: `from pkg import mod`
         imports the unit `mod`, `from pkg.mod import f` the attribute `f` of the unit `pkg.mod`."""
-        found = {}
+        found: dict[str, tuple[str, str | None]] = {}
         for local, (level, module, attribute) in imports.items():
             whole = locate(importer, level, ".".join(p for p in (module, attribute) if p)) if attribute else None
-            if whole in self.by_module:
+            if whole is not None and whole in self.by_module:
                 found[local] = (whole, None)
             elif (owner := locate(importer, level, module)) in self.by_module:
                 found[local] = (owner, attribute)
         return found
 
-    def _heads(self, index: _Index) -> set[str]:
+    def _heads(self, index: ModuleIndex) -> set[str]:
         """The local names a helper's name can start with: a jit function of the module, or an import from
         a module of the program (or of one, `from pkg import mod`)."""
         return set(index.imports) | {qualname.partition(".")[0] for qualname in index.functions}
 
     def resolve(self, unit, func: cst.BaseExpression) -> Key | None:
-        if _head(func) not in self.heads[unit.module_name]:  # most calls: `tl.` members and local names
+        if leading_name(func) not in self.heads[unit.module_name]:  # most calls: `tl.` members and local names
             return None
         dotted = dotted_name(func)
         if dotted is None:
@@ -233,7 +166,7 @@ class Program:
         checked against them."""
         self.validating = False
         for _ in range(MAX_ROUNDS):
-            self.sites = defaultdict(list)  # (key, param) -> [(call, facts or None, creations)]
+            self.sites: dict[tuple[Key, str], list[tuple]] = defaultdict(list)  # [(call, facts or None, creations)]
             result = analyse()
             if self._update(result):
                 continue
@@ -245,7 +178,7 @@ class Program:
                 return result
         raise RuntimeError("block pointers across calls did not settle")
 
-    def context_for(self, unit, function: cst.FunctionDef) -> Context:
+    def context_for(self, unit: Unit, function: cst.FunctionDef) -> ProgramPlace:  # (a Context)
         key = self.key_of.get(id(function))
         entry = {p: i for (k, p), i in self.interfaces.items() if k == key and k is not None}
         return Context(self, unit, key, entry)
@@ -436,13 +369,6 @@ class Program:
         self.interfaces.pop((key, param), None)
 
 
-def _head(expression: cst.BaseExpression) -> str | None:
-    """`a` of `a.b.c`."""
-    while type(expression) is cst.Attribute:
-        expression = expression.value
-    return expression.value if type(expression) is cst.Name else None
-
-
 def _is_literal(node: cst.BaseExpression) -> bool:
     """An integer, a string, `None`, or a tuple of integers."""
     elements = tuple_elements(node)
@@ -452,28 +378,14 @@ def _is_literal(node: cst.BaseExpression) -> bool:
         isinstance(node, cst.Name) and node.value == "None"
 
 
-def _from_imports(unit) -> dict[str, tuple[int, str, str]]:
-    """`from .mod import f` / `from pkg.mod import f as g`: local -> (level, module, attribute)."""
-    found = {}
-    for statement in unit.module.body:
-        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
-            if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
-                continue
-            module = dotted_name(small.module) if small.module is not None else ""
-            for alias in small.names:
-                local = alias.asname.name.value if alias.asname is not None else alias.name.value
-                found[local] = (len(small.relative), module, alias.name.value)
-    return found
-
-
 @dataclass
 class Context:
     """What the analysis of one function may ask about the others (the FunctionAnalysis `context`)."""
 
     program: Program
-    unit: object
+    unit: Unit
     helper: Key | None  # the function analysed, if it is a jit function
-    entry: dict = field(default_factory=dict)  # parameter -> SiteFacts: the parameters that arrive as parts
+    entry: dict[str, SiteFacts] = field(default_factory=dict)  # the parameters that arrive as parts
 
     def resolve(self, func: cst.BaseExpression) -> Key | None:
         return self.program.resolve(self.unit, func)

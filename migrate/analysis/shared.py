@@ -2,7 +2,7 @@
 the whole analysis, with what it learns across reruns), one run's tables (`Run`, new for each rerun), and
 `Part`, the base of every part, which names the others.
 
-The parts (dataflow.py assembles them): `Dataflow` walks the statements; `Bookkeeping` records what is
+The parts (dataflow.py assembles them): `Dataflow` (statements.py) walks the statements; `Bookkeeping` records what is
 refused, learnt or left alone; `Creations` describes each `make_block_ptr`; `Advances` follows offsets
 through advances and copies; `Accesses` (sites.py) decides the form of each load and store; `AccessForms`
 records the chosen form; `Launch` says what a launch checks or the user stated (TTD009/TTD010); `Results`
@@ -23,8 +23,22 @@ from triton_migrate.policy import Policy
 
 from .facts import FunctionFacts
 from .guards import Arguments
+from .interfaces import SiteFacts
+from .module_index import Helper, Key
 from .naming import Namer
 from .records import Knowledge, Refusal
+from .seams import (
+    AccessesPart,
+    AccessFormsPart,
+    AdvancesPart,
+    BookkeepingPart,
+    CreationsPart,
+    CrossingPart,
+    DataflowPart,
+    LaunchPart,
+    ResultsPart,
+    ReturnsPart,
+)
 from .triton_names import TritonNames
 
 
@@ -33,11 +47,58 @@ class CrossesFunctions(Exception):
     the whole program can say."""
 
 
+class HelperTable(Protocol):
+    """What the parts (and the engine's diagnostics) read of the program itself (program.py's Program): each
+    helper's definition, and why the helpers a frozen module defines or calls keep their code."""
+
+    @property
+    def helpers(self) -> dict[Key, Helper]: ...
+
+    @property
+    def frozen_reasons(self) -> dict[Key, str]: ...
+
+
 class ProgramPlace(Protocol):
     """What the analysis of one function reads of its place in the program (program.py's Context, which
-    builds on this module)."""
+    builds on this module): the other functions, and what the program's rounds settled about their calls."""
+
+    @property
+    def program(self) -> HelperTable: ...
+
+    @property
+    def unit(self) -> object: ...  # the engine's unit of the function's module
+
+    @property
+    def helper(self) -> Key | None: ...  # the function analysed, if it is a jit function
+
+    @property
+    def entry(self) -> dict[str, SiteFacts]: ...  # the parameters that arrive as parts
+
+    def resolve(self, func: cst.BaseExpression) -> Key | None: ...
+
+    def bind(self, key: Key, call: cst.Call) -> dict[str, cst.Arg] | None: ...
+
+    def constexprs(self, key: Key) -> set[str]: ...
+
+    def record(self, key: Key, param: str, call: cst.Call, facts, creations: frozenset) -> None: ...
+
+    def refusal(self, key: Key, param: str) -> str | None: ...
+
+    def interface(self, key: Key, param: str) -> SiteFacts | None: ...
+
+    def part_names(self, key: Key, param: str, kinds) -> list[str]: ...
+
+    def literals(self, param: str) -> list[cst.BaseExpression] | None: ...
 
     def nonnegative_parameters(self) -> frozenset[str] | None: ...
+
+    def always_none(self, param: str) -> bool: ...
+
+    def removed(self, policy: Policy) -> bool: ...
+
+    def returns(self, key: Key) -> tuple | None: ...
+
+    def is_called(self) -> bool: ...
 
 
 @dataclass
@@ -104,12 +165,31 @@ class Run:
     unit_strides: set[str] = field(default_factory=set)
 
 
+class Parts:
+    """What assembles the parts (dataflow.py's FunctionAnalysis, a subclass): the subject, the current run, and
+    each part typed by its seam (seams.py), which mypy checks the assembled part against."""
+
+    fn: Subject
+    run: Run
+    flow: DataflowPart
+    books: BookkeepingPart
+    creating: CreationsPart
+    moves: AdvancesPart
+    accesses: AccessesPart
+    emit: AccessFormsPart
+    launch: LaunchPart
+    results: ResultsPart
+    crossing: CrossingPart
+    returns: ReturnsPart
+
+
 class Part:
     """A part of the analysis of one function: it reads the subject and the current run, and asks the
     other parts (`parts`, the analysis that assembled them) for what is theirs: `flow` the Dataflow, `books`
-    the Bookkeeping, and so on (unannotated: the parts' modules import this one)."""
+    the Bookkeeping, and so on, each typed by its seam (seams.py: the parts' modules import this one, which
+    cannot import them)."""
 
-    def __init__(self, parts) -> None:
+    def __init__(self, parts: Parts) -> None:
         self.parts = parts
         self.fn: Subject = parts.fn
 
@@ -118,41 +198,41 @@ class Part:
         return self.parts.run
 
     @property
-    def flow(self):
+    def flow(self) -> DataflowPart:
         return self.parts.flow
 
     @property
-    def books(self):
+    def books(self) -> BookkeepingPart:
         return self.parts.books
 
     @property
-    def creating(self):
+    def creating(self) -> CreationsPart:
         return self.parts.creating
 
     @property
-    def moves(self):
+    def moves(self) -> AdvancesPart:
         return self.parts.moves
 
     @property
-    def accesses(self):
+    def accesses(self) -> AccessesPart:
         return self.parts.accesses
 
     @property
-    def emit(self):
+    def emit(self) -> AccessFormsPart:
         return self.parts.emit
 
     @property
-    def launch(self):
+    def launch(self) -> LaunchPart:
         return self.parts.launch
 
     @property
-    def results(self):
+    def results(self) -> ResultsPart:
         return self.parts.results
 
     @property
-    def crossing(self):
+    def crossing(self) -> CrossingPart:
         return self.parts.crossing
 
     @property
-    def returns(self):
+    def returns(self) -> ReturnsPart:
         return self.parts.returns

@@ -20,10 +20,10 @@ LANGUAGE = "triton.language"
 
 
 def dotted_name(node: cst.BaseExpression) -> str | None:
-    kind = type(node)  # not isinstance (an ABC's, a Python call): asked of every call's callee
-    if kind is cst.Name:
+    # type(), not isinstance (an ABC's, a Python call): asked of every call's callee
+    if type(node) is cst.Name:
         return node.value
-    if kind is cst.Attribute:
+    if type(node) is cst.Attribute:
         head = dotted_name(node.value)
         return None if head is None else f"{head}.{node.attr.value}"
     return None
@@ -100,12 +100,11 @@ class TritonNames:
             for small in statement.body:
                 if isinstance(small, cst.Import):
                     for alias in small.names:
-                        names.imported(dotted_name(alias.name), alias.asname and alias.asname.name.value)
+                        names.imported(dotted_name(alias.name), alias.evaluated_alias)
                 elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
                     source = "." * len(small.relative) + (dotted_name(small.module) or "" if small.module else "")
                     for alias in small.names:
-                        local = alias.asname.name.value if alias.asname is not None else alias.name.value
-                        names.imported_from(source, alias.name.value, local)
+                        names.imported_from(source, alias.evaluated_name, alias.evaluated_alias or alias.evaluated_name)
         return names.settle()
 
     @classmethod
@@ -274,7 +273,7 @@ def reexported(trees: dict[str, ast.Module], locate) -> dict[str, TritonNames]:
 def import_sources(tree: ast.Module) -> dict[str, str]:
     """Local name -> the module an import of the module (in its functions too) binds it from, as written
     (`vllm.triton_utils`, `.common`, `triton.language`); of a name imported from triton and elsewhere, elsewhere."""
-    sources = {}
+    sources: dict[str, str] = {}
     for statement in _module_level(tree.body, ast.Try, ast.stmt, functions=True):
         if isinstance(statement, ast.ImportFrom):
             source = "." * statement.level + (statement.module or "")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from typing import cast
 
 from triton_migrate.syntax.ast_walk import ast_nodes
 
@@ -79,7 +80,10 @@ def desugared(source: str, tree: ast.Module) -> Spelling | None:
     taken = {n.id for n in ast_nodes(tree) if isinstance(n, ast.Name)} | \
         {n.arg for n in ast_nodes(tree) if isinstance(n, ast.arg)}
     lines = _line_starts(source)
-    edits, functions, spelt, tuples = [], [], {}, []
+    edits: list[tuple[int, int, str]] = []
+    functions: list[tuple[int, int]] = []
+    spelt: dict[str, str] = {}
+    tuples: list[tuple[int, int]] = []
     for function in (n for n in ast_nodes(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
         found = _respellable(function, names)
         if not found:
@@ -92,12 +96,11 @@ def desugared(source: str, tree: ast.Module) -> Spelling | None:
                 continue
             spelt.update({new: f"{name}[{k}]" for k, new in element.items()})
             edits += [edit for found_edits in assigned for edit in found_edits]
-            tuples += [(assignment.lineno, assignment.end_lineno) for assignment in assignments]
+            tuples += [(assignment.lineno, _last_line(assignment)) for assignment in assignments]
             for read, index in reads:
-                start, end = _at(lines, read.lineno, read.col_offset), _at(lines, read.end_lineno, read.end_col_offset)
-                edits.append((start, end, element[index % arity]))
+                edits.append((_start(lines, read), _end(lines, read), element[index % arity]))
         if len(edits) > before:
-            functions.append((function.lineno, function.end_lineno))
+            functions.append((function.lineno, _last_line(function)))
     if not edits:
         return None
     edits.sort()
@@ -109,10 +112,12 @@ def desugared(source: str, tree: ast.Module) -> Spelling | None:
     return Spelling("".join(text), edits, functions, spelt, tuples, source)
 
 
-def _respellable(function: ast.FunctionDef, names: TritonNames) -> dict:
+def _respellable(function: ast.FunctionDef | ast.AsyncFunctionDef, names: TritonNames) -> dict:
     """name -> (its assignments, its reads with their index, the tuple's length) for the names of `function`
     that hold a tuple of block pointers and are only ever read by a literal index."""
-    assigned, reads, other, holds = {}, {}, set(), set()
+    assigned: dict[str, list[ast.Assign]] = {}  # (each a tuple's)
+    reads: dict[str, list[tuple[ast.Subscript, int]]] = {}
+    other, holds = set(), set()
     parameters = {a.arg for a in ast_nodes(function.args) if isinstance(a, ast.arg)}
     subscripts = {id(n.value) for n in ast_nodes(function) if isinstance(n, ast.Subscript)}
     for node in ast_nodes(function):
@@ -131,12 +136,13 @@ def _respellable(function: ast.FunctionDef, names: TritonNames) -> dict:
         elif isinstance(node, ast.Name) and id(node) not in subscripts and not _is_target_of(node, assigned):
             other.add(node.id)
         elif isinstance(node, ast.Call) and _pointer_use(node, names):
-            pointer = node.func.value if _method_advance(node, names) else node.args[0] if node.args else None
+            method = _method_advance(node, names)
+            pointer = cast(ast.Attribute, node.func).value if method else node.args[0] if node.args else None
             if isinstance(pointer, ast.Subscript) and isinstance(pointer.value, ast.Name):
                 holds.add(pointer.value.id)
     found = {}
     for name, assignments in assigned.items():
-        arities = {len(a.value.elts) for a in assignments}
+        arities = {len(cast(ast.Tuple, a.value).elts) for a in assignments}
         if name in other or name in parameters or name not in holds or len(arities) != 1:
             continue
         arity = arities.pop()
@@ -150,8 +156,8 @@ def _respellable(function: ast.FunctionDef, names: TritonNames) -> dict:
 def _reads_another_element(assignment: ast.Assign, name: str, arity: int) -> bool:
     """`ps = (ps[1], ps[0])`: assigned one by one, the second element would read the new first one."""
     return any(isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name
-               and _index(node.slice) is not None and _index(node.slice) % arity != k
-               for k, element in enumerate(assignment.value.elts) for node in ast_nodes(element))
+               and (index := _index(node.slice)) is not None and index % arity != k
+               for k, element in enumerate(cast(ast.Tuple, assignment.value).elts) for node in ast_nodes(element))
 
 
 def _is_target_of(node: ast.Name, assigned: dict) -> bool:
@@ -188,24 +194,24 @@ def _assignment_edits(source: str, lines: list[int], node: ast.Assign, element: 
     """`ps = (A, B)` → `ps_0 = A; ps_1 = B`, each newline the tuple had kept (a `\\` continuation before it, so
     that A and B stay on their lines); [] where anything but commas and blanks lies between the elements (a
     comment: the engine then migrates the module as written)."""
-    target, value = node.targets[0], node.value
-    starts = [_at(lines, e.lineno, e.col_offset) for e in value.elts]
-    ends = [_at(lines, e.end_lineno, e.end_col_offset) for e in value.elts]
-    opening = source[_at(lines, target.end_lineno, target.end_col_offset):starts[0]]
+    target, value = node.targets[0], cast(ast.Tuple, node.value)
+    starts = [_start(lines, e) for e in value.elts]
+    ends = [_end(lines, e) for e in value.elts]
+    opening = source[_end(lines, target):starts[0]]
     if not re.fullmatch(r"\s*=\s*\(?\s*", opening):
         return []
-    edits = [(_at(lines, target.lineno, target.col_offset), starts[0], _kept_lines("", source[
-        _at(lines, target.lineno, target.col_offset):starts[0]]) + f"{element[0]} = ")]
+    edits = [(_start(lines, target), starts[0], _kept_lines("", source[_start(lines, target):starts[0]])
+              + f"{element[0]} = ")]
     for k in range(1, len(starts)):
         between = source[ends[k - 1]:starts[k]]
         if not _BETWEEN.fullmatch(between) or "," not in between:
             return []
         edits.append((ends[k - 1], starts[k], _kept_lines("; ", between) + f"{element[k]} = "))
-    closing = source[ends[-1]:_at(lines, value.end_lineno, value.end_col_offset)]
+    closing = source[ends[-1]:_end(lines, value)]
     if not re.fullmatch(r"\s*,?\s*\)?", closing):
         return []
     kept = _kept_lines(" ", closing.replace(")", "")) if "\n" in closing else ""
-    edits.append((ends[-1], _at(lines, value.end_lineno, value.end_col_offset), kept))
+    edits.append((ends[-1], _end(lines, value), kept))
     return edits
 
 
@@ -233,6 +239,18 @@ def _line_starts(source: str) -> list[int]:
 def _at(lines: list[int], line: int, column: int) -> int:
     """The offset of an ast position (1-based line, UTF-8 byte column: ASCII around block pointers)."""
     return lines[line - 1] + column
+
+
+def _start(lines: list[int], node: ast.expr | ast.stmt) -> int:
+    return _at(lines, node.lineno, node.col_offset)
+
+
+def _end(lines: list[int], node: ast.expr | ast.stmt) -> int:
+    return _at(lines, _last_line(node), cast(int, node.end_col_offset))
+
+
+def _last_line(node: ast.expr | ast.stmt) -> int:
+    return cast(int, node.end_lineno)  # ast.parse sets the end of every node
 
 
 def _offset(text: str, line: int, column: int) -> int:

@@ -7,7 +7,8 @@ import ast
 from collections import defaultdict
 from dataclasses import replace
 
-from triton_migrate.analysis.program import Key, Program
+from triton_migrate.analysis.module_index import Key
+from triton_migrate.analysis.program import Program
 from triton_migrate.rewrite import specialise
 from triton_migrate.rules import ttd008_helper_parts
 

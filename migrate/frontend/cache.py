@@ -38,9 +38,17 @@ def tool_digest() -> str:
     return digest.hexdigest()
 
 
+def package_folders(package: str) -> list[str]:
+    """Where a package of this tool lies, found without importing it (the shim's imports triton)."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.submodule_search_locations is None:
+        raise ImportError(f"{package} is not installed")
+    return list(spec.submodule_search_locations)
+
+
 def source_folders() -> list[Path]:
     """The package's folder and its rules' (a wheel nests them; a checkout keeps `rules/` apart)."""
-    rules = importlib.util.find_spec("triton_migrate.rules").submodule_search_locations  # found, not imported
+    rules = package_folders("triton_migrate.rules")
     folders = {Path(__file__).resolve().parent.parent, *(Path(p).resolve() for p in rules)}
     return sorted(f for f in folders if not any(other in f.parents for other in folders))  # each file once
 

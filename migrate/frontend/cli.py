@@ -116,14 +116,16 @@ def _report_document(ok: list[FileResult], path: str) -> str:
     return output.grouped_report(ok) if fmt == "full" else output.render(ok, fmt, "report", False)
 
 
+class _WriteError(click.FileError):
+    exit_code = 2  # an I/O error, as for the files we read
+
+
 def _write_text(path: str, text: str) -> None:
     try:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
     except OSError as exc:
-        error = click.FileError(path, exc.strerror)
-        error.exit_code = 2  # an I/O error, as for the files we read
-        raise error from exc
+        raise _WriteError(path, exc.strerror) from exc
 
 
 def _exit_status(ok: list[FileResult], errors: list, options: Options) -> int:

@@ -259,7 +259,7 @@ def analyse_all(tasks: list[tuple[Job, ...]], workers: Workers, progress: Callab
             served.update(workers.run(pending, analyse_together, bar.update))
         else:
             served.update((id(task), _step(bar, analyse_together(task))) for task in pending)
-    return [r for task in tasks for r in served[id(task)]]
+    return [r for task in tasks for r in served[id(task)] or ()]  # (every one is served by now)
 
 
 def _step(bar, results: list[FileResult]) -> list[FileResult]:
@@ -360,6 +360,6 @@ def _counts(results: list[FileResult], diagnostics: list, checked: int, write: b
     parts = [f"{fixable} can be migrated"] if fixable else []
     if refused:
         parts.append(f"{refused} cannot{'' if fixable else ' be migrated'} (see above)")
-    files = sum(bool(r.diagnostics) for r in results)
-    return f"Found {plural(len(diagnostics), 'site')} in {plural(files, 'file')}: {', '.join(parts)}."
+    with_sites = sum(bool(r.diagnostics) for r in results)
+    return f"Found {plural(len(diagnostics), 'site')} in {plural(with_sites, 'file')}: {', '.join(parts)}."
 

@@ -10,6 +10,7 @@ import json
 import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 import click
 
@@ -42,7 +43,7 @@ class FileResult:
     @property
     def shown_text(self) -> str:
         """The text the positions are in."""
-        return self.new_text if self.written else self.text
+        return self.new_text if self.written and self.new_text is not None else self.text
 
     @property
     def left(self) -> int:
@@ -127,8 +128,8 @@ def unified_diff(path: str, old: str, new: str, color: bool) -> str:
 
 def _color_diff(text: str) -> str:
     # Longest prefixes first: `+++`/`---` are file headers, not added or removed lines.
-    styles = {"+++": {"bold": True}, "---": {"bold": True}, "@@": {"fg": "cyan"}, "+": {"fg": "green"},
-              "-": {"fg": "red"}}
+    styles: dict[str, dict[str, Any]] = {"+++": {"bold": True}, "---": {"bold": True}, "@@": {"fg": "cyan"},
+                                         "+": {"fg": "green"}, "-": {"fg": "red"}}
     out = []
     for line in text.splitlines(keepends=True):
         style = next((s for prefix, s in styles.items() if line.startswith(prefix)), None)
@@ -213,7 +214,7 @@ def _end_of_line(result: FileResult, d: Diagnostic) -> dict:
 
 def _json_fix(result: FileResult, d: Diagnostic) -> dict | None:
     owner = _fix_owner(result)
-    if not d.fixed or owner is None:
+    if not d.fixed or owner is None or result.new_text is None:  # (an owner has new text)
         return None
     if d is not owner:
         message = f"migrated together with the site at line {owner.line} (one fix per file)"
@@ -276,7 +277,7 @@ def _sarif_result(result: FileResult, d: Diagnostic, codes: list[str]) -> dict:
     }
     if d.code in codes:
         found["ruleIndex"] = codes.index(d.code)
-    if d is _fix_owner(result):
+    if d is _fix_owner(result) and result.new_text is not None:  # (an owner has new text)
         replacements = [
             {"deletedRegion": _region(e), "insertedContent": {"text": e.content}}
             for e in edits(result.text, result.new_text)

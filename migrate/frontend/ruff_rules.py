@@ -82,7 +82,8 @@ class RuffRules:
         """Whether ruff checks `code` in the file at `path`. `code` is a code of a linter whose prefix is its
         letters (`ARG001`, `F841`): its selectors are `ALL`, the letters, and each longer prefix of it."""
         selectors = _selectors_of(code)
-        selected, carried = any(s in DEFAULT_SELECT for s in selectors), ()
+        selected = any(s in DEFAULT_SELECT for s in selectors)
+        carried: tuple[str, ...] = ()
         for layer in self.layers:
             decision = _decision(selectors, (*(layer.select or ()), *layer.extend_select), layer.ignore + carried)
             if layer.select is not None:
@@ -124,7 +125,8 @@ def rules_in(path: str, extended: int = 0) -> RuffRules | None:
     if isinstance(table.get("extend"), str) and extended < MAX_EXTENDS:
         base = rules_in(os.path.join(os.path.dirname(path), os.path.expanduser(table["extend"])), extended + 1)
     base = base or NO_CONFIGURATION
-    lint = table.get("lint") if isinstance(table.get("lint"), dict) else {}
+    lint = table.get("lint")
+    lint = lint if isinstance(lint, dict) else {}
 
     def setting(key: str):  # `[lint]` first, else the top level (ruff's deprecated place for them)
         return lint.get(key, table.get(key))

@@ -8,13 +8,13 @@ tool. Generated code: regenerate it rather than edit it.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 from triton_migrate import __version__
+from triton_migrate.frontend.cache import package_folders
 
-# Found, not imported (importing the shim imports triton); a checkout keeps compat/ apart, a wheel nests it.
-COMPAT = Path(importlib.util.find_spec("triton_migrate.compat").submodule_search_locations[0])
+# A checkout keeps compat/ apart, a wheel nests it.
+COMPAT = Path(package_folders("triton_migrate.compat")[0])
 # In dependency order: each module only imports those before it (and triton).
 MODULES = ("_features", "allocator", "_jit", "_guard", "__init__")
 

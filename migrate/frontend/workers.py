@@ -9,7 +9,10 @@ starts them only once it knows what the cache does not serve: a warm check needs
 from __future__ import annotations
 
 import os
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 Task = tuple  # the jobs (jobs.Job) analysed together
 Analyse = Callable[[Task], list]
@@ -28,7 +31,7 @@ class Workers:
         self.count = count
         self.early = count > 1 and (cache_dir is None or not cache.has_entries(cache_dir))
         self.sites = 0  # files read so far that may hold a site
-        self.pool = None
+        self.pool: Executor | None = None
 
     def __enter__(self) -> Workers:
         return self
@@ -51,21 +54,21 @@ class Workers:
         """id(task) -> its results; `done(files)` after each task."""
         from concurrent.futures import as_completed
 
-        if self.pool is None:
-            self._start(min(self.count, len(tasks)))
+        pool = self.pool if self.pool is not None else self._start(min(self.count, len(tasks)))
         # Largest first, so that one big file started last does not leave the other workers idle.
         ordered = sorted(tasks, key=lambda task: -sum(len(job.data) for job in task))
-        futures = {self.pool.submit(analyse, task): task for task in ordered}
+        futures = {pool.submit(analyse, task): task for task in ordered}
         for future in as_completed(futures):
             done(len(futures[future]))
         return {id(task): _collect(task, future, analyse) for future, task in futures.items()}
 
-    def _start(self, count: int) -> None:
+    def _start(self, count: int) -> Executor:
         from concurrent.futures import ProcessPoolExecutor  # a tree without sites needs none
 
-        self.pool = ProcessPoolExecutor(max_workers=count, initializer=import_engine)
+        pool = self.pool = ProcessPoolExecutor(max_workers=count, initializer=import_engine)
         for _ in range(count):  # processes start on demand: one per task not taken by an idle one
-            self.pool.submit(os.getpid)
+            pool.submit(os.getpid)
+        return pool
 
 
 def _collect(task: Task, future, analyse: Analyse) -> list:

@@ -52,8 +52,8 @@ class Relocation:
         """The offset in the changed lines as written of the character at `offset` in them as read."""
         if block not in self._matches:
             _, i1, i2, j1, j2 = block
-            old, new = "".join(self._old[i1:i2]), "".join(self._new[j1:j2])
-            self._matches[block] = difflib.SequenceMatcher(None, old, new, autojunk=False).get_matching_blocks()
+            read, written = "".join(self._old[i1:i2]), "".join(self._new[j1:j2])
+            self._matches[block] = difflib.SequenceMatcher(None, read, written, autojunk=False).get_matching_blocks()
         replaced_from = 0  # where the text written in place of the characters since the last match starts
         for old, new, size in self._matches[block]:
             if offset < old:

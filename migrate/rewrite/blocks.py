@@ -11,6 +11,7 @@ from collections import Counter
 
 import libcst as cst
 
+from triton_migrate.syntax.nodes import leading_lines
 from triton_migrate.syntax.walk import ALL_FIELDS, children
 
 HOLDER = cst.Pass()
@@ -55,9 +56,9 @@ def without_lines(original: cst.IndentedBlock, updated: cst.IndentedBlock, dropp
     for old, new in zip(original.body, updated.body):
         if id(old) in dropped:
             comment = new.trailing_whitespace.comment if isinstance(new, cst.SimpleStatementLine) else None
-            held += [*new.leading_lines, *([cst.EmptyLine(comment=comment)] if comment else [])]
+            held += [*leading_lines(new), *([cst.EmptyLine(comment=comment)] if comment else [])]
             continue
-        body.append(new.with_changes(leading_lines=[*held, *new.leading_lines]) if held else new)
+        body.append(new.with_changes(leading_lines=[*held, *leading_lines(new)]) if held else new)
         held = []
     return updated.with_changes(body=body, footer=[*held, *updated.footer])
 
@@ -91,7 +92,7 @@ def inner_blocks(statement: cst.CSTNode) -> list[tuple[cst.CSTNode, bool]]:
     into it); an `elif` stands alone where its `if`'s else would be."""
     if not isinstance(statement, (cst.If, cst.For, cst.While, cst.With)):
         return []
-    found = [(statement.body, True)]
+    found: list[tuple[cst.CSTNode, bool]] = [(statement.body, True)]
     orelse = getattr(statement, "orelse", None)
     if isinstance(orelse, cst.If):
         found.append((orelse, False))

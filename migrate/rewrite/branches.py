@@ -10,11 +10,16 @@ takes four and reads as the hand-written kernel plus a branch. Consecutive such 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import libcst as cst
 
 from triton_migrate.syntax.walk import walk
 
 from .blocks import paths_to
+
+if TYPE_CHECKING:
+    from typing import TypeGuard  # Python 3.10 (annotations are not evaluated: 3.9 runs this)
 
 _code = cst.Module([]).code_for_node
 
@@ -73,11 +78,12 @@ class _Splitter(cst.CSTTransformer):
                 body.append(statement)
                 continue
             changed = True
+            line = cast(cst.SimpleStatementLine, statement)  # (only a simple line has branches)
             previous = body[-1] if body else None
-            if _joins(previous, self.flag) and not statement.leading_lines:
-                body[-1] = _extended(previous, statement, branches)
+            if _joins(previous, self.flag) and not line.leading_lines:
+                body[-1] = _extended(previous, line, branches)
             else:
-                body.append(_branched(statement, self.flag, branches))
+                body.append(_branched(line, self.flag, branches))
         return updated.with_changes(body=body) if changed else updated
 
     def _branches(self, line: cst.CSTNode):
@@ -95,7 +101,7 @@ class _Splitter(cst.CSTTransformer):
                      for branch in (value.body, value.orelse))
 
 
-def _is_guard(value, flag: str) -> bool:
+def _is_guard(value, flag: str) -> TypeGuard[cst.IfExp]:
     return isinstance(value, cst.IfExp) and isinstance(value.test, cst.Name) and value.test.value == flag
 
 
@@ -106,7 +112,7 @@ def _branched(line: cst.SimpleStatementLine, flag: str, branches: tuple) -> cst.
     return cst.If(cst.Name(flag), body, orelse=orelse, leading_lines=line.leading_lines)
 
 
-def _joins(previous, flag: str) -> bool:
+def _joins(previous, flag: str) -> TypeGuard[cst.If]:
     """Whether `previous` is an `if FLAG: ... else: ...` this pass made (the guard's, with an else)."""
     return isinstance(previous, cst.If) and isinstance(previous.test, cst.Name) and previous.test.value == flag \
         and isinstance(previous.orelse, cst.Else)
@@ -115,5 +121,6 @@ def _joins(previous, flag: str) -> bool:
 def _extended(branch: cst.If, line: cst.SimpleStatementLine, branches: tuple) -> cst.If:
     descriptor, pointers = line.with_changes(body=[branches[0]]), cst.SimpleStatementLine([branches[1]])
     body = branch.body.with_changes(body=[*branch.body.body, descriptor])
-    orelse = branch.orelse.body.with_changes(body=[*branch.orelse.body.body, pointers])
-    return branch.with_changes(body=body, orelse=branch.orelse.with_changes(body=orelse))
+    otherwise = cast(cst.Else, branch.orelse)  # (_joins saw it)
+    orelse = otherwise.body.with_changes(body=[*otherwise.body.body, pointers])
+    return branch.with_changes(body=body, orelse=otherwise.with_changes(body=orelse))

@@ -14,6 +14,8 @@ what is removed are rebuilt: the rest keeps its nodes, so the layout (wrap.py) s
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from triton_migrate.analysis.invariance import PURE_MEMBERS, is_pure_call
@@ -46,7 +48,7 @@ def drop_dead_code(original: cst.FunctionDef, updated: cst.FunctionDef, member_o
             return updated
         wanted: set[int] = set()
         paths_to(updated, {*map(id, lines), *map(id, ifs)}, wanted)
-        updated = updated.visit(_DeadCode({*map(id, lines)}, {*map(id, ifs)}, wanted))
+        updated = cast(cst.FunctionDef, updated.visit(_DeadCode({*map(id, lines)}, {*map(id, ifs)}, wanted)))
 
 
 class _Scan(cst.CSTVisitor):

@@ -30,13 +30,14 @@ another value or a name of the module has it already.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, cast
 
 import libcst as cst
 
 from triton_migrate.analysis.facts import assigned_names
 from triton_migrate.analysis.invariance import is_invariant
 from triton_migrate.syntax.forms import masked_pointers as masked
+from triton_migrate.syntax.nodes import leading_lines
 from triton_migrate.syntax.walk import walk
 
 from .blocks import inner_blocks, paths_to
@@ -86,7 +87,7 @@ def share(function: cst.FunctionDef, placeholders: dict, taken: set[str], member
     lines: dict[tuple, list[cst.SimpleStatementLine]] = {}
     for definition in axes + bounds:
         value = definition.spec.value(definition.wide) if isinstance(definition.spec, masked.Axis) else \
-            definition.spec.value(values.get(definition.axis))
+            definition.spec.value(values.get(definition.axis) if definition.axis is not None else None)
         if definition not in named:
             values[definition.uses[0].placeholder] = value
             continue
@@ -94,7 +95,7 @@ def share(function: cst.FunctionDef, placeholders: dict, taken: set[str], member
         values.update({use.placeholder: cst.Name(name) for use in definition.uses})
         lines.setdefault(definition.position[-1], []).append(
             cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)]))
-    return function.visit(_Apply(values, lines, scan.placeholder_nodes))
+    return cast(cst.FunctionDef, function.visit(_Apply(values, lines, scan.placeholder_nodes)))
 
 
 def _where(bound: _Definition) -> tuple:
@@ -279,7 +280,7 @@ class _Apply(cst.CSTTransformer):
             added = self.lines.get((id(original), index))
             if added:
                 # blank lines before the statement go before the definitions; its comments stay on it
-                leading = list(statement.leading_lines)
+                leading = list(leading_lines(statement))
                 blank = next((i for i, line in enumerate(leading) if line.comment is not None), len(leading))
                 body += [added[0].with_changes(leading_lines=leading[:blank]), *added[1:]]
                 statement = statement.with_changes(leading_lines=leading[blank:])

@@ -11,7 +11,7 @@ edits run; this module decides what happens to the edited code, and when.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Callable
 
@@ -39,12 +39,12 @@ class Rewriting:
     its tree, TritonNames, Namer, names of `triton.language` and of the compat shim, the launch-support
     names), what the user allows (`policy`), and where the module imports its launch support from
     (`launch`: `from X import`'s X; None: from beside it); and what the edits' builders left for the passes to
-    settle (`stand_ins`: placeholders, running offsets)."""
+    settle (`stand_ins`: placeholders, running offsets; none until the edits are applied)."""
 
     unit: Any
     policy: Policy
     launch: str | None
-    stand_ins: StandIns | None = None
+    stand_ins: StandIns = field(default_factory=StandIns)
 
 
 @dataclass(frozen=True)

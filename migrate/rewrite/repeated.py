@@ -24,6 +24,8 @@ What stood above a dropped line (a comment, the blank line between two paragraph
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from triton_migrate.analysis.facts import AssignmentCollector, assigned_names
@@ -44,15 +46,15 @@ def drop_repeated(original: cst.FunctionDef, updated: cst.FunctionDef, member_of
     kept = node_ids(original)
     while True:  # a renamed offset may make the rewrite's mask of it the kernel's own (`m_k2 = o_k < K`)
         found = _Repeats(kept, updated, member_of)
+        wanted: set[int] = set()
         if found.replaced:
-            wanted = set()
             paths_to(updated, set(found.replaced), wanted)
-            updated = updated.visit(_Replace(found.replaced, wanted))
+            updated = cast(cst.FunctionDef, updated.visit(_Replace(found.replaced, wanted)))
         if not found.dropped:
             return updated
-        wanted: set[int] = set()
+        wanted = set()
         paths_to(updated, found.dropped | {id(name) for name in _names(updated, found.renamed)}, wanted)
-        updated = updated.visit(RenameAndDrop(found.renamed, found.dropped, wanted))
+        updated = cast(cst.FunctionDef, updated.visit(RenameAndDrop(found.renamed, found.dropped, wanted)))
 
 
 class _Repeats:
@@ -75,7 +77,8 @@ class _Repeats:
         single-assignment names assigned on every path here."""
         held, defined = dict(held), set(defined)
         earlier: dict[str, frozenset[str]] = {}  # a repeatable line's code -> the names it reads and writes
-        for line in block.body if isinstance(block, cst.IndentedBlock) else [block]:  # an `elif`: one line
+        lines = block.body if isinstance(block, cst.IndentedBlock) else [cast(cst.If, block)]  # an `elif`: one line
+        for line in lines:
             code = _repeatable(line, self.member_of)
             if id(line) not in self.kept and (code in earlier or self._renames(line, held)):
                 self.dropped.add(id(line))
@@ -113,7 +116,8 @@ class _Repeats:
             node = pending.pop()
             if id(node) in self.kept:  # the user's own code, carried into the line (`mask=tl.arange(0, BN) < N`)
                 continue
-            if type(node) in (cst.Call, cst.BinaryOperation) and is_pure(node, self.member_of, _CREATION):
+            if (type(node) is cst.Call or type(node) is cst.BinaryOperation) and is_pure(node, self.member_of,
+                                                                                         _CREATION):
                 holder = held.get(canonical_code(node))
                 if holder is not None and holder not in own:
                     self.replaced[id(node)] = holder
@@ -140,9 +144,10 @@ def _repeatable(line: cst.BaseStatement, member_of) -> str | None:
     if isinstance(line, cst.If):
         if line.orelse is not None or not isinstance(line.body, cst.IndentedBlock):
             return None
-        test, body = line.test, line.body.body
-    assignments = [_assignment(inner) for inner in body]
-    if None in assignments:
+        test, body = line.test, list(line.body.body)
+    found = [_assignment(inner) for inner in body]
+    assignments = [assignment for assignment in found if assignment is not None]
+    if len(assignments) < len(found):
         return None
     values = [value for _, value in assignments] + ([test] if test is not None else [])
     if not all(is_pure(value, member_of, _CREATION) for value in values):
@@ -190,4 +195,5 @@ class _Replace(cst.CSTTransformer):
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
         name = self.replaced.get(id(original))
-        return updated if name is None else cst.Name(name, lpar=original.lpar, rpar=original.rpar)
+        expression = cast(cst.BaseExpression, original)  # (what it replaces is a value)
+        return updated if name is None else cst.Name(name, lpar=expression.lpar, rpar=expression.rpar)

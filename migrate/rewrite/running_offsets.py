@@ -15,6 +15,7 @@ after the extent (`off_k` for K) where all run along the same one and the name i
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import cast
 
 import libcst as cst
 
@@ -72,7 +73,7 @@ def merge(function: cst.FunctionDef, running: dict[str, str], taken: set[str], p
     for placeholder in {p for name in renamed for p in scan.placeholder_mentions[name]}:
         spec, wide = placeholders[placeholder]
         placeholders[placeholder] = (_renamed(spec, renamed), wide)
-    return function.visit(RenameAndDrop(renamed, dropped, wanted))
+    return cast(cst.FunctionDef, function.visit(RenameAndDrop(renamed, dropped, wanted)))
 
 
 def _renamed(spec, renamed: dict[str, str]):

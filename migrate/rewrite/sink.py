@@ -22,10 +22,12 @@ paragraph.
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from triton_migrate.analysis.facts import AssignmentCollector, assigned_names
-from triton_migrate.syntax.nodes import free_names
+from triton_migrate.syntax.nodes import free_names, leading_lines
 from triton_migrate.syntax.walk import children, walk
 
 from .blocks import paths_to
@@ -54,7 +56,7 @@ def sink_pointers(original: cst.FunctionDef, updated: cst.FunctionDef, member_of
         return updated
     wanted: set[int] = set()
     paths_to(updated, set(moves), wanted)
-    return updated.visit(_Reorder(moves, wanted))
+    return cast(cst.FunctionDef, updated.visit(_Reorder(moves, wanted)))
 
 
 def _created_names(function: cst.FunctionDef, member_of) -> set[str]:
@@ -114,16 +116,16 @@ class _Reorder(cst.CSTTransformer):
         held: list[cst.EmptyLine] = []  # blank lines a moved line leaves behind, for the next one that stays
         for index, line in enumerate(body):
             if index in moving:
-                stays, goes = _split_leading(line.leading_lines)
+                stays, goes = _split_leading(leading_lines(line))
                 held += stays
                 body[index] = line.with_changes(leading_lines=goes)
                 continue
             group = [*_group(before, index), index]
             first = group[0]
             # What stood above the statement (a blank line, its comment) now heads the lines moved to it.
-            heading, held = [*held, *line.leading_lines], []
+            heading, held = [*held, *leading_lines(line)], []
             if first != index:
-                heading += body[first].leading_lines
+                heading += leading_lines(body[first])
                 body[index] = line.with_changes(leading_lines=[])
             body[first] = body[first].with_changes(leading_lines=heading)
             order += [body[i] for i in group]

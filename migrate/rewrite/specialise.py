@@ -14,6 +14,7 @@ import ast
 import io
 import re
 from dataclasses import dataclass, field
+from typing import cast
 
 BLANK = 2  # blank lines before a copy, as between top-level definitions (PEP 8)
 
@@ -70,14 +71,17 @@ def copies(source: str, tree: ast.Module, helpers: dict[str, list[tuple[Signatur
     Relocation; and per helper the names of its copies. `taken`: the module's names, which no copy's may be."""
     lines = io.StringIO(source, newline="").readlines()
     newline = next((line[len(line.rstrip("\r\n")):] for line in lines if line.endswith(("\n", "\r"))), "\n")
-    relocation, names, inserted, renames = Relocation(), {}, {}, []
+    relocation, renames = Relocation(), []
+    names: dict[str, list[str]] = {}
+    inserted: dict[int, list[str]] = {}  # line -> the lines of the copies that follow it
     definitions = {s.name: s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for name, groups in sorted(helpers.items()):
         definition = definitions.get(name)
         if definition is None:
             raise NotCopied(name)
         first = min([definition.lineno] + [d.lineno for d in definition.decorator_list])
-        text = lines[first - 1:definition.end_lineno]
+        last = cast(int, definition.end_lineno)  # ast.parse sets it
+        text = lines[first - 1:last]
         if not text[-1].endswith(("\n", "\r")):
             text[-1] += newline
         names[name] = []
@@ -91,18 +95,18 @@ def copies(source: str, tree: ast.Module, helpers: dict[str, list[tuple[Signatur
             if found is None:
                 raise NotCopied(name)
             body[def_index] = body[def_index][:found.start(1)] + copy + body[def_index][found.end(1):]
-            relocation.copies.append(_Copy(definition.end_lineno, first, len(body), definition.lineno,
+            relocation.copies.append(_Copy(last, first, len(body), definition.lineno,
                                            found.start(1), len(copy) - len(name), copy))
-            inserted.setdefault(definition.end_lineno, []).extend([newline] * BLANK + body)
+            inserted.setdefault(last, []).extend([newline] * BLANK + body)
             for line, column in calls:
                 relocation.renamed.setdefault(line, []).append((column, len(copy) - len(name)))
                 renames.append((line, column, name, copy))
     for line, column, name, copy in sorted(renames, key=lambda r: (r[0], -r[1])):  # right to left on a line
         _rename(lines, line, column, name, copy)
     relocation.copies.sort(key=lambda c: c.after)  # stable: the copies of one helper keep their order
-    out = []
-    for number, line in enumerate(lines, 1):
-        out.append(line)
+    out: list[str] = []
+    for number, source_line in enumerate(lines, 1):
+        out.append(source_line)
         out.extend(inserted.get(number, ()))
     return "".join(out), relocation, names
 

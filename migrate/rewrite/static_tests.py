@@ -17,11 +17,16 @@ unpacked from a call, say) may be a compile-time constant.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from triton_migrate.analysis.facts import AssignmentCollector
 from triton_migrate.syntax.nodes import free_names
 from triton_migrate.syntax.walk import walk
+
+if TYPE_CHECKING:
+    from typing import TypeGuard  # Python 3.10 (annotations are not evaluated: 3.9 runs this)
 
 # Calls whose result is a tensor whatever their arguments: a name assigned one is a run-time value.
 _RUNTIME_CALLS = frozenset({"program_id", "num_programs", "load", "arange", "zeros", "full", "rand", "randn",
@@ -55,7 +60,7 @@ class StaticTests:
         self.constexpr = frozenset(name for name in {p.name.value for p in params if _is_constexpr(p)} | declared_only
                                    if name in declared_only or name not in collector.assignments)
 
-    def may_be_static(self, statement: cst.CSTNode) -> bool:
+    def may_be_static(self, statement: cst.CSTNode) -> TypeGuard[cst.If]:
         """Whether `statement` is an `if` whose test Triton may evaluate at compile time."""
         return isinstance(statement, cst.If) and not (free_names(statement.test) & self.runtime)
 

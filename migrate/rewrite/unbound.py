@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import builtins
 import warnings
+from typing import Any
 
 from triton_migrate.syntax.ast_walk import ast_nodes
 
@@ -28,7 +29,7 @@ def newly_unbound(before: str, after: str, after_tree: ast.Module | None = None)
     if not any(after_reads.values()):
         return {}
     before_reads = _unbound_reads(_parse(before), with_early_reads=True)
-    found = {}
+    found: dict[str, set[str]] = {}
     for key, names in after_reads.items():
         lost = names - before_reads.get(key, set())
         if lost:
@@ -40,7 +41,8 @@ def _unbound_reads(tree: ast.Module, with_early_reads: bool = False) -> dict[tup
     """(qualified name, how many functions of that name came before) -> the names it reads unbound;
     `with_early_reads`: also those it reads before binding them (a kernel that was broken already)."""
     module = _BUILTINS | _bindings_and_reads(tree, enter_functions=False)[0]
-    found, seen = {}, {}
+    found: dict[tuple[str, int], set[str]] = {}
+    seen: dict[str, int] = {}
     for name, function in _top_functions(tree, ""):
         seen[name] = seen.get(name, -1) + 1
         bound, reads = _bindings_and_reads(function, enter_functions=True)
@@ -100,7 +102,7 @@ def _bindings_and_reads(root: ast.AST, enter_functions: bool) -> tuple[set[str],
     and match captures) and the names it reads; inside nested functions too only if `enter_functions`."""
     bound: set[str] = set()
     reads: set[str] = set()
-    pending = [root]
+    pending: list[Any] = [root]  # Any: dispatched on type() by hand below, which mypy does not follow
     while pending:
         node = pending.pop()
         kind = type(node)

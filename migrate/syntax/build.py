@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from .nodes import tuple_elements
@@ -35,7 +37,7 @@ def movable(node: cst.BaseExpression) -> cst.BaseExpression:
         return node
     if "#" in code and _has_comment(node):
         return node if node.lpar else node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    return node.visit(_OneLine())
+    return cast(cst.BaseExpression, node.visit(_OneLine()))
 
 
 def movable_elements(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
@@ -160,6 +162,8 @@ def appended(items: list, new) -> list:
     after = trailing.whitespace_after if trailing is not None else getattr(last, field)
     separator = items[-2].comma.whitespace_after if len(items) > 1 and isinstance(items[-2].comma, cst.Comma) \
         else cst.SimpleWhitespace(" ")
+    between: cst.BaseParenthesizableWhitespace
+    closing: cst.BaseParenthesizableWhitespace
     if isinstance(after, cst.ParenthesizedWhitespace) and isinstance(separator, cst.ParenthesizedWhitespace):
         between = separator.with_changes(first_line=after.first_line, empty_lines=[])
         closing = after.with_changes(first_line=cst.TrailingWhitespace())

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections.abc import Sequence
+from typing import cast
 
 import libcst as cst
 
@@ -19,16 +21,22 @@ def tuple_elements(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
 
 
 def int_value(node: cst.BaseExpression) -> int | None:
-    kind = type(node)  # not isinstance (an ABC's, a Python call): asked of most expressions the analysis meets
-    if kind is cst.Integer:
+    # type(), not isinstance (an ABC's, a Python call): asked of most expressions the analysis meets
+    if type(node) is cst.Integer:
         return int(node.value, 0)
-    if kind is cst.UnaryOperation and type(node.operator) is cst.Minus:
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
         inner = int_value(node.expression)
         return None if inner is None else -inner
     return None
 
 
 _generate = cst.Module([]).code_for_node
+
+
+def leading_lines(statement: cst.BaseStatement) -> Sequence[cst.EmptyLine]:
+    """The lines above a statement of a block (its comments, blank lines): every kind of statement has them,
+    which libcst's base class does not declare."""
+    return cast("cst.SimpleStatementLine | cst.BaseCompoundStatement", statement).leading_lines
 
 
 @functools.cache
@@ -41,7 +49,7 @@ def parsed(code: str) -> cst.BaseExpression:
 def code_of(node: cst.CSTNode) -> str:
     """The node's source text, the spelling a rewrite copies. A bare name or integer (most calls) is its
     own text: libcst's code generation costs some 50 times more."""
-    if type(node) in (cst.Name, cst.Integer) and not node.lpar:
+    if (type(node) is cst.Name or type(node) is cst.Integer) and not node.lpar:
         return node.value
     return _generate(node)
 

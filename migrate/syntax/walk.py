@@ -26,7 +26,7 @@ class _AllFields(dict):
     """Per node type, its fields in source order (the order libcst's own child visit goes through them),
     less those that hold text."""
 
-    def __missing__(self, kind: type) -> tuple[str, ...]:
+    def __missing__(self, kind: type[cst.CSTNode]) -> tuple[str, ...]:
         # The method visits each field by its name, a string constant: its code's constants hold them in the
         # order they are first written (a field visited in two branches, ImportFrom's names, once). Reading
         # them from the method's source instead cost every process a file read and a tokenization per type.
@@ -108,19 +108,19 @@ def walk(visitor: cst.CSTVisitor, node: cst.CSTNode) -> None:
     own = _METHODS.setdefault(type(visitor), {})  # node type -> its (visit, leave) methods on this visitor
     stack: list = [node]
     while stack:
-        node = stack.pop()
-        kind = type(node)
+        item = stack.pop()  # a node, or a (leave, node) pair
+        kind = type(item)
         if kind is tuple:
-            node[0](visitor, node[1])
+            item[0](visitor, item[1])
             continue
         methods = own.get(kind)
         if methods is None:
             methods = own[kind] = (_own(visitor, f"visit_{kind.__name__}"), _own(visitor, f"leave_{kind.__name__}"))
         visit, leave = methods
         if leave is not None:
-            stack.append((leave, node))
-        if visit is None or visit(visitor, node) is not False:
-            _PUSH[kind](node, stack)
+            stack.append((leave, item))
+        if visit is None or visit(visitor, item) is not False:
+            _PUSH[kind](item, stack)
 
 
 def _own(visitor: cst.CSTVisitor, name: str):

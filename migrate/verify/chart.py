@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 INSTALL = "pip install matplotlib  (or, in a clone of triton-migrate: pip install '.[chart]')"
 FORMATS = ("png", "svg", "pdf")
@@ -75,7 +76,7 @@ def figure(verdict: dict, max_slowdown: float | None = None):
     low, high = _x_range(timed, max_slowdown)
     ax.set_xlim(low, high)
 
-    legend = {}
+    legend: dict[str, Any] = {}  # entry -> its artist (a marker, a line, a bar, or the two together)
     y = {r["name"]: i for i, r in enumerate(rows)}
     for r in timed:
         kind = ("differs" if r["differs"] else "too slow" if max_slowdown is not None and r["ratio"] > max_slowdown
@@ -123,7 +124,7 @@ def figure(verdict: dict, max_slowdown: float | None = None):
              "too slow": "slower than --max-slowdown", "spread": "interquartile range of the timed repeats"}
     order = ["outputs differ", "launch counts differ", "too slow", "slower", "faster", "no timing", "spread",
              "same time"] + [k for k in legend if k.startswith("--max")]
-    handles = [(legend[k], names.get(k, k)) for k in order if k in legend]
+    handles: list[tuple[Any, str]] = [(legend[k], names.get(k, k)) for k in order if k in legend]
     if "outputs differ" in legend:  # the bar and the cross together
         handles[0] = ((_differs_patch(), legend["outputs differ"]), "outputs differ")
 
@@ -185,7 +186,8 @@ def _axes(ax, rows, y, low, high, font, label_a, label_b) -> None:
             tick.set_color(COLOURS["differs"])
             tick.set_fontweight("bold")
     ax.set_ylim(len(rows) - 0.5 if rows else 0.5, -0.5)  # the first row at the top
-    ticks, gap = [], math.log(high / low) / 12  # coarse ticks first; a finer one only where there is room
+    ticks: list[float] = []  # coarse ticks first; a finer one only where there is room
+    gap = math.log(high / low) / 12  # coarse ticks first; a finer one only where there is room
     for tick in (t for level in _TICK_LEVELS for t in level if low <= t <= high):
         if all(abs(math.log(tick / t)) >= gap for t in ticks):
             ticks.append(tick)
@@ -213,7 +215,7 @@ def _differs_patch():
 
 def _title(verdict: dict) -> str:
     status = verdict.get("exit_status")
-    word = {0: "identical", 1: "DIFFERENT", 2: "not verified"}.get(status, "?")
+    word = {0: "identical", 1: "DIFFERENT", 2: "not verified"}.get(status, "?") if status is not None else "?"
     return f"migrate verify: {word}" + (f" (exit status {status})" if status is not None else "")
 
 

@@ -79,8 +79,8 @@ def compare(dir_a: Path, index_a: dict, dir_b: Path, index_b: dict) -> list[Kern
 def root(results: list[KernelResult]) -> KernelResult | None:
     """The kernel whose launch is the first, in the first run's order, to differ on identical inputs: where
     a difference starts, which every later launch that reads its outputs inherits."""
-    rooted = [r for r in results if r.root is not None]
-    return min(rooted, key=lambda r: r.root["order"]) if rooted else None
+    rooted = [(r.root["order"], r) for r in results if r.root is not None]
+    return min(rooted, key=lambda pair: pair[0])[1] if rooted else None
 
 
 def _compare_launch(dir_a, a: dict, dir_b, b: dict, result: KernelResult, order: int) -> None:

@@ -15,6 +15,7 @@ This module imports neither torch nor triton at import time: the recorder loads 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 class StatedFactBroken(ValueError):
@@ -56,7 +57,7 @@ def first_broken(kernel: str, facts: list[dict], values: dict, device) -> Broken
 def _breaks(fact: dict, values: dict, device) -> str | None:
     if fact["fact"] == "allocator":
         return None if _has_allocator(device) else "none is set (triton.set_allocator) where this device needs one"
-    tensor = values.get(fact["argument"])
+    tensor: Any = values.get(fact["argument"])  # what the launch passed
     if not hasattr(tensor, "data_ptr"):  # None, where the kernel takes one
         return None
     size = tensor.element_size()

@@ -258,10 +258,11 @@ class Recorder:
                       "written": state is not None and state.digest != before[arg],
                       "digest": state.digest if state else before[arg], "spots": state.spots if state else [],
                       "file": None}
-            if record["written"] and state.host_bits is not None and self._budget(state.host_bits):
+            if state is not None and record["written"] and state.host_bits is not None and \
+                    self._budget(state.host_bits):  # (only a launch that returned wrote)
                 record["file"] = f"{self.dir.name}/tensors/{self.seq:06d}-{_safe(arg)}.bin"
                 (self.dir.parent / record["file"]).write_bytes(state.host_bits.numpy().tobytes())
-            elif record["written"] and not record["spots"]:  # over the total budget: digest + spot values
+            elif state is not None and record["written"] and not record["spots"]:  # over the budget: digest + spots
                 record["spots"] = spot_values(state.host_bits)
             args[arg] = record
         for arg, value in bound.items():
@@ -281,7 +282,10 @@ class Recorder:
 
     def _source(self, fn) -> str | None:
         try:
-            path = Path(inspect.getsourcefile(_python_fn(fn))).resolve()
+            source = inspect.getsourcefile(_python_fn(fn))
+            if source is None:
+                return None
+            path = Path(source).resolve()
         except (TypeError, OSError):
             return None
         return str(path.relative_to(self.root)) if path.is_relative_to(self.root) else str(path)

@@ -37,14 +37,15 @@ class RecordingError(Exception):
 def finalize(directory: Path, command: list[str], returncode: int, root: Path) -> dict:
     """Merge the per-process logs into index.json; returns the index."""
     processes = sorted(p for p in directory.iterdir() if p.is_dir() and p.name.startswith("p"))
-    launches, environment = [], {}
+    launches: list[dict] = []
+    environment: dict = {}
     for process in processes:
         if not environment and (process / "meta.json").is_file():
             environment = json.loads((process / "meta.json").read_text())
         log = process / "launches.jsonl"
         if log.is_file():
             launches += [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
-    counts = Counter()
+    counts: Counter = Counter()
     for launch in launches:
         launch["index"] = counts[launch["kernel"]]
         counts[launch["kernel"]] += 1

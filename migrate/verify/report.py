@@ -149,7 +149,7 @@ def _spelled(name: str, value) -> str:
 
 def root_json(kernels: list[KernelResult]) -> dict | None:
     found = root(kernels)
-    return {"kernel": found.name, "launch": found.root["launch"]} if found else None
+    return {"kernel": found.name, "launch": found.root["launch"]} if found and found.root else None
 
 
 NAME_WIDTH = 44  # the kernel column; a longer name gets a line of its own above its row, never cut
@@ -196,7 +196,7 @@ def _root_lines(kernels: list[KernelResult]) -> list[str]:
     already differed before they ran follow from it (or from another root)."""
     found, downstream = root(kernels), sum(k.downstream for k in kernels)
     lines = []
-    if found is not None:
+    if found is not None and found.root is not None:  # (root() finds only those)
         lines.append(f"root: {found.name} launch {found.root['launch']} is the first launch to differ on identical "
                      f"inputs")
     if downstream:
@@ -255,7 +255,7 @@ def _cell(result: dict | None) -> str:
 
 def ir_diff(verdict: Verdict, dir_a: Path, dir_b: Path, stage: str) -> str:
     """Unified diffs of one IR stage between the two versions of every kernel compiled on both sides."""
-    out = []
+    out: list[str] = []
     for key in sorted(set(verdict.compile_a) & set(verdict.compile_b)):
         a, b = verdict.compile_a[key], verdict.compile_b[key]
         if not (a.get("ok") and b.get("ok")) or stage not in a.get("ir", {}) or stage not in b.get("ir", {}):

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +23,7 @@ class RunResult:
 
 
 def record_command(command: list[str], tree: Path, out: Path, config: dict, scratch: Path,
-                   pass_output: bool = False, extra_path: list[Path] = ()) -> RunResult:
+                   pass_output: bool = False, extra_path: Sequence[Path] = ()) -> RunResult:
     """Run `command` in `tree` and record its launches into `out`. The tree is put first on PYTHONPATH so
     that its modules win over an editable install of the same project."""
     boot = scratch / "boot"

@@ -33,7 +33,8 @@ class PinnedChoices(dict):
 
     def __init__(self, configs, choices: dict[str, str], earlier: dict):
         super().__init__(earlier)
-        self.configs, self.choices, self.pinned = configs, choices, set()
+        self.configs, self.choices = configs, choices
+        self.pinned: set[str] = set()
 
     def __contains__(self, key) -> bool:
         if not dict.__contains__(self, key) and repr(key) in self.choices:
@@ -65,7 +66,7 @@ class Tuning:
     def note(self, tuner) -> None:
         """After each of its runs: log the choices not logged yet."""
         name = tuner_name(tuner)
-        pinned = getattr(tuner.cache, "pinned", set())
+        pinned: set[str] = getattr(tuner.cache, "pinned", set())
         with self.lock:
             fresh = [(repr(k), str(c)) for k, c in list(tuner.cache.items()) if (name, repr(k)) not in self.written]
             if not fresh:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from ..nodes import int_value
+
+if TYPE_CHECKING:
+    from typing import TypeGuard  # Python 3.10 (annotations are not evaluated: 3.9 runs this)
 
 _ATOMIC = (cst.Name, cst.Integer, cst.Attribute, cst.Call, cst.Subscript, cst.UnaryOperation)
 _ADDITIVE = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
@@ -29,7 +34,7 @@ def plus(base: cst.BaseExpression, delta: cst.BaseExpression) -> cst.BaseExpress
     return cst.BinaryOperation(operand(base), cst.Add(), operand(delta))
 
 
-def _negated(delta: cst.BaseExpression) -> bool:
+def _negated(delta: cst.BaseExpression) -> TypeGuard[cst.UnaryOperation]:
     return isinstance(delta, cst.UnaryOperation) and isinstance(delta.operator, cst.Minus) and not delta.lpar
 
 

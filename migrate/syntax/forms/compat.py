@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 import libcst as cst
 
 from ..build import member_call, movable
@@ -28,7 +30,7 @@ def load(shim: cst.BaseExpression, tile: str, offsets: list, checked: cst.BaseEx
 
 
 def store(shim: cst.BaseExpression, tile: str, offsets: list, value: cst.BaseExpression,
-          checked: cst.BaseExpression, full: cst.BaseExpression) -> cst.Call:
+          checked: cst.BaseExpression, full: Callable[[cst.BaseExpression], cst.BaseExpression]) -> cst.Call:
     """`full(value)` builds a block from a literal scalar, which the shim cannot `.to()`."""
     if is_scalar_literal(value):
         value = full(value)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from ..build import keyword, movable
@@ -12,8 +14,9 @@ KEPT_ARGUMENTS = ("base", "shape", "strides", "block_shape")
 
 def as_list(node: cst.BaseExpression, permutation: list[int]) -> cst.List:
     """`(M, N)` → `[M, N]`, keeping each element's own text; reordered by `permutation`."""
-    elements = [node.elements[i] for i in permutation]
-    commas = [e.comma for e in node.elements]
+    literal = cast("cst.Tuple | cst.List", node)  # the parts a make_block_ptr spells as literals
+    elements = [literal.elements[i] for i in permutation]
+    commas = [e.comma for e in literal.elements]
     rebuilt = [e.with_changes(comma=commas[i] if i < len(elements) - 1 else cst.MaybeSentinel.DEFAULT)
                for i, e in enumerate(elements)]
     return cst.List(rebuilt)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import partial
+from typing import cast
 
 import libcst as cst
 
@@ -90,7 +91,9 @@ class Bound:
             return False
         if offset == 0 and canonical_code(self.axis.block) == canonical_code(self.shape):
             return True
-        return None not in (offset, block, shape) and 0 <= offset and offset + block <= shape
+        if offset is None or block is None or shape is None:
+            return False
+        return 0 <= offset and offset + block <= shape
 
     def parts(self) -> list[cst.BaseExpression]:
         return self.axis.parts() + [self.shape]
@@ -119,7 +122,7 @@ class Bound:
         if not self.lower:
             inside = self.axis.at_zero().value(wide=False)
             return cst.Comparison(inside, [cst.ComparisonTarget(cst.LessThan(), self._room())])
-        unsigned = converted(self.axis.language, axis, "uint64")
+        unsigned = converted(self.axis.language, cast(cst.BaseExpression, axis), "uint64")  # given: compared()
         return cst.Comparison(unsigned, [cst.ComparisonTarget(cst.LessThan(), self._nonnegative_shape())])
 
     def _room(self) -> cst.BaseExpression:
