@@ -99,19 +99,22 @@ def _spelling_sites(data: bytes) -> set[str]:
 def _owner(data: bytes, end: int, floor: int) -> bytes | None:
     """The name before `.` (or before `.language.`) that ends at `end`, read back no further than `floor`."""
     dot = _dot_before(data, end, floor)
-    start = dot if dot is None else _word_before(data, dot, floor)
-    if start is None or start == dot:
+    if dot is None:
         return None
-    if data[start:dot] == b"language":  # `triton.language.advance`: the owner is `triton`
-        outer = _dot_before(data, start, floor)
-        first = outer if outer is None else _word_before(data, outer, floor)
-        if first is not None and first < outer:
+    start = _word_before(data, dot, floor)
+    if start == dot:
+        return None
+    outer = _dot_before(data, start, floor) if data[start:dot] == b"language" else None
+    if outer is not None:  # `triton.language.advance`: the owner is `triton`, where a name is written there
+        first = _word_before(data, outer, floor)
+        if first < outer:
             return data[first:outer]
     return data[start:dot]
 
 
 def _dot_before(data: bytes, end: int, floor: int) -> int | None:
-    """Where the `.` just before `end` starts, whitespace around it allowed; None if there is none."""
+    """Where the text before the `.` that ends just before `end` ends (whitespace around the dot passed over);
+    None if no `.` is there."""
     at = _back(data, end, floor, _SPACE)
     if at == floor or data[at - 1] != ord("."):
         return None
