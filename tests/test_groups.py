@@ -282,3 +282,24 @@ def test_the_module_tl_comes_from_is_read_where_it_is_not_in_the_run(tree):
     done = invoke("-j1", "--no-cache", "--write", "pkg/kernel.py")
     assert done.exit_code == 0 and by_path(done.stdout) == {}, done.stdout
     assert "make_block_ptr" not in (tree / "pkg/kernel.py").read_text()
+
+
+def test_each_file_s_import_lines_are_read_once_in_a_run(tree, monkeypatch):
+    """A file with sites that defines a helper is asked what it imports twice in the main process (the names it
+    takes triton from, then its group): its import lines are read once, before any worker has a task."""
+    from triton_migrate.analysis import packages
+
+    read = []
+
+    class Counting:
+        def findall(self, data):
+            read.append(data)
+            return original.findall(data)
+
+    original = packages._IMPORT
+    monkeypatch.setattr(packages, "_IMPORT", Counting())
+    packages.imported_names.cache_clear()
+    put(tree, "utils.py", UTILS.format(extra="", scaled=""))
+    put(tree, "kernel.py", KERNEL.format(args=""))
+    assert invoke("-j1", "--no-cache", ".").exit_code == 1
+    assert len(read) == len(set(read)) == 2

@@ -137,3 +137,17 @@ def test_a_tuple_left_as_written_because_an_element_cannot_migrate_says_so():
     creation = next(d for d in outcome.diagnostics if d.line == 8)
     assert "followed as one name per element where every block pointer of its function then migrates; here, " \
            "line 9: TTD116 `boundary_check` is the parameter `CHECK`" in creation.message
+
+
+@pytest.mark.parametrize(("source", "holds"), [
+    ("v = tl.load(ps[0], boundary_check=(0,))", True),
+    ("ps[1].advance((0, BK))", True),
+    ("ps \n  [ -1 ] . advance((0, BK))", True),  # the name found back across whitespace
+    ("(ps)[0].advance((0, BK))", False),  # no name just before the index
+    ("[0].advance((0, BK))", False),
+    ("p.advance((0, BK))\nx = ps[0]", False),
+])
+def test_a_tuple_of_block_pointers_is_searched_for_by_an_element_read_where_one_is_taken(source, holds):
+    from triton_migrate.analysis.tuples import may_hold
+
+    assert may_hold(source) is holds

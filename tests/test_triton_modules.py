@@ -228,3 +228,18 @@ def test_the_names_a_file_spells_a_site_on_are_found_in_one_pass():
     source = "p = tl.make_block_ptr(a)\nq = triton.language .advance(p, (0, 1))\nr = ťl . advance(q)\nit.advance()\n" \
         "x = tl.cdiv(1, 2)\n"
     assert _spelling_sites(source.encode()) == {"tl", "triton", "ťl", "it"}
+
+
+@pytest.mark.parametrize(("source", "owners"), [
+    ("language.advance(p)", {"language"}),  # `from triton import language`: the module is the owner
+    ("x.language . \n advance(p)", {"x"}),
+    ("xlanguage.advance(p)", {"xlanguage"}),
+    ("tl.\\\n    advance(p)", set()),  # a continued line is no whitespace
+    ("(tl).advance(p)\n.advance(p)\nadvance(p)", set()),
+    ("a" * 100 + ".advance(p)", {"a" * 79}),  # read back no further than _REACH
+    ("x" + " " * 72 + ".language.advance(p)", {"language"}),  # the outer owner beyond reach: `language` it is
+])
+def test_the_owner_of_a_member_is_the_name_just_before_it(source, owners):
+    from triton_migrate.frontend.triton_modules import _spelling_sites
+
+    assert _spelling_sites(source.encode()) == owners

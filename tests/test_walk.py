@@ -12,7 +12,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from triton_migrate.syntax.ast_walk import ast_nodes
+from triton_migrate.syntax.ast_walk import ast_nodes, lines_spelling
 from triton_migrate.syntax.walk import _TRIVIA, ALL_FIELDS, walk
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,3 +128,26 @@ def test_ast_nodes_is_ast_walk(source) -> None:
     """The census counts calls in the order `ast.walk` meets them: `ast_nodes` must meet the same nodes in it."""
     tree = ast.parse(source.read_text())
     assert [id(node) for node in ast_nodes(tree)] == [id(node) for node in ast.walk(tree)]
+
+
+@pytest.mark.parametrize("source", [*SOURCES[:20], *SOURCES[-3:]], ids=lambda p: p.name)
+def test_a_walk_of_the_lines_spelling_a_word_meets_every_call_spelt_with_it(source) -> None:
+    """The census walks only the statements on lines that spell a member (ast_walk.lines_spelling): it must
+    meet every call of it, in `ast.walk`'s order, and in a kernel module pass most of the nodes over."""
+    text = source.read_text()
+    tree = ast.parse(text)
+    words = ("make_block_ptr", "advance", "load")
+    met = list(ast_nodes(tree, lines_spelling(text, words)))
+    spelt = [id(n) for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+             and n.func.attr in words]
+    assert [id(n) for n in met if id(n) in set(spelt)] == spelt
+    if spelt:
+        assert len(met) < len(list(ast.walk(tree)))
+
+
+def test_the_lines_spelling_a_word_are_numbered_as_the_ast_numbers_them() -> None:
+    text = "@tl.advance(p)\ndef f():\r\n    pass\r    x = 1\n    tl.advance(q)\n"
+    tree = ast.parse(text)
+    assert lines_spelling(text, ("advance",)) == [1, 5] == [n.lineno for n in ast.walk(tree) if type(n) is ast.Call]
+    assert [type(n).__name__ for n in ast_nodes(tree, [1])][:3] == ["Module", "FunctionDef", "arguments"]
+    assert lines_spelling("ｍake_block_ptr(a)", ("make_block_ptr",)) is None  # the parser's spelling may differ

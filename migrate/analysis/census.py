@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 from typing import cast
 
-from triton_migrate.syntax.ast_walk import ast_nodes
+from triton_migrate.syntax.ast_walk import ast_nodes, lines_spelling
 
 from .triton_names import ast_dotted_name
 
@@ -29,11 +29,13 @@ CREATION, ADVANCE = "make_block_ptr", "advance"
 _ADVANCE_KEYWORDS = ("base", "offsets")
 
 
-def spelled_calls(tree: ast.Module) -> list[ast.Call]:
-    """The module's block-pointer calls by spelling, in source order (see above)."""
+def spelled_calls(tree: ast.Module, source: str) -> list[ast.Call]:
+    """The module's block-pointer calls by spelling, in source order (see above). Only the statements on lines
+    that spell a member are walked (`source`: the module's text): in a kernel module the others are most of it,
+    and walking every node cost a twentieth of a check."""
     creations: list[ast.Call] = []
     advances: list[tuple[ast.Call, ast.expr]] = []  # with their offsets
-    for node in ast_nodes(tree):
+    for node in ast_nodes(tree, lines_spelling(source, (CREATION, ADVANCE))):
         if type(node) is not ast.Call:
             continue
         called = _called_name(node.func)

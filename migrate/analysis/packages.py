@@ -79,9 +79,12 @@ def _imports(data: bytes) -> set[tuple[int, str, str | None]]:
     return {(level, module, name) for level, module, name, _ in imported_names(data)}
 
 
-def imported_names(data: bytes) -> set[tuple[int, str, str | None, str | None]]:
+@functools.lru_cache(maxsize=1024)
+def imported_names(data: bytes) -> frozenset[tuple[int, str, str | None, str | None]]:
     """(level, module, name, the name it is bound to) of every import (`_imports`): `from .m import f as g`
-    gives (1, "m", "f", "g"), `import a.b` (0, "a.b", None, None)."""
+    gives (1, "m", "f", "g"), `import a.b` (0, "a.b", None, None). Read once per file's bytes: a run asks it
+    of each file with sites (triton_modules.py) and again of each that defines helpers (`groups`), in the main
+    process, before any worker has a task."""
     found: set[tuple[int, str, str | None, str | None]] = set()
     for dots, base, listed, line, plain in _IMPORT.findall(data):
         if plain:
@@ -92,7 +95,7 @@ def imported_names(data: bytes) -> set[tuple[int, str, str | None, str | None]]:
         if not names or not all(names):
             found.add((len(dots), base.decode(), None, None))
         found |= {(len(dots), base.decode(), n[1].decode(), (n[2] or n[1]).decode()) for n in names if n}
-    return found
+    return frozenset(found)
 
 
 # `import triton`, `import triton.language as tl`, `from triton import language as tl`: the names a module binds

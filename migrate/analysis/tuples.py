@@ -64,13 +64,26 @@ class Spelling:
         return text
 
 
-# An element read by index where Triton takes a block pointer: no tuple of block pointers without one (nearly).
-_INDEXED_POINTER = re.compile(r"(?:load|store|advance)\(\s*\w+\s*\[\s*-?\d+\s*\]|\w\s*\[\s*-?\d+\s*\]\s*\.\s*advance\(")
+# An element read by index where Triton takes a block pointer: no tuple of block pointers without one (nearly):
+# `tl.load(ps[0], ...)`, or `ps[0].advance(...)` after a name. The second is searched from its `[`, and the name
+# looked for just before: a pattern that starts with `\w` is tried at every character (four fifths of the search).
+_INDEXED_ARGUMENT = re.compile(r"(?:load|store|advance)\(\s*\w+\s*\[\s*-?\d+\s*\]")
+_INDEXED_METHOD = re.compile(r"\[\s*-?\d+\s*\]\s*\.\s*advance\(")
+_WORD = re.compile(r"\w")
 
 
 def may_hold(source: str) -> bool:
     """False where no tuple of block pointers can be respelt (a search, before any parse)."""
-    return _INDEXED_POINTER.search(source) is not None
+    return _INDEXED_ARGUMENT.search(source) is not None or any(
+        _after_a_word(source, m.start()) for m in _INDEXED_METHOD.finditer(source))
+
+
+def _after_a_word(source: str, position: int) -> bool:
+    """Whether the last character before `position` that is not whitespace is a word's."""
+    position -= 1
+    while position >= 0 and source[position].isspace():
+        position -= 1
+    return position >= 0 and _WORD.match(source, position) is not None
 
 
 def desugared(source: str, tree: ast.Module) -> Spelling | None:

@@ -71,7 +71,7 @@ def with_census(outcome: FileOutcome, source: str, tree: ast.Module, borrowed: T
     does not account for: a `make_block_ptr` call without a diagnostic where it starts, or where every one has
     one, an `advance` call that is not Triton's by its bindings (an advance has no diagnostic of its own: the
     block pointer it moves has) and has no diagnostic on its line."""
-    calls = census.spelled_calls(tree)
+    calls = census.spelled_calls(tree, source)
     if not calls:
         return outcome
     positions = Positions(source, {id(call): (call.lineno, call.col_offset) for call in calls})
