@@ -102,6 +102,7 @@ def test_a_block_as_wide_as_its_shape_at_offset_zero_is_not_checked():
     text = migrated(source)
     assert "< BT" not in text, text
     assert "mask=m_t[:, None])" in text and "m_k = tl.arange(0, BK) < K" in lines(text)
+    assert "m_tk = m_t[:, None] & m_k[None, :]" in lines(text)  # the one tile mask of p_b's load and store
 
 
 def test_a_remainder_takes_the_sign_of_its_dividend():
@@ -223,9 +224,9 @@ def test_generated_names_leave_the_users_alone():
 '''
     text = migrated(source)
     assert "o_t = i_t * BT + tl.arange(0, BT)" in lines(text) and "m_t = o_t < T" in lines(text)
-    # the user's m_t is assigned after these reads
-    assert "m_t2 = tl.arange(0, BT) < tl.maximum(T, 0) - i_t * BT" in lines(text)
-    assert "v = tl.load(p, mask=m_t2)" in lines(text)
+    # the user's m_t is assigned after these reads; the rewrite's reads as another word, not as `m_t2`
+    assert "mask_t = tl.arange(0, BT) < tl.maximum(T, 0) - i_t * BT" in lines(text)
+    assert "v = tl.load(p, mask=mask_t)" in lines(text)
 
 
 def test_statements_the_rewrite_does_not_touch_keep_their_text():

@@ -24,6 +24,9 @@ from triton_migrate.rules import ttd009_launch_guard
 
 from . import branches, wrap
 from .apply import Edits, Rewriter, add_from_import, add_import, uses_name
+from .blank_lines import no_new_blank_runs
+from .bound_comment import explain_bounds
+from .code_width import line_length
 from .dead_code import drop_dead_code
 from .descriptors import share_descriptors
 from .forms.stand_ins import StandIns
@@ -62,7 +65,7 @@ def _running_offsets(original: cst.FunctionDef, updated: cst.FunctionDef, rewrit
 
 
 def _shared_offsets(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
-    return share(updated, rewriting.stand_ins.placeholders, rewriting.unit.namer.taken, rewriting.unit.names.member)
+    return share(updated, rewriting.stand_ins, rewriting.unit.names.member)
 
 
 def _shared_descriptors(original: cst.FunctionDef, updated: cst.FunctionDef,
@@ -83,6 +86,15 @@ def _sunk(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewrit
     return sink_pointers(original, updated, rewriting.unit.names.member)
 
 
+def _bound_comment(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
+    return explain_bounds(original, updated, line_length(rewriting.policy, rewriting.unit.source),
+                          rewriting.unit.module.default_indent)
+
+
+def _blank_lines(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
+    return no_new_blank_runs(original, updated)
+
+
 def _language_import(original: cst.Module, updated: cst.Module, rewriting: Rewriting) -> cst.Module:
     unit = rewriting.unit
     if unit.names.language_prefix() is None and uses_name(updated, unit.language):
@@ -99,7 +111,8 @@ def _compat_import(original: cst.Module, updated: cst.Module, rewriting: Rewriti
 
 def _guarded_branches(original: cst.Module, updated: cst.Module, rewriting: Rewriting) -> cst.Module:
     flag = rewriting.unit.namer.flag(ttd009_launch_guard.FLAG)
-    return branches.split(updated, flag, rewriting.policy.line_length) if uses_name(updated, flag) else updated
+    width = line_length(rewriting.policy, rewriting.unit.source)
+    return branches.split(updated, flag, width) if uses_name(updated, flag) else updated
 
 
 def _launch_support_import(original: cst.Module, updated: cst.Module, rewriting: Rewriting) -> cst.Module:
@@ -118,7 +131,7 @@ def _launch_support_import(original: cst.Module, updated: cst.Module, rewriting:
 
 
 def _line_length(original: cst.Module, updated: cst.Module, rewriting: Rewriting) -> cst.Module:
-    return wrap.fit(updated, original, rewriting.policy.line_length)
+    return wrap.fit(updated, original, line_length(rewriting.policy, rewriting.unit.source))
 
 
 PASSES = (
@@ -141,6 +154,12 @@ PASSES = (
     Pass("sunk pointers", "function", _sunk,
          "moves the pointers a creation became down to their first read (sink.py); last, once no statement "
          "between a creation and its read can still go"),
+    Pass("bound comment", "function", _bound_comment,
+         "says, once a function, why a mask clamps an extent or tests a coordinate unsigned (bound_comment.py); "
+         "once every line has found its place, above the one that first holds such a bound"),
+    Pass("blank lines", "function", _blank_lines,
+         "cuts to one the runs of blank lines that lines removed or moved left behind (blank_lines.py); after "
+         "every pass that removes or moves lines"),
     Pass("triton.language import", "module", _language_import,
          "imports `triton.language` where the rewritten code names it and the module does not import it"),
     Pass("compat import", "module", _compat_import,

@@ -84,6 +84,8 @@ def _renamed(spec, renamed: dict[str, str]):
             changes[part.name] = value.visit(RenameAndDrop(renamed, set(), None))
         elif is_dataclass(value):
             changes[part.name] = _renamed(value, renamed)
+        elif type(value) is tuple and all(is_dataclass(item) for item in value):  # a tile's bounds
+            changes[part.name] = tuple(_renamed(item, renamed) for item in value)
     return replace(spec, **changes)
 
 

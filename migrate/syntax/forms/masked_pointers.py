@@ -250,14 +250,47 @@ def shifted(language: cst.BaseExpression, pointers: cst.BaseExpression, offsets:
     return expr
 
 
+@dataclass(frozen=True)
+class Tile:
+    """The mask of a tile checked along two dimensions or more, `m_t[:, None] & m_k[None, :]`: one value,
+    which offsets.py names once where several accesses read it, as it names a bound."""
+
+    dims: tuple[int, ...]
+    bounds: tuple[Bound, ...]  # one a dimension of `dims`
+    rank: int
+
+    def key(self) -> tuple:
+        return ("tile", self.rank, self.dims, tuple(bound.key() for bound in self.bounds))
+
+    def parts(self) -> list[cst.BaseExpression]:
+        return [part for bound in self.bounds for part in bound.parts()]
+
+    def reads(self) -> frozenset[str]:
+        return frozenset().union(*(bound.reads() for bound in self.bounds))
+
+    def value(self, ref) -> cst.BaseExpression:
+        """`ref(bound)` spells a bound."""
+        result = None
+        for dim, bound in zip(self.dims, self.bounds):
+            term = broadcast(ref(bound), dim, self.rank)
+            result = term if result is None else cst.BinaryOperation(result, cst.BitAnd(), term)
+        return result
+
+    def stem(self) -> str:
+        """`tk` for the bounds `t` and `k`; `t_64` where a stem is longer than a letter."""
+        stems = [bound.stem() for bound in self.bounds]
+        return "".join(stems) if all(len(stem) == 1 for stem in stems) else "_".join(stems)
+
+
 def mask(bounds: dict[int, Bound], rank: int, ref) -> cst.BaseExpression | None:
     """`m_t[:, None] & m_k[None, :]`: the bounds of the checked dimensions (dim -> bound; `ref(bound)` spells
-    one), None if none needs checking."""
-    result = None
-    for dim in sorted(d for d, bound in bounds.items() if not bound.always()):
-        term = broadcast(ref(bounds[dim]), dim, rank)
-        result = term if result is None else cst.BinaryOperation(result, cst.BitAnd(), term)
-    return result
+    one), None if none needs checking; over two dimensions or more, `ref(Tile(...))`, one value."""
+    dims = tuple(d for d in sorted(bounds) if not bounds[d].always())
+    if not dims:
+        return None
+    if len(dims) == 1:
+        return broadcast(ref(bounds[dims[0]]), dims[0], rank)
+    return ref(Tile(dims, tuple(bounds[d] for d in dims), rank))
 
 
 def both(condition, mask: cst.BaseExpression | None):
