@@ -23,8 +23,9 @@ writes the definitions and puts their names in place of the placeholders:
   bound compares where the offset may be negative (`(i_t * BT + tl.arange(0, BT).to(tl.int64)).to(tl.uint64)
   < ...`): the sum of an int32 offset and the range may wrap in int32.
 
-Names follow the block size (`BT` gives `o_t` and `m_t`, `BLOCK_SIZE_K` gives `o_k`), numbered where
-another value or a name of the module has it already.
+Names follow the block size (`BT` gives `o_t` and `m_t`, `BLOCK_SIZE_K` gives `o_k`; a tile's mask `m_tk`, a
+range `r_t`); where the function has a name of that spelling already, another word (`offs_t`, `mask_t`), and
+numbered where a value of the rewrite's own has it.
 """
 
 from __future__ import annotations
@@ -67,14 +68,15 @@ class _Definition:
 def share(function: cst.FunctionDef, stand_ins: StandIns, member_of: Callable) -> cst.FunctionDef:
     """`function` with every placeholder of `stand_ins` (name -> (spec, wide)) replaced, and the definitions
     that serve them written in, under names that no name of the function (parameters, locals, the globals it
-    reads) spells: a local of another function is no name this one sees. The masks of tiles first: their
-    values read their bounds through placeholders, which the second round places; a named tile's bounds are
-    named too (`m_tk = m_t[:, None] & m_k[None, :]`), not spelled out in one long line."""
-    tiles = {name: held for name, held in stand_ins.placeholders.items() if isinstance(held[0], masked.Tile)}
+    reads) spells: a local of another function is no name this one sees. In three rounds, each placing the
+    placeholders the values of the one before read: the masks of tiles (a named tile's bounds are named too,
+    `m_tk = m_t[:, None] & m_k[None, :]`, not spelled out in one long line), then axes and bounds, then the
+    int32 ranges they read (`r_t = tl.arange(0, BT)`, named where a widened axis and a bound both read it)."""
     kept: set[str] = set()
-    function = _share(function, tiles, member_of, stand_ins.placeholder, kept)
-    rest = {name: held for name, held in stand_ins.placeholders.items() if not isinstance(held[0], masked.Tile)}
-    return _share(function, rest, member_of, stand_ins.placeholder, kept)
+    for kinds in ((masked.Tile,), (masked.Axis, masked.Bound), (masked.Range,)):
+        chosen = {name: held for name, held in stand_ins.placeholders.items() if isinstance(held[0], kinds)}
+        function = _share(function, chosen, member_of, stand_ins.placeholder, kept)
+    return function
 
 
 def _kept(placeholder: Callable, kept: set[str], spec, wide: bool = False) -> cst.Name:
@@ -93,8 +95,8 @@ def _share(function: cst.FunctionDef, placeholders: dict, member_of: Callable, p
     if not scan.uses:
         return function
     placement = _Placement(scan, member_of, StaticTests(function))
-    bounds = placement.place([u for u in scan.uses if not isinstance(u.spec, masked.Axis)])
-    axis_uses = [u for u in scan.uses if isinstance(u.spec, masked.Axis)]
+    bounds = placement.place([u for u in scan.uses if not isinstance(u.spec, (masked.Axis, masked.Range))])
+    axis_uses = [u for u in scan.uses if isinstance(u.spec, (masked.Axis, masked.Range))]
     for number, bound in enumerate(bounds):  # the bound's definition, or its one use, reads its axis
         compared = bound.spec.compared() if isinstance(bound.spec, masked.Bound) else None
         if compared is not None:  # in 64 bits: the sum of an int32 offset and the range may wrap in int32
@@ -108,7 +110,8 @@ def _share(function: cst.FunctionDef, placeholders: dict, member_of: Callable, p
     values: dict[str, cst.BaseExpression] = {}
     lines: dict[tuple, list[cst.SimpleStatementLine]] = {}
     for definition in axes + bounds:
-        value = _value(definition, values, partial(_kept, placeholder, kept) if definition in named else placeholder)
+        kept_too = definition in named and isinstance(definition.spec, masked.Tile)
+        value = _value(definition, values, partial(_kept, placeholder, kept) if kept_too else placeholder)
         if definition not in named:
             values[definition.uses[0].placeholder] = value
             continue
@@ -129,9 +132,12 @@ def _parameters(function: cst.FunctionDef) -> list[cst.Param]:
 def _value(definition: _Definition, values: dict, placeholder: Callable) -> cst.BaseExpression:
     """What a definition assigns, or its one use reads: a tile's bounds as new placeholders."""
     spec = definition.spec
+    if isinstance(spec, masked.Range):
+        return spec.value()
     if isinstance(spec, masked.Axis):
-        return spec.value(definition.wide)
-    return spec.value(placeholder) if isinstance(spec, masked.Tile) else spec.value(values.get(definition.axis))
+        return spec.value(definition.wide, placeholder)
+    return spec.value(placeholder) if isinstance(spec, masked.Tile) else \
+        spec.value(values.get(definition.axis), placeholder)
 
 
 def _where(bound: _Definition) -> tuple:
@@ -266,7 +272,7 @@ class _Names:
     def of(self, spec) -> str:
         key = spec.key()
         if key not in self.given:
-            stems = [f"{prefix}_{spec.stem()}" for prefix in _PREFIXES[isinstance(spec, masked.Axis)]]
+            stems = [f"{prefix}_{spec.stem()}" for prefix in _PREFIXES.get(type(spec), ("m", "mask"))]
             stem = next((s for s in stems if s not in self.authors), stems[-1])
             joint = "_" if stem[-1].isdigit() else ""  # o_t2, but o_64_2
             name = next(c for c in (stem, *(f"{stem}{joint}{k}" for k in range(2, 1000))) if c not in self.taken)
@@ -275,7 +281,7 @@ class _Names:
         return self.given[key]
 
 
-_PREFIXES = {True: ("o", "offs"), False: ("m", "mask")}  # an axis's, a bound's or a tile's
+_PREFIXES = {masked.Axis: ("o", "offs"), masked.Range: ("r", "range")}  # else a bound's or a tile's: m, mask
 
 
 class _Apply(cst.CSTTransformer):

@@ -30,6 +30,7 @@ from .code_width import line_length
 from .dead_code import drop_dead_code
 from .descriptors import share_descriptors
 from .forms.stand_ins import StandIns
+from .lone_ranges import inline_lone_ranges
 from .offsets import share
 from .repeated import drop_repeated
 from .running_offsets import merge
@@ -75,7 +76,8 @@ def _shared_descriptors(original: cst.FunctionDef, updated: cst.FunctionDef,
 
 
 def _repeated(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
-    return drop_repeated(original, updated, rewriting.unit.names.member)
+    member_of = rewriting.unit.names.member
+    return inline_lone_ranges(original, drop_repeated(original, updated, member_of), member_of)
 
 
 def _dead_code(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
@@ -147,7 +149,8 @@ PASSES = (
          "values, which would only merge those with nothing above them assigned, and keep the first one's name"),
     Pass("repeated values", "function", _repeated,
          "drops what the rewrite computes again: a block pointer created again before a second loop, an offset "
-         "the kernel holds in a variable of its own (repeated.py); before dead code, which may then find more"),
+         "the kernel holds in a variable of its own (repeated.py), and then a range named for two reads that "
+         "one read is left (lone_ranges.py); before dead code, which may then find more"),
     Pass("dead code", "function", _dead_code,
          "removes what the rewrite left dead (a block pointer's only reader gone, an `if` emptied: "
          "dead_code.py); after every pass that removes reads"),

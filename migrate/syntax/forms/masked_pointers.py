@@ -47,12 +47,17 @@ class Axis:
     def reads(self) -> frozenset[str]:
         return free_names(self.offset) | free_names(self.block)
 
-    def value(self, wide: bool) -> cst.BaseExpression:
+    def value(self, wide: bool, ref=None) -> cst.BaseExpression:
         """`wide`: in int64, as a block pointer scales coordinates by a stride. The range is widened, not the
         sum (`i_t * BT + tl.arange(0, BT).to(tl.int64)`): the offset is the block pointer's int32 one either
         way, and the compiler can then fold the range's constant part into each address (H100, sm_90 PTX of
-        the suite's add_one: 1,159 lines against 1,529 for the sum widened, which sign-extends per element)."""
-        steps = self.block if self.ranged else arange(self.language, self.block)
+        the suite's add_one: 1,159 lines against 1,529 for the sum widened, which sign-extends per element).
+        `ref(Range(...))` spells the range that is widened, where given: a bound reads it too, in int32 (a
+        narrow axis is that range: its own value, which a bound's range reads where it holds it)."""
+        if self.ranged:
+            steps = self.block
+        else:
+            steps = ref(Range(self.at_zero())) if ref and wide else arange(self.language, self.block)
         return plus(self.offset, converted(self.language, steps, "int64") if wide else steps)
 
     def stem(self) -> str:
@@ -68,6 +73,30 @@ class Axis:
             return self.along.value.lower()
         literal = int_value(self.block)
         return str(literal) if literal is not None else "x"
+
+
+@dataclass(frozen=True)
+class Range:
+    """`tl.arange(0, block)` in int32, the coordinates inside a block (`axis`, at offset 0): one value, which
+    offsets.py names once where an axis widened for addresses and a bound both read it (`r_t`; fla's
+    maintainers hold it as `o_i = tl.arange(0, BT)`), rather than computing the range twice."""
+
+    axis: Axis
+
+    def key(self) -> tuple:
+        return ("range", canonical_code(self.axis.block))
+
+    def parts(self) -> list[cst.BaseExpression]:
+        return [self.axis.block]
+
+    def reads(self) -> frozenset[str]:
+        return free_names(self.axis.block)
+
+    def value(self) -> cst.BaseExpression:
+        return arange(self.axis.language, self.axis.block)
+
+    def stem(self) -> str:
+        return self.axis.stem()
 
 
 @dataclass(frozen=True)
@@ -103,7 +132,7 @@ class Bound:
         be negative (`value`); an offset known to be non-negative is compared as one scalar."""
         return self.axis if self.lower else None
 
-    def value(self, axis: cst.BaseExpression | None) -> cst.BaseExpression:
+    def value(self, axis: cst.BaseExpression | None, ref=None) -> cst.BaseExpression:
         """`tl.arange(0, block) < tl.maximum(shape, 0) - offset`: the block's own coordinates against the room
         left in the shape from its corner, a scalar; the coordinates stay int32 and cannot wrap, where the
         sum `offset + tl.arange(0, block) < shape` wraps in int32 past 2^31 - 1 (passing the test: fixture
@@ -117,7 +146,8 @@ class Bound:
         of its block pointers at three of its six configs (H200); with the one, at 0.97-1.23x at all six
         (benchmarks/RESULTS.md)."""
         if not self.lower:
-            inside = self.axis.at_zero().value(wide=False)
+            inside = ref(Range(self.axis.at_zero())) if ref and not self.axis.ranged else \
+                self.axis.at_zero().value(False)
             return cst.Comparison(inside, [cst.ComparisonTarget(cst.LessThan(), self._room())])
         unsigned = converted(self.axis.language, axis, "uint64")
         return cst.Comparison(unsigned, [cst.ComparisonTarget(cst.LessThan(), self._nonnegative_shape())])

@@ -26,6 +26,7 @@ def chunk_gate_kernel(
 
     p_k = tl.make_block_ptr(k, (T, K), (K, 1), (i_t * BT, i_k * BK), (BT, BK), (1, 0))
     p_g = tl.make_block_ptr(g, (T,), (1,), (i_t * BT,), (BT,), (0,))
+
     p_o = tl.make_block_ptr(o, (T, K), (K, 1), (i_t * BT, i_k * BK), (BT, BK), (1, 0))
 
     # [BT, BK]
