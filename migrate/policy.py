@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from .forms import KERNEL_TARGETS, TARGETS, Target
 
+MAX_LINE_LENGTH = 320  # ruff's upper bound
+
 # What a user may state about a kernel's tensor arguments, which no source proves (rules/ttd010_stated_facts.py):
 # the innermost dimension has stride 1; the data, every other stride and every offset the kernel adds to the
 # pointer are multiples of 16 bytes; the innermost extent (a row) is a multiple of 16 bytes; the tiles the

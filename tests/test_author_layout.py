@@ -118,6 +118,7 @@ def test_code_width_counts_code_not_prose():
     source = "x = 1  # a comment past the code\n" + "# " + "c" * 200 + "\n" + '"""' + "d" * 150 + '"""\n'
     assert code_width(source) == len("x = 1  # a comment past the code")
     assert code_width("x = (\n") == 0  # does not tokenize
+    assert code_width("y = 2\nBLOB = '" + "x" * 10_000 + "'\n") == 5  # data, no layout (tests/test_reliability.py)
 
 
 def test_the_black_layout_computes_the_same_bits(tmp_path):

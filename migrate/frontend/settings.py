@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from triton_migrate.frontend.output import FORMATS
-from triton_migrate.policy import FACTS, KERNEL_TARGETS, TARGETS, Statement
+from triton_migrate.policy import FACTS, KERNEL_TARGETS, MAX_LINE_LENGTH, TARGETS, Statement
 
 ALL = "ALL"
-MAX_LINE_LENGTH = 320  # ruff's upper bound
 
 
 @dataclass(frozen=True)

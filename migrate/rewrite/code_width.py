@@ -8,7 +8,7 @@ import io
 import tokenize
 from functools import lru_cache
 
-from triton_migrate.policy import Policy
+from triton_migrate.policy import MAX_LINE_LENGTH, Policy
 
 _CODE = frozenset({tokenize.NAME, tokenize.OP, tokenize.NUMBER})
 
@@ -22,11 +22,13 @@ def line_length(policy: Policy, source: str) -> int:
 @lru_cache(maxsize=8)  # asked once a function of the module
 def code_width(source: str) -> int:
     """The length of the longest line that holds code (a comment or a string alone on its line does not
-    count: prose, not layout); 0 where the source does not tokenize."""
+    count: prose, not layout; nor a line longer than any line length a tool accepts, a blob of data);
+    0 where the source does not tokenize."""
     lines = source.splitlines()
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError):
         return 0
     numbers = {token.start[0] for token in tokens if token.type in _CODE}
-    return max((len(lines[number - 1]) for number in numbers if number <= len(lines)), default=0)
+    widths = (len(lines[number - 1]) for number in numbers if number <= len(lines))
+    return max((width for width in widths if width <= MAX_LINE_LENGTH), default=0)
