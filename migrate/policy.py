@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from .forms import KERNEL_TARGETS, TARGETS, Target
 
+MAX_LINE_LENGTH = 320  # ruff's upper bound
+
 # What a user may state about a kernel's tensor arguments, which no source proves (rules/ttd010_stated_facts.py):
 # the innermost dimension has stride 1; the data, every other stride and every offset the kernel adds to the
 # pointer are multiples of 16 bytes; the innermost extent (a row) is a multiple of 16 bytes; the tiles the
@@ -55,6 +57,9 @@ class Policy:
     # The columns the emitted code keeps within (the project's ruff, black or flake8 line length; see
     # config.LineLengths): a longer statement is laid out as black would (wrap.py).
     line_length: int = 88
+    # Where nothing configures a line length, the file's own code is the evidence: its longest line of code,
+    # where longer than `line_length` (rewrite/code_width.py).
+    line_length_from_code: bool = False
     # Facts the user states (`assume`, `per-file-assume`, `kernel-assume`; the source's own `# migrate:
     # assume[...]` comments are read by the engine): descriptors may rely on them (TTD010). Not under
     # `strict`, which relies on nothing it has not proven.

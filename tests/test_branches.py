@@ -35,19 +35,18 @@ def lines(source: str, width: int) -> list[str]:
 def test_consecutive_guarded_loads_share_one_if_else():
     found = lines(KERNEL.format(between=""), 120)
     start = found.index("        if USE_DESCRIPTORS:")
-    assert found[start:start + 14] == [
+    assert found[start:start + 12] == [
         "        if USE_DESCRIPTORS:",
         "            a = a_desc.load([pid_m * BLOCK_M, off_k])  # the rows of A",
         "            b = b_desc.load([off_k, pid_n * BLOCK_N])",
         "        else:",
         "            a = tl.load(",
-        "                a_bp + off_k,",
-        "                mask=(tl.arange(0, BLOCK_M) < tl.maximum(M, 0) - pid_m * BLOCK_M)[:, None] & m_k[None, :],",
-        "                other=0.0,",
+        "                a_bp + off_k, mask=(r_m < tl.maximum(M, 0) - pid_m * BLOCK_M)[:, None] & m_k[None, :], "
+        "other=0.0",
         "            )",
         "            b = tl.load(",
         "                b_bp + tl.cast(off_k, tl.int64) * stride_bk,",
-        "                mask=m_k[:, None] & (tl.arange(0, BLOCK_N) < tl.maximum(N, 0) - pid_n * BLOCK_N)[None, :],",
+        "                mask=m_k[:, None] & (r_n < tl.maximum(N, 0) - pid_n * BLOCK_N)[None, :],",
         "                other=0.0,",
         "            )",
     ]

@@ -2,6 +2,7 @@
 before the next statement of the block, or at the block's end; those of a line it rebuilds end that line."""
 
 from triton_migrate.engine import migrate_source
+from triton_migrate.rewrite.bound_comment import is_written_here
 
 KERNEL = '''import triton
 import triton.language as tl
@@ -27,7 +28,9 @@ def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 
 
 def comment_lines(source: str) -> list[str]:
-    return [line.strip() for line in source.splitlines() if line.strip().startswith("#")]
+    """The comments of `source` less the one the rewrite writes on its masks' bounds."""
+    return [line.strip() for line in source.splitlines()
+            if line.strip().startswith("#") and not is_written_here(line.strip())]
 
 
 def test_comments_of_deleted_lines_move_to_the_next_statement_or_the_block_end():

@@ -26,8 +26,9 @@ HELPER = "def load_tile_if("
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A project (it has a pyproject.toml) whose package holds the fixture's module."""
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'bench'\n")
+    """A project (it has a pyproject.toml) whose package holds the fixture's module; its ruff keeps the 88
+    columns the fixture's after.py is written at (else the module's own width, 118, would be the limit)."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'bench'\n[tool.ruff]\nline-length = 88\n")
     (tmp_path / "bench").mkdir()
     (tmp_path / "bench" / "__init__.py").write_text("")
     shutil.copy(FIXTURE / "before.py", tmp_path / "bench" / "kernels.py")

@@ -20,6 +20,7 @@ from differential import FIXTURES, compare_outputs, run_fixture
 
 from triton_migrate.engine import migrate_source
 from triton_migrate.policy import Policy, Statement
+from triton_migrate.rewrite.bound_comment import is_written_here
 from triton_migrate.rules import _launch_support as launch_support
 from triton_migrate.syntax.build import movable
 from triton_migrate.syntax.forms import block_width
@@ -32,8 +33,10 @@ POLICIES = {"auto": Policy(), "pointer": Policy(target="pointer"),
 
 
 def comments(source: str) -> list[str]:
+    """Its comments, less the one the rewrite writes on its masks' bounds."""
     tokens = tokenize.generate_tokens(io.StringIO(source).readline)
-    return sorted({token.string for token in tokens if token.type == tokenize.COMMENT})
+    return sorted({token.string for token in tokens if token.type == tokenize.COMMENT
+                   and not is_written_here(token.string)})
 
 
 def without_check_function(source: str) -> str:

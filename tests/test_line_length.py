@@ -38,9 +38,9 @@ def chunk_fwd_kernel(q, o, cu_seqlens, T, H: tl.constexpr, K: tl.constexpr, BT: 
     untouched_but_long = (i_t * BT + i_h * K) * (i_t * BT + i_h * K) * (i_t * BT + i_h * K) * (i_t + i_h)
     if T > 0:
         if i_h > 0:
-            bos = tl.load(cu_seqlens + i_h).to(tl.int32)
-            p_q = tl.make_block_ptr(q + (bos * H + i_h) * K, (T, K), (H * K, 1), (i_t * BT, 0), (BT, BK), (1, 0))
-            p_o = tl.make_block_ptr(o + (bos * H + i_h) * K, (T, K), (H * K, 1), (i_t * BT, 0), (BT, BK), (1, 0))
+            bos_of_sequence = tl.load(cu_seqlens + i_h).to(tl.int32)
+            p_q = tl.make_block_ptr(q + (bos_of_sequence * H + i_h) * K, (T, K), (H * K, 1), (i_t * BT, 0), (BT, BK), (1, 0))
+            p_o = tl.make_block_ptr(o + (bos_of_sequence * H + i_h) * K, (T, K), (H * K, 1), (i_t * BT, 0), (BT, BK), (1, 0))
             b_q = tl.load(p_q, boundary_check=(0, 1))
             tl.store(p_o, (b_q * 2 + untouched_but_long * (i_h + i_t + BT)).to(p_o.dtype.element_ty), boundary_check=(0, 1))
 """  # noqa: E501 (the kernel's long lines are what the test is about)

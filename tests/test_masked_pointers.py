@@ -34,8 +34,8 @@ def test_each_axis_has_one_offset_vector_and_one_bound_shared_by_the_accesses():
     text = migrated((FIXTURES / "shared_offsets" / "before.py").read_text().split("@triton.jit\n", 1)[1])
     assert text.count("tl.arange(0, BT)") == 1
     assert lines(text).count("m_t = (i_t * BT + o_t).to(tl.uint64) < tl.maximum(T, 0)") == 1
-    assert lines(text).count("o_k = i_k * BK + tl.arange(0, BK).to(tl.int64)") == 1
-    assert lines(text).count("m_k = tl.arange(0, BK) < tl.maximum(K, 0) - i_k * BK") == 1
+    assert lines(text).count("o_k = i_k * BK + r_k.to(tl.int64)") == 1 and text.count("tl.arange(0, BK)") == 1
+    assert lines(text).count("m_k = r_k < tl.maximum(K, 0) - i_k * BK") == 1
     # the block pointers keep their names; no temporaries per access
     assert "p_q = q + i_h * K + tl.cast(i_t * BT, tl.int64) * (H * K) + (o_t[:, None] * (H * K) + o_k[None, :])" \
         in lines(text)
@@ -50,8 +50,9 @@ def test_the_row_offsets_move_out_of_the_loop_that_does_not_change_them():
     loop = found.index("for i_k in range(tl.cdiv(K, BK)):")
     assert found.index("o_t = tl.arange(0, BT).to(tl.int64)") < loop
     assert found.index("m_t = (i_t * BT + o_t).to(tl.uint64) < tl.maximum(T, 0)") < loop
-    assert loop < found.index("o_k = i_k * BK + tl.arange(0, BK).to(tl.int64)")
-    assert loop < found.index("m_k = tl.arange(0, BK) < tl.maximum(K, 0) - i_k * BK")
+    assert found.index("r_k = tl.arange(0, BK)") < loop  # the range, the same in every step
+    assert loop < found.index("o_k = i_k * BK + r_k.to(tl.int64)")
+    assert loop < found.index("m_k = r_k < tl.maximum(K, 0) - i_k * BK")
 
 
 def test_a_lower_bound_only_where_the_offset_may_be_negative():
@@ -85,7 +86,7 @@ def test_a_loop_counter_is_as_non_negative_as_its_own_loop():
         tl.store(r, tl.load(r, boundary_check=(0, 1)) * 3, boundary_check=(0, 1))
 '''
     found = lines(migrated(source))
-    assert "m_t = tl.arange(0, BT) < tl.maximum(T, 0) - i * BT" in found
+    assert "m_t = r_t < tl.maximum(T, 0) - i * BT" in found
     assert sum(".to(tl.uint64) < tl.maximum(T, 0)" in line for line in found) == 2, found
 
 
@@ -102,6 +103,7 @@ def test_a_block_as_wide_as_its_shape_at_offset_zero_is_not_checked():
     text = migrated(source)
     assert "< BT" not in text, text
     assert "mask=m_t[:, None])" in text and "m_k = tl.arange(0, BK) < K" in lines(text)
+    assert "m_tk = m_t[:, None] & m_k[None, :]" in lines(text)  # the one tile mask of p_b's load and store
 
 
 def test_a_remainder_takes_the_sign_of_its_dividend():
@@ -116,9 +118,9 @@ def test_a_remainder_takes_the_sign_of_its_dividend():
     tl.store(p, tl.zeros((BM, BN), tl.float32), boundary_check=(0, 1))
 '''
     text = migrated(source)
-    assert "mask=(tl.arange(0, BM) < tl.maximum(M, 0) - pid_m * BM)[:, None]" in lines(text)
+    assert "mask=(r_m < tl.maximum(M, 0) - pid_m * BM)[:, None] & (o_n.to(tl.uint64) < tl.maximum(N, 0))[None, :]," \
+        in lines(text)
     assert "o_n = pid_n * BN + tl.arange(0, BN).to(tl.int64)" in lines(text)
-    assert "& (o_n.to(tl.uint64) < tl.maximum(N, 0))[None, :]," in lines(text)
 
 
 def test_a_private_block_name_reads_as_the_block_it_names():
@@ -143,8 +145,8 @@ def test_int64_once_per_axis_that_a_stride_scales():
     # the rows inside the block, which stride_m scales, the columns added to them, and each corner's row
     assert text.count("tl.int64") == 4
     # the range widened, not the sum: the offset is int32 in the block pointer too
-    assert "o_m = tl.arange(0, BM).to(tl.int64)" in lines(text)
-    assert "o_n = pid_n * BN + tl.arange(0, BN).to(tl.int64)" in lines(text)
+    assert "o_m = r_m.to(tl.int64)" in lines(text) and "o_n = pid_n * BN + r_n.to(tl.int64)" in lines(text)
+    assert "r_m = tl.arange(0, BM)" in lines(text) and "m_m = r_m < tl.maximum(M, 0) - pid_m * BM" in lines(text)
     assert "p = x + tl.cast(pid_m * BM, tl.int64) * stride_m + (o_m[:, None] * stride_m + o_n[None, :])" in lines(text)
 
 
@@ -161,10 +163,10 @@ def test_an_offset_used_in_one_branch_stays_in_it_and_a_bound_read_once_is_inlin
 '''
     found = lines(migrated(source))
     # the branch may be dropped at compile time: what only it reads is defined in it
-    after = found.index("q = y + (o_b[:, None] * 4 + (pid + tl.arange(0, 1).to(tl.int64))[None, :])")
+    after = found.index("q = y + (o_b[:, None] * 4 + (pid + r_1.to(tl.int64))[None, :])")
     branch = found[found.index("if FLAG:"):after]
-    assert "m_b = tl.arange(0, B) < tl.maximum(n, 0) - pid * B" in branch
-    assert "tl.store(q, tl.zeros([B, 1], dtype=tl.float32), mask=(tl.arange(0, 1) < 4 - pid)[None, :])" in found
+    assert "m_b = r_b < tl.maximum(n, 0) - pid * B" in branch
+    assert "tl.store(q, tl.zeros([B, 1], dtype=tl.float32), mask=(r_1 < 4 - pid)[None, :])" in found
 
 
 def test_a_moving_block_pointer_keeps_its_pointers_and_each_access_adds_where_it_moved():
@@ -208,7 +210,7 @@ def test_a_column_of_one_element_adds_nothing():
     tl.store(p, tl.zeros([BT, 1], dtype=tl.float32), boundary_check=(0, 1))
 '''
     found = lines(migrated(source))
-    assert "p = d + tl.cast(i_t * BT, tl.int64) * H + (tl.arange(0, BT).to(tl.int64)[:, None] * H)" in found
+    assert "p = d + tl.cast(i_t * BT, tl.int64) * H + (r_t.to(tl.int64)[:, None] * H)" in found
 
 
 def test_generated_names_leave_the_users_alone():
@@ -223,9 +225,9 @@ def test_generated_names_leave_the_users_alone():
 '''
     text = migrated(source)
     assert "o_t = i_t * BT + tl.arange(0, BT)" in lines(text) and "m_t = o_t < T" in lines(text)
-    # the user's m_t is assigned after these reads
-    assert "m_t2 = tl.arange(0, BT) < tl.maximum(T, 0) - i_t * BT" in lines(text)
-    assert "v = tl.load(p, mask=m_t2)" in lines(text)
+    # the user's m_t is assigned after these reads; the rewrite's reads as another word, not as `m_t2`
+    assert "mask_t = tl.arange(0, BT) < tl.maximum(T, 0) - i_t * BT" in lines(text)
+    assert "v = tl.load(p, mask=mask_t)" in lines(text)
 
 
 def test_statements_the_rewrite_does_not_touch_keep_their_text():
@@ -245,7 +247,7 @@ def test_a_block_pointer_created_in_its_access_reads_the_shared_axes():
     text = (FIXTURES / "inline_creation" / "after.py").read_text()
     assert lines(text).count("+ (o_m[:, None] * stride_xm + o_n[None, :]),") == 2
     assert "+ (o_m[:, None] * stride_ym + o_n[None, :])," in lines(text)
-    assert lines(text).count("mask=m_m[:, None] & m_n[None, :],") == 2
+    assert "m_mn = m_m[:, None] & m_n[None, :]" in lines(text) and lines(text).count("mask=m_mn,") == 2
 
 
 BOUNDS = '''import triton

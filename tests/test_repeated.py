@@ -88,16 +88,16 @@ def test_a_range_the_kernel_holds_is_read_from_its_variable():
     held = "    o_v = i_v * BV + tl.arange(0, BV)\n    m_v = o_v < V\n    b_s = tl.load(s + o_v, "
     found = lines(OWN_OFFSETS.replace(held, "    o_v = tl.arange(0, BV)\n    b_s = tl.load(s + i_v * BV + o_v, "
                                             "mask=o_v < V, other=0.)\n    b_s += tl.load(s + o_v, "))
-    assert "o_v2 = i_v * BV + o_v.to(tl.int64)" in found and "m_v2 = o_v < tl.maximum(V, 0) - i_v * BV" in found
+    assert "offs_v = i_v * BV + o_v.to(tl.int64)" in found and "mask_v = o_v < tl.maximum(V, 0) - i_v * BV" in found
 
 
 def test_a_mask_the_kernel_holds_on_a_sum_that_may_wrap_is_not_read():
     """The kernel's `m_v = o_v < V` over `o_v = i_v * BV + tl.arange(0, BV)` wraps in int32 past 2^31 - 1, where
     a block pointer's coordinates do not: the block pointer's bound is written as it is."""
     found = lines(OWN_OFFSETS)
-    assert "m_v2 = tl.arange(0, BV) < tl.maximum(V, 0) - i_v * BV" in found
-    assert "o_v2 = i_v * BV + tl.arange(0, BV).to(tl.int64)" in found
-    assert "\n".join(found).count("m_t[:, None] & m_v2[None, :]") == 2
+    assert "mask_v = r_v < tl.maximum(V, 0) - i_v * BV" in found
+    assert "offs_v = i_v * BV + r_v.to(tl.int64)" in found and found.count("r_v = tl.arange(0, BV)") == 1
+    assert "m_tv = m_t[:, None] & mask_v[None, :]" in found and "\n".join(found).count("mask=m_tv") == 2
 
 
 def test_a_part_of_a_line_reads_the_variable_that_holds_it():
@@ -121,7 +121,8 @@ def test_what_stood_above_a_dropped_line_stays():
         "    p_x = tl.make_block_ptr(x + i_t * V, (V,), (1,), (i_v * BV,), (BV,), (0,))\n"
         "    tl.store(p_x, b_s, boundary_check=(0,))\n")
     found = migrated(source)
-    assert "o_v)\n\n    m_v = o_v < tl.maximum(V, 0) - i_v * BV\n    # one row\n" \
+    assert "o_v)\n\n    # tl.maximum(V, 0): none in bounds where V < 0, as with block pointers\n" \
+        "    m_v = o_v < tl.maximum(V, 0) - i_v * BV\n    # one row\n" \
         "    p_y = y + i_t * V + i_v * BV + o_v\n" in found, found
 
 
@@ -132,7 +133,7 @@ def test_what_stood_above_a_dropped_line_stays():
 ])
 def test_a_variable_that_may_hold_another_value_is_not_read(change):
     found = lines(OWN_OFFSETS.replace(*change))
-    assert any(line.startswith("o_v2 = ") for line in found), found
+    assert any(line.startswith("offs_v = ") for line in found), found
 
 
 def test_a_variable_assigned_after_the_access_is_not_read():
@@ -141,7 +142,7 @@ def test_a_variable_assigned_after_the_access_is_not_read():
         "b_s[None, :], boundary_check=(0, 1))\n",
         "2, boundary_check=(0, 1))\n    o_v = i_v * BV + tl.arange(0, BV)\n    tl.store(s + o_v, 1.0, mask=o_v < V)\n")
     found = lines(source)
-    assert any(line.startswith("o_v2 = ") for line in found), found
+    assert any(line.startswith("offs_v = ") for line in found), found
 
 
 def test_lines_the_user_repeated_stay():

@@ -70,12 +70,16 @@ def test_a_line_read_in_a_loop_goes_to_just_before_the_loop_never_into_it():
     assert last_line(lines, "x_bp = ") == index(lines, "for i in range(4):") - 1
 
 
-def test_its_comment_goes_with_it_and_the_statement_it_moves_to_keeps_its_heading():
+def test_its_comment_goes_with_it_and_the_statement_it_moves_to_keeps_its_own():
+    """The comments above the statement the line moves to describe that statement (fla's `# [BT, BK]` above
+    a load): they stay on it, below the moved line, whose own comment moves with it; the blank line above
+    the statement heads the moved line."""
     lines = migrated(TRANSPOSE.replace("y_bp = tl.make", "# where the transpose goes\ny_bp = tl.make").replace(
         "tl.store(y_bp", "\n# write it\ntl.store(y_bp"))
     at, end = index(lines, "y_bp = "), last_line(lines, "y_bp = ")
-    assert lines[at - 3:at + 1] == ["", "# write it", "# where the transpose goes", lines[at]]
-    assert lines[end + 1].startswith("tl.store(") and lines[index(lines, "x = tl.load") - 1] != ""
+    assert lines[at - 2:at + 1] == ["", "# where the transpose goes", lines[at]]
+    assert lines[end + 1:end + 3] == ["# write it", lines[index(lines, "tl.store(")]]
+    assert lines[index(lines, "x = tl.load") - 1] != ""
 
 
 def test_the_users_own_pointer_lines_and_names_assigned_twice_stay():

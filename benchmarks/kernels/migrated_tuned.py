@@ -64,14 +64,18 @@ def gemm(
     if USE_DESCRIPTORS:
         a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK])
     off_k = 0
-    o_m = tl.arange(0, BM).to(tl.int64)
-    o_k = tl.arange(0, BK).to(tl.int64)
+    r_m = tl.arange(0, BM)
+    o_m = r_m.to(tl.int64)
+    r_k = tl.arange(0, BK)
+    o_k = r_k.to(tl.int64)
     if USE_DESCRIPTORS:
         b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN])
-    o_n = pid_n * BN + tl.arange(0, BN).to(tl.int64)
+    r_n = tl.arange(0, BN)
+    o_n = pid_n * BN + r_n.to(tl.int64)
     acc = tl.zeros((BM, BN), dtype=tl.float32)
-    m_m = tl.arange(0, BM) < tl.maximum(M, 0) - pid_m * BM
-    m_n = tl.arange(0, BN) < tl.maximum(N, 0) - pid_n * BN
+    # tl.maximum(M, 0): none in bounds where M < 0, as with block pointers
+    m_m = r_m < tl.maximum(M, 0) - pid_m * BM
+    m_n = r_n < tl.maximum(N, 0) - pid_n * BN
     a = (
         a_ptr
         + tl.cast(pid_m * BM, tl.int64) * stride_am
@@ -79,7 +83,7 @@ def gemm(
     )
     b = b_ptr + (o_k[:, None] * stride_bk + o_n[None, :])
     for _ in range(0, tl.cdiv(K, BK)):
-        m_k = tl.arange(0, BK) < tl.maximum(K, 0) - off_k
+        m_k = r_k < tl.maximum(K, 0) - off_k
         acc += tl.dot(
             (
                 a_desc.load([pid_m * BM, off_k])
@@ -109,10 +113,14 @@ def gemm(
 def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    o_m = tl.arange(0, BM).to(tl.int64)
-    o_n = pid_n * BN + tl.arange(0, BN).to(tl.int64)
-    m_m = tl.arange(0, BM) < tl.maximum(M, 0) - pid_m * BM
-    m_n = tl.arange(0, BN) < tl.maximum(N, 0) - pid_n * BN
+    r_m = tl.arange(0, BM)
+    o_m = r_m.to(tl.int64)
+    r_n = tl.arange(0, BN)
+    o_n = pid_n * BN + r_n.to(tl.int64)
+    # tl.maximum(M, 0): none in bounds where M < 0, as with block pointers
+    m_m = r_m < tl.maximum(M, 0) - pid_m * BM
+    m_n = r_n < tl.maximum(N, 0) - pid_n * BN
+    m_mn = m_m[:, None] & m_n[None, :]
     x = (
         x_ptr
         + tl.cast(pid_m * BM, tl.int64) * stride_xm
@@ -123,19 +131,17 @@ def add_one(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN: tl.c
         + tl.cast(pid_m * BM, tl.int64) * stride_ym
         + (o_m[:, None] * stride_ym + o_n[None, :])
     )
-    tl.store(
-        y,
-        tl.load(x, mask=m_m[:, None] & m_n[None, :]) + 1,
-        mask=m_m[:, None] & m_n[None, :],
-    )
+    tl.store(y, tl.load(x, mask=m_mn) + 1, mask=m_mn)
 
 
 @triton.jit
 def rms_norm(x_ptr, w_ptr, y_ptr, M, stride_xm, stride_ym, eps, D: tl.constexpr, BM: tl.constexpr):
     pid = tl.program_id(0)
-    o_m = tl.arange(0, BM).to(tl.int64)
+    r_m = tl.arange(0, BM)
+    o_m = r_m.to(tl.int64)
     o_d = tl.arange(0, D)
-    m_m = tl.arange(0, BM) < tl.maximum(M, 0) - pid * BM
+    # tl.maximum(M, 0): none in bounds where M < 0, as with block pointers
+    m_m = r_m < tl.maximum(M, 0) - pid * BM
     x = (
         x_ptr
         + tl.cast(pid * BM, tl.int64) * stride_xm
@@ -157,27 +163,29 @@ def rms_norm(x_ptr, w_ptr, y_ptr, M, stride_xm, stride_ym, eps, D: tl.constexpr,
 def gated_chunks(k_ptr, g_ptr, o_ptr, T, H: tl.constexpr, K: tl.constexpr, BT: tl.constexpr):
     i_h = tl.program_id(0)
     b_h = tl.zeros((K,), dtype=tl.float32)
-    o_t2 = tl.arange(0, BT).to(tl.int64)
+    r_t = tl.arange(0, BT)
+    o_t = r_t.to(tl.int64)
     o_k = tl.arange(0, K)
     for i_t in range(0, tl.cdiv(T, BT)):
-        m_t2 = tl.arange(0, BT) < tl.maximum(T, 0) - i_t * BT
+        # tl.maximum(T, 0): none in bounds where T < 0, as with block pointers
+        m_t = r_t < tl.maximum(T, 0) - i_t * BT
         p_k = (
             k_ptr
             + i_h * K
             + tl.cast(i_t * BT, tl.int64) * (H * K)
-            + (o_t2[:, None] * (H * K) + o_k[None, :])
+            + (o_t[:, None] * (H * K) + o_k[None, :])
         )
-        b_k = tl.load(p_k, mask=m_t2[:, None]).to(tl.float32)
-        p_g = g_ptr + i_h + tl.cast(i_t * BT, tl.int64) * H + (o_t2 * H)
-        b_g = tl.load(p_g, mask=m_t2).to(tl.float32)
+        b_k = tl.load(p_k, mask=m_t[:, None]).to(tl.float32)
+        p_g = g_ptr + i_h + tl.cast(i_t * BT, tl.int64) * H + (o_t * H)
+        b_g = tl.load(p_g, mask=m_t).to(tl.float32)
         b_h = b_h * tl.exp(tl.sum(b_g)) + tl.sum(b_k * b_g[:, None], axis=0)
         p_o = (
             o_ptr
             + i_h * K
             + tl.cast(i_t * BT, tl.int64) * (H * K)
-            + (o_t2[:, None] * (H * K) + o_k[None, :])
+            + (o_t[:, None] * (H * K) + o_k[None, :])
         )
-        tl.store(p_o, (b_k + b_h[None, :]).to(p_o.dtype.element_ty), mask=m_t2[:, None])
+        tl.store(p_o, (b_k + b_h[None, :]).to(p_o.dtype.element_ty), mask=m_t[:, None])
 
 
 @launch_guard(
@@ -235,8 +243,10 @@ def gemm_bt(
             block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K],
         )
     a_block_ptr_off1 = 0
-    o_m = tl.arange(0, BLOCK_SIZE_M).to(tl.int64)
-    o_k = tl.arange(0, BLOCK_SIZE_K).to(tl.int64)
+    r_m = tl.arange(0, BLOCK_SIZE_M)
+    o_m = r_m.to(tl.int64)
+    r_k = tl.arange(0, BLOCK_SIZE_K)
+    o_k = r_k.to(tl.int64)
     # B^T as a K x N view of the N x K weight: column-major, so order=(0, 1)
     if USE_DESCRIPTORS:
         b_block_ptr_desc = tl.make_tensor_descriptor(
@@ -247,7 +257,8 @@ def gemm_bt(
         )
     o_n = tl.arange(0, BLOCK_SIZE_N).to(tl.int64)
     accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
-    m_m = tl.arange(0, BLOCK_SIZE_M) < tl.maximum(M, 0) - pid_m * BLOCK_SIZE_M
+    # tl.maximum(M, 0): none in bounds where M < 0, as with block pointers
+    m_m = r_m < tl.maximum(M, 0) - pid_m * BLOCK_SIZE_M
     m_n = (pid_n * BLOCK_SIZE_N + o_n).to(tl.uint64) < tl.maximum(N, 0)
     a_block_ptr = (
         a_ptr
@@ -260,7 +271,7 @@ def gemm_bt(
         + (o_k[:, None] * stride_bk + o_n[None, :] * stride_bn)
     )
     for k in range(0, K, BLOCK_SIZE_K):
-        m_k = tl.arange(0, BLOCK_SIZE_K) < tl.maximum(K, 0) - a_block_ptr_off1
+        m_k = r_k < tl.maximum(K, 0) - a_block_ptr_off1
         if USE_DESCRIPTORS:
             a = a_block_ptr_desc.load([pid_m * BLOCK_SIZE_M, a_block_ptr_off1])
             b = tl.trans(
@@ -307,10 +318,12 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     v_offset = off_z.to(tl.int64) * stride_vz + off_h.to(tl.int64) * stride_vh
     o_offset = off_z.to(tl.int64) * stride_oz + off_h.to(tl.int64) * stride_oh
 
-    o_m = tl.arange(0, BLOCK_M).to(tl.int64)
+    r_m = tl.arange(0, BLOCK_M)
+    o_m = r_m.to(tl.int64)
     o_head_dim = tl.arange(0, HEAD_DIM).to(tl.int64)
     off_n_ctx = 0
-    o_n = tl.arange(0, BLOCK_N).to(tl.int64)
+    r_n = tl.arange(0, BLOCK_N)
+    o_n = r_n.to(tl.int64)
     # initialize offsets
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.arange(0, BLOCK_N)
@@ -320,8 +333,8 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
     qk_scale = sm_scale
     qk_scale *= 1.44269504  # 1/log(2)
-    m_m = tl.arange(0, BLOCK_M) < tl.maximum(N_CTX, 0) - start_m * BLOCK_M
-    # load q: it will stay in SRAM throughout
+    # tl.maximum(N_CTX, 0): none in bounds where N_CTX < 0, as with block pointers
+    m_m = r_m < tl.maximum(N_CTX, 0) - start_m * BLOCK_M
     # block pointers
     Q_block_ptr = (
         Q
@@ -329,21 +342,22 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
         + tl.cast(start_m * BLOCK_M, tl.int64) * stride_qm
         + (o_m[:, None] * stride_qm + o_head_dim[None, :] * stride_qk)
     )
+    # load q: it will stay in SRAM throughout
     q = tl.load(Q_block_ptr, mask=m_m[:, None], other=0.0)
     if CAUSAL:
         hi = tl.minimum((start_m + 1) * BLOCK_M, N_CTX)
     else:
         hi = N_CTX
-    # loop over k, v and update accumulator
     V_block_ptr = (
         V + v_offset + (o_n[:, None] * stride_vk + o_head_dim[None, :] * stride_vn)
     )
     K_block_ptr = (
         K + k_offset + (o_head_dim[:, None] * stride_kk + o_n[None, :] * stride_kn)
     )
+    # loop over k, v and update accumulator
     for start_n in range(0, hi, BLOCK_N):
         start_n = tl.multiple_of(start_n, BLOCK_N)
-        m_n = offs_n < tl.maximum(N_CTX, 0) - off_n_ctx
+        m_n = r_n < tl.maximum(N_CTX, 0) - off_n_ctx
         # -- compute qk ----
         k = tl.load(
             K_block_ptr + tl.cast(off_n_ctx, tl.int64) * stride_kn,
@@ -433,15 +447,17 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
 
     start_n = pid * BLOCK_N1
     offs_n = start_n + tl.arange(0, BLOCK_N1)
-    o_n1 = tl.arange(0, BLOCK_N1).to(tl.int64)
+    r_n1 = tl.arange(0, BLOCK_N1)
+    o_n1 = r_n1.to(tl.int64)
     o_head_dim = tl.arange(0, HEAD_DIM).to(tl.int64)
-    m_n1 = tl.arange(0, BLOCK_N1) < tl.maximum(N_CTX, 0) - start_n
-    # load K and V: they stay in SRAM throughout the inner loop.
+    # tl.maximum(N_CTX, 0): none in bounds where N_CTX < 0, as with block pointers
+    m_n1 = r_n1 < tl.maximum(N_CTX, 0) - start_n
     k_block_ptr = (
         K
         + tl.cast(start_n, tl.int64) * stride_tok
         + (o_n1[:, None] * stride_tok + o_head_dim[None, :] * stride_d)
     )
+    # load K and V: they stay in SRAM throughout the inner loop.
     k = tl.load(k_block_ptr, mask=m_n1[:, None], other=0.0)
     v_block_ptr = (
         V
@@ -461,7 +477,8 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
             Q, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM]
         )
     qT_off1 = start_m
-    o_m1 = tl.arange(0, BLOCK_M1).to(tl.int64)
+    r_m1 = tl.arange(0, BLOCK_M1)
+    o_m1 = r_m1.to(tl.int64)
     if USE_DESCRIPTORS:
         do_desc = tl.make_tensor_descriptor(
             DO, [N_CTX, HEAD_DIM], [stride_tok, stride_d], [BLOCK_M1, HEAD_DIM]
@@ -472,7 +489,7 @@ def attn_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, D,
     m_block_ptr = M + o_m1
     d_block_ptr = D + o_m1
     for _ in range(start_m, N_CTX, BLOCK_M1):
-        m_m1 = tl.arange(0, BLOCK_M1) < tl.maximum(N_CTX, 0) - qT_off1
+        m_m1 = r_m1 < tl.maximum(N_CTX, 0) - qT_off1
         if USE_DESCRIPTORS:
             qT = tl.trans(qT_desc.load([qT_off1, 0]))
         else:
@@ -540,11 +557,16 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
 
     # [BK, BV]
     b_h = tl.zeros([BK, BV], dtype=tl.float32)
-    o_t2 = tl.arange(0, BT).to(tl.int64)
-    o_v = i_v * BV + tl.arange(0, BV).to(tl.int64)
-    o_k = tl.arange(0, BK).to(tl.int64)
-    m_k = tl.arange(0, BK) < tl.maximum(K, 0) - i_k * BK
-    m_v = tl.arange(0, BV) < tl.maximum(V, 0) - i_v * BV
+    r_k = tl.arange(0, BK)
+    # tl.maximum(K, 0): none in bounds where K < 0, as with block pointers
+    m_k = r_k < tl.maximum(K, 0) - i_k * BK
+    r_v = tl.arange(0, BV)
+    m_v = r_v < tl.maximum(V, 0) - i_v * BV
+    m_kv = m_k[:, None] & m_v[None, :]
+    r_t = tl.arange(0, BT)
+    o_t = r_t.to(tl.int64)
+    o_v = i_v * BV + r_v.to(tl.int64)
+    o_k = r_k.to(tl.int64)
     for i_t in range(NT):
         o_h = ((i_n * NT + i_t) * H + i_h).to(tl.int64) * K * V
         p_h = (
@@ -554,30 +576,30 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
             + (o_k[:, None] * V + o_v[None, :])
         )
 
-        tl.store(p_h, b_h.to(p_h.dtype.element_ty), mask=m_k[:, None] & m_v[None, :])
-        m_t2 = tl.arange(0, BT) < tl.maximum(T, 0) - i_t * BT
-        # [BK, BT]
+        tl.store(p_h, b_h.to(p_h.dtype.element_ty), mask=m_kv)
+        m_t = r_t < tl.maximum(T, 0) - i_t * BT
         p_k = (
             k
             + (bos * H + i_h) * K
             + tl.cast(i_t * BT, tl.int64) * (H * K)
-            + ((i_k * BK + o_k)[:, None] + o_t2[None, :] * (H * K))
+            + ((i_k * BK + o_k)[:, None] + o_t[None, :] * (H * K))
         )
-        b_k = tl.load(p_k, mask=m_k[:, None] & m_t2[None, :], other=0.0)
-        # [BT, BV]
+        # [BK, BT]
+        b_k = tl.load(p_k, mask=m_k[:, None] & m_t[None, :], other=0.0)
         p_v = (
             v
             + (bos * H + i_h) * V
             + tl.cast(i_t * BT, tl.int64) * (H * V)
-            + (o_t2[:, None] * (H * V) + o_v[None, :])
+            + (o_t[:, None] * (H * V) + o_v[None, :])
         )
-        b_v = tl.load(p_v, mask=m_t2[:, None] & m_v[None, :], other=0.0)
+        # [BT, BV]
+        b_v = tl.load(p_v, mask=m_t[:, None] & m_v[None, :], other=0.0)
         last_idx = min((i_t + 1) * BT, T) - 1
 
         # scalar decay
         b_g_last = tl.load(g + bos * H + last_idx * H + i_h)
-        p_g = g + bos * H + i_h + tl.cast(i_t * BT, tl.int64) * H + (o_t2 * H)
-        b_g = tl.load(p_g, mask=m_t2)
+        p_g = g + bos * H + i_h + tl.cast(i_t * BT, tl.int64) * H + (o_t * H)
+        b_g = tl.load(p_g, mask=m_t)
         b_h *= tl.exp(b_g_last)
         b_v = (b_v * tl.exp(b_g_last - b_g)[:, None]).to(b_v.dtype)
         b_h += tl.dot(b_k, b_v)
@@ -589,7 +611,7 @@ def chunk_fwd_kernel_h(k, v, h, g, ht, T,
             + tl.cast(i_k * BK, tl.int64) * V
             + (o_k[:, None] * V + o_v[None, :])
         )
-        tl.store(p_ht, b_h.to(p_ht.dtype.element_ty), mask=m_k[:, None] & m_v[None, :])
+        tl.store(p_ht, b_h.to(p_ht.dtype.element_ty), mask=m_kv)
 
 
 @triton.jit(do_not_specialize=["T"])
@@ -611,33 +633,37 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
 
     b_o = tl.zeros([BT, BV], dtype=tl.float32)
     b_A = tl.zeros([BT, BT], dtype=tl.float32)
-    o_t2 = tl.arange(0, BT).to(tl.int64)
-    o_v = i_v * BV + tl.arange(0, BV).to(tl.int64)
-    m_t2 = tl.arange(0, BT) < tl.maximum(T, 0) - i_t * BT
-    m_v = tl.arange(0, BV) < tl.maximum(V, 0) - i_v * BV
+    r_t = tl.arange(0, BT)
+    offs_t = r_t.to(tl.int64)
+    r_v = tl.arange(0, BV)
+    o_v = i_v * BV + r_v.to(tl.int64)
+    # tl.maximum(T, 0): none in bounds where T < 0, as with block pointers
+    mask_t = r_t < tl.maximum(T, 0) - i_t * BT
+    m_v = r_v < tl.maximum(V, 0) - i_v * BV
+    r_k = tl.arange(0, BK)
     for i_k in range(tl.cdiv(K, BK)):
-        o_k = i_k * BK + tl.arange(0, BK).to(tl.int64)
-        m_k = tl.arange(0, BK) < tl.maximum(K, 0) - i_k * BK
-        # [BT, BK]
+        o_k = i_k * BK + r_k.to(tl.int64)
+        m_k = r_k < tl.maximum(K, 0) - i_k * BK
         p_q = (
             q
             + tl.cast(i_t * BT, tl.int64) * (H * K)
-            + (o_t2[:, None] * (H * K) + o_k[None, :])
+            + (offs_t[:, None] * (H * K) + o_k[None, :])
         )
-        b_q = tl.load(p_q, mask=m_t2[:, None] & m_k[None, :], other=0.0)
-        # [BK, BT]
+        # [BT, BK]
+        b_q = tl.load(p_q, mask=mask_t[:, None] & m_k[None, :], other=0.0)
         p_k = (
             k
             + tl.cast(i_t * BT, tl.int64) * (H * K)
-            + (o_k[:, None] + o_t2[None, :] * (H * K))
+            + (o_k[:, None] + offs_t[None, :] * (H * K))
         )
-        b_k = tl.load(p_k, mask=m_k[:, None] & m_t2[None, :], other=0.0)
-        # [BK, BV]
+        # [BK, BT]
+        b_k = tl.load(p_k, mask=m_k[:, None] & mask_t[None, :], other=0.0)
         p_h = (
             h
             + tl.cast(i_k * BK, tl.int64) * V
-            + (tl.arange(0, BK).to(tl.int64)[:, None] * V + o_v[None, :])
+            + (r_k.to(tl.int64)[:, None] * V + o_v[None, :])
         )
+        # [BK, BV]
         b_h = tl.load(p_h, mask=m_k[:, None] & m_v[None, :], other=0.0)
         # [BT, BK] @ [BK, BV] -> [BT, BV]
         b_o += tl.dot(b_q, b_h)
@@ -645,8 +671,8 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
         b_A += tl.dot(b_q, b_k)
 
     g += bos * H + i_h
-    p_g = g + tl.cast(i_t * BT, tl.int64) * H + (o_t2 * H)
-    b_g = tl.load(p_g, mask=m_t2)
+    p_g = g + tl.cast(i_t * BT, tl.int64) * H + (offs_t * H)
+    b_g = tl.load(p_g, mask=mask_t)
     b_o = b_o * tl.exp(b_g)[:, None]
     b_A = b_A * tl.exp(b_g[:, None] - b_g[None, :])
 
@@ -655,19 +681,20 @@ def chunk_fwd_kernel_o(q, k, v, h, g, o, scale, T,
     m_A = (o_t[:, None] >= o_t[None, :]) & (m_t[:, None] & m_t)
     b_A = tl.where(m_A, b_A, 0)
 
+    m_tv = mask_t[:, None] & m_v[None, :]
     p_v = (
         v
         + tl.cast(i_t * BT, tl.int64) * (H * V)
-        + (o_t2[:, None] * (H * V) + o_v[None, :])
+        + (offs_t[:, None] * (H * V) + o_v[None, :])
     )
-    b_v = tl.load(p_v, mask=m_t2[:, None] & m_v[None, :], other=0.0)
+    b_v = tl.load(p_v, mask=m_tv, other=0.0)
     b_o = b_o * scale + tl.dot(b_A.to(b_v.dtype), b_v) * scale
     p_o = (
         o
         + tl.cast(i_t * BT, tl.int64) * (H * V)
-        + (o_t2[:, None] * (H * V) + o_v[None, :])
+        + (offs_t[:, None] * (H * V) + o_v[None, :])
     )
-    tl.store(p_o, b_o.to(p_o.dtype.element_ty), mask=m_t2[:, None] & m_v[None, :])
+    tl.store(p_o, b_o.to(p_o.dtype.element_ty), mask=m_tv)
 
 
 @triton.jit
@@ -675,30 +702,33 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     # BLOCK_M rows per program, a whole row (BLOCK_N >= N) per block.
     pid = tl.program_id(0)
-    o_m = tl.arange(0, BLOCK_M).to(tl.int64)
+    r_m = tl.arange(0, BLOCK_M)
+    o_m = r_m.to(tl.int64)
     o_n = tl.arange(0, BLOCK_N)
 
-    m_m = tl.arange(0, BLOCK_M) < tl.maximum(M, 0) - pid * BLOCK_M
+    # tl.maximum(M, 0): none in bounds where M < 0, as with block pointers
+    m_m = r_m < tl.maximum(M, 0) - pid * BLOCK_M
     m_n = o_n < N
+    m_mn = m_m[:, None] & m_n[None, :]
     x_block_ptr = (
         X
         + tl.cast(pid * BLOCK_M, tl.int64) * stride_xm
         + (o_m[:, None] * stride_xm + o_n[None, :])
     )
-    x = tl.load(x_block_ptr, mask=m_m[:, None] & m_n[None, :], other=0.0).to(tl.float32)
+    x = tl.load(x_block_ptr, mask=m_mn, other=0.0).to(tl.float32)
     # Compute mean and variance
     mean = tl.sum(x, axis=1) / N
     cols = tl.arange(0, BLOCK_N)
     xbar = tl.where(cols[None, :] < N, x - mean[:, None], 0.0)
     var = tl.sum(xbar * xbar, axis=1) / N
     rstd = 1 / tl.sqrt(var + eps)
-    # Write mean / rstd
     mean_block_ptr = Mean + pid * BLOCK_M + o_m
+    # Write mean / rstd
     tl.store(mean_block_ptr, mean, mask=m_m)
     rstd_block_ptr = Rstd + pid * BLOCK_M + o_m
     tl.store(rstd_block_ptr, rstd, mask=m_m)
-    # Normalize and apply linear transformation
     w_block_ptr = W + o_n
+    # Normalize and apply linear transformation
     w = tl.load(w_block_ptr, mask=m_n).to(tl.float32)
     b_block_ptr = B + o_n
     b = tl.load(b_block_ptr, mask=m_n).to(tl.float32)
@@ -708,7 +738,7 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, M, N, stride_xm, stride_ym, eps,
         + tl.cast(pid * BLOCK_M, tl.int64) * stride_ym
         + (o_m[:, None] * stride_ym + o_n[None, :])
     )
-    tl.store(y_block_ptr, y.to(Y.dtype.element_ty), mask=m_m[:, None] & m_n[None, :])
+    tl.store(y_block_ptr, y.to(Y.dtype.element_ty), mask=m_mn)
 
 
 @launch_guard(
@@ -764,8 +794,10 @@ def bmm(
             [1, BLOCK_M, BLOCK_K],
         )
     a_bp_off2 = 0
-    o_m = tl.arange(0, BLOCK_M).to(tl.int64)
-    o_k = tl.arange(0, BLOCK_K).to(tl.int64)
+    r_m = tl.arange(0, BLOCK_M)
+    o_m = r_m.to(tl.int64)
+    r_k = tl.arange(0, BLOCK_K)
+    o_k = r_k.to(tl.int64)
     if USE_DESCRIPTORS:
         b_bp_desc = tl.make_tensor_descriptor(
             b_ptr,
@@ -773,11 +805,13 @@ def bmm(
             [stride_bb, stride_bk, stride_bn],
             [1, BLOCK_K, BLOCK_N],
         )
-    o_n = tl.arange(0, BLOCK_N).to(tl.int64)
+    r_n = tl.arange(0, BLOCK_N)
+    o_n = r_n.to(tl.int64)
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    # tl.maximum(BATCH, 0): none in bounds where BATCH < 0, as with block pointers
     m_batch = tl.arange(0, 1) < tl.maximum(BATCH, 0) - pid_b
-    m_m = tl.arange(0, BLOCK_M) < tl.maximum(M, 0) - pid_m * BLOCK_M
-    m_n = tl.arange(0, BLOCK_N) < tl.maximum(N, 0) - pid_n * BLOCK_N
+    m_m = r_m < tl.maximum(M, 0) - pid_m * BLOCK_M
+    m_n = r_n < tl.maximum(N, 0) - pid_n * BLOCK_N
     a_bp = (
         a_ptr
         + tl.cast(pid_b, tl.int64) * stride_ab
@@ -791,7 +825,7 @@ def bmm(
         + (o_k[None, :, None] * stride_bk + o_n[None, None, :] * stride_bn)
     )
     for _ in range(0, tl.cdiv(K, BLOCK_K)):
-        m_k = tl.arange(0, BLOCK_K) < tl.maximum(K, 0) - a_bp_off2
+        m_k = r_k < tl.maximum(K, 0) - a_bp_off2
         if USE_DESCRIPTORS:
             a = a_bp_desc.load([pid_b, pid_m * BLOCK_M, a_bp_off2])
             b = b_bp_desc.load([pid_b, a_bp_off2, pid_n * BLOCK_N])
@@ -829,15 +863,18 @@ def batched_transpose(x_ptr, y_ptr, M, N, stride_xb, stride_xm, stride_yb, strid
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     pid_b = tl.program_id(2)
-    m_m = tl.arange(0, BLOCK_M) < tl.maximum(M, 0) - pid_m * BLOCK_M
-    m_n = tl.arange(0, BLOCK_N) < tl.maximum(N, 0) - pid_n * BLOCK_N
+    r_m = tl.arange(0, BLOCK_M)
+    r_n = tl.arange(0, BLOCK_N)
+    # tl.maximum(M, 0): none in bounds where M < 0, as with block pointers
+    m_m = r_m < tl.maximum(M, 0) - pid_m * BLOCK_M
+    m_n = r_n < tl.maximum(N, 0) - pid_n * BLOCK_N
     x_block_ptr = (
         x_ptr
         + tl.cast(pid_b, tl.int64) * stride_xb
         + tl.cast(pid_m * BLOCK_M, tl.int64) * stride_xm
         + (
-            tl.arange(0, BLOCK_M).to(tl.int64)[None, :, None] * stride_xm
-            + (pid_n * BLOCK_N + tl.arange(0, BLOCK_N).to(tl.int64))[None, None, :]
+            r_m.to(tl.int64)[None, :, None] * stride_xm
+            + (pid_n * BLOCK_N + r_n.to(tl.int64))[None, None, :]
         )
     )
     x = tl.load(x_block_ptr, mask=m_m[None, :, None] & m_n[None, None, :])
@@ -846,8 +883,8 @@ def batched_transpose(x_ptr, y_ptr, M, N, stride_xb, stride_xm, stride_yb, strid
         + tl.cast(pid_b, tl.int64) * stride_yb
         + tl.cast(pid_n * BLOCK_N, tl.int64) * stride_yn
         + (
-            tl.arange(0, BLOCK_N).to(tl.int64)[None, :, None] * stride_yn
-            + (pid_m * BLOCK_M + tl.arange(0, BLOCK_M).to(tl.int64))[None, None, :]
+            r_n.to(tl.int64)[None, :, None] * stride_yn
+            + (pid_m * BLOCK_M + r_m.to(tl.int64))[None, None, :]
         )
     )
     tl.store(
@@ -966,7 +1003,6 @@ def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
     # load scales
     qk_scale = sm_scale
     qk_scale *= 1.44269504  # 1/log(2)
-    # load q: it will stay in SRAM throughout
     # block pointers
     Q_block_ptr = (
         Q
@@ -974,6 +1010,7 @@ def attn_fwd_staged(Q, K, V, sm_scale, M, Out,
         + tl.cast(start_m * BLOCK_M, tl.int64) * stride_qm
         + (o_m[:, None] * stride_qm + o_head_dim[None, :] * stride_qk)
     )
+    # load q: it will stay in SRAM throughout
     q = tl.load(Q_block_ptr)
     # stage 1: off-band
     # For causal = True, STAGE = 3 and _attn_fwd_inner gets 1 as its STAGE
@@ -1065,38 +1102,36 @@ def _dot_tile(
     b_block_block0: tl.constexpr,
     b_block_block1: tl.constexpr,
 ):
+    r_a_block_block0 = tl.arange(0, a_block_block0)
+    r_a_block_block1 = tl.arange(0, a_block_block1)
+    # tl.maximum(a_block_shape0, 0): none in bounds where a_block_shape0 < 0, as with
+    #   block pointers
     a = tl.load(
         a_block_base
         + tl.cast(a_block_start0, tl.int64) * a_block_stride0
         + (
-            tl.arange(0, a_block_block0).to(tl.int64)[:, None] * a_block_stride0
-            + (a_block_start1 + tl.arange(0, a_block_block1).to(tl.int64))[None, :]
+            r_a_block_block0.to(tl.int64)[:, None] * a_block_stride0
+            + (a_block_start1 + r_a_block_block1.to(tl.int64))[None, :]
         ),
-        mask=(
-            tl.arange(0, a_block_block0)
-            < tl.maximum(a_block_shape0, 0) - a_block_start0
-        )[:, None]
-        & (
-            tl.arange(0, a_block_block1)
-            < tl.maximum(a_block_shape1, 0) - a_block_start1
-        )[None, :],
+        mask=(r_a_block_block0 < tl.maximum(a_block_shape0, 0) - a_block_start0)[
+            :, None
+        ]
+        & (r_a_block_block1 < tl.maximum(a_block_shape1, 0) - a_block_start1)[None, :],
         other=0.0,
     )
+    r_b_block_block0 = tl.arange(0, b_block_block0)
+    r_b_block_block1 = tl.arange(0, b_block_block1)
     b = tl.load(
         b_block_base
         + tl.cast(b_block_start0, tl.int64) * b_block_stride0
         + (
-            tl.arange(0, b_block_block0).to(tl.int64)[:, None] * b_block_stride0
-            + (b_block_start1 + tl.arange(0, b_block_block1).to(tl.int64))[None, :]
+            r_b_block_block0.to(tl.int64)[:, None] * b_block_stride0
+            + (b_block_start1 + r_b_block_block1.to(tl.int64))[None, :]
         ),
-        mask=(
-            tl.arange(0, b_block_block0)
-            < tl.maximum(b_block_shape0, 0) - b_block_start0
-        )[:, None]
-        & (
-            tl.arange(0, b_block_block1)
-            < tl.maximum(b_block_shape1, 0) - b_block_start1
-        )[None, :],
+        mask=(r_b_block_block0 < tl.maximum(b_block_shape0, 0) - b_block_start0)[
+            :, None
+        ]
+        & (r_b_block_block1 < tl.maximum(b_block_shape1, 0) - b_block_start1)[None, :],
         other=0.0,
     )
     return tl.dot(a, b, acc)
@@ -1130,17 +1165,20 @@ def gemm_helper(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
             BN,
         )
         a_off1 += BK
+    r_m = tl.arange(0, BM)
+    r_n = tl.arange(0, BN)
     c = (
         c_ptr
         + tl.cast(pid_m * BM, tl.int64) * stride_cm
         + (
-            tl.arange(0, BM).to(tl.int64)[:, None] * stride_cm
-            + (pid_n * BN + tl.arange(0, BN).to(tl.int64))[None, :]
+            r_m.to(tl.int64)[:, None] * stride_cm
+            + (pid_n * BN + r_n.to(tl.int64))[None, :]
         )
     )
+    # tl.maximum(M, 0): none in bounds where M < 0, as with block pointers
     tl.store(
         c,
         acc.to(c.dtype.element_ty),
-        mask=(tl.arange(0, BM) < tl.maximum(M, 0) - pid_m * BM)[:, None]
-        & (tl.arange(0, BN) < tl.maximum(N, 0) - pid_n * BN)[None, :],
+        mask=(r_m < tl.maximum(M, 0) - pid_m * BM)[:, None]
+        & (r_n < tl.maximum(N, 0) - pid_n * BN)[None, :],
     )

@@ -82,7 +82,8 @@ class Config:
         """What the engine may do to the file at `path`."""
         return Policy(target=self.target, strict=self.strict, min_triton=self.min_triton,
                       compat_module=self.compat_module, kernel_targets=self.kernel_targets,
-                      line_length=self.line_length, assume=self.statements_for(path),
+                      line_length=self.line_length, line_length_from_code="line_length" not in self.origins,
+                      assume=self.statements_for(path),
                       unsafe_fixes=self.unsafe_fixes)
 
     def statements_for(self, path: str) -> tuple[Statement, ...]:
@@ -267,7 +268,8 @@ class LineLengths:
     """The line length of the project a file belongs to: from the nearest directory upward that has a file
     configuring ruff (`.ruff.toml`, `ruff.toml`, `[tool.ruff]` in pyproject.toml: its `line-length`, which
     may come through `extend`, else ruff's 88), black (`[tool.black] line-length`) or flake8 (`[flake8]
-    max-line-length` in `.flake8`, setup.cfg or tox.ini); 88 where none does. These are other tools'
+    max-line-length` in `.flake8`, setup.cfg or tox.ini); 88 where none does (the engine then measures the
+    file's own width: rewrite/code_width.py). These are other tools'
     files: one that cannot be read or holds no valid length is passed over, never an error here."""
 
     def __init__(self) -> None:

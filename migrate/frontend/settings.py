@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from triton_migrate.frontend.output import FORMATS
-from triton_migrate.policy import FACTS, KERNEL_TARGETS, TARGETS, Statement
+from triton_migrate.policy import FACTS, KERNEL_TARGETS, MAX_LINE_LENGTH, TARGETS, Statement
 
 ALL = "ALL"
-MAX_LINE_LENGTH = 320  # ruff's upper bound
 
 
 @dataclass(frozen=True)
@@ -269,9 +268,10 @@ SETTINGS = (
         "That function's target instead of `target`; `migrate tune` measures and writes this table."),
     Setting(
         "line-length", "line_length", _line_length, f"int 1–{MAX_LINE_LENGTH}", "Emitted code keeps within it.",
-        Option("Keep emitted code within N columns [default: the project's ruff, black or flake8 setting, else 88].",
+        Option("Keep emitted code within N columns [default: the project's ruff, black or flake8 setting, else the "
+               "file's own width where wider than 88, else 88].",
                "int", metavar="N", low=1, high=MAX_LINE_LENGTH),
-        unset="the project's ruff, black or flake8 setting, else 88"),
+        unset="the project's ruff, black or flake8 setting, else the file's own width where wider than 88, else 88"),
     Setting(
         "assume", "assume", _assume, "list of facts: " + ", ".join(f"`{fact}`" for fact in FACTS),
         "Facts about the tensor arguments and launches of every kernel of the files this configuration covers, "

@@ -23,13 +23,15 @@ writes the definitions and puts their names in place of the placeholders:
   bound compares where the offset may be negative (`(i_t * BT + tl.arange(0, BT).to(tl.int64)).to(tl.uint64)
   < ...`): the sum of an int32 offset and the range may wrap in int32.
 
-Names follow the block size (`BT` gives `o_t` and `m_t`, `BLOCK_SIZE_K` gives `o_k`), numbered where
-another value or a name of the module has it already.
+Names follow the block size (`BT` gives `o_t` and `m_t`, `BLOCK_SIZE_K` gives `o_k`; a tile's mask `m_tk`, a
+range `r_t`); where the function has a name of that spelling already, another word (`offs_t`, `mask_t`), and
+numbered where a value of the rewrite's own has it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable, cast
 
 import libcst as cst
@@ -41,6 +43,7 @@ from triton_migrate.syntax.nodes import leading_lines
 from triton_migrate.syntax.walk import walk
 
 from .blocks import inner_blocks, paths_to
+from .forms.stand_ins import StandIns
 from .static_tests import StaticTests
 
 _LOOPS = (cst.For, cst.While)
@@ -63,31 +66,53 @@ class _Definition:
     axis: str | None = None  # a bound's: the placeholder of its axis
 
 
-def share(function: cst.FunctionDef, placeholders: dict, taken: set[str], member_of: Callable) -> cst.FunctionDef:
-    """`function` with every placeholder of `placeholders` (name -> (spec, wide)) replaced, and the definitions
-    that serve them written in; `taken`: the names of the module, which no definition may take."""
+def share(function: cst.FunctionDef, stand_ins: StandIns, member_of: Callable) -> cst.FunctionDef:
+    """`function` with every placeholder of `stand_ins` (name -> (spec, wide)) replaced, and the definitions
+    that serve them written in, under names that no name of the function (parameters, locals, the globals it
+    reads) spells: a local of another function is no name this one sees. In three rounds, each placing the
+    placeholders the values of the one before read: the masks of tiles (a named tile's bounds are named too,
+    `m_tk = m_t[:, None] & m_k[None, :]`, not spelled out in one long line), then axes and bounds, then the
+    int32 ranges they read (`r_t = tl.arange(0, BT)`, named where a widened axis and a bound both read it)."""
+    kept: set[str] = set()
+    for kinds in ((masked.Tile,), (masked.Axis, masked.Bound), (masked.Range,)):
+        chosen = {name: held for name, held in stand_ins.placeholders.items() if isinstance(held[0], kinds)}
+        function = _share(function, chosen, member_of, stand_ins.placeholder, kept)
+    return function
+
+
+def _kept(placeholder: Callable, kept: set[str], spec, wide: bool = False) -> cst.Name:
+    """A placeholder (`placeholder(spec, wide)`) that the next round names, however many uses read it."""
+    name = placeholder(spec, wide)
+    kept.add(name.value)
+    return name
+
+
+def _share(function: cst.FunctionDef, placeholders: dict, member_of: Callable, placeholder: Callable,
+           kept: set[str]) -> cst.FunctionDef:
+    """`kept`: placeholders named however many uses read them (the bounds of a named tile), to which those
+    of the tiles this round names are added."""
     scan = _Scan(placeholders)
     scan.block(function.body, ())
     if not scan.uses:
         return function
     placement = _Placement(scan, member_of, StaticTests(function))
-    bounds = placement.place([u for u in scan.uses if isinstance(u.spec, masked.Bound)])
-    axis_uses = [u for u in scan.uses if isinstance(u.spec, masked.Axis)]
+    bounds = placement.place([u for u in scan.uses if not isinstance(u.spec, (masked.Axis, masked.Range))])
+    axis_uses = [u for u in scan.uses if isinstance(u.spec, (masked.Axis, masked.Range))]
     for number, bound in enumerate(bounds):  # the bound's definition, or its one use, reads its axis
-        compared = bound.spec.compared()
+        compared = bound.spec.compared() if isinstance(bound.spec, masked.Bound) else None
         if compared is not None:  # in 64 bits: the sum of an int32 offset and the range may wrap in int32
             bound.axis = f"{bound.uses[0].placeholder}.axis{number}"
             axis_uses.append(_Use(bound.axis, compared, True, _where(bound)))
     axes = placement.place(sorted(axis_uses, key=lambda use: _order(use.path)))
-    named = [d for d in axes + bounds if len(d.uses) > 1]
-    names = _Names(taken | scan.names)
+    named = [d for d in axes + bounds if len(d.uses) > 1 or d.uses[0].placeholder in kept]
+    names = _Names(scan.names | {param.name.value for param in _parameters(function)})
     for definition in sorted(named, key=lambda d: _order(d.position)):  # numbered in the order they are read
         names.of(definition.spec)
     values: dict[str, cst.BaseExpression] = {}
     lines: dict[tuple, list[cst.SimpleStatementLine]] = {}
     for definition in axes + bounds:
-        value = definition.spec.value(definition.wide) if isinstance(definition.spec, masked.Axis) else \
-            definition.spec.value(values.get(definition.axis) if definition.axis is not None else None)
+        kept_too = definition in named and isinstance(definition.spec, masked.Tile)
+        value = _value(definition, values, partial(_kept, placeholder, kept) if kept_too else placeholder)
         if definition not in named:
             values[definition.uses[0].placeholder] = value
             continue
@@ -96,6 +121,24 @@ def share(function: cst.FunctionDef, placeholders: dict, taken: set[str], member
         lines.setdefault(definition.position[-1], []).append(
             cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)]))
     return cast(cst.FunctionDef, function.visit(_Apply(values, lines, scan.placeholder_nodes)))
+
+
+def _parameters(function: cst.FunctionDef) -> list[cst.Param]:
+    params = function.params
+    star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
+    return [*params.posonly_params, *params.params, *star, *params.kwonly_params,
+            *([params.star_kwarg] if params.star_kwarg else [])]
+
+
+def _value(definition: _Definition, values: dict, placeholder: Callable) -> cst.BaseExpression:
+    """What a definition assigns, or its one use reads: a tile's bounds as new placeholders."""
+    spec = definition.spec
+    if isinstance(spec, masked.Range):
+        return spec.value()
+    if isinstance(spec, masked.Axis):
+        return spec.value(definition.wide, placeholder)
+    return spec.value(placeholder) if isinstance(spec, masked.Tile) else \
+        spec.value(values.get(definition.axis), placeholder)
 
 
 def _where(bound: _Definition) -> tuple:
@@ -217,22 +260,29 @@ class _Placement:
 
 
 class _Names:
-    """One name per value (`o_t`, `m_t`), free in the module and the function."""
+    """One name per value (`o_t`, `m_t`, `m_tk` for a tile), free in the function. Where the kernel has a name
+    of that spelling already (fla's `o_t = i_t * BT + tl.arange(0, BT)`, another value), the rewrite's reads
+    as another word, `offs_t`, `mask_t`, not as a second `o_t2` beside the author's; two values of the
+    rewrite's own of one spelling are numbered (`offs_k`, `offs_k2`)."""
 
     def __init__(self, taken: set[str]) -> None:
+        self.authors = frozenset(taken)
         self.taken = set(taken)
         self.given: dict[tuple, str] = {}
 
     def of(self, spec) -> str:
         key = spec.key()
         if key not in self.given:
-            prefix = "o" if isinstance(spec, masked.Axis) else "m"
-            stem = f"{prefix}_{spec.stem()}"
+            stems = [f"{prefix}_{spec.stem()}" for prefix in _PREFIXES.get(type(spec), ("m", "mask"))]
+            stem = next((s for s in stems if s not in self.authors), stems[-1])
             joint = "_" if stem[-1].isdigit() else ""  # o_t2, but o_64_2
             name = next(c for c in (stem, *(f"{stem}{joint}{k}" for k in range(2, 1000))) if c not in self.taken)
             self.taken.add(name)
             self.given[key] = name
         return self.given[key]
+
+
+_PREFIXES = {masked.Axis: ("o", "offs"), masked.Range: ("r", "range")}  # else a bound's or a tile's: m, mask
 
 
 class _Apply(cst.CSTTransformer):

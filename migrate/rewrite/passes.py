@@ -24,9 +24,13 @@ from triton_migrate.rules import ttd009_launch_guard
 
 from . import branches, wrap
 from .apply import Edits, Rewriter, add_from_import, add_import, uses_name
+from .blank_lines import no_new_blank_runs
+from .bound_comment import explain_bounds
+from .code_width import line_length
 from .dead_code import drop_dead_code
 from .descriptors import share_descriptors
 from .forms.stand_ins import StandIns
+from .lone_ranges import inline_lone_ranges
 from .offsets import share
 from .repeated import drop_repeated
 from .running_offsets import merge
@@ -62,7 +66,7 @@ def _running_offsets(original: cst.FunctionDef, updated: cst.FunctionDef, rewrit
 
 
 def _shared_offsets(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
-    return share(updated, rewriting.stand_ins.placeholders, rewriting.unit.namer.taken, rewriting.unit.names.member)
+    return share(updated, rewriting.stand_ins, rewriting.unit.names.member)
 
 
 def _shared_descriptors(original: cst.FunctionDef, updated: cst.FunctionDef,
@@ -72,7 +76,8 @@ def _shared_descriptors(original: cst.FunctionDef, updated: cst.FunctionDef,
 
 
 def _repeated(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
-    return drop_repeated(original, updated, rewriting.unit.names.member)
+    member_of = rewriting.unit.names.member
+    return inline_lone_ranges(original, drop_repeated(original, updated, member_of), member_of)
 
 
 def _dead_code(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
@@ -81,6 +86,15 @@ def _dead_code(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: R
 
 def _sunk(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
     return sink_pointers(original, updated, rewriting.unit.names.member)
+
+
+def _bound_comment(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
+    return explain_bounds(original, updated, line_length(rewriting.policy, rewriting.unit.source),
+                          rewriting.unit.module.default_indent)
+
+
+def _blank_lines(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
+    return no_new_blank_runs(original, updated)
 
 
 def _language_import(original: cst.Module, updated: cst.Module, rewriting: Rewriting) -> cst.Module:
@@ -99,7 +113,8 @@ def _compat_import(original: cst.Module, updated: cst.Module, rewriting: Rewriti
 
 def _guarded_branches(original: cst.Module, updated: cst.Module, rewriting: Rewriting) -> cst.Module:
     flag = rewriting.unit.namer.flag(ttd009_launch_guard.FLAG)
-    return branches.split(updated, flag, rewriting.policy.line_length) if uses_name(updated, flag) else updated
+    width = line_length(rewriting.policy, rewriting.unit.source)
+    return branches.split(updated, flag, width) if uses_name(updated, flag) else updated
 
 
 def _launch_support_import(original: cst.Module, updated: cst.Module, rewriting: Rewriting) -> cst.Module:
@@ -118,7 +133,7 @@ def _launch_support_import(original: cst.Module, updated: cst.Module, rewriting:
 
 
 def _line_length(original: cst.Module, updated: cst.Module, rewriting: Rewriting) -> cst.Module:
-    return wrap.fit(updated, original, rewriting.policy.line_length)
+    return wrap.fit(updated, original, line_length(rewriting.policy, rewriting.unit.source))
 
 
 PASSES = (
@@ -134,13 +149,20 @@ PASSES = (
          "values, which would only merge those with nothing above them assigned, and keep the first one's name"),
     Pass("repeated values", "function", _repeated,
          "drops what the rewrite computes again: a block pointer created again before a second loop, an offset "
-         "the kernel holds in a variable of its own (repeated.py); before dead code, which may then find more"),
+         "the kernel holds in a variable of its own (repeated.py), and then a range named for two reads that "
+         "one read is left (lone_ranges.py); before dead code, which may then find more"),
     Pass("dead code", "function", _dead_code,
          "removes what the rewrite left dead (a block pointer's only reader gone, an `if` emptied: "
          "dead_code.py); after every pass that removes reads"),
     Pass("sunk pointers", "function", _sunk,
          "moves the pointers a creation became down to their first read (sink.py); last, once no statement "
          "between a creation and its read can still go"),
+    Pass("bound comment", "function", _bound_comment,
+         "says, once a function, why a mask clamps an extent or tests a coordinate unsigned (bound_comment.py); "
+         "once every line has found its place, above the one that first holds such a bound"),
+    Pass("blank lines", "function", _blank_lines,
+         "cuts to one the runs of blank lines that lines removed or moved left behind (blank_lines.py); after "
+         "every pass that removes or moves lines"),
     Pass("triton.language import", "module", _language_import,
          "imports `triton.language` where the rewritten code names it and the module does not import it"),
     Pass("compat import", "module", _compat_import,

@@ -78,13 +78,15 @@ def merge(function: cst.FunctionDef, running: dict[str, str], taken: set[str], p
 
 def _renamed(spec, renamed: dict[str, str]):
     """An axis or bound of the masked-pointer form with the names of `renamed` renamed."""
-    changes = {}
+    changes: dict[str, object] = {}
     for part in fields(spec):
         value = getattr(spec, part.name)
         if isinstance(value, cst.CSTNode):
             changes[part.name] = value.visit(RenameAndDrop(renamed, set(), None))
         elif is_dataclass(value):
             changes[part.name] = _renamed(value, renamed)
+        elif type(value) is tuple and all(is_dataclass(item) for item in value):  # a tile's bounds
+            changes[part.name] = tuple(_renamed(item, renamed) for item in value)
     return replace(spec, **changes)
 
 

@@ -15,9 +15,10 @@ at all), where:
 * its value computes without side effects;
 * no statement it moves past assigns a name it reads.
 
-Its comments go with it; a blank line above it stays where it was, with the next statement. What stood above
-the statement it moves to (a blank line, a comment) now stands above the lines moved there: they read as one
-paragraph.
+Its comments go with it; a blank line above it stays where it was, with the next statement. A blank line
+above the statement it moves to now stands above the lines moved there, so that they read as one paragraph;
+the comments above that statement stay on it: they describe it (fla's `# [BT, BK]` above a load), not the
+pointers.
 """
 
 from __future__ import annotations
@@ -122,11 +123,15 @@ class _Reorder(cst.CSTTransformer):
                 continue
             group = [*_group(before, index), index]
             first = group[0]
-            # What stood above the statement (a blank line, its comment) now heads the lines moved to it.
-            heading, held = [*held, *leading_lines(line)], []
+            # The blank lines above the statement now head the lines moved to it; its comments, which
+            # describe it (`# [BT, BK]` above a load), stay on it.
+            blank, own = _split_leading(leading_lines(line))
+            heading, held = [*held, *blank], []
             if first != index:
                 heading += leading_lines(body[first])
-                body[index] = line.with_changes(leading_lines=[])
+                body[index] = line.with_changes(leading_lines=own)
+            else:
+                heading += own
             body[first] = body[first].with_changes(leading_lines=heading)
             order += [body[i] for i in group]
         return updated.with_changes(body=order, footer=[*held, *updated.footer])

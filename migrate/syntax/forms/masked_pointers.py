@@ -48,12 +48,17 @@ class Axis:
     def reads(self) -> frozenset[str]:
         return free_names(self.offset) | free_names(self.block)
 
-    def value(self, wide: bool) -> cst.BaseExpression:
+    def value(self, wide: bool, ref=None) -> cst.BaseExpression:
         """`wide`: in int64, as a block pointer scales coordinates by a stride. The range is widened, not the
         sum (`i_t * BT + tl.arange(0, BT).to(tl.int64)`): the offset is the block pointer's int32 one either
         way, and the compiler can then fold the range's constant part into each address (H100, sm_90 PTX of
-        the suite's add_one: 1,159 lines against 1,529 for the sum widened, which sign-extends per element)."""
-        steps = self.block if self.ranged else arange(self.language, self.block)
+        the suite's add_one: 1,159 lines against 1,529 for the sum widened, which sign-extends per element).
+        `ref(Range(...))` spells the range that is widened, where given: a bound reads it too, in int32 (a
+        narrow axis is that range: its own value, which a bound's range reads where it holds it)."""
+        if self.ranged:
+            steps = self.block
+        else:
+            steps = ref(Range(self.at_zero())) if ref and wide else arange(self.language, self.block)
         return plus(self.offset, converted(self.language, steps, "int64") if wide else steps)
 
     def stem(self) -> str:
@@ -69,6 +74,30 @@ class Axis:
             return self.along.value.lower()
         literal = int_value(self.block)
         return str(literal) if literal is not None else "x"
+
+
+@dataclass(frozen=True)
+class Range:
+    """`tl.arange(0, block)` in int32, the coordinates inside a block (`axis`, at offset 0): one value, which
+    offsets.py names once where an axis widened for addresses and a bound both read it (`r_t`; fla's
+    maintainers hold it as `o_i = tl.arange(0, BT)`), rather than computing the range twice."""
+
+    axis: Axis
+
+    def key(self) -> tuple:
+        return ("range", canonical_code(self.axis.block))
+
+    def parts(self) -> list[cst.BaseExpression]:
+        return [self.axis.block]
+
+    def reads(self) -> frozenset[str]:
+        return free_names(self.axis.block)
+
+    def value(self) -> cst.BaseExpression:
+        return arange(self.axis.language, self.axis.block)
+
+    def stem(self) -> str:
+        return self.axis.stem()
 
 
 @dataclass(frozen=True)
@@ -106,7 +135,7 @@ class Bound:
         be negative (`value`); an offset known to be non-negative is compared as one scalar."""
         return self.axis if self.lower else None
 
-    def value(self, axis: cst.BaseExpression | None) -> cst.BaseExpression:
+    def value(self, axis: cst.BaseExpression | None, ref=None) -> cst.BaseExpression:
         """`tl.arange(0, block) < tl.maximum(shape, 0) - offset`: the block's own coordinates against the room
         left in the shape from its corner, a scalar; the coordinates stay int32 and cannot wrap, where the
         sum `offset + tl.arange(0, block) < shape` wraps in int32 past 2^31 - 1 (passing the test: fixture
@@ -120,7 +149,8 @@ class Bound:
         of its block pointers at three of its six configs (H200); with the one, at 0.97-1.23x at all six
         (benchmarks/RESULTS.md)."""
         if not self.lower:
-            inside = self.axis.at_zero().value(wide=False)
+            inside = ref(Range(self.axis.at_zero())) if ref and not self.axis.ranged else \
+                self.axis.at_zero().value(False)
             return cst.Comparison(inside, [cst.ComparisonTarget(cst.LessThan(), self._room())])
         unsigned = converted(self.axis.language, cast(cst.BaseExpression, axis), "uint64")  # given: compared()
         return cst.Comparison(unsigned, [cst.ComparisonTarget(cst.LessThan(), self._nonnegative_shape())])
@@ -253,14 +283,47 @@ def shifted(language: cst.BaseExpression, pointers: cst.BaseExpression, offsets:
     return expr
 
 
+@dataclass(frozen=True)
+class Tile:
+    """The mask of a tile checked along two dimensions or more, `m_t[:, None] & m_k[None, :]`: one value,
+    which offsets.py names once where several accesses read it, as it names a bound."""
+
+    dims: tuple[int, ...]
+    bounds: tuple[Bound, ...]  # one a dimension of `dims`
+    rank: int
+
+    def key(self) -> tuple:
+        return ("tile", self.rank, self.dims, tuple(bound.key() for bound in self.bounds))
+
+    def parts(self) -> list[cst.BaseExpression]:
+        return [part for bound in self.bounds for part in bound.parts()]
+
+    def reads(self) -> frozenset[str]:
+        return frozenset().union(*(bound.reads() for bound in self.bounds))
+
+    def value(self, ref) -> cst.BaseExpression:
+        """`ref(bound)` spells a bound."""
+        terms = [broadcast(ref(bound), dim, self.rank) for dim, bound in zip(self.dims, self.bounds)]
+        result = terms[0]
+        for term in terms[1:]:
+            result = cst.BinaryOperation(result, cst.BitAnd(), term)
+        return result
+
+    def stem(self) -> str:
+        """`tk` for the bounds `t` and `k`; `t_64` where a stem is longer than a letter."""
+        stems = [bound.stem() for bound in self.bounds]
+        return "".join(stems) if all(len(stem) == 1 for stem in stems) else "_".join(stems)
+
+
 def mask(bounds: dict[int, Bound], rank: int, ref) -> cst.BaseExpression | None:
     """`m_t[:, None] & m_k[None, :]`: the bounds of the checked dimensions (dim -> bound; `ref(bound)` spells
-    one), None if none needs checking."""
-    result = None
-    for dim in sorted(d for d, bound in bounds.items() if not bound.always()):
-        term = broadcast(ref(bounds[dim]), dim, rank)
-        result = term if result is None else cst.BinaryOperation(result, cst.BitAnd(), term)
-    return result
+    one), None if none needs checking; over two dimensions or more, `ref(Tile(...))`, one value."""
+    dims = tuple(d for d in sorted(bounds) if not bounds[d].always())
+    if not dims:
+        return None
+    if len(dims) == 1:
+        return broadcast(ref(bounds[dims[0]]), dims[0], rank)
+    return ref(Tile(dims, tuple(bounds[d] for d in dims), rank))
 
 
 def both(condition, mask: cst.BaseExpression | None):
