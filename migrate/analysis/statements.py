@@ -118,9 +118,7 @@ class Dataflow(Part):
             new_head = self.join(state, self.join_all([end] + frame.continues))
             if same_state(new_head, head):
                 break
-            # None where no path goes round and the state before is empty (join reads {} as no path): the next
-            # pass then fails on it, a known crash (a loop whose body always breaks, in a kernel of no names)
-            head = cast(State, new_head)
+            head = cast(State, new_head)  # the state before the loop is a path: never None
         done = dict(head)
         if isinstance(node, cst.While):
             self.visit(node.test, done)
@@ -264,8 +262,8 @@ class Dataflow(Part):
 
     def join(self, a: State | None, b: State | None) -> State | None:
         if a is None or b is None:
-            kept: Any = b if a is None else a
-            return dict(kept) if (a or b) is not None else None
+            kept = b if a is None else a  # an empty state is a path too: only None is none
+            return dict(kept) if kept is not None else None
         return {name: self.join_values(name, a.get(name), b.get(name)) for name in a.keys() | b.keys()}
 
     def join_values(self, name: str, a: Value | None, b: Value | None) -> Value:

@@ -97,6 +97,11 @@ def _top_functions(node: ast.AST, prefix: str):
             yield from _top_functions(child, prefix)
 
 
+# Nodes that bind a `name`: Python 3.10's patterns among them (3.9, which the tool supports, has none).
+_NAMING = tuple(getattr(ast, kind) for kind in ("ExceptHandler", "MatchAs", "MatchStar") if hasattr(ast, kind))
+_MAPPING_PATTERN = getattr(ast, "MatchMapping", None)
+
+
 def _bindings_and_reads(root: ast.AST, enter_functions: bool) -> tuple[set[str], set[str]]:
     """The names bound in `root` (assigned, parameters, imports, definitions, `global`/`nonlocal`, except
     and match captures) and the names it reads; inside nested functions too only if `enter_functions`."""
@@ -117,9 +122,9 @@ def _bindings_and_reads(root: ast.AST, enter_functions: bool) -> tuple[set[str],
             bound.update(node.names)
         elif kind in (*_FUNCTIONS, ast.ClassDef):
             bound.add(node.name)
-        elif kind in (ast.ExceptHandler, ast.MatchAs, ast.MatchStar) and node.name:
+        elif kind in _NAMING and node.name:
             bound.add(node.name)
-        elif kind is ast.MatchMapping and node.rest:
+        elif kind is _MAPPING_PATTERN and node.rest:
             bound.add(node.rest)
         if node is root or enter_functions or kind not in (*_FUNCTIONS, ast.Lambda):
             pending.extend(ast.iter_child_nodes(node))
