@@ -63,3 +63,24 @@ def test_a_file_edited_while_the_run_analyses_it_keeps_the_edit(tmp_path, monkey
     assert edited.read_text() == KERNEL + "# the user's edit\n"
     assert "make_block_ptr" not in other.read_text()
     assert "changed on disk" in result.output
+
+
+def test_a_loop_whose_body_always_breaks_is_analysed():
+    """The state before the loop is empty (the kernel binds no name before it), and was read as "no path": the
+    loop's head became None and the next pass failed (internal error). The interpreter runs `break`; Triton's
+    compiler rejects it, so this is no fixture, only what the analysis must survive."""
+    source = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def first_block_kernel(x, n, B: tl.constexpr):
+    for i in range(0, 4):
+        p = tl.make_block_ptr(x, (n,), (1,), (i * B,), (B,), (0,))
+        tl.store(p, tl.load(p, boundary_check=(0,)) + 1, boundary_check=(0,))
+        break
+"""
+    outcome = engine.migrate_source(source)
+    assert [d.code for d in outcome.diagnostics] == ["TTD006"]
+    assert "make_block_ptr" not in outcome.new_source and "break" in outcome.new_source
