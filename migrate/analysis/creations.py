@@ -198,8 +198,7 @@ class Creations(Part):
         loops = [owner for owner in self.run.owners if isinstance(owner, Loop)]
         if not loops or not self.fn.facts.calls_dot(loops[-1].node):
             return False
-        arguments = [creation.call.args[0].value] + creation.shape + creation.strides
-        return not invariance.is_invariant(arguments, loops[-1].assigned, self.fn.names.member)
+        return not invariance.is_invariant(_descriptor_arguments(creation), loops[-1].assigned, self.fn.names.member)
 
     def views_disagree(self, creation: Creation) -> bool:
         """Whether the function's block pointers over this creation's tensor put different strides last: at most
@@ -335,7 +334,7 @@ class Creations(Part):
                 state[other] = replace(value, desc_stale=True)
 
     def hoist_target(self, creation: Creation, stem: str) -> cst.CSTNode | None:
-        arguments = [creation.call.args[0].value] + creation.shape + creation.strides + creation.block
+        arguments = _descriptor_arguments(creation)
         target = None
         for owner in reversed(self.run.owners):
             if not isinstance(owner, Loop) or not invariance.is_invariant(arguments, owner.assigned,
@@ -346,3 +345,9 @@ class Creations(Part):
                 break
             target = owner.node
         return target
+
+
+def _descriptor_arguments(creation: Creation) -> list[cst.BaseExpression]:
+    """What a descriptor of the creation is made from (its base, shape, strides and block), which its offsets
+    are not: where a loop changes none of them, the descriptor can be created once before it."""
+    return [creation.call.args[0].value, *creation.shape, *creation.strides, *creation.block]

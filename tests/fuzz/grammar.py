@@ -447,28 +447,30 @@ class Gen:
             return [f"def shift(p, {', '.join(self.params('d'))}):", f"    return {moved}"]
         return self.helper("shift", body)
 
+    def made_at(self, name: str) -> tuple[str, str]:
+        """The header of helper `name(base, S.., s.., o.., B..)` and the block pointer it makes from them."""
+        dims = tuple(range(self.r))
+        order = tup(self.order(dims, "x"))
+        params = [*self.params("S"), *self.params("s"), *self.params("o")]
+        blocks = [f"B{d}: tl.constexpr" for d in dims]
+        return (f"def {name}(base, {', '.join(params + blocks)}):",
+                (f"tl.make_block_ptr(base, {tup(self.params('S'))}, {tup(self.params('s'))}, "
+                 f"{tup(self.params('o'))}, {tup(self.params('B'))}, {order})"))
+
     def h_tile_at(self) -> str:
         def body():
-            dims = tuple(range(self.r))
-            order = tup(self.order(dims, "x"))
-            params = [*self.params("S"), *self.params("s"), *self.params("o")]
-            blocks = [f"B{d}: tl.constexpr" for d in dims]
-            return [f"def tile_at(base, {', '.join(params + blocks)}):",
-                    (f"    return tl.make_block_ptr(base, {tup(self.params('S'))}, {tup(self.params('s'))}, "
-                     f"{tup(self.params('o'))}, {tup(self.params('B'))}, {order})")]
+            header, made = self.made_at("tile_at")
+            return [header, f"    return {made}"]
         return self.helper("tile_at", body)
 
     def h_load_at(self) -> str:
         """A helper that creates its own block pointer at the offsets its caller passes and loads it: nothing
         crosses the call, yet only the call says whether an offset may be negative."""
         def body():
-            dims = tuple(range(self.r))
-            params = [*self.params("S"), *self.params("s"), *self.params("o")]
-            blocks = [f"B{d}: tl.constexpr" for d in dims]
-            return [f"def load_at(base, {', '.join(params + blocks)}):",
-                    (f"    q = tl.make_block_ptr(base, {tup(self.params('S'))}, {tup(self.params('s'))}, "
-                     f"{tup(self.params('o'))}, {tup(self.params('B'))}, {tup(self.order(dims, 'x'))})"),
-                    f"    return tl.load(q, boundary_check={tup([str(d) for d in dims])}, padding_option=\"zero\")"]
+            header, made = self.made_at("load_at")
+            checked = tup([str(d) for d in range(self.r)])
+            return [header, f"    q = {made}",
+                    f"    return tl.load(q, boundary_check={checked}, padding_option=\"zero\")"]
         return self.helper("load_at", body)
 
     def shift_args(self, pointer: Pointer) -> tuple[str, Pointer]:
