@@ -488,3 +488,15 @@ def test_merged_block_pointers_one_of_which_contiguous_leaves_undecided_are_repo
     outcome = migrate_source(MERGED_UNDECIDED, policy=policy)
     assert "TTD103 `contiguous` is stated of the tensor, but `order` names dimension 0" in \
         "".join(d.message for d in outcome.diagnostics)
+
+
+def test_a_creation_the_dot_loop_moves_gets_no_descriptor_even_on_stated_facts():
+    """TTD119: fixtures/pipelined_creation_compat's kernel, the matrix per chunk created in each pass of its dot
+    loop: on stated facts masked pointers, under `--target descriptor` a refusal (the other block pointers migrate), each saying why."""
+    source = (D.FIXTURES / "pipelined_creation_compat" / "before.py").read_text()
+    facts = migrate_source(source, policy=stating(*ALL_FACTS))
+    p_h = next(d for d in facts.diagnostics if "`p_h`" in d.message)
+    assert p_h.code == "TTD006" and "TTD119" in p_h.message
+    strict = migrate_source(source, policy=stating(*ALL_FACTS, target="descriptor"))
+    assert [d.code for d in strict.diagnostics if "TTD119" in d.code] == ["TTD119"]
+    assert "tl.make_block_ptr(h + i * K * K" in strict.new_source  # left as it was; the others migrate
