@@ -492,7 +492,8 @@ def test_merged_block_pointers_one_of_which_contiguous_leaves_undecided_are_repo
 
 def test_a_creation_the_dot_loop_moves_gets_no_descriptor_even_on_stated_facts():
     """TTD119: fixtures/pipelined_creation_compat's kernel, the matrix per chunk created in each pass of its dot
-    loop: on stated facts masked pointers, under `--target descriptor` a refusal (the other block pointers migrate), each saying why."""
+    loop: on stated facts masked pointers, under `--target descriptor` a refusal (the other block pointers
+    migrate), each saying why."""
     source = (D.FIXTURES / "pipelined_creation_compat" / "before.py").read_text()
     facts = migrate_source(source, policy=stating(*ALL_FACTS))
     p_h = next(d for d in facts.diagnostics if "`p_h`" in d.message)
