@@ -8,7 +8,9 @@ The rewrite: `p = tl.make_block_ptr(base, shape, strides, offsets, block, order)
 with `"emu"` added where the analysis proved a descriptor wrong for it: the TTD1xx reasons);
 loads and stores become `compat.load(p_tile, (o0, o1), boundary_check)` and
 `compat.store(p_tile, (o0, o1), value, boundary_check)` with the original `boundary_check` (the shim
-keeps its exact semantics and falls back to its emulation where a descriptor cannot express it); advances
+keeps its exact semantics and falls back to its emulation where a descriptor cannot express it; tiles assigned to
+one name that Triton carries through a loop are all the emulation where one of them must be, as a tile's kind is
+part of its type: fixtures/carried_tile_compat); advances
 are the same integer offsets as on the descriptor path. The module imports the shim as `compat` (the
 engine's `Policy.compat_module` names another import path, e.g. a vendored copy). Launch through
 `compat.guard` to pick the descriptor or the emulation per launch from the tensors' alignment.
@@ -35,6 +37,10 @@ from ._migrated import Migrated, words
 CODE = "TTD007"
 NAME = "block-pointer-to-compat"
 SUMMARY = "block pointer → `triton_migrate.compat` tile (one source for every Triton version)"
+
+
+CARRIED = ("the emulation, as the tile of the same name that a loop carries from here or to here is: Triton "
+           "carries one type through a loop")
 
 
 def message(what: str, stem: str, notes: str) -> str:

@@ -66,8 +66,8 @@ class Creations(Part):
         self._views_disagree: dict[str, bool] = {}  # a tensor argument -> views_disagree
 
     def create(self, node, name: str | None, call: cst.Call, state: State) -> Value:
-        creation = Creation(call, name, loops=sum(isinstance(o, Loop) for o in self.run.owners),
-                            branched="if" in self.run.owners)
+        loops = tuple(id(owner.node) for owner in self.run.owners if isinstance(owner, Loop))
+        creation = Creation(call, name, in_loops=loops, branched="if" in self.run.owners)
         self.run.creations[id(call)] = creation
         self.fn.knowledge.met(id(call))
         for argument in call.args:

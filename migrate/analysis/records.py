@@ -33,7 +33,7 @@ class Creation:
     order: list | None = None  # the literal `order`, if it is one
     anchor: cst.CSTNode | None = None  # where the report points, if not at the call (a helper's parameter)
     check: object = None  # guards.Check, or why a descriptor cannot be checked at launch (TTD009)
-    loops: int = 0  # how many loops the creation is inside
+    in_loops: tuple[int, ...] = ()  # the ids of the loops the creation is inside, outermost first
     branched: bool = False  # inside an `if`: its base may be None where it is not reached
     condition: cst.IfExp | None = None  # `p = tl.make_block_ptr(...) if FLAG else None`: the whole value
     inline: bool = False  # the pointer of a load or store (`tl.load(tl.make_block_ptr(...))`), named by us
@@ -41,6 +41,17 @@ class Creation:
     stated_unit: bool = False  # its unit stride is the one stated `contiguous`, not one the source proves
     captured: bool = False  # its parts that read names assigned before an access are captured (capture_parts)
     spelt: dict = field(default_factory=dict)  # argument -> its elements, where the call has no literal tuple
+
+    @property
+    def loops(self) -> int:
+        return len(self.in_loops)
+
+    def carried_into_loops_of(self, other: Creation) -> bool:
+        """Whether what this creation assigns may be live at the head of a loop that `other` is inside, where
+        Triton carries it through the loop: this one comes first, and is inside no loop that `other`'s loop
+        is not inside (Triton forgets a name first assigned in a loop's body when the loop ends)."""
+        depth = len(self.in_loops)
+        return depth < len(other.in_loops) and other.in_loops[:depth] == self.in_loops
 
     @property
     def permutation(self) -> list[int]:

@@ -9,7 +9,7 @@ from triton_migrate.forms import Form, Origin
 from triton_migrate.syntax.forms import masked_pointers
 from triton_migrate.syntax.nodes import canonical_code
 
-from . import guards, planner
+from . import guards, planner, tiles
 from .records import (
     Creation,
     CreationStatements,
@@ -137,10 +137,14 @@ class Results(Part):
             return (self.fn.facts.canonical_code(c.base), *map(self.fn.facts.canonical_code, c.block), impl,
                     paddings)
 
+        return any(kind(other) != kind(creation) for other in self.same_name_handles(creation))
+
+    def same_name_handles(self, creation: Creation) -> list[Creation]:
+        """The other creations of the function whose handles take this one's name."""
         stem = self.fn.namer.stem(creation.target)
-        return any(other.target is not None and id(other.call) not in self.class_of(id(creation.call)) and
-                   self.fn.namer.stem(other.target) == stem and self.uses_descriptors({id(other.call)}) and
-                   kind(other) != kind(creation) for other in self.run.creations.values())
+        return [other for other in self.run.creations.values()
+                if other.target is not None and id(other.call) not in self.class_of(id(creation.call)) and
+                self.fn.namer.stem(other.target) == stem and self.uses_descriptors({id(other.call)})]
 
     def handles(self, creation: Creation) -> tuple[HandleCreation, ...]:
         """The handles a creation makes, one per padding its accesses read (zero first)."""
@@ -150,11 +154,7 @@ class Results(Part):
         for padding in sorted(paddings, key=lambda p: p != "zero"):
             target = self.fn.namer.descriptor(value_stem, padding, paddings, self.handle_kind)
             if planner.uses_shim(self.fn.policy):
-                impl, guard = self.compat_impl(creation), None
-                if impl == "auto" and self.is_guarded({id(creation.call)}):
-                    guard = self.fn.guard_flag
-                elif impl == "auto" and len(creation.block) <= 3:  # no launch check: the emulation, always legal
-                    impl = "emu"
+                impl, guard = tiles.choice(self, creation)
                 found.append(HandleCreation(target, creation.target, creation.call, creation.spelt, padding,
                                             shim=self.fn.shim, impl=impl, guard=guard))
             else:

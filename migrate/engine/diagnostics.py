@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from triton_migrate.analysis import census, guards, inlining
+from triton_migrate.analysis import census, guards, inlining, tiles
 from triton_migrate.analysis.borrowed import Borrowed
 from triton_migrate.analysis.dataflow import FunctionAnalysis
 from triton_migrate.analysis.naming import Namer
@@ -19,6 +19,7 @@ from triton_migrate.rules import _migrated as rules_migrated
 from triton_migrate.rules import (
     ttd001_descriptor,
     ttd006_masked_pointers,
+    ttd007_compat,
     ttd008_helper_parts,
     ttd009_launch_guard,
     ttd010_stated_facts,
@@ -207,6 +208,11 @@ def _migrated(analysis: FunctionAnalysis, creation, creation_id: int, start: tup
     if Form.PARTS in forms and forms != {Form.PARTS}:
         notes.append(ttd008_helper_parts.PASSED)
     guarded = analysis.is_guarded({creation_id})
+    if Form.COMPAT in forms:  # a tile is chosen at launch only where it is not the emulation anyway
+        choice = tiles.choice(analysis.results, creation)
+        guarded = choice[1] is not None
+        if tiles.own_choice(analysis.results, creation) != choice:
+            notes.append(ttd007_compat.CARRIED)
     if guarded:
         notes.insert(0, ttd009_launch_guard.checked(_launch_check(analysis.launch_check(creation))))
     suffix = f" ({'; '.join(notes)})" if notes else ""
