@@ -40,9 +40,9 @@ elif [ "$phase" = varlen ]; then
   # Variable-length batches reach what the interpreter cannot show: negative chunk offsets from
   # chunk_indices, the unsigned bounds, odd head dims (60, 100, 256), compat's emulated block pointers.
   # path attention, KDA, gated delta rule, DPLR, solve_tril and the gate cumsum: 23 tests x 3 trees.
-  # VARLEN_TREES and VARLEN_TIMEOUT narrow a run to what a short device session can hold.
+  # VARLEN_TREES, VARLEN_TIMEOUT and VARLEN_WORKERS (per tree) fit a run to what a device session can hold.
   python3 benchmarks/real_library/run_tests.py .real/trees/original "$out/fla-varlen" --work /tmp/fla-trees \
-    --trees "${VARLEN_TREES:-original,default,compat}" -n 5 --timeout "${VARLEN_TIMEOUT:-480}" -- \
+    --trees "${VARLEN_TREES:-original,default,compat}" -n "${VARLEN_WORKERS:-5}" --timeout "${VARLEN_TIMEOUT:-480}" -- \
     tests/ops/test_path_attn.py::test_parallel_varlen tests/ops/test_kda.py::test_chunk_varlen \
     "tests/ops/test_gdn.py::test_chunk_varlen[H4-HV4-D60-mask_p0-cu_seqlens[0, 15]-torch.float16]" \
     "tests/ops/test_gdn.py::test_chunk_varlen[H4-HV4-D100-mask_p0-cu_seqlens[0, 15, 100, 300, 1200, 2000]-torch.float16]" \

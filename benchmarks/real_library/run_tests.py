@@ -202,10 +202,16 @@ class Pytest:
         self.command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *plugins, *xdist, "-q", "-rfE",
                         "--durations=8", f"--junitxml={self.report}", *args.pytest_args]
         self.report.unlink(missing_ok=True)  # an earlier run's report would pass for this one's
-        self.start = time.monotonic()
+        self.start, self.interrupted = time.monotonic(), False
         with self.output.open("w") as output:
             self.process = subprocess.Popen(self.command, cwd=tree, env=env, stdout=output,
                                             stderr=subprocess.STDOUT, start_new_session=True)
+
+    def interrupt(self) -> None:
+        """Stop the tests as --timeout does (pytest still writes the report of those that finished)."""
+        if self.process.poll() is None:
+            self.interrupted = True
+            os.killpg(self.process.pid, signal.SIGINT)
 
     def finish(self, deadline: float | None, log: Log) -> dict:
         timed_out = False
@@ -221,7 +227,8 @@ class Pytest:
                 self.process.wait()
         log.section(f"{self.tree.name}: {' '.join(self.command[1:])}")
         log.write(self.output.read_text(errors="replace"))
-        return {"rc": self.process.returncode, "timed_out": timed_out, "seconds": time.monotonic() - self.start,
+        return {"rc": self.process.returncode, "timed_out": timed_out or self.interrupted,
+                "seconds": time.monotonic() - self.start,
                 **read_junit(self.report)}
 
 
@@ -230,10 +237,13 @@ RANK = {"passed": 0, "skipped": 1, "error": 2, "failed": 3}
 
 def read_junit(report: Path) -> dict:
     """Per test: passed, failed, skipped or error, and for the last two what the failure says. A test that
-    failed and then also errored in teardown appears twice in the report: it counts once, as failed."""
+    failed and then also errored in teardown appears twice in the report: it counts once, as failed. A test
+    that was interrupted is not in the outcomes (it shows as not run)."""
     outcomes, messages = {}, {}
     cases = ElementTree.parse(report).getroot().iter("testcase") if report.is_file() else []
     for case in cases:
+        if case.get("name") is None:
+            continue  # pytest interrupted: an empty <testcase/> stands for the test it stopped, which did not pass
         test = f"{case.get('classname', '')}::{case.get('name', '')}"
         found = next(((case.find(tag), outcome) for tag, outcome in
                       (("failure", "failed"), ("error", "error"), ("skipped", "skipped"))
@@ -327,7 +337,10 @@ def run_tests(args: argparse.Namespace, search_path: list[str], tool_env: dict, 
             for tree in args.trees}
     for tree in args.trees:
         check_import(args.work / tree, envs[tree], args.package)
-    runs = {}
+    runs: dict[str, Pytest] = {}
+    # pytest runs in a session of its own (so that its workers can be stopped together): a SIGTERM to this
+    # script (an outer `timeout`) must stop them too, or they hold the GPU into the next run.
+    signal.signal(signal.SIGTERM, lambda *_: [run.interrupt() for run in runs.values()])
     for tree in args.trees:
         runs[tree] = Pytest(args.work / tree, args, envs[tree])
         if args.sequential:
