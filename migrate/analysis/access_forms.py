@@ -12,7 +12,7 @@ from triton_migrate.forms import POINTER_ARGUMENT, Form
 from triton_migrate.rules import ttd118_unfollowed_use
 from triton_migrate.syntax.forms import masked_pointers
 
-from .calls import advanced_base
+from .calls import advance_arguments
 from .records import ElementType, HandleAccess, MaskedAccess, NamedMaskAccess, Refusal
 from .shared import Part
 from .values import BlockPtr
@@ -20,11 +20,14 @@ from .values import BlockPtr
 
 class AccessForms(Part):
     def descriptor_access(self, call, member, bound, value: BlockPtr, offsets) -> None:
+        self.handle_access(call, member, bound, value, self.descriptor_record(member, bound, value, offsets))
+
+    def descriptor_record(self, member, bound, value: BlockPtr, offsets) -> HandleAccess:
         creation = self.books.creation_of(value)
         stored = bound["value"].value if "value" in bound else None
-        self.handle_access(call, member, bound, value, HandleAccess(
-            Form.DESCRIPTOR, member, value.creations, value.stem, self.handle_padding(bound), offsets, creation.block,
-            self.fn.language, creation.permutation, stored is not None and self.fn.facts.is_tile(stored)))
+        return HandleAccess(Form.DESCRIPTOR, member, value.creations, value.stem, self.handle_padding(bound), offsets,
+                            creation.block, self.fn.language, creation.permutation,
+                            stored is not None and self.fn.facts.is_tile(stored))
 
     def compat_access(self, call, member, bound, value: BlockPtr, offsets) -> None:
         creation = self.books.creation_of(value)
@@ -48,8 +51,8 @@ class AccessForms(Part):
     def guarded_access(self, call, member, bound, value: BlockPtr, offsets, deltas, widths: bool = False) -> None:
         """Both forms, the descriptor's taken when the launch check passes (TTD009), or with `widths` where the
         compile-time test of its block widths does (TTD107: its flag is named once the analysis is over)."""
-        self.descriptor_access(call, member, bound, value, offsets)
-        descriptor_form = self.run.expr_edits[id(call)][1]
+        descriptor_form = self.descriptor_record(member, bound, value, offsets)
+        self.handle_access(call, member, bound, value, descriptor_form)
         pointers = self.masked_access(call, member, bound, value, offsets, deltas)
         self.run.expr_edits[id(call)] = (value.creations, replace(descriptor_form, guard=None if widths else
                                                                   self.fn.guard_flag, widths_tested=widths,
@@ -65,9 +68,20 @@ class AccessForms(Part):
 
     def holds_pointers(self, bound, value: BlockPtr, deltas) -> bool:
         """Whether the access can read the pointers the block pointer's name holds (`p`, `tl.advance(p, d)`)."""
+        return value.pointers and isinstance(self.held(bound, deltas), cst.Name)
+
+    def held(self, bound, deltas) -> cst.BaseExpression:
+        """The block pointer the access reads: its pointer argument, or what the advance there moves."""
         pointer = bound[POINTER_ARGUMENT].value
-        held = advanced_base(pointer, self.fn.names) if deltas is not None else pointer
-        return value.pointers and isinstance(held, cst.Name)
+        return advance_arguments(pointer, self.fn.names)["base"].value if deltas is not None else pointer
+
+    def check_variants(self, bound, rank: int) -> list[tuple[cst.BaseExpression | None, set[int]]]:
+        """The access's `boundary_check` variants, which sites.py read (unsupported_access refuses an access
+        whose check it cannot read)."""
+        variants = self.accesses.check_variants(bound, rank)
+        if variants is None:
+            raise AssertionError("an access whose boundary_check cannot be read is refused")
+        return variants
 
     def masks_at_creation(self, call, bound, value: BlockPtr, deltas) -> bool:
         """Whether block pointers merged from creations that differ in what the mask reads (fla's `if
@@ -77,7 +91,7 @@ class AccessForms(Part):
         pointers the name holds, unmoved since they were created, of a block pointer that moves nowhere (its
         pointers leave out the offsets it moves in, which the access adds), and every access checks the same
         dimensions."""
-        variants = self.accesses.check_variants(bound, len(value.dims))
+        variants = self.check_variants(bound, len(value.dims))
         if not value.pointers or deltas is not None or len(variants) != 1 or len(value.creations) < 2 or \
                 any(d.stale or not d.defs <= value.creations for d in value.dims) or \
                 self.results.moving_dims(value.creations):  # its pointers leave out where it moves: the access adds it
@@ -100,7 +114,7 @@ class AccessForms(Part):
     def named_mask_access(self, member, bound, value: BlockPtr) -> NamedMaskAccess:
         """The masked access through the pointers and the mask its creations assign (masks_at_creation)."""
         return NamedMaskAccess(member, value.creations, self.fn.language, bound[POINTER_ARGUMENT].value,
-                               self.fn.namer.mask(self.books.creation_of(value).target), self.accesses.padding(bound))
+                               self.fn.namer.mask(self.books.creation_of(value).name), self.accesses.padding(bound))
 
     def pointer_problem(self, value: BlockPtr, named: bool = False) -> str | None:
         """Why the masked-pointer form cannot follow this block pointer to the access, or None. Its base, shape
@@ -128,7 +142,7 @@ class AccessForms(Part):
         creations = [self.books.creations_by_id(c) for c in self.fn.knowledge.in_order(value.creations)]
         first = creations[0]
         rank = len(first.block)
-        parts = [("base", 0, [c.base for c in creations])]
+        parts = [("base", 0, [c.described_base for c in creations])]
         parts += [(kind, d, [getattr(c, attribute)[d] for c in creations])
                   for kind, attribute in (("shape", "shape"), ("stride", "strides"), ("range", "block"))
                   for d in range(rank)]
@@ -143,7 +157,7 @@ class AccessForms(Part):
                 exprs = [masked_pointers.arange(self.fn.language, e) for e in exprs]
             for creation, expr in zip(creations, exprs):
                 self.fn.knowledge.merged.setdefault(id(creation.call), {})[(kind, d)] = expr
-            merged.append(cst.Name(self.fn.namer.part(first.target, kind, d)))
+            merged.append(cst.Name(self.fn.namer.part(first.name, kind, d)))
         return merged[0], merged[1:1 + rank], merged[1 + rank:1 + 2 * rank], merged[1 + 2 * rank:], \
             frozenset(ranged)
 
@@ -153,12 +167,12 @@ class AccessForms(Part):
         `boundary_check=A if FLAG else B` one access per variant, in a conditional expression on the same
         test (a constexpr: Triton takes the check only at compile time, and resolves such an expression then
         too), each with its own mask."""
-        variants = self.accesses.check_variants(bound, len(offsets))
+        variants = self.check_variants(bound, len(offsets))
         checked_by_any = set().union(*(dims for _, dims in variants))
         named = self.holds_pointers(bound, value, deltas)
         pointer = bound[POINTER_ARGUMENT].value
         # `tl.advance(p, ...)` moves `p`'s
-        held = advanced_base(pointer, self.fn.names) if deltas is not None else pointer
+        held = self.held(bound, deltas)
         kinds = ("shape", "range", "stride") if named else ("base", "shape", "stride", "range")
         base, shape, strides, blocks, ranged = self.merged_parts(value, checked_by_any, kinds)
         (self.fn.knowledge.named if named else self.fn.knowledge.rebuilt).update(value.creations)

@@ -4,7 +4,7 @@ about them, and the statements that keep them in variables. A part of FunctionAn
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
@@ -36,6 +36,9 @@ from .values import (
     State,
     Value,
 )
+
+if TYPE_CHECKING:
+    from .seams import Moved
 
 
 class Advances(Part):
@@ -107,7 +110,7 @@ class Advances(Part):
         new = self.creating.define_dim(definition, name, d, expr, proofs, state)
         return new, ([OffsetStep(new.code, expr, increment=False)] if new.code != canonical_code(expr) else [])
 
-    def advanced_pointer(self, call: cst.Call, state: State):
+    def advanced_pointer(self, call: cst.Call, state: State) -> Moved | None:
         """(block pointer, deltas) for `tl.advance(p, deltas)`, or None (reported) if it is not one we track."""
         try:
             bound = advance_arguments(call, self.fn.names)
@@ -176,7 +179,7 @@ class Advances(Part):
         """The offset expression in `d` if it is the same as before an inline advance, else None."""
         return value.dims[d].expr if deltas is None or int_value(deltas[d]) == 0 else None
 
-    def pointer(self, pointer: cst.BaseExpression, state: State):
+    def pointer(self, pointer: cst.BaseExpression, state: State) -> Moved | None:
         if isinstance(pointer, cst.Name):
             value = state.get(pointer.value)
             if isinstance(value, BlockPtr):

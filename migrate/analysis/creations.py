@@ -81,23 +81,23 @@ class Creations(Part):
         if refusal is not None:
             self.books.refuse(frozenset({id(call)}), refusal)
             return Opaque(frozenset({id(call)}))
-        stem = self.fn.namer.stem(name)
-        self.mark_descriptor_reuse(stem, name, state)
+        stem = self.fn.namer.stem(creation.name)
+        self.mark_descriptor_reuse(stem, creation.name, state)
         creation.hoist_before = self.hoist_target(creation, stem)
-        dims = tuple(self.define_dim(id(call), name, d, expr, self.proofs(creation, d, expr), state)
+        dims = tuple(self.define_dim(id(call), creation.name, d, expr, self.proofs(creation, d, expr), state)
                      for d, expr in enumerate(creation.offsets))
         # its statement: what only the end of the analysis knows (results.creation_record)
         self.run.stmt_edits[id(node)] = (frozenset({id(call)}), creation)
         args_free = frozenset().union(*map(self.fn.facts.free_names, creation.shape + creation.strides))
         return BlockPtr(frozenset({id(call)}), stem, dims, args_free=args_free,
-                        base_free=self.fn.facts.free_names(creation.base), pointers=True)
+                        base_free=self.fn.facts.free_names(creation.described_base), pointers=True)
 
     def create_conditional(self, node, name: str, value: cst.IfExp, state: State) -> Value:
         """`p = tl.make_block_ptr(...) if FLAG else None` (`conditional_creation`): a creation on one path and
         `None` on the other, joined as `if FLAG:` statements would be. The statements the creation gives keep
         the condition (results.py); masked pointers need none, so the line goes."""
         self.flow.visit(value.test, state)
-        call = value.body if isinstance(value.body, cst.Call) else value.orelse
+        call = next(side for side in (value.body, value.orelse) if isinstance(side, cst.Call))
         pointer = self.create(node, name, call, state)
         creation = self.run.creations[id(call)]
         creation.condition = value
@@ -116,12 +116,12 @@ class Creations(Part):
         the line before: what it creates (a descriptor) goes there, the access uses it. A helper's call is read
         as its creation, as `p = _tile(...)` is (create_inlined)."""
         name = self.fn.namer.inline(id(call), self.inline_name(call))
-        creation = call if self.fn.names.member(call.func) == "make_block_ptr" else self.crossing.inlined_helper(call)
-        if creation is call:
+        inlined = None if self.fn.names.member(call.func) == "make_block_ptr" else self.crossing.inlined_helper(call)
+        if inlined is None:  # the call is the creation (is_inline_creation: else a helper's call read as one)
             value = self.create(call, name, call, state)
         else:
-            value = self.crossing.create_inlined(call, name, call, creation, state)
-        self.run.creations[id(creation)].inline = True
+            value = self.crossing.create_inlined(call, name, call, inlined, state)
+        self.run.creations[id(call if inlined is None else inlined)].inline = True
         if not isinstance(value, BlockPtr):
             return value  # refused: it has no statements
         owners, record = self.run.stmt_edits.pop(id(call))
@@ -135,7 +135,8 @@ class Creations(Part):
     def inline_name(self, call: cst.Call) -> str:
         """`p_x` for `x = tl.load(tl.make_block_ptr(...))`, else after the base: `tl.store(tl.make_block_ptr(y,
         ...), ...)` gives `p_y`."""
-        statement = self.run.line.body[0]
+        line = self.run.line  # is_inline_creation: the line is one statement
+        statement = line.body[0] if line is not None else None
         target = statement.targets[0].target if type(statement) is cst.Assign and len(statement.targets) == 1 \
             else None
         base = call.args[0].value if call.args else None
@@ -165,7 +166,8 @@ class Creations(Part):
         if ranks == {1}:  # a name where a 1-tuple is meant (`shape=N, block_shape=BN`): Triton reads one element
             parts = {key: [bound[key].value] if v is None and isinstance(bound[key].value, cst.Name) else v
                      for key, v in parts.items()}
-        if any(parts[k] is None for k in ("shape", "strides", "offsets", "block_shape")) or len(ranks) != 1 \
+        shape, strides, offsets, block = parts["shape"], parts["strides"], parts["offsets"], parts["block_shape"]
+        if shape is None or strides is None or offsets is None or block is None or len(ranks) != 1 \
                 or "base" not in bound:
             return Refusal(ttd105_rank.CODE, ttd105_rank.UNTOLD_ELEMENTS, call)
         rejected = self.rejected_creation(parts)
@@ -174,8 +176,7 @@ class Creations(Part):
         creation.spelt = {key: parts[key] for key in parts if key in bound and parts[key] is not None
                           and tuple_elements(bound[key].value) is None}
         creation.base = self.fn.facts.movable(bound["base"].value)
-        creation.shape, creation.strides = parts["shape"], parts["strides"]
-        creation.offsets, creation.block = parts["offsets"], parts["block_shape"]
+        creation.shape, creation.strides, creation.offsets, creation.block = shape, strides, offsets, block
         order = [int_value(o) for o in parts["order"]] if parts["order"] is not None else None
         creation.order = None if order is None or None in order else order
         creation.stated = self.launch.stated_facts(creation)
@@ -204,7 +205,7 @@ class Creations(Part):
         """Whether the function's block pointers over this creation's tensor put different strides last: at most
         one of them is then a plain view, and `contiguous` stated of the tensor cannot say which (a transposed
         view whose `order` agrees with its own positions is no different from a plain one)."""
-        argument = guards.root_argument(creation.base, self.fn.facts, self.fn.arguments)
+        argument = guards.root_argument(creation.described_base, self.fn.facts, self.fn.arguments)
         if argument is None:
             return False
         if argument not in self._views_disagree:  # once per tensor: every creation over it asks
@@ -288,9 +289,11 @@ class Creations(Part):
     def returned_tuple(self, call: cst.Call) -> list | None:
         """`helper(M, N)` where the helper only returns a tuple of its parameters: that tuple, for the call's
         arguments (inlining.py)."""
-        key = self.fn.context.resolve(call.func)
-        bound = self.fn.context.bind(key, call) if key is not None else None
-        return inlining.returned_tuple(self.fn.context.program.helpers[key].node, bound) if bound is not None else None
+        key = self.fn.place.resolve(call.func)
+        if key is None:
+            return None
+        bound = self.fn.place.bind(key, call)
+        return inlining.returned_tuple(self.fn.place.program.helpers[key].node, bound) if bound is not None else None
 
     def capture_parts(self, creation: Creation) -> None:
         """A base, shape or stride that reads a name assigned again before an access (`DQ += ...` after
@@ -304,12 +307,12 @@ class Creations(Part):
             if not self.fn.facts.free_names(expr) & stale:
                 return expr
             self.fn.knowledge.merged.setdefault(id(creation.call), {})[(kind, d)] = expr
-            return cst.Name(self.fn.namer.part(creation.target, kind, d))
+            return cst.Name(self.fn.namer.part(creation.name, kind, d))
 
         # The pointers a name holds read the base only where they are created; an access that rebuilds them
         # from the parts reads it there (the shape a mask reads, a stride an advance moves them by: always).
         if id(creation.call) in self.fn.knowledge.rebuilt:
-            creation.base = captured("base", 0, creation.base)
+            creation.base = captured("base", 0, creation.described_base)
         creation.shape = [captured("shape", d, e) for d, e in enumerate(creation.shape)]
         creation.strides = [captured("stride", d, e) for d, e in enumerate(creation.strides)]
 

@@ -23,6 +23,7 @@ from triton_migrate.syntax.nodes import canonical_code, code_of, int_value, pars
 from . import inlining, planner
 from .calls import advanced_base, member_called
 from .interfaces import ABSENT, ABSENT_ZERO, SiteFacts, part_kinds
+from .module_index import Key, Unit
 from .records import BaseTest, HelperCallParts, Passed, Refusal
 from .shared import Part
 from .values import (
@@ -41,11 +42,11 @@ class Crossing(Part):
 
     def parameter_pointers(self, state: State) -> None:
         """Bind each block-pointer parameter to the block pointer re-created from its parts."""
-        self.run.entry_edits: list = []
-        self.run.returned: list[tuple] = []
+        self.run.entry_edits = []
+        self.run.returned = []
         # The helper's spelling of each stride that is a unit stride at every call site: a literal 1, or a
         # kernel stride parameter the JIT specialises to 1 (TTD103), which reaches the helper as a constant.
-        self.run.unit_strides: set[str] = set()
+        self.run.unit_strides = set()
         for param in self.fn.function.params.params:
             interface = self.fn.context.entry.get(param.name.value) if self.fn.context else None
             if interface is not None:
@@ -87,7 +88,7 @@ class Crossing(Part):
 
     def parameter_names(self, param: cst.Param) -> list[tuple[str, bool]]:
         """(name, is constexpr) of the parameters that replace a block-pointer parameter."""
-        interface = self.fn.context.entry[param.name.value]
+        interface = self.fn.place.entry[param.name.value]
         return [(self.fn.namer.part(param.name.value, *kind), kind[0] == "block") for kind in interface.passed()]
 
     def untracked_origin(self, pointer: cst.BaseExpression) -> str:
@@ -101,11 +102,11 @@ class Crossing(Part):
             return ttd201_crosses_function.mixed_returns(name, mixed)
         if helper is None or name not in self.fn.facts.params:
             return ttd201_crosses_function.not_created_here(name)
-        if not self.fn.context.is_called() and self.fn.facts.grid_launched:
+        if not self.fn.place.is_called() and self.fn.facts.grid_launched:
             return ttd201_crosses_function.launched_parameter(name, helper.qualname)
-        if not self.fn.context.is_called():
+        if not self.fn.place.is_called():
             return ttd201_crosses_function.uncalled_parameter(name, helper.qualname)
-        why = self.fn.context.refusal(helper, name)
+        why = self.fn.place.refusal(helper, name)
         if why is None:
             return ttd201_crosses_function.unfilled_parameter(name)
         return ttd201_crosses_function.unpassable_parameter(name, why)
@@ -113,10 +114,11 @@ class Crossing(Part):
     def mixed_helper(self, name: str) -> str | None:
         """The helper `name` is assigned the result of, where it returns a block pointer on some compile-time
         branch and something else on another (inlining.returned_kinds); else None."""
-        calls = [v for v in self.fn.facts.assignments.get(name, []) if isinstance(v, cst.Call)]
-        for call in calls if self.fn.context is not None else ():
-            key = self.fn.context.resolve(call.func)
-            helper = self.fn.context.program.helpers[key] if key is not None else None
+        if self.fn.context is None:
+            return None
+        for call in [v for v in self.fn.facts.assignments.get(name, []) if isinstance(v, cst.Call)]:
+            key = self.fn.place.resolve(call.func)
+            helper = self.fn.place.program.helpers[key] if key is not None else None
             if helper is not None and inlining.returned_kinds(helper.node, helper.unit.names.member) == {"creation",
                                                                                                          "other"}:
                 return canonical_code(call.func)
@@ -134,7 +136,7 @@ class Crossing(Part):
                             isinstance(base := advanced_base(v, self.fn.names), cst.Name) and base.value == name
                             for v in self.fn.facts.assignments.get(name, []))
         if self.fn.context is not None and name in self.fn.facts.params and advanced_only and \
-                self.fn.context.always_none(name):
+                self.fn.place.always_none(name):
             return ttd003_access.always_none(name)
         return None
 
@@ -149,15 +151,17 @@ class Crossing(Part):
         if type(value) is not cst.Call or self.fn.context is None:
             return None
         if id(value) not in self.fn.inlined_calls:
-            self.fn.inlined_calls[id(value)] = self.creation_returned(self.fn.context.unit, value, frozenset())
+            self.fn.inlined_calls[id(value)] = self.creation_returned(self.fn.place.unit, value, frozenset())
         return self.fn.inlined_calls[id(value)]
 
-    def creation_returned(self, unit, call: cst.Call, seen: frozenset) -> cst.Call | None:
+    def creation_returned(self, unit: Unit, call: cst.Call, seen: frozenset) -> cst.Call | None:
         """The creation a call, in `unit`, of a helper that returns one amounts to; a helper may return another
         helper's (`return _tile(base, ..., pid * BR, ...)`), at any depth short of recursion (`seen`)."""
-        program = self.fn.context.program
+        program = self.fn.place.program
         key = program.resolve(unit, call.func)
-        bound = self.fn.context.bind(key, call) if key is not None and key not in seen else None
+        if key is None or key in seen:
+            return None
+        bound = self.fn.place.bind(key, call)
         if bound is None:
             return None
         helper = program.helpers[key]
@@ -174,22 +178,23 @@ class Crossing(Part):
     def helper_call(self, node: cst.Call, state: State) -> bool:
         """A call of a helper in the program with block pointers (or advanced ones) among its arguments."""
         helper = self.fn.context.resolve(node.func) if self.fn.context else None
-        bound = self.fn.context.bind(helper, node) if helper is not None else None
+        if helper is None:
+            return False
+        bound = self.fn.place.bind(helper, node)
         if bound is None:
             return False
-        pointers = {p: self.moves.pointer(a.value, state) for p, a in bound.items()
-                    if self.passes_pointer(a.value, state)}
-        pointers = {p: resolved for p, resolved in pointers.items() if resolved is not None}
+        moved = {p: self.moves.pointer(a.value, state) for p, a in bound.items() if self.passes_pointer(a.value, state)}
+        pointers = {p: resolved for p, resolved in moved.items() if resolved is not None}
         absent = {p: a.value for p, a in bound.items() if p not in pointers and self.passes_placeholder(a.value, state)}
         for param in bound:
-            facts = self.site_facts(*pointers[param], bound, self.fn.context.constexprs(helper)) \
+            facts = self.site_facts(*pointers[param], bound, self.fn.place.constexprs(helper)) \
                 if param in pointers else (ABSENT_ZERO if self.zero_placeholder(absent[param], state) else ABSENT) \
                 if param in absent else None
-            self.fn.context.record(helper, param, node, facts, pointers[param][0].creations if param in pointers
+            self.fn.place.record(helper, param, node, facts, pointers[param][0].creations if param in pointers
                                 else frozenset())
-        if not pointers and not any(self.fn.context.interface(helper, p) for p in absent):
+        if not pointers and not any(self.fn.place.interface(helper, p) for p in absent):
             return False
-        if any(self.fn.context.returns(helper) or ()) and id(node) != self.unpacking:
+        if any(self.fn.place.returns(helper) or ()) and id(node) != self.unpacking:
             callee = canonical_code(node.func)
             for value, _ in pointers.values():
                 self.books.refuse(value.creations, Refusal(ttd201_crosses_function.CODE,
@@ -200,12 +205,14 @@ class Crossing(Part):
                 self.flow.visit(arg.value, state, ttd201_crosses_function.CODE, ttd201_crosses_function.PASSED)
         passed = {}
         for param, (value, deltas) in pointers.items():
-            why = self.fn.context.refusal(helper, param)
-            if why is None and self.fn.context.interface(helper, param) is None:
+            why = self.fn.place.refusal(helper, param)
+            interface = self.fn.place.interface(helper, param)
+            if why is None and interface is None:
                 # Not (yet) settled: the helper keeps its parameter, so the block pointer must stay too
                 # (a later round that settles it analyses this caller again, without this refusal).
                 why = ttd201_crosses_function.UNSETTLED
-            parts = self.passed_parts(helper, param, value, deltas, node) if why is None else None
+            parts = self.passed_parts(helper, param, interface, value, deltas, node) \
+                if why is None and interface is not None else None
             if why is not None:
                 callee = canonical_code(node.func)
                 self.books.refuse(value.creations, Refusal(ttd201_crosses_function.CODE,
@@ -214,10 +221,10 @@ class Crossing(Part):
                 passed[param] = parts
                 self.accesses.record_form(value, Form.PARTS, [])
         for param in absent:
-            interface = self.fn.context.interface(helper, param)
+            interface = self.fn.place.interface(helper, param)
             if interface is not None:  # `None` in every part: the helper receives no block pointer where it did
                 kinds = interface.passed()
-                passed[param] = Passed(self.fn.context.part_names(helper, param, kinds),
+                passed[param] = Passed(self.fn.place.part_names(helper, param, kinds),
                                        [cst.Name("None")] * len(kinds))
         if passed:
             owners = frozenset().union(*(pointers[p][0].creations for p in passed if p in pointers))
@@ -234,12 +241,11 @@ class Crossing(Part):
         finally:
             self.unpacking = None
 
-    def call_to_nothing(self, node: cst.Call, state: State) -> None:
+    def call_to_nothing(self, node: cst.Call, callee: str, state: State) -> None:
         """`attn_fwd_common(Q_block_ptr, ...)` where nothing binds `attn_fwd_common` (ROCm/aotriton's
         old_fwd_kernel.py, left behind by a refactoring): the kernel fails to compile there, on every Triton
         version, before any argument is evaluated. A block pointer passed to it migrates to masked pointers held
         by its name, which the call passes on: it fails as it did, and nothing it passes goes unread."""
-        callee = node.func.value
         for argument in node.args:
             value = state.get(argument.value.value) if isinstance(argument.value, cst.Name) else None
             if not isinstance(value, BlockPtr):
@@ -272,18 +278,18 @@ class Crossing(Part):
 
     def passes_pointer(self, argument: cst.BaseExpression, state: State) -> bool:
         """`p` or `tl.advance(p, ...)` for a tracked block pointer `p`."""
-        if isinstance(argument, cst.Call) and member_called(argument, self.fn.names) == "advance":
-            argument = advanced_base(argument, self.fn.names)
-        return isinstance(argument, cst.Name) and isinstance(state.get(argument.value), BlockPtr)
+        pointer = advanced_base(argument, self.fn.names) \
+            if isinstance(argument, cst.Call) and member_called(argument, self.fn.names) == "advance" else argument
+        return isinstance(pointer, cst.Name) and isinstance(state.get(pointer.value), BlockPtr)
 
-    def passed_parts(self, helper, param: str, value: BlockPtr, deltas, call: cst.Call) -> Passed | None:
+    def passed_parts(self, helper: Key, param: str, interface: SiteFacts, value: BlockPtr, deltas,
+                     call: cst.Call) -> Passed | None:
         self.fn.knowledge.rebuilt.update(value.creations)  # the helper reads the base too
         if self.emit.pointer_problem(value) is not None:
             self.books.refuse(value.creations, Refusal(ttd118_unfollowed_use.CODE,
                                                        ttd118_unfollowed_use.PARTS_NEED_UNCHANGED, call))
             return None
         offsets = self.moves.offsets(value, deltas)
-        interface = self.fn.context.interface(helper, param)
         if offsets is None:
             return None  # paths disagree on an offset: the rerun materializes it
         # Block pointers merged from several creations (an `if`/`else` creating from two shapes) pass the
@@ -300,13 +306,13 @@ class Crossing(Part):
             source.update({("shape", d): shape[d], ("stride", d): strides[d],
                            ("start", d): offsets[d], ("block", d): blocks[d]})
         kinds = interface.passed()
-        return Passed(self.fn.context.part_names(helper, param, kinds), [source[k] for k in kinds])
+        return Passed(self.fn.place.part_names(helper, param, kinds), [source[k] for k in kinds])
 
     def nullable(self, value: BlockPtr) -> bool:
         """Whether some path makes this name `None` (or `0`) instead of a block pointer (`else: p = None`), or
         it is a parameter some call fills so."""
         owner = self.parameter_of(value)
-        if owner is not None and self.fn.context.entry[owner].nullable:
+        if owner is not None and self.fn.place.entry[owner].nullable:
             return True
         return bool(value.creations & set().union(*self.fn.knowledge.placeholder_links.values()))
 
@@ -314,7 +320,7 @@ class Crossing(Part):
         """Whether some path makes this name `0` instead of a block pointer, or it is a parameter some call fills
         so: a `p is None` cannot ask its base (which is `None` there) what it asked of `p`."""
         owner = self.parameter_of(value)
-        if owner is not None and self.fn.context.entry[owner].zero:
+        if owner is not None and self.fn.place.entry[owner].zero:
             return True
         placeholders = self.run.placeholders
         return any(not is_none(placeholders[s].value) for s, linked in self.fn.knowledge.placeholder_links.items()
@@ -325,7 +331,7 @@ class Crossing(Part):
         p = None`) set to what they set `p` to (results.placeholder_statements): `None` exactly where `p` is."""
         for creation in value.creations:
             self.fn.knowledge.merged.setdefault(creation, {})[("base", 0)] = self.books.creations_by_id(creation).base
-        return cst.Name(self.fn.namer.part(self.books.creation_of(value).target, "base", 0))
+        return cst.Name(self.fn.namer.part(self.books.creation_of(value).name, "base", 0))
 
     def none_test(self, node: cst.Comparison, state: State) -> bool:
         """`p is None` / `p is not None` on a block pointer (applied-ai's `if bias_ptr is not None:`), a test

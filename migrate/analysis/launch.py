@@ -38,8 +38,8 @@ class Launch(Part):
             # A compat tile may be stored through as a descriptor: the check covers the row end too (TTD111).
             unproven_row = planner.uses_shim(self.fn.policy) and not planner.row_width_proven(
                 creation.shape, creation.block, creation.unit)
-            creation.check = guards.launch_check(creation.base, creation.strides, creation.block, creation.unit,
-                                                 self.fn.facts, self.fn.arguments,
+            creation.check = guards.launch_check(creation.described_base, creation.strides, creation.block,
+                                                 creation.unit, self.fn.facts, self.fn.arguments,
                                                  creation.shape[creation.unit] if unproven_row else None)
         return creation.check or ttd009_launch_guard.NO_UNIT_STRIDE
 
@@ -52,13 +52,13 @@ class Launch(Part):
         if isinstance(check, guards.Check) or creation.unit is None or not self.states_allocator():
             return check
         if not self.creating.is_parameter_pointer(creation):
-            return guards.launch_check(creation.base, creation.strides, creation.block, creation.unit, self.fn.facts,
-                                       self.fn.arguments, unchecked=True)
+            return guards.launch_check(creation.described_base, creation.strides, creation.block, creation.unit,
+                                       self.fn.facts, self.fn.arguments, unchecked=True)
         # a parameter's parts are the helper's arguments: the parameter's facts are theirs
         parts = self.fn.arguments.with_names(self.fn.facts.free_names(creation.call))
-        found = guards.launch_check(creation.base, creation.strides, creation.block, creation.unit, self.fn.facts,
-                                    parts, unchecked=True)
-        return replace(found, tensor=creation.target) if isinstance(found, guards.Check) else found
+        found = guards.launch_check(creation.described_base, creation.strides, creation.block, creation.unit,
+                                    self.fn.facts, parts, unchecked=True)
+        return replace(found, tensor=creation.name) if isinstance(found, guards.Check) else found
 
     def states_allocator(self) -> bool:
         """Whether the user stated that this kernel's launching threads have an allocator for descriptors (or
@@ -77,12 +77,12 @@ class Launch(Part):
             return {}
         # re-created from its parts: its line is the parameter's
         parameter = self.creating.is_parameter_pointer(creation)
-        argument = creation.target if parameter else guards.root_argument(creation.base, self.fn.facts,
+        argument = creation.name if parameter else guards.root_argument(creation.described_base, self.fn.facts,
                                                                           self.fn.arguments)
         if argument is None:
             return {}
         inline = self.fn.facts.inline
-        found = {}
+        found: dict[str, str] = {}
         for stated in ({} if parameter else inline.at(creation.call), inline.arguments.get(argument, {}),
                        inline.kernel, self.fn.policy.stated(self.fn.function.name.value, argument)):
             found = {**stated, **found}
@@ -110,7 +110,7 @@ class Launch(Part):
         if not all(isinstance(self.stated_check(c), guards.Check) for c in creations):
             return obstacle
         if fact == "aligned-rows" and not self.states_allocator() and \
-                any(self.fn.arguments.host(c.shape[c.unit]) is None for c in creations):
+                any(c.unit is None or self.fn.arguments.host(c.shape[c.unit]) is None for c in creations):
             return obstacle
         return replace(obstacle, stated=creations[0].stated[fact])
 
@@ -211,7 +211,7 @@ class Launch(Part):
             facts = self.fn.facts
             arguments = self.fn.arguments.with_names(facts.free_names(creation.call)) \
                 if self.creating.is_parameter_pointer(creation) else self.fn.arguments
-            root = guards.root_argument(creation.base, facts, arguments)
+            root = guards.root_argument(creation.described_base, facts, arguments)
             reassigned = any(name in facts.assignments for name in facts.free_names(width))
             if root is None or arguments.host(width) is None or reassigned:
                 return None
@@ -232,7 +232,7 @@ class Launch(Part):
         """Whether the pointer argument a creation starts from may be None at the function's top: the creation
         is under a condition (`if HAS_BIAS:`, `... if x is not None else None`), the argument has a default, or
         a helper's callers pass None for the block pointer."""
-        nullable = isinstance(creation.anchor, cst.Param) and self.fn.context.entry[creation.target].nullable
+        nullable = isinstance(creation.anchor, cst.Param) and self.fn.place.entry[creation.name].nullable
         return creation.branched or creation.condition is not None or nullable or \
             self.fn.arguments.defaults.get(root) is not None
 
@@ -255,5 +255,5 @@ class Launch(Part):
         creations = self.run.creations
         tested = [c for c in self.fn.knowledge.in_order(creations) if not self.results.is_refused({c}) and
                   self.width_tested({c})]
-        tests = {code_of(t): t for c in tested for t in self.width_tests({c})}
+        tests = {code_of(t): t for c in tested for t in self.width_tests({c}) or ()}
         return {"width_flag": self.width_flag(), "width_tests": tuple(tests.values())} if tests else {}

@@ -123,11 +123,12 @@ class _Calls(AssignmentCollector):
         name = self.member(call.func)
         if name == "load":
             self.loads.append(call)
-        method = call.func.attr.value if isinstance(call.func, cst.Attribute) and name is None else None
+        receiver = call.func if isinstance(call.func, cst.Attribute) and name is None else None
+        method = receiver.attr.value if receiver is not None else None
         if name in self.reductions or method in self.reductions:
             self.escapes.extend(arg.value for arg in call.args)
-            if method is not None:
-                self.escapes.append(call.func.value)
+            if receiver is not None:
+                self.escapes.append(receiver.value)
         elif name is None and method is None and self.opaque:
             self.escapes.extend(arg.value for arg in call.args)  # a helper may reduce it
 

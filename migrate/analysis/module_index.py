@@ -14,7 +14,7 @@ from triton_migrate.syntax.walk import walk
 from .calls import is_jit
 from .facts import FunctionFacts
 from .naming import Namer
-from .triton_names import dotted_name
+from .triton_names import TritonNames, dotted_name
 
 
 class Sites(Protocol):
@@ -35,6 +35,9 @@ class Unit(Protocol):
 
     @property
     def namer(self) -> Namer: ...
+
+    @property
+    def names(self) -> TritonNames: ...
 
     @property
     def scan(self) -> Sites: ...

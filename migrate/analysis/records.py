@@ -43,6 +43,20 @@ class Creation:
     spelt: dict = field(default_factory=dict)  # argument -> its elements, where the call has no literal tuple
 
     @property
+    def name(self) -> str:
+        """`target`, where the creation is described: describe() refuses one that no name holds."""
+        if self.target is None:
+            raise AssertionError("a creation that no name holds is never described")
+        return self.target
+
+    @property
+    def described_base(self) -> cst.BaseExpression:
+        """`base`, which describe() sets before any other part reads the creation."""
+        if self.base is None:
+            raise AssertionError("the creation is not described")
+        return self.base
+
+    @property
     def loops(self) -> int:
         return len(self.in_loops)
 

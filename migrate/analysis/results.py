@@ -134,31 +134,31 @@ class Results(Part):
         def kind(c: Creation) -> tuple:
             impl = self.compat_impl(c) if planner.uses_shim(self.fn.policy) else None
             paddings = tuple(sorted(self.paddings({id(c.call)})))
-            return (self.fn.facts.canonical_code(c.base), *map(self.fn.facts.canonical_code, c.block), impl,
+            return (self.fn.facts.canonical_code(c.described_base), *map(self.fn.facts.canonical_code, c.block), impl,
                     paddings)
 
         return any(kind(other) != kind(creation) for other in self.same_name_handles(creation))
 
     def same_name_handles(self, creation: Creation) -> list[Creation]:
         """The other creations of the function whose handles take this one's name."""
-        stem = self.fn.namer.stem(creation.target)
+        stem = self.fn.namer.stem(creation.name)
         return [other for other in self.run.creations.values()
                 if other.target is not None and id(other.call) not in self.class_of(id(creation.call)) and
                 self.fn.namer.stem(other.target) == stem and self.uses_descriptors({id(other.call)})]
 
     def handles(self, creation: Creation) -> tuple[HandleCreation, ...]:
         """The handles a creation makes, one per padding its accesses read (zero first)."""
-        value_stem = self.fn.namer.stem(creation.target)
+        value_stem = self.fn.namer.stem(creation.name)
         paddings = self.paddings({id(creation.call)})
         found = []
         for padding in sorted(paddings, key=lambda p: p != "zero"):
             target = self.fn.namer.descriptor(value_stem, padding, paddings, self.handle_kind)
             if planner.uses_shim(self.fn.policy):
                 impl, guard = tiles.choice(self, creation)
-                found.append(HandleCreation(target, creation.target, creation.call, creation.spelt, padding,
+                found.append(HandleCreation(target, creation.name, creation.call, creation.spelt, padding,
                                             shim=self.fn.shim, impl=impl, guard=guard))
             else:
-                found.append(HandleCreation(target, creation.target, creation.call, creation.spelt, padding,
+                found.append(HandleCreation(target, creation.name, creation.call, creation.spelt, padding,
                                             self.descriptor_function(creation.call.func), creation.permutation))
         return tuple(found)
 
@@ -167,10 +167,11 @@ class Results(Part):
         or int64 offset, no unit last stride, ...) or where its base carries an offset computed in the
         kernel that is not provably 16-byte aligned (`q + (bos * H + i_h) * K`: no launch guard can check
         that); otherwise "auto", which a launch guard can refine from the argument tensors."""
-        emulated = creation.blockers or creation.permutation != sorted(creation.permutation) or \
+        emulated = creation.blockers or creation.unit is None or \
+            creation.permutation != sorted(creation.permutation) or \
             self.class_notes(id(creation.call), self.fn.knowledge.reasons) or (
                 not self.is_guarded({id(creation.call)}) and
-                planner.unproven_base_offsets(creation.base, creation.block, creation.unit, self.fn.facts))
+                planner.unproven_base_offsets(creation.described_base, creation.block, creation.unit, self.fn.facts))
         return "emu" if emulated else "auto"
 
     def handle_flag(self, creation: Creation) -> str | None:
@@ -194,21 +195,21 @@ class Results(Part):
         in_place = self.uses_descriptors({id(creation.call)}) and not self.is_hoisted(creation)
         handles = self.handles(creation) if in_place else ()
         present = None
-        if isinstance(creation.anchor, cst.Param) and self.fn.context.entry[creation.target].nullable:
+        if isinstance(creation.anchor, cst.Param) and self.fn.place.entry[creation.name].nullable:
             # some call passes `None` in every part: the handle exists only where the block pointer does
-            present = self.fn.namer.part(creation.target, "base", 0)
-        parts = [(self.fn.namer.part(creation.target, kind, d), expr) for (kind, d), expr in
+            present = self.fn.namer.part(creation.name, "base", 0)
+        parts = [(self.fn.namer.part(creation.name, kind, d), expr) for (kind, d), expr in
                  sorted(self.fn.knowledge.merged.get(id(creation.call), {}).items(),
                         key=lambda part: (PART_ORDER.index(part[0][0]), part[0][1]))]
         running = []
         for d, expr in enumerate(creation.offsets):
-            var = self.fn.namer.offset(creation.target, d)
+            var = self.fn.namer.offset(creation.name, d)
             if (id(creation.call), d) in self.fn.knowledge.materialize and canonical_code(expr) != var:
                 parts.append((var, expr))
                 running.append((var, canonical_code(creation.shape[d])))
         pointers = self.creation_pointers(creation) if self.reads_pointers({id(creation.call)}) else None
         checked = self.fn.knowledge.creation_masks.get(id(creation.call))
-        mask = None if checked is None else (self.fn.namer.mask(creation.target),
+        mask = None if checked is None else (self.fn.namer.mask(creation.name),
                                              self.creation_bounds(creation, checked), len(creation.block))
         return CreationStatements(handles, present, creation.condition, creation.call,
                                   self.handle_flag(creation) if handles else None, tuple(parts), tuple(running),

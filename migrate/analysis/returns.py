@@ -12,6 +12,7 @@ only makes one and returns it is read at each call as the creation it amounts to
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -22,6 +23,9 @@ from .calls import UnboundCall, advance_arguments, advanced_base, member_called
 from .records import Refusal, ReturnedOffsets, UnpackedOffsets
 from .shared import Part
 from .values import OTHER, BlockPtr, Dim, State
+
+if TYPE_CHECKING:
+    from .seams import Moved
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,8 @@ class Returns(Part):
     def return_pointers(self, node: cst.Return, state: State) -> bool:
         """`return acc, p` → `return acc, p_off0, p_off1` for a parameter's block pointer, advanced or not
         (`return tl.advance(p, (-BLOCK, 0))` → `return p_start0 - BLOCK, p_start1`)."""
+        if node.value is None:
+            return False
         elements = tuple_elements(node.value) if isinstance(node.value, cst.Tuple) else [node.value]
         if elements is not None and len(elements) == 1 and self.return_through(node.value, state):
             return True
@@ -62,8 +68,10 @@ class Returns(Part):
                  for e in elements or ()]
         if not any(found):
             return False
-        shape, flat, creations = [], [], frozenset()
-        for element, pointer in zip(elements, found):
+        shape: list[HandedBack | None] = []
+        flat: list[cst.BaseExpression] = []
+        creations: frozenset[int] = frozenset()
+        for element, pointer in zip(elements or (), found):
             if pointer is None:
                 self.flow.visit(element, state)
                 shape.append(None)
@@ -109,6 +117,8 @@ class Returns(Part):
         """`return step(p, BLOCK)`, a helper's call that hands block pointers back: this function hands back what
         it does (the call, given their parts, returns their offsets), each as the block pointer of the parameter
         that was passed in its place."""
+        if not isinstance(call, cst.Call):
+            return False
         handed = self.handed_by_call(call, state)
         if handed is None:
             return False
@@ -124,13 +134,15 @@ class Returns(Part):
         self.run.returned.append(tuple(shape))
         return True
 
-    def handed_by_call(self, call: cst.BaseExpression, state: State) -> list | None:
+    def handed_by_call(self, call: cst.Call, state: State) -> list | None:
         """For a call of a helper that hands block pointers back, per element it returns: (HandedBack or None,
         the argument passed in its parameter, (the block pointer it passes, the deltas it advances it by):
         `passed_pointer`, or (None, None)); None for any other expression."""
-        key = self.fn.context.resolve(call.func) if self.fn.context and isinstance(call, cst.Call) else None
-        shape = self.fn.context.returns(key) if key is not None else None
-        bound = self.fn.context.bind(key, call) if shape and any(shape) else None
+        key = self.fn.context.resolve(call.func) if self.fn.context is not None else None
+        shape = self.fn.place.returns(key) if key is not None else None
+        if key is None or not shape or not any(shape):
+            return None
+        bound = self.fn.place.bind(key, call)
         if bound is None:
             return None
         handed = []
@@ -140,10 +152,11 @@ class Returns(Part):
             handed.append((inner, argument, pointer or (None, None)))
         return handed
 
-    def passed_pointer(self, argument: cst.BaseExpression, state: State):
+    def passed_pointer(self, argument: cst.BaseExpression, state: State) -> Moved | None:
         """(block pointer, deltas) that `p` (deltas None) or `tl.advance(p, deltas)` passes, read without a
         report (the call's own visit reports what it must); None for anything else."""
-        deltas = None
+        deltas: list | None = None
+        pointer: cst.BaseExpression | None = argument
         if isinstance(argument, cst.Call) and member_called(argument, self.fn.names) == "advance":
             try:
                 offsets = advance_arguments(argument, self.fn.names).get("offsets")
@@ -152,14 +165,16 @@ class Returns(Part):
             deltas = self.fn.facts.movable_elements(offsets.value) if offsets is not None else None
             if deltas is None:
                 return None
-            argument = advanced_base(argument, self.fn.names)
-        value = state.get(argument.value) if isinstance(argument, cst.Name) else None
+            pointer = advanced_base(argument, self.fn.names)
+        value = state.get(pointer.value) if isinstance(pointer, cst.Name) else None
         return (value, deltas) if isinstance(value, BlockPtr) and (deltas is None or
                                                                   len(deltas) == len(value.dims)) else None
 
     def helper_assign(self, node: cst.Assign, state: State) -> bool:
         """`acc, p = helper(acc, p)` where the helper hands `p` back: unpack its offsets."""
         call = node.value
+        if not isinstance(call, cst.Call):
+            return False
         handed = self.handed_by_call(call, state)
         if handed is None or len(node.targets) != 1:
             return False
@@ -167,7 +182,7 @@ class Returns(Part):
         names = tuple_elements(target) if isinstance(target, (cst.Tuple, cst.List)) else [target]
         if names is None or len(names) != len(handed) or not all(isinstance(n, cst.Name) for n in names):
             return False  # helper_call refuses the block pointers the call hands back
-        self.unpack(node, names, handed, state)
+        self.unpack(node, call, names, handed, state)
         return True
 
     def is_inline_return(self, pointer: cst.BaseExpression, state: State) -> bool:
@@ -182,21 +197,26 @@ class Returns(Part):
         """The access's helper call read as if assigned to a fresh name on the line before (`p_shift_off0,
         p_shift_off1 = shift(<parts of p>, BLOCK)`, as `p = shift(p, BLOCK)` is unpacked): the access reads the
         block pointer at those offsets, which no name holds."""
-        passed = self.handed_by_call(call, state)[0][1]
+        handed = self.handed_by_call(call, state)
+        if handed is None:
+            raise AssertionError("is_inline_return: the call hands a block pointer back")
+        passed = handed[0][1]
         stem = f"{code_of(passed)}_{canonical_code(call.func).split('.')[-1].strip('_')}"
         name = self.fn.namer.inline(id(call), stem if isinstance(passed, cst.Name) else "p_moved")
         assign = self.fn.unpacked_calls.setdefault(id(call), cst.Assign([cst.AssignTarget(cst.Name(name))], call))
-        self.unpack(assign, [assign.targets[0].target], self.handed_by_call(call, state), state, held=False)
+        self.unpack(assign, call, [assign.targets[0].target], handed, state, held=False)
         owners, record = self.run.stmt_edits.pop(id(assign))
         self.run.line_edits.setdefault(id(self.run.line), {})[(name, "unpacked")] = (id(call), owners, record)
         return replace(state.pop(name), pointers=False)
 
-    def unpack(self, node: cst.Assign, names: list, handed: list, state: State, held: bool = True) -> None:
-        """Bind `names` to what the call `node` assigns hands back: a block pointer at the offsets it returns,
-        which the statement unpacks into the name's offset variables. `held`: the names hold pointers (not a
+    def unpack(self, node: cst.Assign, call: cst.Call, names: list, handed: list, state: State,
+               held: bool = True) -> None:
+        """Bind `names` to what the call that `node` assigns (`call`) hands back: a block pointer at the offsets it
+        returns, which the statement unpacks into the name's offset variables. `held`: the names hold pointers (not a
         fresh name that an access reads once, computing its pointers from the offsets)."""
-        self.crossing.visit_unpacked(node.value, state)
-        flat, owners = [], frozenset()
+        self.crossing.visit_unpacked(call, state)
+        flat: list[cst.BaseExpression | None] = []
+        owners: frozenset[int] = frozenset()
         for name, (returned, _, (value, deltas)) in zip(names, handed):
             if value is None:
                 self.flow.bind(name.value, OTHER, state)

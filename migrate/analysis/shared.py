@@ -24,7 +24,7 @@ from triton_migrate.policy import Policy
 from .facts import FunctionFacts
 from .guards import Arguments
 from .interfaces import SiteFacts
-from .module_index import Helper, Key
+from .module_index import Helper, Key, Unit
 from .naming import Namer
 from .records import Knowledge, Refusal
 from .seams import (
@@ -57,6 +57,8 @@ class HelperTable(Protocol):
     @property
     def frozen_reasons(self) -> dict[Key, str]: ...
 
+    def resolve(self, unit: Unit, func: cst.BaseExpression) -> Key | None: ...
+
 
 class ProgramPlace(Protocol):
     """What the analysis of one function reads of its place in the program (program.py's Context, which
@@ -66,7 +68,7 @@ class ProgramPlace(Protocol):
     def program(self) -> HelperTable: ...
 
     @property
-    def unit(self) -> object: ...  # the engine's unit of the function's module
+    def unit(self) -> Unit: ...  # the engine's unit of the function's module
 
     @property
     def helper(self) -> Key | None: ...  # the function analysed, if it is a jit function
@@ -124,6 +126,14 @@ class Subject:
     inlined_calls: dict = field(default_factory=dict)  # id of a helper call -> its creation (crossing.py)
     unpacked_calls: dict = field(default_factory=dict)  # id of an access's helper call -> its assignment (returns.py)
 
+    @property
+    def place(self) -> ProgramPlace:
+        """The function's place in the program, where the caller knows it has one: it follows a helper's
+        parameter or call, which only the program gives."""
+        if self.context is None:
+            raise AssertionError(f"{self.function.name.value} is analysed alone: it has no place in a program")
+        return self.context
+
     def is_nonnegative(self, expr: cst.BaseExpression) -> bool:
         """Is `expr` provably >= 0? A launched kernel's integer arguments are taken to be (sizes, indices); a
         helper's parameter only where every call proves what it passes (`shift(p, -BLOCK)` does not). A
@@ -151,7 +161,7 @@ class Run:
     # statement is recorded as its Creation, whose record only the end of the analysis can write.
     expr_edits: dict[int, tuple[frozenset[int], object]] = field(default_factory=dict)
     stmt_edits: dict[int, tuple[frozenset[int], object]] = field(default_factory=dict)
-    placeholders: dict[int, cst.CSTNode] = field(default_factory=dict)  # `p = None` statements, by id
+    placeholders: dict[int, cst.Assign | cst.AnnAssign] = field(default_factory=dict)  # `p = None` statements, by id
     orphans: list[Refusal] = field(default_factory=list)
     orphan_parameters: set[str] = field(default_factory=set)  # parameters used as block pointers no call fills
     dead_uses: list[Refusal] = field(default_factory=list)  # uses that never compile (never_compiles)

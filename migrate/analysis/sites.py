@@ -3,6 +3,8 @@ masked pointers, compat tile) and why, or why it is refused. A part of FunctionA
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from triton_migrate.forms import POINTER_ARGUMENT, Form
@@ -36,6 +38,9 @@ from .values import (
     is_none,
 )
 
+if TYPE_CHECKING:
+    from .seams import Moved
+
 COMPAT_EMULATED_RANK = 3  # the shim's emulation, a guarded tile's fallback, has ranks 1 to 3
 
 
@@ -55,6 +60,7 @@ class Accesses(Part):
             if name != POINTER_ARGUMENT:  # the rewrite cannot follow (the access's pointer alone is rewritten)
                 self.flow.visit(argument.value, state, how=ttd118_unfollowed_use.passed_as(member, name))
         pointer = bound[POINTER_ARGUMENT].value
+        resolved: Moved | None
         if self.creating.is_inline_creation(pointer):
             value = self.creating.inline_creation(pointer, state)
             resolved = (value, None) if isinstance(value, BlockPtr) else None
@@ -182,17 +188,19 @@ class Accesses(Part):
     def obstacles(self, call: cst.Call, member: str, bound, value: BlockPtr, deltas) -> list:
         creations = [self.books.creations_by_id(c) for c in self.fn.knowledge.in_order(value.creations)]
         creation = creations[0]
-        unchecked = set(range(len(value.dims))) - self.checked_dims(bound, len(value.dims))
+        checked, padding = self.checked_dims(bound, len(value.dims)), self.padding(bound)
+        assert checked is not None and padding is not None, "unsupported_access refuses an unread check or padding"
+        unchecked = set(range(len(value.dims))) - checked
         in_bounds = [d not in unchecked or all(planner.dimension_in_bounds(
             c.shape[d], c.block[d], self.moves.static_offset(value, deltas, d)) for c in creations)
             for d in range(len(value.dims))]
         volatile = "volatile" in bound and bool_value(bound["volatile"].value) is not False
         requirements = [r for c in creations if c.unit is not None for r in planner.alignment_requirements(
-            c.base, c.strides, c.block, c.unit, self.fn.facts)]
+            c.described_base, c.strides, c.block, c.unit, self.fn.facts)]
         row_width = all(planner.row_width_proven(c.shape, c.block, c.unit) for c in creations)
         found = [o for c in creations for o in c.blockers] + planner.merge_obstacles(creations)
         found += planner.access_obstacles(member, self.moves.proven_offsets(value, deltas), in_bounds, creation.unit,
-                                          volatile, self.padding(bound), row_width, requirements, self.fn.policy)
+                                          volatile, padding, row_width, requirements, self.fn.policy)
         if member == "load" and any(c.permutation != sorted(c.permutation) for c in creations) and \
                 id(call) in self.layout_sensitive():
             found.append(planner.Obstacle(ttd103_no_unit_stride.CODE, ttd103_no_unit_stride.LAYOUT))

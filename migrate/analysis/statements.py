@@ -154,7 +154,8 @@ class Dataflow(Part):
         self.visit(node, state)
         return state
 
-    def assign_value(self, node, name: str, value: cst.BaseExpression, state: State) -> None:
+    def assign_value(self, node: cst.Assign | cst.AnnAssign, name: str, value: cst.BaseExpression,
+                     state: State) -> None:
         call = value if isinstance(value, cst.Call) else None
         member = member_called(call, self.fn.names) if call is not None else None
         if call is not None and member == "make_block_ptr":
@@ -237,7 +238,7 @@ class Dataflow(Part):
         elif member == "make_block_ptr":
             self.creating.create(None, None, node, state)
         elif type(node.func) is cst.Name and node.func.value in self.fn.facts.bound_nowhere:
-            self.crossing.call_to_nothing(node, state)
+            self.crossing.call_to_nothing(node, node.func.value, state)
         elif not self.crossing.helper_call(node, state):
             self.visit(node.func, state)
             code, how = ((ttd118_unfollowed_use.CODE, ttd118_unfollowed_use.passed_to(member))

@@ -83,7 +83,7 @@ class Opaque:
         return ("mixed", self.creations, self.why)
 
 
-def is_none(node: cst.BaseExpression) -> bool:
+def is_none(node: cst.BaseExpression | None) -> bool:
     return type(node) is cst.Name and node.value == "None"
 
 
