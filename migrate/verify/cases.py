@@ -62,6 +62,8 @@ def import_path(path: Path, tag: str):
     if str(path.parent) not in sys.path:
         sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path} is not a Python source file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
@@ -112,5 +114,5 @@ def compare_case(entry: Case, original, migrated, device, warmup: int, repeat: i
     result.identical = int(not result.differences)
     if times_a and times_b:
         result.time_a_ms, result.time_b_ms = statistics.median(times_a), statistics.median(times_b)
-        result.launch_ratios = [result.ratio]
+        result.launch_ratios = [] if result.ratio is None else [result.ratio]
     return result

@@ -148,11 +148,15 @@ def _import(module_name: str, source: str | None):
         except ImportError:
             if source is None:
                 raise
+    if source is None:
+        raise ImportError("the launch was recorded in a script, and names no source file to import it from")
     path = Path(source).resolve()
     sys.path.insert(0, str(path.parent))
     # A script is imported under another name (its `if __name__ == "__main__":` block does not run); launches
     # at its top level are skipped: there is no GPU driver here, and only the kernels' definitions are needed.
     spec = importlib.util.spec_from_file_location(f"_tm_compile_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path} is not a Python source file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     with _launches_skipped():
@@ -246,6 +250,8 @@ def _ptxas_registers(ptx: str, target_name: str) -> dict:
     from triton.backends.nvidia.compiler import get_ptxas
 
     capability = TARGETS[target_name][1]
+    if not isinstance(capability, int):
+        raise ValueError(f"{target_name}: ptxas compiles for CUDA targets only")
     arch = f"sm_{capability}" + ("a" if capability >= 90 else "")
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "k.ptx"

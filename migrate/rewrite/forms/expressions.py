@@ -29,7 +29,7 @@ def element_type(record: ElementType, stand_ins: StandIns, query: cst.Attribute)
     """`p.dtype.element_ty` as it is where `p` holds its pointers (`p.type.element_ty` as their dtype's), else
     the descriptor's dtype, else the base's element type."""
     if record.source == "pointers":
-        if query.value.attr.value == "dtype":
+        if isinstance(query.value, cst.Attribute) and query.value.attr.value == "dtype":  # `p.dtype.element_ty`
             return query
         return masked_pointers.element_type(descriptor.queried_pointer(query))
     if record.source == Form.DESCRIPTOR:
