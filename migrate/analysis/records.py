@@ -45,15 +45,13 @@ class Creation:
     @property
     def name(self) -> str:
         """`target`, where the creation is described: describe() refuses one that no name holds."""
-        if self.target is None:
-            raise AssertionError("a creation that no name holds is never described")
+        assert self.target is not None
         return self.target
 
     @property
     def described_base(self) -> cst.BaseExpression:
         """`base`, which describe() sets before any other part reads the creation."""
-        if self.base is None:
-            raise AssertionError("the creation is not described")
+        assert self.base is not None
         return self.base
 
     @property

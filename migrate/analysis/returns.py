@@ -198,8 +198,7 @@ class Returns(Part):
         p_shift_off1 = shift(<parts of p>, BLOCK)`, as `p = shift(p, BLOCK)` is unpacked): the access reads the
         block pointer at those offsets, which no name holds."""
         handed = self.handed_by_call(call, state)
-        if handed is None:
-            raise AssertionError("is_inline_return: the call hands a block pointer back")
+        assert handed is not None  # is_inline_return: the call hands a block pointer back
         passed = handed[0][1]
         stem = f"{code_of(passed)}_{canonical_code(call.func).split('.')[-1].strip('_')}"
         name = self.fn.namer.inline(id(call), stem if isinstance(passed, cst.Name) else "p_moved")

@@ -130,8 +130,7 @@ class Subject:
     def place(self) -> ProgramPlace:
         """The function's place in the program, where the caller knows it has one: it follows a helper's
         parameter or call, which only the program gives."""
-        if self.context is None:
-            raise AssertionError(f"{self.function.name.value} is analysed alone: it has no place in a program")
+        assert self.context is not None
         return self.context
 
     def is_nonnegative(self, expr: cst.BaseExpression) -> bool:

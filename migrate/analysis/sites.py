@@ -189,7 +189,7 @@ class Accesses(Part):
         creations = [self.books.creations_by_id(c) for c in self.fn.knowledge.in_order(value.creations)]
         creation = creations[0]
         checked, padding = self.checked_dims(bound, len(value.dims)), self.padding(bound)
-        assert checked is not None and padding is not None, "unsupported_access refuses an unread check or padding"
+        assert checked is not None and padding is not None  # unsupported_access refuses an unread check or padding
         unchecked = set(range(len(value.dims))) - checked
         in_bounds = [d not in unchecked or all(planner.dimension_in_bounds(
             c.shape[d], c.block[d], self.moves.static_offset(value, deltas, d)) for c in creations)

@@ -3,12 +3,25 @@ make one, or the one of the two that the launch picks (TTD009)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .records import Creation
+from .shared import Run, Subject
 
-if TYPE_CHECKING:
-    from .results import Results
+
+class Results(Protocol):
+    """What a tile's choice reads of the analysis's results (results.py's Results, which calls `choice`)."""
+
+    fn: Subject
+
+    @property
+    def run(self) -> Run: ...
+
+    def same_name_handles(self, creation: Creation) -> list[Creation]: ...
+
+    def compat_impl(self, creation: Creation) -> str: ...
+
+    def is_guarded(self, creations) -> bool: ...
 
 
 def choice(results: Results, creation: Creation) -> tuple[str, str | None]:
