@@ -37,6 +37,19 @@ class Statement:
         return self.kernel in (None, kernel) and self.argument in (None, argument)
 
 @dataclass(frozen=True)
+class Layout:
+    """How the rewrite lays out the code it writes: the engine hands it to the rewrite beside the policy, and the
+    analysis never sees it (what a site becomes does not depend on it)."""
+
+    # The columns the emitted code keeps within (the project's ruff, black or flake8 line length; see
+    # config.LineLengths): a longer statement is laid out as black would (wrap.py).
+    line_length: int = 88
+    # Where nothing configures a line length, the file's own code is the evidence: its longest line of code,
+    # where longer than `line_length` (rewrite/code_width.py).
+    from_code: bool = False
+
+
+@dataclass(frozen=True)
 class Policy:
     # auto: a descriptor where it is provably legal and safe (checked at launch, or on stated facts), the
     # masked-pointer form otherwise; descriptor: descriptors only, where what they need is proven or stated
@@ -54,12 +67,6 @@ class Policy:
     compat_module: str = "triton_migrate.compat"
     # Per function (its name): the target measured fastest among the bit-identical ones (`migrate tune`).
     kernel_targets: tuple[tuple[str, str], ...] = ()
-    # The columns the emitted code keeps within (the project's ruff, black or flake8 line length; see
-    # config.LineLengths): a longer statement is laid out as black would (wrap.py).
-    line_length: int = 88
-    # Where nothing configures a line length, the file's own code is the evidence: its longest line of code,
-    # where longer than `line_length` (rewrite/code_width.py).
-    line_length_from_code: bool = False
     # Facts the user states (`assume`, `per-file-assume`, `kernel-assume`; the source's own `# migrate:
     # assume[...]` comments are read by the engine): descriptors may rely on them (TTD010). Not under
     # `strict`, which relies on nothing it has not proven.

@@ -5,7 +5,7 @@ run bit for bit in the interpreter; these tests pin the layout."""
 from __future__ import annotations
 
 from triton_migrate.engine import migrate_source
-from triton_migrate.policy import Policy
+from triton_migrate.policy import Layout
 
 KERNEL = '''import triton
 import triton.language as tl
@@ -29,7 +29,7 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, BLOCK_M: tl.const
 
 
 def lines(source: str, width: int) -> list[str]:
-    return migrate_source(source, policy=Policy(line_length=width)).new_source.splitlines()
+    return migrate_source(source, layout=Layout(line_length=width)).new_source.splitlines()
 
 
 def test_consecutive_guarded_loads_share_one_if_else():
@@ -73,4 +73,4 @@ def test_statements_the_rewrite_does_not_touch_keep_their_text_in_a_guarded_kern
     long = ("    untouched = M * N + M * N + M * N + M * N + M * N + M * N + M * N + M * N + M * N + M * N + M * N"
             " + M * N  # the user's\n")
     source = KERNEL.format(between="").replace("    acc = tl.zeros(", long + "    acc = tl.zeros(")
-    assert long in migrate_source(source, policy=Policy(line_length=88)).new_source
+    assert long in migrate_source(source, layout=Layout(line_length=88)).new_source

@@ -13,10 +13,10 @@ from click.testing import CliRunner
 from triton_migrate import engine
 from triton_migrate.cli import main
 from triton_migrate.outcome import Diagnostic, FileOutcome
-from triton_migrate.policy import Policy
+from triton_migrate.policy import Layout
 
 # What the command line gives a file that no configuration gives a line length: the file's own width.
-CLI_POLICY = Policy(line_length_from_code=True)
+CLI_LAYOUT = Layout(from_code=True)
 KERNEL = """\
 import triton
 import triton.language as tl
@@ -243,7 +243,7 @@ def test_write_with_diff_shows_what_was_written(tree):
 
 
 def expected_bytes(data, encoding):
-    return engine.migrate_source(data.decode(encoding), policy=CLI_POLICY).new_source.encode(encoding)
+    return engine.migrate_source(data.decode(encoding), layout=CLI_LAYOUT).new_source.encode(encoding)
 
 
 def test_latin1_cookie_bom_and_crlf_files_keep_their_bytes(tree):
@@ -436,7 +436,7 @@ def test_a_directory_named_on_the_command_line_is_checked_even_if_the_configurat
 def test_stdin_write_prints_migrated_code(tree):
     result = invoke("--write", "-", stdin=KERNEL)
     assert result.exit_code == 0
-    assert result.stdout == engine.migrate_source(KERNEL, policy=CLI_POLICY).new_source
+    assert result.stdout == engine.migrate_source(KERNEL, layout=CLI_LAYOUT).new_source
     assert list(tree.iterdir()) == []
 
 

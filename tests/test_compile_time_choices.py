@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from triton_migrate.engine import migrate_source
-from triton_migrate.policy import Policy, Statement
+from triton_migrate.policy import Layout, Policy, Statement
 
 HEAD = "import triton\nimport triton.language as tl\n\n\n"
 PADDED = HEAD + """@triton.jit
@@ -23,8 +23,8 @@ def k(x_ptr, y_ptr, N, PADDING: tl.constexpr, BN: tl.constexpr):
 
 # The default guards only loads feeding `tl.dot` in a loop; with facts stated every access is a descriptor.
 # These tests read the forms emitted, on one line each: no line length to lay them out within.
-DESCRIPTOR = Policy(target="descriptor", line_length=320,
-                    assume=(Statement("aligned", "test"), Statement("aligned-rows", "test")))
+ONE_LINE = Layout(line_length=320)
+DESCRIPTOR = Policy(target="descriptor", assume=(Statement("aligned", "test"), Statement("aligned-rows", "test")))
 
 
 def codes(outcome) -> list[str]:
@@ -32,7 +32,7 @@ def codes(outcome) -> list[str]:
 
 
 def test_a_constexpr_padding_gives_masked_pointers_that_choose_other_at_compile_time():
-    outcome = migrate_source(PADDED, policy=Policy(line_length=320))
+    outcome = migrate_source(PADDED, layout=ONE_LINE)
     assert codes(outcome) == ["TTD006"]
     assert "make_block_ptr" not in outcome.new_source
     assert 'other=float("nan") if PADDING == "nan" else 0.0 if PADDING == "zero" else None)' in outcome.new_source
@@ -47,13 +47,13 @@ def test_a_constexpr_padding_is_refused_where_only_one_padding_can_be_created(ta
 
 def test_padding_none_is_no_padding():
     source = PADDED.replace("padding_option=PADDING", "padding_option=None")
-    outcome = migrate_source(source, policy=DESCRIPTOR)
+    outcome = migrate_source(source, policy=DESCRIPTOR, layout=ONE_LINE)
     assert codes(outcome) == ["TTD010"]
     assert "p_desc.load([0])" in outcome.new_source
 
 
-def migrated(source: str, policy: Policy | None = None) -> str:
-    outcome = migrate_source(source, policy=policy)
+def migrated(source: str, policy: Policy | None = None, layout: Layout | None = None) -> str:
+    outcome = migrate_source(source, policy=policy, layout=layout)
     assert all(d.code.startswith("TTD0") for d in outcome.diagnostics), outcome.diagnostics
     assert "make_block_ptr" not in outcome.new_source
     return outcome.new_source
@@ -75,7 +75,7 @@ CREATION = "tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (BN,), (0,))"
      "p_desc = None if x_ptr is None else tl.make_tensor_descriptor(x_ptr, [N], [1], [BN])"),
 ])
 def test_a_conditional_creation_keeps_its_condition(creation, expected):
-    assert f"    {expected}\n" in migrated(CONDITIONAL.format(creation=creation), DESCRIPTOR)
+    assert f"    {expected}\n" in migrated(CONDITIONAL.format(creation=creation), DESCRIPTOR, ONE_LINE)
 
 
 @pytest.mark.parametrize("with_x", [True, False])
@@ -97,7 +97,8 @@ def k(x_ptr, y_ptr, N, F: tl.constexpr, BN: tl.constexpr):
         p = {CREATION}
         tl.store(y_ptr + tl.arange(0, BN), tl.load(p, boundary_check=(0,)))
 """
-    assert migrated(source.replace("(BN,), (0,)", "(16,), (0,)"), DESCRIPTOR).split("def k(")[1].splitlines()[1:] == [
+    literal_width = source.replace("(BN,), (0,)", "(16,), (0,)")
+    assert migrated(literal_width, DESCRIPTOR, ONE_LINE).split("def k(")[1].splitlines()[1:] == [
         "    p_desc = tl.make_tensor_descriptor(x_ptr, [N], [1], [16]) if F else None", "    if F:",
         "        p_desc = tl.make_tensor_descriptor(x_ptr, [N], [1], [16])",
         "        tl.store(y_ptr + tl.arange(0, BN), p_desc.load([0]))"]
@@ -126,7 +127,7 @@ def run(source: str, path, x) -> torch.Tensor:
 
 @pytest.mark.parametrize("with_x", [True, False])
 def test_a_conditional_creation_in_a_loop_is_not_hoisted_out_of_its_condition(tmp_path, with_x):
-    new = migrated(LOOP, DESCRIPTOR)
+    new = migrated(LOOP, DESCRIPTOR, ONE_LINE)
     assert "        p_desc = tl.make_tensor_descriptor(x_ptr, [N], [1], [BN]) if x_ptr is not None else None" in new
     x = torch.arange(16, dtype=torch.float32) if with_x else None
     assert torch.equal(run(new, tmp_path / "after.py", x), run(LOOP, tmp_path / "before.py", x))

@@ -19,7 +19,7 @@ from test_cli import invoke, put, tree  # noqa: F401 (tree is a fixture)
 
 from triton_migrate.engine import migrate_source
 from triton_migrate.frontend.config import Resolver
-from triton_migrate.policy import Policy
+from triton_migrate.policy import Layout
 from triton_migrate.rewrite.linebreaks import layout
 from triton_migrate.rewrite.wrap import _LaidOut
 from triton_migrate.rules import _launch_support as launch_support
@@ -57,8 +57,8 @@ def too_long(lines: list[str], limit: int) -> list[str]:
 
 @pytest.mark.parametrize("limit", [127, 88, 79])
 def test_no_added_line_is_over_the_limit(limit):
-    after = migrate_source(KERNEL, policy=Policy(line_length=limit)).new_source
-    unbounded = migrate_source(KERNEL, policy=Policy(line_length=10_000)).new_source
+    after = migrate_source(KERNEL, layout=Layout(line_length=limit)).new_source
+    unbounded = migrate_source(KERNEL, layout=Layout(line_length=10_000)).new_source
     assert too_long(added_lines(KERNEL, unbounded), limit)  # the kernel does need wrapping
     assert too_long(added_lines(KERNEL, after), limit) == []
     compile(after, "after.py", "exec")
@@ -66,20 +66,20 @@ def test_no_added_line_is_over_the_limit(limit):
 
 def test_default_is_ruffs_88():
     after = migrate_source(KERNEL).new_source
-    assert Policy().line_length == 88
+    assert Layout().line_length == 88
     assert too_long(added_lines(KERNEL, after), 88) == []
 
 
 def test_untouched_code_keeps_its_text():
-    after = migrate_source(KERNEL, policy=Policy(line_length=79)).new_source
+    after = migrate_source(KERNEL, layout=Layout(line_length=79)).new_source
     hand_written = next(line for line in KERNEL.splitlines() if "untouched_but_long =" in line)
     assert hand_written in after.splitlines()
 
 
 def test_second_run_changes_nothing_and_output_is_deterministic():
-    after = migrate_source(KERNEL, policy=Policy(line_length=88)).new_source
-    assert migrate_source(after, policy=Policy(line_length=88)).new_source is None
-    assert migrate_source(KERNEL, policy=Policy(line_length=88)).new_source == after
+    after = migrate_source(KERNEL, layout=Layout(line_length=88)).new_source
+    assert migrate_source(after, layout=Layout(line_length=88)).new_source is None
+    assert migrate_source(KERNEL, layout=Layout(line_length=88)).new_source == after
 
 
 # --- black's layout --------------------------------------------------------------------------------------------
@@ -243,7 +243,7 @@ def test_write_keeps_to_the_projects_limit_through_the_cli(tree, limit):
     invoke("--write", "-q", "-j1", "--no-cache", ".")
     after = path.read_text()
     assert after != KERNEL and too_long(added_lines(KERNEL, after), limit) == []
-    narrower = migrate_source(KERNEL, policy=Policy(line_length=limit - 40)).new_source
+    narrower = migrate_source(KERNEL, layout=Layout(line_length=limit - 40)).new_source
     assert after != narrower  # laid out for this limit, not a narrower one
     invoke("--write", "-q", "-j1", "--no-cache", "--line-length", "60", ".")
     assert path.read_text() == after  # migrated code is left as it is

@@ -14,16 +14,17 @@ import pytest
 import torch
 
 from triton_migrate.engine import migrate_source
-from triton_migrate.policy import Policy
+from triton_migrate.policy import Layout, Policy
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-POINTER = Policy(target="pointer", line_length=120)
+POINTER = Policy(target="pointer")
+WIDE = Layout(line_length=120)
 
 HEADER = "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
 
 
-def migrated(body: str, policy: Policy = POINTER) -> str:
-    return migrate_source(HEADER + body, policy=policy).new_source
+def migrated(body: str, policy: Policy = POINTER, layout: Layout = WIDE) -> str:
+    return migrate_source(HEADER + body, policy=policy, layout=layout).new_source
 
 
 def lines(text: str) -> list[str]:
@@ -238,7 +239,7 @@ def test_statements_the_rewrite_does_not_touch_keep_their_text():
 {long}    p = tl.make_block_ptr(y, (T,), (1,), (i_t * BT,), (BT,), (0,))
     tl.store(p, w, boundary_check=(0,))
 '''
-    assert long in migrated(source, Policy(target="pointer", line_length=88))
+    assert long in migrated(source, layout=Layout(line_length=88))
 
 
 def test_a_block_pointer_created_in_its_access_reads_the_shared_axes():

@@ -9,10 +9,11 @@ from __future__ import annotations
 import pytest
 
 from triton_migrate.engine import migrate_source
-from triton_migrate.policy import Policy
+from triton_migrate.policy import Layout, Policy
 
-POLICIES = {"default": Policy(line_length=120), "pointer": Policy(target="pointer", line_length=120),
-            "compat": Policy(target="compat", line_length=120)}
+POLICIES = {"default": Policy(), "pointer": Policy(target="pointer"), "compat": Policy(target="compat")}
+WIDE = Layout(line_length=120)  # statements read whole, on one line each
+
 
 # Two loops over the same keys, the second from a block pointer created again where the first loop stopped.
 TWO_LOOPS = '''
@@ -57,7 +58,7 @@ def scale_columns(x, s, y, T, V, BT: tl.constexpr, BV: tl.constexpr):
 
 
 def migrated(source: str, policy: str = "pointer") -> str:
-    return migrate_source(source, policy=POLICIES[policy]).new_source
+    return migrate_source(source, layout=WIDE, policy=POLICIES[policy]).new_source
 
 
 def lines(source: str, policy: str = "pointer") -> list[str]:

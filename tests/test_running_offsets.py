@@ -9,15 +9,15 @@ import pytest
 import test_config as config_tests
 
 from triton_migrate.engine import migrate_source
-from triton_migrate.policy import Policy, Statement
+from triton_migrate.policy import Layout, Policy, Statement
 
-FACTS = Policy(assume=tuple(Statement(f, "the test") for f in ("aligned", "aligned-rows", "in-bounds", "allocator")),
-               line_length=120)
+FACTS = Policy(assume=tuple(Statement(f, "the test") for f in ("aligned", "aligned-rows", "in-bounds", "allocator")))
+WIDE = Layout(line_length=120)  # statements read whole, on one line each
 GEMM = config_tests.GEMM
 
 
 def kernel(source: str) -> list[str]:
-    return [line.strip() for line in migrate_source(source, policy=FACTS).new_source.splitlines()]
+    return [line.strip() for line in migrate_source(source, layout=WIDE, policy=FACTS).new_source.splitlines()]
 
 
 def test_the_operands_of_a_k_loop_share_one_offset_named_after_k():
@@ -57,15 +57,15 @@ def test_offsets_advanced_in_either_order_share_one():
     assert found.count("off_k = 0") == 1 and found.count("off_k += BK") == 1
 
 
-POLICIES = {"facts stated": FACTS, "default": Policy(line_length=120),
-            "pointer": Policy(target="pointer", line_length=120)}
+POLICIES = {"facts stated": FACTS, "default": Policy(), "pointer": Policy(target="pointer")}
 
 
 def test_masked_operands_of_a_k_loop_share_one_offset_and_one_mask():
     """Where the loads stay masked pointers (by default, the launch check's fallback), one offset and one
     mask serve both operands, as the hand-written masked GEMM has them."""
     for name in ("default", "pointer"):
-        found = [line.strip() for line in migrate_source(GEMM, policy=POLICIES[name]).new_source.splitlines()]
+        found = [line.strip()
+                 for line in migrate_source(GEMM, layout=WIDE, policy=POLICIES[name]).new_source.splitlines()]
         assert found.count("off_k = 0") == 1 and found.count("off_k += BK") == 1, name
         assert found.count("m_k = r_k < tl.maximum(K, 0) - off_k") == 1, name
         assert found.count("r_k = tl.arange(0, BK)") == 1, name  # one range for the addresses and the mask
@@ -87,7 +87,7 @@ def test_merged_offsets_compute_what_the_block_pointers_did(tmp_path, policy, ol
 
     source = GEMM.replace(old, new)
     (tmp_path / "before.py").write_text(source)
-    (tmp_path / "after.py").write_text(migrate_source(source, policy=POLICIES[policy]).new_source)
+    (tmp_path / "after.py").write_text(migrate_source(source, layout=WIDE, policy=POLICIES[policy]).new_source)
     M, N, K = 37, 44, 28  # rows of 16-byte multiples, as the stated facts say; none a multiple of a block
     outputs = {}
     for which in ("before.py", "after.py"):
@@ -108,6 +108,6 @@ def test_the_comments_of_a_merged_offset_stay():
                           "        # both move on\n        a = tl.advance(a, (0, BK))  # along K\n"
                           "        # the last line\n        b = tl.advance(b, (BK, 0))  # B too\n")
     for policy in POLICIES.values():
-        found = migrate_source(source, policy=policy).new_source
+        found = migrate_source(source, layout=WIDE, policy=policy).new_source
         assert ("        # both move on\n        off_k += BK  # along K\n        # the last line\n        # B too\n"
                 in found)

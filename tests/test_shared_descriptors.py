@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from triton_migrate.engine import migrate_source
-from triton_migrate.policy import Policy
+from triton_migrate.policy import Layout
 
 HEAD = '''
 import triton
@@ -25,7 +25,7 @@ def tile(row: str) -> str:
 
 
 def migrated(body: str) -> str:
-    return migrate_source(HEAD + body, policy=Policy(line_length=120)).new_source
+    return migrate_source(HEAD + body, layout=Layout(line_length=120)).new_source
 
 
 def descriptors(source: str) -> list[str]:

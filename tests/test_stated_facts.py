@@ -16,14 +16,17 @@ import torch
 from test_cli import invoke, put, snapshot, tree  # noqa: F401 (tree is a fixture)
 
 from triton_migrate.engine import SourceError, migrate_source
-from triton_migrate.policy import Policy, Statement
+from triton_migrate.policy import Layout, Policy, Statement
 from triton_migrate.rules import _launch_support as launch_support
 
 GEMM = config_tests.GEMM  # matmul: a K loop feeding `tl.dot`, then a store
 
 
+WIDE = Layout(line_length=120)  # statements read whole, on one line each
+
+
 def stating(*facts: str, **policy) -> Policy:
-    return Policy(assume=tuple(Statement(fact, "the test") for fact in facts), line_length=120, **policy)
+    return Policy(assume=tuple(Statement(fact, "the test") for fact in facts), **policy)
 
 
 def kernel_of(source: str) -> str:
@@ -45,7 +48,7 @@ def test_a_gemm_with_its_facts_stated_gets_plain_descriptors_for_loads_and_store
     for old, new in [("(BM, BK)", "(BM, 32)"), ("(BK, BN)", "(32, 64)"), ("(BM, BN), (1, 0)", "(BM, 64), (1, 0)"),
                      ("(0, BK)", "(0, 32)"), ("(BK, 0)", "(32, 0)"), ("pid_n * BN", "pid_n * 64")]:
         source = source.replace(old, new)
-    outcome = migrate_source(source, policy=stating("aligned", "aligned-rows"))
+    outcome = migrate_source(source, layout=WIDE, policy=stating("aligned", "aligned-rows"))
     assert codes(outcome) == ["TTD010"] * 3
     assert kernel_of(outcome.new_source) == '''@with_allocator
 @triton.jit
@@ -70,7 +73,7 @@ def test_block_widths_the_launch_chooses_are_tested_when_triton_compiles():
     16 bytes (TTD107): where the launch chooses the width, the kernel tests it once at its top, a constexpr that
     Triton folds, and each access keeps both forms, as the launch guard's (TTD009) but with no check at launch.
     The fixture stated_facts_narrow_block runs both widths bit for bit."""
-    outcome = migrate_source(GEMM, policy=stating("aligned", "aligned-rows"))
+    outcome = migrate_source(GEMM, layout=WIDE, policy=stating("aligned", "aligned-rows"))
     assert codes(outcome) == ["TTD010"] * 3
     assert all("fewer than 16 bytes" in d.message for d in outcome.diagnostics)
     kernel = kernel_of(outcome.new_source)
@@ -100,10 +103,11 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl
 def test_a_block_width_computed_in_the_kernel_keeps_masked_pointers():
     """A test at the kernel's top cannot read a width the kernel computes: masked pointers, and the reason."""
     source = GEMM.replace("    pid_m = tl.program_id(0)\n", "    pid_m = tl.program_id(0)\n    BK = BK // 2\n")
-    outcome = migrate_source(source, policy=stating("aligned", "aligned-rows"))
+    outcome = migrate_source(source, layout=WIDE, policy=stating("aligned", "aligned-rows"))
     assert codes(outcome) == ["TTD006", "TTD010", "TTD010"], outcome.diagnostics
     assert "TTD107" in outcome.diagnostics[0].message and "a_desc" not in outcome.new_source
-    descriptors_only = migrate_source(source, policy=stating("aligned", "aligned-rows", target="descriptor"))
+    descriptors_only = migrate_source(source, layout=WIDE,
+                                      policy=stating("aligned", "aligned-rows", target="descriptor"))
     assert codes(descriptors_only) == ["TTD107", "TTD010", "TTD010"]  # no fallback there: refused, untouched
     assert "a = tl.make_block_ptr(" in descriptors_only.new_source
 
@@ -123,7 +127,7 @@ def bias_kernel(b_ptr, y_ptr, N, HAS_BIAS: tl.constexpr, BN: tl.constexpr):
         acc += tl.load(b, boundary_check=(0,))
     tl.store(y_ptr + tl.arange(0, BN), acc, mask=tl.arange(0, BN) < N)
 """
-    outcome = migrate_source(source, policy=stating("aligned", "allocator"))
+    outcome = migrate_source(source, layout=WIDE, policy=stating("aligned", "allocator"))
     module = {}
     exec(compile(outcome.new_source, "bias_kernel.py", "exec"), module)
     y = torch.full((4,), 7.0)
@@ -139,9 +143,9 @@ def bias_kernel(b_ptr, y_ptr, N, HAS_BIAS: tl.constexpr, BN: tl.constexpr):
 
 
 def test_nothing_is_assumed_that_no_one_stated():
-    default = migrate_source(GEMM, policy=Policy(line_length=120))
+    default = migrate_source(GEMM, layout=WIDE)
     assert codes(default) == ["TTD009", "TTD009", "TTD006"] and "stated_facts" not in default.new_source
-    aligned_only = migrate_source(GEMM, policy=stating("aligned"))
+    aligned_only = migrate_source(GEMM, layout=WIDE, policy=stating("aligned"))
     # the store would overwrite the rows' padding without `aligned-rows`: masked pointers, the loads descriptors
     assert codes(aligned_only) == ["TTD010", "TTD010", "TTD006"]
     assert "TTD111" in aligned_only.diagnostics[2].message and "c_desc" not in aligned_only.new_source
@@ -149,7 +153,7 @@ def test_nothing_is_assumed_that_no_one_stated():
 
 
 def test_strict_relies_on_no_stated_fact():
-    outcome = migrate_source(GEMM, policy=stating("aligned", "aligned-rows", strict=True))
+    outcome = migrate_source(GEMM, layout=WIDE, policy=stating("aligned", "aligned-rows", strict=True))
     assert set(codes(outcome)) == {"TTD006"}
 
 
@@ -160,9 +164,9 @@ def test_strict_relies_on_no_stated_fact():
 ])
 def test_facts_do_not_cover_what_the_source_must_prove(old, new, site, code):
     source = GEMM.replace(old, new)
-    descriptors = migrate_source(source, policy=stating("aligned", "aligned-rows", target="descriptor"))
+    descriptors = migrate_source(source, layout=WIDE, policy=stating("aligned", "aligned-rows", target="descriptor"))
     assert (descriptors.diagnostics[site].code, descriptors.diagnostics[site].decision) == (code, "untouched")
-    default = migrate_source(source, policy=stating("aligned", "aligned-rows"))
+    default = migrate_source(source, layout=WIDE, policy=stating("aligned", "aligned-rows"))
     assert default.diagnostics[site].decision == "pointer"
 
 
@@ -171,9 +175,9 @@ def test_a_base_term_without_a_witness_keeps_masked_pointers_where_a_hook_checks
     # them: with the allocator stated there is no hook, and `aligned` says what it says of every offset
     source = GEMM.replace("    a = tl.make_block_ptr(a_ptr,",
                           "    bos = tl.load(c_ptr)\n    a = tl.make_block_ptr(a_ptr + bos,")
-    outcome = migrate_source(source, policy=stating("aligned", "aligned-rows"))
+    outcome = migrate_source(source, layout=WIDE, policy=stating("aligned", "aligned-rows"))
     assert codes(outcome)[0] == "TTD006"
-    unchecked = migrate_source(source, policy=stating("aligned", "aligned-rows", "allocator"))
+    unchecked = migrate_source(source, layout=WIDE, policy=stating("aligned", "aligned-rows", "allocator"))
     assert codes(unchecked)[0] == "TTD010" and "a_desc = tl.make_tensor_descriptor(a_ptr + bos," in unchecked.new_source
     assert ("its data, and `stride_am`, `bos` × itemsize, multiples of 16 bytes"
             in unchecked.diagnostics[0].requirements[0])
@@ -189,14 +193,14 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl
 
 
 def test_a_helper_has_no_launch_to_hook_and_states_nothing():
-    outcome = migrate_source(HELPER, policy=stating("aligned", "aligned-rows"))
+    outcome = migrate_source(HELPER, layout=WIDE, policy=stating("aligned", "aligned-rows"))
     assert "TTD010" not in codes(outcome) and "stated_facts" not in outcome.new_source
 
 
 def test_a_helper_whose_allocator_is_stated_needs_no_hook_and_relies_on_its_facts():
     """Intel's stream-K GEMM creates its block pointers in `mac_loop`, a helper its kernels call: with the
     allocator stated, nothing needs a launch, and the helper's descriptors are the hand version's."""
-    outcome = migrate_source(HELPER, policy=stating("aligned", "aligned-rows", "allocator"))
+    outcome = migrate_source(HELPER, layout=WIDE, policy=stating("aligned", "aligned-rows", "allocator"))
     assert codes(outcome) == ["TTD010"] * 3 and "stated_facts" not in outcome.new_source
     assert "c_desc.store([pid_m * BM, pid_n * BN], acc)" in outcome.new_source
 
@@ -224,9 +228,9 @@ def test_a_helper_that_creates_its_own_block_pointer_proves_offsets_from_its_cal
     callers pass: the program's calls decide, in the run of one module as in a tree's. A call passing the row
     above (`pid * BM - BM`, negative for the first program) keeps masked pointers, where a TMA store would trap."""
     facts = stating("aligned", "aligned-rows", "allocator")
-    assert codes(migrate_source(STORE_TILE, policy=facts)) == ["TTD010"]
+    assert codes(migrate_source(STORE_TILE, layout=WIDE, policy=facts)) == ["TTD010"]
     above = STORE_TILE + "    _store_tile(c_ptr, M, N, stride_cm, pid * BM - BM, BM, BN)\n"
-    outcome = migrate_source(above, policy=facts)
+    outcome = migrate_source(above, layout=WIDE, policy=facts)
     assert codes(outcome) == ["TTD006"] and "TTD110 store offset in dimension 0" in outcome.diagnostics[0].message
 
 
@@ -235,7 +239,7 @@ def test_target_descriptor_refuses_what_no_one_stated_and_names_the_fact():
     assert codes(outcome) == ["TTD112", "TTD112", "TTD111"] and outcome.new_source is None
     assert outcome.diagnostics[0].message.startswith("the data of `a_ptr` must be 16-byte aligned")
     assert "no one stated `aligned` for it" in outcome.diagnostics[0].message
-    rows = migrate_source(GEMM, policy=stating("aligned", target="descriptor"))
+    rows = migrate_source(GEMM, layout=WIDE, policy=stating("aligned", target="descriptor"))
     assert codes(rows) == ["TTD010", "TTD010", "TTD111"]
     assert "no one stated `aligned-rows`" in rows.diagnostics[2].message
 
@@ -257,11 +261,11 @@ def test_in_bounds_covers_store_offsets_and_unchecked_dimensions_that_depend_on_
     """What the humans relied on when they wrote a descriptor store at `pid_n * BN` and a descriptor load the
     block pointer did not boundary-check: the tiles lie where the grid puts them."""
     source = GROUPED.replace("tl.load(b, boundary_check=(0, 1))", "tl.load(b, boundary_check=(0,))")
-    without = migrate_source(source, policy=stating("aligned", "aligned-rows"))
+    without = migrate_source(source, layout=WIDE, policy=stating("aligned", "aligned-rows"))
     assert codes(without) == ["TTD010", "TTD006", "TTD006"]
     assert "TTD101 dimension 1 is not boundary-checked" in without.diagnostics[1].message
     assert "TTD110 store offset in dimension 1 may be negative" in without.diagnostics[2].message
-    stated = migrate_source(source, policy=stating("aligned", "aligned-rows", "in-bounds"))
+    stated = migrate_source(source, layout=WIDE, policy=stating("aligned", "aligned-rows", "in-bounds"))
     assert codes(stated) == ["TTD010"] * 3
     assert "c_desc.store([pid_m * BM, pid_n * BN], acc)" in stated.new_source
     assert "`c_ptr` stated `in-bounds` (the test): no tile starts before it, and each lies inside it where its " \
@@ -273,7 +277,7 @@ def test_in_bounds_covers_store_offsets_and_unchecked_dimensions_that_depend_on_
 def test_in_bounds_serves_plain_descriptors_only():
     """A launch guard's descriptor (TTD009) relies on what the launch checks, and nothing else: with the
     alignment unstated, the store stays masked pointers and says which fact it misses."""
-    outcome = migrate_source(GROUPED, policy=stating("aligned-rows", "in-bounds"))
+    outcome = migrate_source(GROUPED, layout=WIDE, policy=stating("aligned-rows", "in-bounds"))
     assert outcome.diagnostics[2].decision == "pointer" and "c_desc" not in outcome.new_source
     assert "no one stated `aligned` for it" in outcome.diagnostics[2].message
 
@@ -281,7 +285,7 @@ def test_in_bounds_serves_plain_descriptors_only():
 def test_a_grouped_gemm_with_its_facts_stated_reads_as_the_hand_migration():
     """Plain descriptors for the loads and the store; with `allocator` stated (the launching threads have one,
     or need none), no hook and no launch support: nothing but what a maintainer writes."""
-    outcome = migrate_source(GROUPED, policy=stating(*ALL_FACTS))
+    outcome = migrate_source(GROUPED, layout=WIDE, policy=stating(*ALL_FACTS))
     assert codes(outcome) == ["TTD010"] * 3
     assert outcome.new_source.startswith("import triton\nimport triton.language as tl\n\n@triton.jit\ndef matmul(")
     assert "stated_facts" not in outcome.new_source and "allocator" not in outcome.new_source
@@ -306,11 +310,11 @@ def test_inline_statements_on_the_def_line_a_parameter_line_and_a_creation_line(
                          "    M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr, "
                          "BK: tl.constexpr,\n"
                          "):")
-    by_parameter = migrate_source(lines, policy=Policy(line_length=120))
+    by_parameter = migrate_source(lines, layout=WIDE)
     assert codes(by_parameter) == ["TTD010", "TTD009", "TTD006"]  # a_ptr only
     assert "`# migrate: assume` on line 6" in by_parameter.diagnostics[0].requirements[0]
     on_c = GEMM.replace("(BM, BN), (1, 0))\n", "(BM, BN), (1, 0))  # migrate: assume[aligned, aligned-rows]\n")
-    assert codes(migrate_source(on_c, policy=Policy(line_length=120))) == ["TTD009", "TTD009", "TTD010"]
+    assert codes(migrate_source(on_c, layout=WIDE)) == ["TTD009", "TTD009", "TTD010"]
     on_def = GEMM.replace("           BK: tl.constexpr):", "           BK: tl.constexpr):  # migrate: assume[aligned]")
     assert codes(migrate_source(on_def)) == ["TTD009", "TTD009", "TTD006"]  # not the def line: the last parameter's
     on_def = GEMM.replace("def matmul(a_ptr,", "def matmul(a_ptr,  # migrate: assume[aligned]\n   ", 1)
@@ -495,9 +499,9 @@ def test_a_creation_the_dot_loop_moves_gets_no_descriptor_even_on_stated_facts()
     loop: on stated facts masked pointers, under `--target descriptor` a refusal (the other block pointers
     migrate), each saying why."""
     source = (D.FIXTURES / "pipelined_creation_compat" / "before.py").read_text()
-    facts = migrate_source(source, policy=stating(*ALL_FACTS))
+    facts = migrate_source(source, layout=WIDE, policy=stating(*ALL_FACTS))
     p_h = next(d for d in facts.diagnostics if "`p_h`" in d.message)
     assert p_h.code == "TTD006" and "TTD119" in p_h.message
-    strict = migrate_source(source, policy=stating(*ALL_FACTS, target="descriptor"))
+    strict = migrate_source(source, layout=WIDE, policy=stating(*ALL_FACTS, target="descriptor"))
     assert [d.code for d in strict.diagnostics if "TTD119" in d.code] == ["TTD119"]
     assert "tl.make_block_ptr(h + i * K * K" in strict.new_source  # left as it was; the others migrate

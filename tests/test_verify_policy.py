@@ -16,9 +16,10 @@ from click.testing import CliRunner
 
 from triton_migrate.cli import main
 from triton_migrate.engine import migrate_source
-from triton_migrate.policy import Policy
+from triton_migrate.policy import Layout, Policy
 from triton_migrate.verify import command
-from triton_migrate.verify.tree import Migration, make_migrated_copy
+from triton_migrate.verify.report import policy_lines
+from triton_migrate.verify.tree import MigratedTree, Migration, make_migrated_copy
 from triton_migrate.verify.tune import candidate_policy
 
 PROJECT = Path(__file__).resolve().parent / "verify_data" / "project"
@@ -129,9 +130,9 @@ def test_each_tune_candidate_replaces_only_the_form_on_top_of_the_project_config
     for candidate, policy in (("pointer", Policy(target="pointer")), ("auto", Policy())):
         tree = make_migrated_copy(root, [Path(".")], tmp_path / candidate, {},
                                   Migration({}, candidate_policy(candidate)))
-        project = Policy(target=policy.target, strict=True, line_length=60)
-        assert (tree.root / OPS).read_text() == migrate_source(source, policy=project).new_source
-        assert tree.policies[OPS][0] == project  # matmul's own entry in kernel-targets is the candidate's too
+        project = Policy(target=policy.target, strict=True)
+        assert (tree.root / OPS).read_text() == migrate_source(source, policy=project, layout=Layout(60)).new_source
+        assert tree.policies[OPS][:2] == (project, Layout(60))  # matmul's kernel-targets entry is the candidate's too
 
 
 def test_the_verdict_flags_the_kernels_that_sum_what_a_descriptor_loads(tmp_path, monkeypatch):
@@ -147,3 +148,16 @@ def test_the_verdict_flags_the_kernels_that_sum_what_a_descriptor_loads(tmp_path
     assert "make_tensor_descriptor" in (tree / "gemm.py").read_text()
     flagged = [note for note in verdict["notes"] if "may round otherwise" in note]
     assert flagged and all(note.startswith("rows.py:row_dots_kernel: ") for note in flagged)
+
+
+def test_the_policy_lines_write_each_setting_as_the_user_writes_it_in_the_order_it_always_had():
+    """Issue 44: each setting of the table (frontend/settings.py) spells its value back as the user writes it
+    (`written`, the way back from `check`); the layout's line length, no longer the policy's, keeps its place."""
+    tree = MigratedTree(Path("."))
+    policy = Policy(min_triton=(3, 4), kernel_targets=(("matmul", "pointer"),), unsafe_fixes=True)
+    origins = {"min_triton": "pyproject.toml", "line_length": "pyproject.toml"}
+    tree.policies[OPS] = (policy, Layout(60), "pyproject.toml", origins)
+    assert policy_lines(tree.policy_groups()) == [
+        f"policy for {OPS}:", "  target: auto (default)", "  min-triton-version: 3.4 (pyproject.toml)",
+        "  kernel-targets: matmul = pointer (default)", "  line-length: 60 (pyproject.toml)",
+        "  unsafe-fixes: true (default)"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from triton_migrate.engine import migrate_source
-from triton_migrate.policy import Policy, Statement
+from triton_migrate.policy import Layout, Policy, Statement
 
 KERNEL = '''import triton
 import triton.language as tl
@@ -20,12 +20,13 @@ def double_kernel(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BM: tl.constexpr, BN
     v = tl.load(x, boundary_check=(0, 1), padding_option="zero")
     tl.store(y_ptr + tl.arange(0, BM)[:, None] * stride_ym + tl.arange(0, {width})[None, :], v)
 '''
-FACTS = Policy(assume=(Statement("aligned", "the test"), Statement("allocator", "the test")), line_length=120)
+FACTS = Policy(assume=(Statement("aligned", "the test"), Statement("allocator", "the test")))
+WIDE = Layout(line_length=120)  # statements read whole, on one line each
 
 
 def migrated(decorators: str = "", prologue: str = "", width: str = "BN", policy: Policy = FACTS) -> str:
     source = KERNEL.format(decorators=decorators, prologue=prologue, width=width)
-    outcome = migrate_source(source, policy=policy)
+    outcome = migrate_source(source, layout=WIDE, policy=policy)
     assert outcome.new_source is not None and "make_tensor_descriptor" in outcome.new_source
     return outcome.new_source
 
@@ -112,7 +113,8 @@ def test_configurations_a_function_of_the_module_returns_prove_the_width():
     for function, proven in [(built, True), ("def configs():\n    return [triton.Config({'BN': 64})]\n\n\n", True),
                              (appended, False), (built.replace("configs():", "configs(n=1):"), False),
                              (built + built, False)]:
-        new = migrate_source(source.replace("@triton.autotune", function + "@triton.autotune"), policy=FACTS)
+        new = migrate_source(source.replace("@triton.autotune", function + "@triton.autotune"), layout=WIDE,
+                             policy=FACTS)
         assert ("USE_DESCRIPTORS" not in new.new_source) is proven, function
 
 
@@ -122,9 +124,8 @@ def test_a_product_of_proven_widths_is_proven():
 
 
 def test_the_widths_fact_vouches_for_a_width_and_is_reported():
-    policy = Policy(assume=tuple(Statement(f, "the test") for f in ("aligned", "allocator", "widths")),
-                    line_length=120)
-    outcome = migrate_source(KERNEL.format(decorators="", prologue="", width="BN"), policy=policy)
+    policy = Policy(assume=tuple(Statement(f, "the test") for f in ("aligned", "allocator", "widths")))
+    outcome = migrate_source(KERNEL.format(decorators="", prologue="", width="BN"), layout=WIDE, policy=policy)
     assert "USE_DESCRIPTORS" not in outcome.new_source and "tl.load" not in outcome.new_source
     assert "`x_ptr` widths" in outcome.diagnostics[0].message
 

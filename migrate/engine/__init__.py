@@ -22,7 +22,7 @@ from triton_migrate.rules import _launch_support as launch_support
 from triton_migrate.rules import ttd201_crosses_function
 
 from ..outcome import SEE_LINE, FileOutcome
-from ..policy import Policy
+from ..policy import Layout, Policy
 from .context import MigrationContext
 from .copies import with_copies
 from .diagnostics import (
@@ -47,15 +47,17 @@ MAX_COPY_ROUNDS = 4
 
 
 def migrate_source(source: str, verify: bool = True, policy: Policy | None = None, rewrite: bool = True,
-                   migration: MigrationContext | None = None) -> FileOutcome:
+                   migration: MigrationContext | None = None, layout: Layout | None = None) -> FileOutcome:
     """Diagnostics for every site and the migrated source. With `verify` (whenever the new source is
     going to be shown or written) the output is re-parsed and re-migrated: it must be a fixed point.
     `rewrite=False` (a check that only reports) skips producing the new source: `new_source` is None.
-    `migration`: where it needs more than a policy, MigrationContext.alone(...) (`policy`, if given, replaces
-    its policy)."""
+    `migration`: where it needs more than a policy, MigrationContext.alone(...) (`policy` and `layout`, if
+    given, replace its own)."""
     migration = migration or MigrationContext()
     if policy is not None:
         migration = replace(migration, policy=policy)
+    if layout is not None:
+        migration = replace(migration, layout=layout)
     try:
         return migrate_sources({"": source}, migration, verify, rewrite)[""]
     except ModuleFailure as failure:
@@ -283,7 +285,9 @@ def _outcome(unit: Unit, analyses: list, migration: MigrationContext, rewrite: b
     for analysis in analyses:
         edits.collect(analysis.edits())
     module = unit.module.with_changes(body=[s for s in unit.module.body if not any(s is a.function for a in dead)])
-    new_module = passes.rewritten(module, edits, passes.Rewriting(unit, policy, migration.launch.get(unit.module_name)))
+    name = unit.module_name
+    rewriting = passes.Rewriting(unit, policy, migration.layout_of(name), migration.launch.get(name))
+    new_module = passes.rewritten(module, edits, rewriting)
     new_source = new_module.code
     imported = tuple(f for f in launch_support.CALLED if uses_name(new_module, unit.launch_names[f]))
     stated = tuple((analysis.function.name.value, tuple(facts)) for analysis in analyses

@@ -9,7 +9,7 @@ from triton_migrate.analysis.borrowed import Borrowed
 from triton_migrate.analysis.packages import absolute_module
 from triton_migrate.analysis.program import Locate
 
-from ..policy import Policy
+from ..policy import Layout, Policy
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,9 @@ class MigrationContext:
     (FileOutcome.uncalled_helpers) that nothing in the project names, which the module then loses (TTD011).
     `imported` (name -> Borrowed): the names a module imports from modules outside the run (installed, or
     elsewhere in its project) that bind them to triton, as the front end read them or the configuration
-    states them (frontend/triton_modules.py); a module of the run that binds them decides first."""
+    states them (frontend/triton_modules.py); a module of the run that binds them decides first. `layout`: how
+    the rewrite lays out the code it writes, in every module `layouts` (name -> layout) does not name (each
+    module's configuration's line length): the rewrite reads it, the analysis never does."""
 
     policy: Policy = field(default_factory=Policy)
     locate: Locate = absolute_module
@@ -38,10 +40,16 @@ class MigrationContext:
     removable: Mapping[str, frozenset[str]] = field(default_factory=dict)
     imported: Mapping[str, tuple[Borrowed, ...]] = field(default_factory=dict)
     policies: Mapping[str, Policy] = field(default_factory=dict)
+    layout: Layout = field(default_factory=Layout)
+    layouts: Mapping[str, Layout] = field(default_factory=dict)
 
     def policy_of(self, module: str) -> Policy:
         """What the user allows in this module (and in the functions it defines)."""
         return self.policies.get(module, self.policy)
+
+    def layout_of(self, module: str) -> Layout:
+        """How the code the rewrite writes in this module is laid out."""
+        return self.layouts.get(module, self.layout)
 
     def kernel_targets(self) -> dict[str, str]:
         """Function name -> its tuned target (`migrate tune`), from every module's policy: a helper takes the
@@ -51,7 +59,8 @@ class MigrationContext:
 
     @classmethod
     def alone(cls, policy: Policy | None = None, launch: str | None = None,
-              removable: frozenset[str] = frozenset(), imported: tuple[Borrowed, ...] = ()) -> MigrationContext:
+              removable: frozenset[str] = frozenset(), imported: tuple[Borrowed, ...] = (),
+              layout: Layout | None = None) -> MigrationContext:
         """The context of a module migrated on its own (`migrate_source`, which names it "")."""
         return cls(policy or Policy(), launch={"": launch} if launch else {}, removable={"": removable},
-                   imported={"": imported})
+                   imported={"": imported}, layout=layout or Layout())

@@ -24,7 +24,7 @@ import pathspec
 
 from triton_migrate.frontend import ruff_rules
 from triton_migrate.frontend.settings import ALL, BY_KEY, MAX_LINE_LENGTH
-from triton_migrate.policy import Policy, Statement
+from triton_migrate.policy import Layout, Policy, Statement
 from triton_migrate.rules import selects
 
 if sys.version_info >= (3, 11):
@@ -82,9 +82,13 @@ class Config:
         """What the engine may do to the file at `path`."""
         return Policy(target=self.target, strict=self.strict, min_triton=self.min_triton,
                       compat_module=self.compat_module, kernel_targets=self.kernel_targets,
-                      line_length=self.line_length, line_length_from_code="line_length" not in self.origins,
                       assume=self.statements_for(path),
                       unsafe_fixes=self.unsafe_fixes)
+
+    def layout(self) -> Layout:
+        """How the rewrite lays out the code it writes in the files of this configuration: where no file sets
+        the line length, the file's own code may widen it."""
+        return Layout(self.line_length, from_code="line_length" not in self.origins)
 
     def statements_for(self, path: str) -> tuple[Statement, ...]:
         """The facts stated for the kernels of `path`: `assume`, the `per-file-assume` entries whose glob

@@ -17,7 +17,7 @@ from triton_migrate.frontend.output import FileResult
 from triton_migrate.frontend.workers import Workers
 from triton_migrate.frontend.written import as_written
 from triton_migrate.outcome import Diagnostic, FileOutcome
-from triton_migrate.policy import Policy
+from triton_migrate.policy import Layout, Policy
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,7 @@ class Job:
     data: bytes
     verify: bool
     policy: Policy
+    layout: Layout  # how the rewrite lays out the code it writes (its configuration's line length)
     select: tuple[str, ...]
     ignore: tuple[str, ...]
     cache_dir: str | None = None  # where check results are kept between runs (cache.py); None: no cache
@@ -136,7 +137,8 @@ def _migrate_group(jobs: tuple[Job, ...], decoded: dict, errors: dict[str, str])
                                         launch={job.path: job.launch for job in jobs if job.launch},
                                         removable={job.path: job.removable for job in jobs},
                                         imported={job.path: job.imported for job in jobs},
-                                        policies={job.path: job.policy for job in jobs})
+                                        policies={job.path: job.policy for job in jobs},
+                                        layouts={job.path: job.layout for job in jobs})
     outcomes = engine.migrate_sources(sources, migration, verify=first.verify, rewrite=first.verify)
     results = []
     for job in jobs:
@@ -157,7 +159,7 @@ def _outcome_of(job: Job, text: str) -> FileOutcome:
     if cached is not None:
         return cached[0]
     # The fixed-point check costs a second migration; only output that is shown or written needs it.
-    migration = engine.MigrationContext.alone(job.policy, job.launch, job.removable, job.imported)
+    migration = engine.MigrationContext.alone(job.policy, job.launch, job.removable, job.imported, job.layout)
     outcome = engine.migrate_source(text, verify=job.verify, rewrite=job.verify, migration=migration)
     _keep((job,), [outcome])
     return outcome
@@ -183,8 +185,8 @@ def _keep(jobs: tuple[Job, ...], outcomes: list[FileOutcome]) -> None:
 
 def _cache_policy(jobs: tuple[Job, ...]) -> tuple:
     """What the outcomes depend on besides the files' bytes."""
-    return (tuple(job.policy for job in jobs), tuple(sorted(job.removable) for job in jobs),
-            tuple(job.imported for job in jobs))
+    return (tuple(job.policy for job in jobs), tuple(job.layout for job in jobs),
+            tuple(sorted(job.removable) for job in jobs), tuple(job.imported for job in jobs))
 
 
 def _served(task: tuple[Job, ...]) -> list[FileResult] | None:

@@ -117,7 +117,7 @@ def job_for(path: str, data: bytes, config: cfg.Config, options: Options) -> Job
     if options.policy_override is not None:
         policy = options.policy_override(policy)
     lint_codes = tuple(code for code in lint_pragmas.CODES if config.ruff.selects(code, path))
-    return Job(path, data, verify, policy, config.select, config.ignored_for(path), options.cache_dir,
+    return Job(path, data, verify, policy, config.layout(), config.select, config.ignored_for(path), options.cache_dir,
                None if options.standalone else launch.import_spec(path, data),
                imported=triton_modules.imported(path, data, config.triton_modules, known=config.known_triton_modules),
                lint_codes=lint_codes,

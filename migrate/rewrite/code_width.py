@@ -8,15 +8,15 @@ import io
 import tokenize
 from functools import lru_cache
 
-from triton_migrate.policy import MAX_LINE_LENGTH, Policy
+from triton_migrate.policy import MAX_LINE_LENGTH, Layout
 
 _CODE = frozenset({tokenize.NAME, tokenize.OP, tokenize.NUMBER})
 
 
-def line_length(policy: Policy, source: str) -> int:
-    if not policy.line_length_from_code:
-        return policy.line_length
-    return max(policy.line_length, code_width(source))
+def line_length(layout: Layout, source: str) -> int:
+    if not layout.from_code:
+        return layout.line_length
+    return max(layout.line_length, code_width(source))
 
 
 @lru_cache(maxsize=8)  # asked once a function of the module

@@ -18,7 +18,7 @@ from typing import Any, Callable
 import libcst as cst
 
 from triton_migrate.analysis import planner
-from triton_migrate.policy import Policy
+from triton_migrate.policy import Layout, Policy
 from triton_migrate.rules import _launch_support as launch_support
 from triton_migrate.rules import ttd009_launch_guard
 
@@ -41,12 +41,14 @@ from .sink import sink_pointers
 class Rewriting:
     """What the passes of one module read: the module as the engine parsed it (`unit`, engine/scanning.py's `Unit`:
     its tree, TritonNames, Namer, names of `triton.language` and of the compat shim, the launch-support
-    names), what the user allows (`policy`), and where the module imports its launch support from
-    (`launch`: `from X import`'s X; None: from beside it); and what the edits' builders left for the passes to
-    settle (`stand_ins`: placeholders, running offsets; none until the edits are applied)."""
+    names), what the user allows (`policy`), how the code it writes is laid out (`layout`: its line length),
+    and where the module imports its launch support from (`launch`: `from X import`'s X; None: from beside it);
+    and what the edits' builders left for the passes to settle (`stand_ins`: placeholders, running offsets; none
+    until the edits are applied)."""
 
     unit: Any
     policy: Policy
+    layout: Layout
     launch: str | None
     stand_ins: StandIns = field(default_factory=StandIns)
 
@@ -89,7 +91,7 @@ def _sunk(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewrit
 
 
 def _bound_comment(original: cst.FunctionDef, updated: cst.FunctionDef, rewriting: Rewriting) -> cst.FunctionDef:
-    return explain_bounds(original, updated, line_length(rewriting.policy, rewriting.unit.source),
+    return explain_bounds(original, updated, line_length(rewriting.layout, rewriting.unit.source),
                           rewriting.unit.module.default_indent)
 
 
@@ -113,7 +115,7 @@ def _compat_import(original: cst.Module, updated: cst.Module, rewriting: Rewriti
 
 def _guarded_branches(original: cst.Module, updated: cst.Module, rewriting: Rewriting) -> cst.Module:
     flag = rewriting.unit.namer.flag(ttd009_launch_guard.FLAG)
-    width = line_length(rewriting.policy, rewriting.unit.source)
+    width = line_length(rewriting.layout, rewriting.unit.source)
     return branches.split(updated, flag, width) if uses_name(updated, flag) else updated
 
 
@@ -133,7 +135,7 @@ def _launch_support_import(original: cst.Module, updated: cst.Module, rewriting:
 
 
 def _line_length(original: cst.Module, updated: cst.Module, rewriting: Rewriting) -> cst.Module:
-    return wrap.fit(updated, original, line_length(rewriting.policy, rewriting.unit.source))
+    return wrap.fit(updated, original, line_length(rewriting.layout, rewriting.unit.source))
 
 
 PASSES = (

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from triton_migrate.frontend.discover import DEFAULT_EXCLUDES
-from triton_migrate.policy import Policy
+from triton_migrate.policy import Layout, Policy
 
 
 @dataclass(frozen=True)
@@ -54,8 +54,8 @@ class MigratedTree:
     replaced: list[str] = field(default_factory=list)  # relative paths given by the user (--migrated)
     refused: dict[str, int] = field(default_factory=dict)  # relative path → sites left as they are
     errors: dict[str, str] = field(default_factory=dict)  # relative path → why it could not be migrated
-    # relative path → (policy, its configuration file, where each setting not left at its default was set)
-    policies: dict[str, tuple[Policy, str | None, dict]] = field(default_factory=dict)
+    # relative path → (policy, layout, its configuration file, where each setting not left at its default was set)
+    policies: dict[str, tuple[Policy, Layout, str | None, dict]] = field(default_factory=dict)
     # relative path → function name → the stated facts its descriptors rely on (facts.py checks them)
     stated_facts: dict[str, dict[str, list[dict]]] = field(default_factory=dict)
     # "path:function" of the kernels that sum what a descriptor loads: they may round otherwise (TTD001's note)
@@ -67,9 +67,9 @@ class MigratedTree:
         built-in defaults and the command line), where each setting was set (`origins`: policy field → a
         file or "command line"; a field not there has its default) and the files."""
         groups: dict[tuple, dict] = {}
-        for rel, (policy, source, origins) in sorted(self.policies.items()):
-            entry = groups.setdefault((repr(policy), source, repr(sorted(origins.items()))), {
-                "policy": dataclasses.asdict(policy), "non_default": _non_default(policy),
+        for rel, (policy, layout, source, origins) in sorted(self.policies.items()):
+            entry = groups.setdefault((repr(policy), repr(layout), source, repr(sorted(origins.items()))), {
+                "policy": _with_layout(dataclasses.asdict(policy), layout), "non_default": _non_default(policy, layout),
                 "configuration": source, "origins": origins, "files": []})
             entry["files"].append(rel)
         return list(groups.values())
@@ -80,10 +80,22 @@ class MigratedTree:
                 for function, facts in functions.items()}
 
 
-def _non_default(policy: Policy) -> dict:
-    default = Policy()
-    return {f.name: value for f in dataclasses.fields(policy)
-            if (value := getattr(policy, f.name)) != getattr(default, f.name)}
+def _with_layout(fields: dict, layout: Layout) -> dict:
+    """A policy's fields (name -> value) and the layout's settings, as the verdict records the settings a file
+    was migrated under: the layout's under the names, and at the place, they had while the policy held them."""
+    items = list(fields.items())
+    at = list(fields).index("assume")
+    own = [("line_length", layout.line_length), ("line_length_from_code", layout.from_code)]
+    return dict(items[:at] + own + items[at:])
+
+
+def _non_default(policy: Policy, layout: Layout) -> dict:
+    default = _with_layout(_fields(Policy()), Layout())
+    return {name: value for name, value in _with_layout(_fields(policy), layout).items() if value != default[name]}
+
+
+def _fields(policy: Policy) -> dict:
+    return {f.name: getattr(policy, f.name) for f in dataclasses.fields(policy)}
 
 
 def _ignored(directory: str, names: list[str]) -> set[str]:
@@ -118,7 +130,7 @@ def migrate_into(tree: MigratedTree, root: Path, paths: list[Path], migration: M
     would, writing each one it would rewrite to the same relative path under `tree.root` where the copy
     has it, except those in `skip`. Originals are only read."""
     analysed, resolver = migration.analyse(paths)
-    policies = {job.path: job.policy for job in analysed.jobs}
+    policies = {job.path: (job.policy, job.layout) for job in analysed.jobs}
     for path, why in analysed.errors:
         tree.errors[_relative(path, root)] = why
     for result in analysed.results:
@@ -131,7 +143,7 @@ def migrate_into(tree: MigratedTree, root: Path, paths: list[Path], migration: M
             config = resolver.for_path(result.path)
             origins = {name: where if where == "command line" else _shown(where, root)
                        for name, where in config.origins.items()}
-            tree.policies[rel] = (policies[result.path], _shown(config.source, root), origins)
+            tree.policies[rel] = (*policies[result.path], _shown(config.source, root), origins)
         if result.error:  # not migrated at all (not analysed, or the rewrite failed): every creation is left
             tree.refused[rel] = _block_pointers(target.read_bytes() if target.is_file() else b"")
             tree.errors[rel] = result.error
