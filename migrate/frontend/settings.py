@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from triton_migrate.frontend.output import FORMATS
 from triton_migrate.policy import FACTS, KERNEL_TARGETS, MAX_LINE_LENGTH, TARGETS, Statement
@@ -37,6 +37,11 @@ class Option:
     migrates: bool = True
 
 
+def _as_written(value) -> str:
+    """A field's value as the user writes it in TOML: `true`, `120`, `pointer`."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 @dataclass(frozen=True)
 class Setting:
     key: str  # in [tool.triton-migrate]
@@ -47,6 +52,8 @@ class Setting:
     option: Option | None = None  # None: set in pyproject.toml only
     unset: str | None = None  # what applies while it is not set, where Config's default only marks that
     stated: bool = False  # a fact the user states: each value remembers where it was set
+    # The field's value as the user writes it, the way back from `check` (the verdict's policy lines)
+    written: Callable[[Any], str] = _as_written
 
     @property
     def flag(self) -> str | None:
@@ -84,6 +91,10 @@ def _version(value):
     return int(match[1]), int(match[2])
 
 
+def _version_as_written(value) -> str:
+    return ".".join(map(str, value))
+
+
 def _module_path(value):
     if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", value):
         raise ValueError(f'must be a dotted module path such as "mypkg._triton_compat", not {value!r}')
@@ -117,6 +128,10 @@ def _kernel_targets(value):
         raise ValueError(f'must be a table of kernel = "{" | ".join(KERNEL_TARGETS)}" (`migrate tune` writes one), '
                          f"not {value!r}")
     return tuple(sorted(value.items()))
+
+
+def _kernel_targets_as_written(value) -> str:
+    return ", ".join(f"{kernel} = {target}" for kernel, target in value) or "none"
 
 
 def _facts(value) -> tuple[str, ...]:
@@ -224,7 +239,7 @@ SETTINGS = (
         "min-triton-version", "min_triton", _version, '`"X.Y"`',
         "The oldest Triton the migrated code must run on: descriptors need 3.4; `padding_option` and casting "
         "stores need 3.5.",
-        Option("The oldest Triton the migrated code must run on.", metavar="X.Y")),
+        Option("The oldest Triton the migrated code must run on.", metavar="X.Y"), written=_version_as_written),
     Setting(
         "select", "select", _codes, _CODES,
         "The rule codes that run: a code runs if a `select` entry is a prefix of it and no `ignore` entry is "
@@ -265,7 +280,8 @@ SETTINGS = (
         "writes a self-contained copy (triton only) so that the migrated package does not depend on this tool."),
     Setting(
         "kernel-targets", "kernel_targets", _kernel_targets, "table: function → `auto`, `descriptor` or `pointer`",
-        "That function's target instead of `target`; `migrate tune` measures and writes this table."),
+        "That function's target instead of `target`; `migrate tune` measures and writes this table.",
+        written=_kernel_targets_as_written),
     Setting(
         "line-length", "line_length", _line_length, f"int 1–{MAX_LINE_LENGTH}", "Emitted code keeps within it.",
         Option("Keep emitted code within N columns [default: the project's ruff, black or flake8 setting, else the "

@@ -126,7 +126,7 @@ def _settings(policy: dict, origins: dict, non_default: dict) -> list[str]:
     for name, value in policy.items():
         setting = BY_FIELD.get(name)
         if setting is not None and not setting.stated and (name == "target" or name in non_default or name in origins):
-            found.append(f"{setting.key}: {_spelled(name, value)} ({origins.get(name, 'default')})")
+            found.append(f"{setting.key}: {setting.written(value)} ({origins.get(name, 'default')})")
     by_key: dict[tuple[str, str], list[str]] = {}  # (key, file) -> the facts stated there
     for statement in policy["assume"]:
         source, _, key = statement["where"].rpartition(": ")  # "pyproject.toml: kernel-assume \"matmul.c\""
@@ -134,17 +134,6 @@ def _settings(policy: dict, origins: dict, non_default: dict) -> list[str]:
         fact = statement["fact"] + (f" of {subject}" if subject else "")
         by_key.setdefault((key.split(" ")[0] or "assume", source or statement["where"]), []).append(fact)
     return found + [f"{key}: {', '.join(facts)} ({source})" for (key, source), facts in by_key.items()]
-
-
-def _spelled(name: str, value) -> str:
-    """A setting's value as TOML spells it."""
-    if name == "min_triton":
-        return ".".join(map(str, value))
-    if name == "kernel_targets":
-        return ", ".join(f"{kernel} = {target}" for kernel, target in value) or "none"
-    if isinstance(value, bool):
-        return str(value).lower()
-    return str(value)
 
 
 def root_json(kernels: list[KernelResult]) -> dict | None:
