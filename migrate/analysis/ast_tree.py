@@ -17,11 +17,16 @@ import ast
 import dataclasses
 import io
 import re
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, TypeVar, Union
 
 import libcst as cst
 
+from .source_text import parenthesized, string_tokens
+
 _new, _set = object.__new__, object.__setattr__
+_Node = TypeVar("_Node", bound=cst.CSTNode)
+# The ast nodes that know where they are in the source
+_Located = Union[ast.expr, ast.stmt, ast.arg, ast.keyword, ast.excepthandler]
 
 
 class Unsupported(Exception):
@@ -34,6 +39,9 @@ class _Constructors(dict):
     successful parse cannot fail. Generated, as dataclasses generates `__init__`: this builds every node
     of every file a check reads, and a loop over the fields cost a third more."""
 
+    if TYPE_CHECKING:  # dict's own lookup at run time: this builds every node
+        def __getitem__(self, kind: type[_Node]) -> Callable[..., _Node]: ...
+
     def __missing__(self, kind: type) -> Callable[..., cst.CSTNode]:
         defaults, parameters = {}, []
         for field in dataclasses.fields(kind):
@@ -44,7 +52,7 @@ class _Constructors(dict):
             parameters.append(f"{field.name}=_defaults[{field.name!r}]" if field.name in defaults else field.name)
         lines = [f"def build({', '.join(['*'] + parameters if parameters else [])}):", "    node = _new(_kind)"]
         lines += [f"    _set(node, {field.name!r}, {field.name})" for field in dataclasses.fields(kind)]
-        namespace = {"_new": _new, "_set": _set, "_kind": kind, "_defaults": defaults}
+        namespace: dict[str, Any] = {"_new": _new, "_set": _set, "_kind": kind, "_defaults": defaults}
         exec("\n".join(lines + ["    return node"]), namespace)
         found = self[kind] = namespace["build"]
         return found
@@ -68,7 +76,6 @@ _COMPARISON = _operators({"Eq": "Equal", "NotEq": "NotEqual", "Lt": "LessThan", 
                           "NotIn": "NotIn"})
 _ASYNC = _make[cst.Asynchronous]()
 _SELF_DOCUMENTING = re.compile(r"=\s*[!:}]")
-_COMMENT = re.compile(r"#[^\r\n]*")
 _PARENTHESES = {"lpar": (_make[cst.LeftParen](),), "rpar": (_make[cst.RightParen](),)}
 # Operands of these kinds are printed in parentheses: the ast does not say where the source had them, and
 # code printed from this tree must still mean what the source means (values.canonical_code).
@@ -87,42 +94,10 @@ def _name(value: str) -> cst.Name:
 
 def _dotted(name: str) -> cst.BaseExpression:
     head, *rest = name.split(".")
-    node = _name(head)
+    node: cst.BaseExpression = _name(head)
     for part in rest:
         node = _make[cst.Attribute](value=node, attr=_name(part))
     return node
-
-
-def _string_tokens(text: str) -> list[str]:
-    """The literals of an implicit concatenation (`"a" "b"`, across lines, comments between them)."""
-    tokens, i = [], 0
-    while i < len(text):
-        if text[i] == "#":
-            i = _COMMENT.match(text, i).end()
-            continue
-        if text[i] in " \t\r\n\\\f":
-            i += 1
-            continue
-        start = i
-        while text[i] not in "'\"":
-            i += 1
-        quote = text[i:i + 3] if text[i:i + 3] in ('"""', "'''") else text[i]
-        i += len(quote)
-        while not text.startswith(quote, i):
-            i += 2 if text[i] == "\\" else 1
-        i += len(quote)
-        tokens.append(text[start:i])
-    return tokens
-
-
-def _parenthesized(text: str) -> bool:
-    """Whether the whole of `text` is inside one pair of parentheses: `(a, b)`, not `(a), b`."""
-    depth = 0
-    for i, c in enumerate(text):
-        depth += (c in "([{") - (c in ")]}")
-        if depth == 0:
-            return i == len(text) - 1
-    return False
 
 
 class Builder:
@@ -142,8 +117,8 @@ class Builder:
             found = self.encoded[number] = self.lines[number - 1].encode()
         return found
 
-    def text(self, node: ast.AST) -> str:
-        first, last = node.lineno, node.end_lineno
+    def text(self, node: ast.expr) -> str:
+        first, last = node.lineno, node.end_lineno or node.lineno  # (None only in a tree built by hand)
         if first == last:
             return self._line(first)[node.col_offset:node.end_col_offset].decode()
         middle = b"".join(self._line(n) for n in range(first + 1, last))
@@ -188,7 +163,7 @@ class Builder:
             raise Unsupported(type(statement).__name__)
         return self.at(statement, handler(self, statement))
 
-    def at(self, origin: ast.AST, node: cst.CSTNode) -> cst.CSTNode:
+    def at(self, origin: _Located, node: _Node) -> _Node:
         self.positions[id(node)] = (origin.lineno, origin.col_offset)
         return node
 
@@ -247,7 +222,7 @@ class Builder:
         return _make[cst.Assign](targets=tuple(_make[cst.AssignTarget](target=self.expr(t)) for t in node.targets),
                                  value=self.expr(node.value))
 
-    def import_(self, node) -> cst.CSTNode:
+    def import_(self, node) -> cst.Import | cst.ImportFrom:
         names = tuple(_make[cst.ImportAlias](
             name=_dotted(a.name), asname=None if a.asname is None else _make[cst.AsName](name=_name(a.asname)))
             for a in node.names)
@@ -289,7 +264,7 @@ class Builder:
             return _make[cst.Ellipsis]()
         text = self.text(node)
         if isinstance(value, (str, bytes)):
-            return self.strings(_string_tokens(text))
+            return self.strings(string_tokens(text))
         kind = cst.Integer if isinstance(value, int) else cst.Float if isinstance(value, float) else cst.Imaginary
         return _make[kind](value=text)
 
@@ -297,7 +272,7 @@ class Builder:
         text = self.text(node)
         if _SELF_DOCUMENTING.search(text):  # f"{x=}": the ast has it as text and a value, libcst as one part
             raise Unsupported("a self-documenting f-string")
-        tokens = _string_tokens(text)
+        tokens = string_tokens(text)
         if len(tokens) == 1:
             return _make[cst.FormattedString](parts=self.formatted_parts(node.values))
         return self.strings(tokens)
@@ -313,15 +288,18 @@ class Builder:
         if "f" not in token[:token.index(token[-1])].lower():
             return _make[cst.SimpleString](value=token)
         # One f-string of a concatenation, which the ast merged: parsed alone (its names' places are lost).
-        alone = Builder(token).formatted_parts(ast.parse(token, mode="eval").body.values)
+        joined = ast.parse(token, mode="eval").body
+        assert isinstance(joined, ast.JoinedStr)
+        alone = Builder(token).formatted_parts(joined.values)
         return _make[cst.FormattedString](parts=alone)
 
     def formatted_parts(self, values: list[ast.expr]) -> tuple:
-        parts = []
+        parts: list[cst.BaseFormattedStringContent] = []
         for value in values:
             if type(value) is ast.Constant:
                 parts.append(_make[cst.FormattedStringText](value=str(value.value)))
                 continue
+            assert isinstance(value, ast.FormattedValue) and isinstance(value.format_spec, (ast.JoinedStr, type(None)))
             spec = None if value.format_spec is None else self.formatted_parts(value.format_spec.values)
             parts.append(_make[cst.FormattedStringExpression](
                 expression=self.expr(value.value), conversion=None if value.conversion < 0 else chr(value.conversion),
@@ -329,10 +307,11 @@ class Builder:
         return tuple(parts)
 
     def call(self, node: ast.Call) -> cst.Call:
-        arguments = sorted([*node.args, *node.keywords], key=lambda a: (a.lineno, a.col_offset))
+        arguments: list[ast.expr | ast.keyword] = [*node.args, *node.keywords]
+        arguments.sort(key=lambda a: (a.lineno, a.col_offset))
         return _make[cst.Call](
             func=self.operand(node.func),
-            args=tuple(self.keyword(a) if type(a) is ast.keyword else self.argument(a) for a in arguments))
+            args=tuple(self.keyword(a) if isinstance(a, ast.keyword) else self.argument(a) for a in arguments))
 
     def argument(self, node: ast.expr) -> cst.Arg:
         if type(node) is ast.Starred:
@@ -349,6 +328,7 @@ class Builder:
         defaults = [None] * (len(positional) - len(node.defaults)) + list(node.defaults)
         params = [self.parameter(a, d) for a, d in zip(positional, defaults)]
         posonly, params = params[:len(node.posonlyargs)], params[len(node.posonlyargs):]
+        star_arg: cst.Param | cst.ParamStar | cst.MaybeSentinel
         if node.vararg is not None:
             star_arg = self.parameter(node.vararg, None, "*")
         else:
@@ -366,12 +346,13 @@ class Builder:
 
     def attribute(self, node: ast.Attribute) -> cst.Attribute:
         attr = _name(node.attr)
+        assert node.end_lineno is not None and node.end_col_offset is not None  # (None only in a tree built by hand)
         self.positions[id(attr)] = (node.end_lineno, node.end_col_offset - len(node.attr.encode()))
         return _make[cst.Attribute](value=self.operand(node.value), attr=attr)
 
     def subscript(self, node: ast.Subscript) -> cst.Subscript:
         index = node.slice
-        items = index.elts if type(index) is ast.Tuple and not _parenthesized(self.text(index)) else [index]
+        items = index.elts if type(index) is ast.Tuple and not parenthesized(self.text(index)) else [index]
         return _make[cst.Subscript](value=self.operand(node.value),
                                     slice=tuple(_make[cst.SubscriptElement](slice=self.index(i)) for i in items))
 
@@ -385,7 +366,7 @@ class Builder:
         return tuple(self.at(v, _make[cst.StarredElement](value=self.expr(v.value))) if type(v) is ast.Starred
                      else self.at(v, _make[cst.Element](value=self.expr(v))) for v in values)
 
-    def boolean(self, node: ast.BoolOp) -> cst.BooleanOperation:
+    def boolean(self, node: ast.BoolOp) -> cst.BaseExpression:
         left, *rest = node.values
         built = self.operand(left)
         for right in rest:
@@ -416,12 +397,12 @@ def _each(kind: type, handler: Callable) -> Callable:
     return lambda builder, node: _make[kind](**handler(builder, node))
 
 
-_COMPOUND = {
+_COMPOUND: dict[type, Callable[[Builder, Any], cst.BaseCompoundStatement]] = {
     ast.FunctionDef: Builder.function, ast.AsyncFunctionDef: Builder.function, ast.ClassDef: Builder.class_,
     ast.If: Builder.if_, ast.For: Builder.for_, ast.AsyncFor: Builder.for_, ast.While: Builder.while_,
     ast.With: Builder.with_, ast.AsyncWith: Builder.with_, ast.Try: Builder.try_,
 }
-_SMALL = {
+_SMALL: dict[type, Callable[[Builder, Any], cst.BaseSmallStatement]] = {
     ast.Expr: _each(cst.Expr, lambda b, n: {"value": b.expr(n.value)}),
     ast.Assign: Builder.assign,
     ast.AugAssign: _each(cst.AugAssign, lambda b, n: {"target": b.expr(n.target), "operator": _AUGMENTED[type(n.op)],
@@ -442,7 +423,7 @@ _SMALL = {
                                                                    for x in n.names)}),
     ast.Import: Builder.import_, ast.ImportFrom: Builder.import_,
 }
-_EXPRESSIONS = {
+_EXPRESSIONS: dict[type, Callable[[Builder, Any], cst.BaseExpression]] = {
     ast.Name: lambda b, n: _name(n.id),
     ast.Constant: Builder.constant,
     ast.Attribute: Builder.attribute,

@@ -32,6 +32,7 @@ descriptor that now serves several block pointers is named after its tensor (`A_
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, Optional
 
 import libcst as cst
 
@@ -45,6 +46,7 @@ from .static_tests import StaticTests
 
 _Step = tuple[int, int]  # (id of a block, index of a statement in it)
 _Condition = tuple[str, bool]  # a compile-time test's code, and the branch taken
+_Branch = tuple[cst.CSTNode, list, Optional[_Condition]]  # a block, its lines, and the test that leads into it
 
 
 @dataclass(frozen=True)
@@ -97,15 +99,15 @@ def _shared(scan: _Scan, function: cst.FunctionDef, taken: set[str]) -> cst.Func
     walk(every, function)
     names = {name.value for name in every.found} | taken
     for earlier, lates in served.items():
-        name = _view_name(scan.names[earlier][0], names) if renamed.keys() & {late.name for late in lates} else None
-        if name is not None:
-            names.add(name)
-            renamed[earlier] = name
-            renamed.update({late: name for late, shared in renamed.items() if shared == earlier})
+        view = _view_name(scan.names[earlier][0], names) if renamed.keys() & {late.name for late in lates} else None
+        if view is not None:
+            names.add(view)
+            renamed[earlier] = view
+            renamed.update({late: view for late, shared in renamed.items() if shared == earlier})
     dropped = {id(late.line) for lates in served.values() for late in lates}
     wanted: set[int] = set()
     paths_to(function, dropped | {id(name) for name in every.found if name.value in renamed}, wanted)
-    return function.visit(RenameAndDrop(renamed, dropped, wanted))
+    return cst.ensure_type(function.visit(RenameAndDrop(renamed, dropped, wanted)), cst.FunctionDef)
 
 
 def _hoisted(scan: _Scan, function: cst.FunctionDef) -> cst.FunctionDef | None:
@@ -122,7 +124,7 @@ def _hoisted(scan: _Scan, function: cst.FunctionDef) -> cst.FunctionDef | None:
     moved = {id(line) for lines in before.values() for line in lines}
     wanted: set[int] = set()
     paths_to(function, moved | set(before), wanted)
-    return function.visit(_MovedBefore(before, moved, wanted))
+    return cst.ensure_type(function.visit(_MovedBefore(before, moved, wanted)), cst.FunctionDef)
 
 
 class _MovedBefore(cst.CSTTransformer):
@@ -139,8 +141,10 @@ class _MovedBefore(cst.CSTTransformer):
         """The block without its moved lines (what stood above each goes to the next line, as `without_lines`
         hands it on), and the lines moved before each of its loops right above the loop's own comments and blank
         lines, which stay the loop's."""
-        body, held = [], []
+        body: list[cst.BaseStatement] = []
+        held: list[cst.EmptyLine] = []
         for old, new in zip(original.body, updated.body):
+            assert isinstance(new, (cst.SimpleStatementLine, cst.BaseCompoundStatement))  # a block's lines
             if id(old) in self.moved:
                 held += new.leading_lines
                 continue
@@ -156,7 +160,7 @@ class _Handles:
     """Which calls create a handle: `tl.make_tensor_descriptor`, or the compat shim's `make_tile` (a position-free
     tile that is a descriptor where the launch allows one, TTD007)."""
 
-    member_of: object  # TritonNames.member
+    member_of: Callable[[cst.BaseExpression], str | None]  # TritonNames.member
     shim: str
 
     def creates(self, call: cst.Call) -> bool:
@@ -211,15 +215,16 @@ class _Scan:
             return None
         return value if type(value) is cst.Call and self.handles.creates(value) else None
 
-    def _branches(self, line: cst.BaseStatement) -> list[tuple[cst.CSTNode, list, _Condition | None]]:
+    def _branches(self, line: cst.BaseStatement) -> list[_Branch]:
         """The blocks inside a compound line, each with the compile-time test that leads into it (an `elif`
         is a block of one line, the `if` it is)."""
         if not isinstance(line, (cst.If, cst.For, cst.While, cst.With)):
             return []
-        test = canonical_code(line.test) if self.static.surely_static(line) else None
-        if test is not None:
+        test = None
+        if isinstance(line, cst.If) and self.static.surely_static(line):
+            test = canonical_code(line.test)
             self.tests[test] = free_names(line.test)
-        found = [(line.body, list(line.body.body), None if test is None else (test, True))]
+        found: list[_Branch] = [(line.body, list(line.body.body), None if test is None else (test, True))]
         orelse = getattr(line, "orelse", None)
         if isinstance(orelse, cst.If):
             found.append((orelse, [orelse], None if test is None else (test, False)))
@@ -235,8 +240,8 @@ class _Scan:
         if depth == len(earlier.steps) or earlier.steps[depth][0] != later.steps[depth][0] or \
                 earlier.steps[depth][1] > later.steps[depth][1]:
             return False  # not in the same block at the level where the two part
-        above = earlier.conditions[depth:]
-        if None in above or not set(above) <= set(later.conditions[depth:]):
+        above = [condition for condition in earlier.conditions[depth:] if condition is not None]
+        if len(above) < len(earlier.conditions[depth:]) or not set(above) <= set(later.conditions[depth:]):
             return False
         read = free_names(earlier.call).union(*(self.tests[test] for test, _ in above))
         return not read & self._assigned_between(earlier, later, depth)
@@ -245,7 +250,8 @@ class _Scan:
         """(line, loop): the first of a name's creations (or the `if FLAG:` the rewrite wrote around it alone), in
         the body of a loop that holds every creation of the name and assigns nothing it reads; None if none."""
         first = creations[0]
-        line, (block, _) = first.line, first.steps[-1]
+        line: cst.BaseStatement = first.line
+        block = first.steps[-1][0]
         owner = self.owners.get(block)
         if isinstance(owner, cst.If) and id(owner) not in self.kept and self.blocks[block] == [line] and \
                 owner.orelse is None and first.conditions[-1] is not None:
@@ -255,7 +261,7 @@ class _Scan:
             return None
         if not all(any(step[0] == block for step in c.steps) for c in creations) and not self.one_value(first):
             return None  # the name is assigned outside the loop too: it may hold another value after it
-        read = free_names(first.call) | (free_names(line.test) if line is not first.line else frozenset())
+        read = free_names(first.call) | (free_names(line.test) if isinstance(line, cst.If) else frozenset())
         return None if read & assigned_names(owner) else (line, owner)
 
     def one_value(self, first: _Creation) -> bool:
