@@ -3,7 +3,7 @@ creations inserted before loops. Untouched code keeps its exact text (libcst is 
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable, TypeVar
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -16,15 +16,16 @@ from .forms import creation, expressions, handle_access, masked_access, signatur
 from .forms.stand_ins import StandIns
 
 # what builds each record's syntax: in place of an expression (record, stand-ins, the expression as updated)
-_EXPRESSIONS = {records.HandleAccess: handle_access.build, records.MaskedAccess: masked_access.build,
-                records.NamedMaskAccess: masked_access.build_named, records.CompileError: expressions.compile_error,
-                records.HelperCallParts: expressions.helper_call, records.BaseTest: expressions.base_test,
-                records.ElementType: expressions.element_type}
+_EXPRESSIONS: dict[type, Callable[[Any, StandIns, Any], cst.BaseExpression]] = {
+    records.HandleAccess: handle_access.build, records.MaskedAccess: masked_access.build,
+    records.NamedMaskAccess: masked_access.build_named, records.CompileError: expressions.compile_error,
+    records.HelperCallParts: expressions.helper_call, records.BaseTest: expressions.base_test,
+    records.ElementType: expressions.element_type}
 # ... and as statements, in place of one or before a line or a loop (record, stand-ins)
-_STATEMENTS = {records.CreationStatements: creation.build, records.AdvanceMove: statements.advance_move,
-               records.CompileError: statements.compile_error, records.NoneAssignments: statements.none_assignments,
-               records.ReturnedOffsets: statements.returned_offsets,
-               records.UnpackedOffsets: statements.unpacked_offsets}
+_STATEMENTS: dict[type, Callable[[Any, StandIns], list]] = {
+    records.CreationStatements: creation.build, records.AdvanceMove: statements.advance_move,
+    records.CompileError: statements.compile_error, records.NoneAssignments: statements.none_assignments,
+    records.ReturnedOffsets: statements.returned_offsets, records.UnpackedOffsets: statements.unpacked_offsets}
 
 
 class Edits:
@@ -55,7 +56,7 @@ class Edits:
         """The ids of the nodes some edit rewrites."""
         return {*self.expressions, *self.statements, *self.before, *self.before_line, *self.functions}
 
-    def expression(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+    def expression(self, original: cst.CSTNode, updated: cst.BaseExpression) -> cst.BaseExpression:
         """What replaces `original` (as `updated`), if an edit replaces it."""
         record = self.expressions.get(id(original))
         return updated if record is None else _EXPRESSIONS[type(record)](record, self.stand_ins, updated)
@@ -82,26 +83,43 @@ class _Expressions(cst.CSTTransformer):
             return False
         return super().on_visit(node)
 
-    def _apply(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         return self.edits.expression(original, updated)
 
-    leave_Call = _apply
-    leave_Attribute = _apply
-    leave_Comparison = _apply  # `p is None` on a parameter's block pointer asks its base
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        return self.edits.expression(original, updated)
 
-    def _whole_value(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
-        """A rewritten call that became a grouped conditional (TTD009) needs no parentheses as the whole value
-        of an assignment, an expression statement or a return."""
-        value = updated.value
-        if isinstance(value, cst.IfExp) and value.lpar and not isinstance(original.value, cst.IfExp):
-            return updated.with_changes(value=value.with_changes(lpar=[], rpar=[]))
-        return updated
+    def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
+        return self.edits.expression(original, updated)  # `p is None` on a parameter's block pointer asks its base
 
-    leave_Assign = _whole_value
-    leave_AnnAssign = _whole_value
-    leave_AugAssign = _whole_value
-    leave_Expr = _whole_value
-    leave_Return = _whole_value
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
+        return _whole_value(original, updated)
+
+    def leave_AnnAssign(self, original: cst.AnnAssign, updated: cst.AnnAssign) -> cst.AnnAssign:
+        return _whole_value(original, updated)
+
+    def leave_AugAssign(self, original: cst.AugAssign, updated: cst.AugAssign) -> cst.AugAssign:
+        return _whole_value(original, updated)
+
+    def leave_Expr(self, original: cst.Expr, updated: cst.Expr) -> cst.Expr:
+        return _whole_value(original, updated)
+
+    def leave_Return(self, original: cst.Return, updated: cst.Return) -> cst.Return:
+        return _whole_value(original, updated)
+
+
+_Valued = TypeVar("_Valued", cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Expr, cst.Return)
+_Loop = TypeVar("_Loop", cst.For, cst.While)
+_Lines = cst.FlattenSentinel[cst.BaseStatement]  # a statement's lines, where the rewrite puts some before it
+
+
+def _whole_value(original: _Valued, updated: _Valued) -> _Valued:
+    """A rewritten call that became a grouped conditional (TTD009) needs no parentheses as the whole value
+    of an assignment, an expression statement or a return."""
+    value = updated.value
+    if isinstance(value, cst.IfExp) and value.lpar and not isinstance(original.value, cst.IfExp):
+        return updated.with_changes(value=value.with_changes(lpar=[], rpar=[]))
+    return updated
 
 
 class Rewriter(_Expressions):
@@ -128,7 +146,7 @@ class Rewriter(_Expressions):
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         prefix = [s for record in self.edits.before_line.get(id(original), [])
                   for s in self._edited(self.edits.built(record))]
-        smalls = []
+        smalls: list[cst.BaseSmallStatement | cst.BaseCompoundStatement] = []
         for before, after in zip(original.body, updated.body):
             record = self.edits.statements.get(id(before))
             smalls.extend(self._edited(self.edits.built(record)) if record is not None else [after])
@@ -145,17 +163,20 @@ class Rewriter(_Expressions):
             found.append(statement.visit(_Expressions(self.edits, wanted)))
         return found
 
-    def _insert_before(self, original: cst.CSTNode, updated: cst.BaseCompoundStatement):
+    def _insert_before(self, original: cst.CSTNode, updated: _Loop) -> _Loop | _Lines:
         found = self.edits.before.get(id(original))
         if not found:
             return updated
         smalls = [s for record in found for s in self._edited(self.edits.built(record))]
-        lines = [_line(s) for s in smalls]
+        lines: list[cst.BaseStatement] = [_line(s) for s in smalls]
         lines[0] = lines[0].with_changes(leading_lines=updated.leading_lines)
         return cst.FlattenSentinel([*lines, updated.with_changes(leading_lines=())])
 
-    leave_For = _insert_before
-    leave_While = _insert_before
+    def leave_For(self, original: cst.For, updated: cst.For) -> cst.For | _Lines:
+        return self._insert_before(original, updated)
+
+    def leave_While(self, original: cst.While, updated: cst.While) -> cst.While | _Lines:
+        return self._insert_before(original, updated)
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         updated = self.edits.function(original, updated)
@@ -189,11 +210,12 @@ def _ending(line: cst.BaseStatement, trailing: cst.TrailingWhitespace) -> cst.Ba
     """`line` ending with `trailing` (a comment, and the newline); a guard's `if` ends its last line so."""
     if isinstance(line, cst.SimpleStatementLine):
         return line.with_changes(trailing_whitespace=trailing)
-    if trailing.comment is None:
+    block = line.body if isinstance(line, cst.BaseCompoundStatement) else None
+    if trailing.comment is None or not isinstance(block, cst.IndentedBlock):
         return line
-    body = list(line.body.body)
+    body = list(block.body)
     body[-1] = _ending(body[-1], trailing)
-    return line.with_changes(body=line.body.with_changes(body=body))
+    return line.with_changes(body=block.with_changes(body=body))
 
 
 def _line(statement) -> cst.BaseStatement:
@@ -222,10 +244,10 @@ def add_import(module: cst.Module, dotted: str, alias: str) -> cst.Module:
                                                       f"import {dotted} as {alias}\n"))
 
 
-def _insert_import(module: cst.Module, statement: cst.SimpleStatementLine) -> cst.Module:
+def _insert_import(module: cst.Module, statement: cst.BaseStatement) -> cst.Module:
     """`statement` after the last import of the module's head (`_head`), else just before its first function
     or class."""
-    body = list(module.body)
+    body: list[cst.BaseStatement] = list(module.body)
     head = _head(body)
     imports = [i for i in range(head) if _import_of(body[i]) is not None]
     position = imports[-1] + 1 if imports else (head if head < len(body) else 0)
@@ -255,13 +277,14 @@ def add_from_import(module: cst.Module, dotted: str, names: list[tuple[str, str]
             f"    from {fallback} import {spelled}\n")
         return _insert_import(module, guarded.with_changes(leading_lines=[cst.EmptyLine()]))
     statement = cst.parse_statement(f"from {dotted} import {spelled}\n")
+    new = cst.ensure_type(_import_of(statement), cst.ImportFrom)
     body = list(module.body)
-    section = [i for i in range(_head(body)) if _same_section(_import_of(body[i]), _import_of(statement))]
+    section = [i for i in range(_head(body)) if _same_section(_import_of(body[i]), new)]
     if not section:  # a section of its own, after the others (first-party or local imports)
         return _insert_import(module, statement.with_changes(leading_lines=[cst.EmptyLine()]))
     froms = [isinstance(_import_of(body[i]), cst.ImportFrom) for i in section]
     by_module = True in froms and not all(froms[froms.index(True):])
-    key = _sort_key(_import_of(statement), by_module)
+    key = _sort_key(new, by_module)
     following = next((i for i in section if _sort_key(_import_of(body[i]), by_module) > key), None)
     if following is None:
         body.insert(section[-1] + 1, statement)
@@ -283,7 +306,7 @@ def _import_of(statement) -> cst.Import | cst.ImportFrom | None:
 def _dotted(node: cst.Import | cst.ImportFrom) -> str:
     if isinstance(node, cst.Import):
         return get_full_name_for_node(node.names[0].name) or ""
-    return get_full_name_for_node(node.module) if node.module is not None else ""
+    return (get_full_name_for_node(node.module) or "") if node.module is not None else ""
 
 
 def _same_section(node, new: cst.ImportFrom) -> bool:
