@@ -37,10 +37,8 @@ _DOC = '''"""Launch-time support for the tensor descriptors of migrated Triton k
 
 Written by triton-migrate (`migrate --write`); regenerate it rather than
 edit it. {parts}
-Device-side descriptors need a Triton allocator in every launching
-thread (NVIDIA sm_90+; per thread from Triton 3.5, and autograd runs
-backward on threads of its own): one is installed where none is set,
-and a user's is kept.
+The allocator that device-side descriptors need (NVIDIA sm_90+; per thread
+from Triton 3.5) is installed in a launching thread that has none.
 """
 '''
 
@@ -77,13 +75,8 @@ def descriptor_fits(tensor, width, *multiples, unit_stride=1):
 
 
 def launch_guard(values):
-    """`@triton.heuristics` for the one flag that picks a kernel's form.
-
-    `@launch_guard({"FLAG": lambda args: ...})` sets FLAG at every launch
-    from the launch's arguments (`args`: name -> value, defaults bound),
-    as the heuristic would, at less cost. A launch that takes descriptors
-    gives its thread an allocator first.
-    """
+    """`@triton.heuristics` for the one flag that picks a kernel's form
+    (`args`: name -> value, defaults bound), at less cost per launch."""
     return lambda kernel: _Guarded(kernel, values)
 
 
@@ -141,13 +134,9 @@ _HOOK = '''def with_allocator(kernel):
 '''
 
 _ALLOCATOR = '''def _ensure_allocator():
-    """Give this thread an allocator for descriptors, unless it has one.
-
-    No public API reads the current one: `triton.runtime._allocation`
-    holds it (a ContextVar from Triton 3.5, a module global in 3.4).
-    """
-    held = _allocation._allocator
-    if isinstance(held, ContextVar):
+    """Give this thread an allocator for descriptors, unless it has one."""
+    held = _allocation._allocator  # no public API reads it
+    if isinstance(held, ContextVar):  # from Triton 3.5; a global in 3.4
         held = held.get()
     if isinstance(held, _allocation.NullAllocator):
         triton.set_allocator(_scratch)
@@ -157,13 +146,9 @@ _buffers = {}  # (device, stream) -> the scratch buffer its launches share
 
 
 def _scratch(size, alignment, stream):
-    """Scratch memory for one launch's descriptors.
-
-    One buffer per device and stream, grown as needed: launches on a stream
-    run one after another, as torch's caching allocator assumes. A CUDA
-    graph being captured gets memory of its own, which it keeps; CUDA never
-    captures the legacy default stream (handle 0), so it is not asked.
-    """
+    """Scratch memory for one launch's descriptors: one buffer per device
+    and stream, as launches on a stream run one after another. A CUDA graph
+    being captured (never on the default stream, 0) gets memory it keeps."""
     if stream and torch.cuda.is_current_stream_capturing():
         return torch.empty(size, dtype=torch.int8, device="cuda")
     key = (torch.cuda.current_device(), stream)
