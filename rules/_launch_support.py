@@ -9,7 +9,8 @@ migrated code needs nothing from its user.
 Where it lives: `_triton_launch.py`, a module of its own that `migrate --write` writes once per package,
 next to the package's outermost `__init__.py`, or next to the migrated files of a folder that is not a
 package (a namespace package, scripts); migrated modules import it (frontend/launch.py), never paste it.
-Its text is `SOURCE`, whole: every module of ours is the same file, so a later run rewrites an older one.
+It holds what the package's modules import, in parts (`module_source`): the guard, the hook, and the
+allocator both use; a later run keeps the parts an earlier one wrote there and adds those it needs.
 
 What a launch costs (benchmarks/launch_overhead.py; the floor of each part: experiments/launch_floor.py):
 `launch_guard` is `@triton.heuristics` for one flag with one frame less, its check binds the launch's
@@ -23,36 +24,34 @@ stream.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 MODULE = "_triton_launch"
 MARK = "Written by triton-migrate"  # in the docstring: a later run recognises what an earlier one wrote
 CALLED = ("descriptor_fits", "launch_guard", "with_allocator")  # what migrated modules import
 
-SOURCE = '''"""Launch-time support for the tensor descriptors of migrated Triton kernels.
+# The module's text, in parts: a package's module holds the parts its kernels use (and any an earlier run
+# wrote there), so that a package of guarded kernels does not carry the allocator hook, nor one of hooked
+# kernels the guard.
+_DOC = '''"""Launch-time support for the tensor descriptors of migrated Triton kernels.
 
 Written by triton-migrate (`migrate --write`); regenerate it rather than
-edit it. `launch_guard` picks a guarded kernel's form at each launch
-(TTD009), `with_allocator` hooks a kernel whose descriptors rely on stated
-facts (TTD010). Device-side descriptors need a Triton allocator in every
-launching thread (NVIDIA sm_90+; per thread from Triton 3.5, and autograd
-runs backward on threads of its own): both install one where none is set,
-and keep a user's.
-
-Triton has no public API that reads the current allocator: it is read from
-`triton.runtime._allocation` (a ContextVar from Triton 3.5, a module global
-in 3.4).
+edit it. {parts}
+The allocator that device-side descriptors need (NVIDIA sm_90+; per thread
+from Triton 3.5) is installed in a launching thread that has none.
 """
+'''
 
-from contextvars import ContextVar
-from inspect import isfunction, signature
-from types import CodeType, FunctionType
+_SAYS = {"guard": "`launch_guard` picks a guarded kernel's form at each launch\n(TTD009).",
+         "hook": "`with_allocator` hooks a kernel whose descriptors rely on\nstated facts (TTD010)."}
 
-import torch
-import triton
-from triton.runtime import _allocation
-from triton.runtime.autotuner import Heuristics
+# (line, the part that needs it, None: every module), in the order isort sorts them
+_IMPORTS = (("from contextvars import ContextVar", None), ("from inspect import isfunction, signature", "guard"),
+            ("from types import CodeType, FunctionType", "guard"), ("", None), ("import torch", None),
+            ("import triton", None), ("from triton.runtime import _allocation", None),
+            ("from triton.runtime.autotuner import Heuristics", "guard"))
 
-_TMA_BYTES = 16  # a descriptor's data, strides and block rows: multiples of it
+_GUARD = '''_TMA_BYTES = 16  # a descriptor's data, strides and block rows: multiples of it
 
 
 def descriptor_fits(tensor, width, *multiples, unit_stride=1):
@@ -76,15 +75,8 @@ def descriptor_fits(tensor, width, *multiples, unit_stride=1):
 
 
 def launch_guard(values):
-    """`@triton.heuristics` for the one flag that picks a kernel's form.
-
-    `@launch_guard({"FLAG": lambda args: ...})` sets FLAG at every launch
-    from the launch's arguments (`args`: name -> value, defaults bound),
-    as the heuristic would, at less cost: the arguments are bound by a
-    function made once with the kernel's parameters, as Triton's own
-    launcher binds them. A launch that takes descriptors gives its
-    thread an allocator first.
-    """
+    """`@triton.heuristics` for the one flag that picks a kernel's form
+    (`args`: name -> value, defaults bound), at less cost per launch."""
     return lambda kernel: _Guarded(kernel, values)
 
 
@@ -109,12 +101,9 @@ class _Guarded(Heuristics):
 
 
 def _bound(kernel, decide):
-    """`decide` as a function of the kernel's own parameters: it takes a
-    launch's arguments as the kernel does (positions, names, defaults;
-    launch options such as `num_warps` ignored) and hands `decide` them
-    by name. Made once, as Triton makes its launcher's binder, so that no
-    launch gathers its arguments in Python; compiled, not `exec`uted
-    (which a project's linter would flag in a module written into it)."""
+    """`decide` as a function of the kernel's parameters, made once as
+    Triton makes its launcher's binder: no launch gathers its arguments
+    in Python. Compiled, not `exec`uted, which a linter would flag."""
     function = kernel.fn
     while not isfunction(function):  # through Triton's wrappers
         function = function.fn
@@ -136,18 +125,18 @@ def _decided(decide, args, kwargs):
     if use:
         _ensure_allocator()
     return use
+'''
 
-
-def with_allocator(kernel):
+_HOOK = '''def with_allocator(kernel):
     """A `@triton.jit` kernel whose every launch finds an allocator."""
     kernel.add_pre_run_hook(lambda *args, **kwargs: _ensure_allocator())
     return kernel
+'''
 
-
-def _ensure_allocator():
+_ALLOCATOR = '''def _ensure_allocator():
     """Give this thread an allocator for descriptors, unless it has one."""
-    held = _allocation._allocator
-    if isinstance(held, ContextVar):
+    held = _allocation._allocator  # no public API reads it
+    if isinstance(held, ContextVar):  # from Triton 3.5; a global in 3.4
         held = held.get()
     if isinstance(held, _allocation.NullAllocator):
         triton.set_allocator(_scratch)
@@ -157,15 +146,9 @@ _buffers = {}  # (device, stream) -> the scratch buffer its launches share
 
 
 def _scratch(size, alignment, stream):
-    """Scratch memory for one launch's descriptors.
-
-    One buffer per device and stream, grown as needed: launches on a stream
-    run one after another, as torch's caching allocator assumes when it
-    hands a freed block to the next allocation on the same stream. A CUDA
-    graph being captured gets memory of its own, which it keeps; only a
-    stream other than the legacy default one (handle 0, where most launches
-    go) is asked, since CUDA never captures that one.
-    """
+    """Scratch memory for one launch's descriptors: one buffer per device
+    and stream, as launches on a stream run one after another. A CUDA graph
+    being captured (never on the default stream, 0) gets memory it keeps."""
     if stream and torch.cuda.is_current_stream_capturing():
         return torch.empty(size, dtype=torch.int8, device="cuda")
     key = (torch.cuda.current_device(), stream)
@@ -176,10 +159,23 @@ def _scratch(size, alignment, stream):
     return buffer
 '''
 
+_PARTS = (("guard", _GUARD), ("hook", _HOOK), (None, _ALLOCATOR))
 
-def module_source() -> str:
-    """`_triton_launch.py`: the same text wherever it is written."""
-    return SOURCE
+
+def _part(function: str) -> str:
+    """The part of the module that defines `function` (of CALLED)."""
+    return "hook" if function == "with_allocator" else "guard"
+
+
+def module_source(functions: Iterable[str] = CALLED) -> str:
+    """`_triton_launch.py` holding what a package's modules import (`functions`, of CALLED): the guard's part
+    (`descriptor_fits`, `launch_guard`), the hook's (`with_allocator`), and the allocator both use. The
+    same parts give the same text, in whatever order they are asked for."""
+    parts = {_part(f) for f in functions} | {None}
+    doc = _DOC.format(parts=" ".join(_SAYS[p] for p in ("guard", "hook") if p in parts))
+    imports = "\n".join(line for line, part in _IMPORTS if part in parts)
+    gap = "\n\n" if "guard" in parts else "\n\n\n"  # before `_TMA_BYTES = 16`, or a def
+    return doc + "\n" + imports + gap + "\n\n".join(text for part, text in _PARTS if part in parts)
 
 
 def defined(source: str) -> set[str]:

@@ -9,7 +9,9 @@ one tuple once (`shape = (M, N)`, whose names hold one value all along), returne
 that only returns a tuple of its parameters, chosen by a conditional expression between tuples of one length
 (`(a, 0) if REVERSE else (b, 0)`, read element by element), or, for rank 1, a scalar (`offsets=(i * BK)`, or a
 name once another part pins the rank: `shape=N, block_shape=BN, order=(0,)`), which Triton reads as one
-element; anything else (a tuple built in a loop, a name assigned on several paths) is reported.
+element; anything else (a tuple built in a loop, a name assigned on several paths) is reported. Under
+`--target compat`, a block pointer of rank 4 or 5 keeps masked pointers: any compat tile may be the shim's
+emulation (where the Triton it runs on cannot make its descriptor), and the emulation has ranks 1 to 3.
 
 Example:
 
@@ -27,6 +29,8 @@ CODE = "TTD105"
 NAME = "rank"
 SUMMARY = "rank not between 1 and 5, or tuples whose elements cannot be told"
 MAX_RANK = 5
+BEYOND_EMULATION = ("rank above 3 under `--target compat`: a compat tile may be the shim's emulation (where the "
+                    "Triton it runs on cannot make its descriptor), which has ranks 1 to 3")
 
 
 def message(rank: int) -> str:

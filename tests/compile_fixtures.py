@@ -22,7 +22,7 @@ sys.path[:0] = [str(TESTS), str(TESTS.parent / "fixtures")]
 TARGETS = {name: SPECS[name] for name in ("sm_80", "sm_90", "gfx942")}
 
 
-def _unwrapped(fn, args, kwargs):
+def unwrapped(fn, args, kwargs):
     """An autotuned kernel compiles as its JIT function with its first configuration's constants, and with
     what its heuristics compute for the launch (a launch guard's flag, TTD009: see `_variants`)."""
     while not isinstance(fn, __import__("triton").runtime.jit.JITFunction):
@@ -38,6 +38,25 @@ def _unwrapped(fn, args, kwargs):
 GUARD = "USE_DESCRIPTORS"
 
 
+def recorded_launches(run) -> list[tuple]:
+    """What `run()` launches, as (kernel, args, kwargs): each `kernel[grid](...)` records the call instead of
+    launching it (there is no GPU here), a launch guard's too (TTD009: its class has a `__getitem__` of its own)."""
+    import _triton_launch  # fixtures/
+    import triton
+
+    launches: list = []
+    kernel_types = (triton.runtime.jit.KernelInterface, _triton_launch._Guarded)
+    launch = [kernel_type.__dict__["__getitem__"] for kernel_type in kernel_types]
+    for kernel_type in kernel_types:
+        kernel_type.__getitem__ = lambda fn, grid: lambda *args, **kwargs: launches.append((fn, args, kwargs))
+    try:
+        run()
+    finally:
+        for kernel_type, original in zip(kernel_types, launch):
+            kernel_type.__getitem__ = original
+    return launches
+
+
 def _variants(fn, args, kwargs):
     """A guarded kernel (TTD009) compiles as the launch guard chose for the harness's inputs and, if that was
     the descriptors, also as the fallback that other inputs get (masked pointers)."""
@@ -47,26 +66,15 @@ def _variants(fn, args, kwargs):
 
 
 def compile_case(case_dir: Path, which: str = "after.py") -> list[dict]:
-    import _triton_launch  # fixtures/: the launch guard's class has a `__getitem__` of its own
     import differential as D
     import triton
     from triton.backends.compiler import GPUTarget
 
     harness = D.load_harness(case_dir)  # first: it may provide what the kernels import (known_reexport_vllm)
     module = D.import_path(case_dir / which, f"{case_dir.name}_compile")
-    launches: list = []
-    kernel_types = (triton.runtime.jit.KernelInterface, _triton_launch._Guarded)
-    launch = [kernel_type.__dict__["__getitem__"] for kernel_type in kernel_types]
-    # `kernel[grid](...)` records the call instead of launching it (there is no GPU here).
-    for kernel_type in kernel_types:
-        kernel_type.__getitem__ = lambda fn, grid: lambda *args, **kwargs: launches.append((fn, args, kwargs))
-    try:
-        _, inputs = next(iter(harness.cases()))
-        harness.run(module, inputs)
-    finally:
-        for kernel_type, original in zip(kernel_types, launch):
-            kernel_type.__getitem__ = original
-    first_launch = {id(fn): _unwrapped(fn, args, kwargs) for fn, args, kwargs in reversed(launches)}
+    _, inputs = next(iter(harness.cases()))
+    launches = recorded_launches(lambda: harness.run(module, inputs))
+    first_launch = {id(fn): unwrapped(fn, args, kwargs) for fn, args, kwargs in reversed(launches)}
     results = []
     for target, spec in TARGETS.items():
         for fn, args, kwargs in (v for launch in first_launch.values() for v in _variants(*launch)):

@@ -74,8 +74,8 @@ def import_path(path: Path, tag: str, case_dir: Path | None = None):
     path = Path(path)
     case_dir = Path(case_dir) if case_dir is not None else path.parent
     name = f"_tmfx_{case_dir.name}_{tag}_{next(_counter)}"
+    _ensure_fixtures_on_path()  # fixtures/_triton_launch.py: the launch support a module outside a package imports
     if (case_dir / "__init__.py").is_file() and case_dir.parent == FIXTURES:
-        _ensure_fixtures_on_path()
         name = f"{case_dir.name}.{name}"
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)

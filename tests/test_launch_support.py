@@ -21,7 +21,9 @@ from triton_migrate.frontend.launch import pasted_support
 from triton_migrate.rules import _launch_support as launch_support
 
 GUARDED = (D.FIXTURES / "launch_guard" / "before.py").read_text()
-MODULE = launch_support.module_source()
+MODULE = launch_support.module_source()  # every part
+GUARD_MODULE = launch_support.module_source(("descriptor_fits", "launch_guard"))  # what guarded kernels import
+HOOKED = (D.FIXTURES / "stated_facts_gemm" / "before.py").read_text()  # gets @with_allocator
 REPO = Path(__file__).resolve().parent.parent
 SIBLING = ("try:\n    from ._triton_launch import descriptor_fits, launch_guard\nexcept ImportError:  # not imported "
            "as part of a package\n    from _triton_launch import descriptor_fits, launch_guard\n")
@@ -42,13 +44,13 @@ def test_one_module_per_package_imported_as_the_package_is_and_one_beside_a_scri
     package(tree)
     result = invoke("--write", "--isolated", ".")
     assert result.exit_code == 0, result.stderr
-    assert (tree / "fla_like" / "_triton_launch.py").read_text() == MODULE
+    assert (tree / "fla_like" / "_triton_launch.py").read_text() == GUARD_MODULE
     assert sorted(str(p.relative_to(tree)) for p in tree.rglob("_triton_launch.py")) == \
         ["bench/_triton_launch.py", "fla_like/_triton_launch.py"]
     chunk, fused = (tree / "fla_like/ops/gla/chunk.py").read_text(), (tree / "fla_like/ops/fused.py").read_text()
     assert "from ..._triton_launch import descriptor_fits, launch_guard\n" in chunk
     assert "from fla_like._triton_launch import descriptor_fits, launch_guard\n" in fused  # nothing relative
-    assert (tree / "bench/_triton_launch.py").read_text() == MODULE
+    assert (tree / "bench/_triton_launch.py").read_text() == GUARD_MODULE
     script = (tree / "bench/gemm.py").read_text()
     assert SIBLING in script and "def " not in script.split("@launch_guard")[0]
     assert all(not pasted_support(p.read_text()) for p in tree.rglob("*.py"))
@@ -65,7 +67,7 @@ def test_a_namespace_package_imports_it_relatively_and_runs_as_a_member_and_as_a
     put(tree, "kernels/relative.py", NAMESPACE_KERNEL)
     put(tree, "kernels/plain.py", GUARDED)
     assert invoke("--write", "--isolated", "kernels").exit_code == 0
-    assert (tree / "kernels/_triton_launch.py").read_text() == MODULE
+    assert (tree / "kernels/_triton_launch.py").read_text() == GUARD_MODULE
     assert "from ._triton_launch import descriptor_fits, launch_guard\n" in (tree / "kernels/relative.py").read_text()
     assert SIBLING in (tree / "kernels/plain.py").read_text()
     imports = ["import kernels.relative, kernels.plain",  # members of the namespace package
@@ -104,6 +106,23 @@ def test_a_new_kernel_in_a_migrated_module_reuses_its_import(tree):
         assert "descriptor_fits_2" not in text and text.count("lambda args: descriptor_fits(") == 2
 
 
+def test_the_module_holds_the_parts_its_package_imports_and_keeps_those_written_before(tree):
+    """A package of hooked kernels gets no guard; a later run that needs the guard adds it and keeps the hook;
+    one that needs only the guard again keeps both (issue 45: the module is most of a small diff)."""
+    put(tree, "pkg/__init__.py", "")
+    put(tree, "pkg/gemm.py", HOOKED)
+    assert invoke("--write", "--isolated", "pkg").exit_code == 0
+    hooked_only = (tree / "pkg/_triton_launch.py").read_text()
+    assert hooked_only == launch_support.module_source(("with_allocator",))
+    assert "def with_allocator" in hooked_only and "launch_guard" not in hooked_only
+    put(tree, "pkg/guarded.py", GUARDED)
+    assert invoke("--write", "--isolated", "pkg/guarded.py").exit_code == 0
+    assert (tree / "pkg/_triton_launch.py").read_text() == MODULE
+    put(tree, "pkg/guarded2.py", GUARDED)
+    assert invoke("--write", "--isolated", "pkg/guarded2.py").exit_code == 0
+    assert (tree / "pkg/_triton_launch.py").read_text() == MODULE
+
+
 def test_diff_shows_the_new_module_and_a_foreign_file_of_its_name_stops_the_write(tree):
     package(tree)
     result = invoke("--diff", "--isolated", "fla_like")
@@ -121,7 +140,7 @@ def test_an_older_module_of_ours_is_brought_up_to_date(tree):
     package(tree)
     put(tree, "fla_like/_triton_launch.py", f'"""{launch_support.MARK}, long ago."""\n')
     assert invoke("--write", "--isolated", "fla_like").exit_code == 0
-    assert (tree / "fla_like/_triton_launch.py").read_text() == MODULE
+    assert (tree / "fla_like/_triton_launch.py").read_text() == GUARD_MODULE
 
 
 def test_stdin_imports_it_as_written_and_writes_nothing_else(tree):
@@ -303,10 +322,12 @@ IGNORED = "ANN,D,DOC,CPY,ARG,SLF001"
 
 @pytest.mark.parametrize("select, target", [("ALL", "py39"), ("ALL", "py313"), ("B,UP,SIM,RUF", "py39"),
                                             ("B,UP,SIM,RUF", "py310")])
-def test_a_projects_ruff_finds_nothing_in_the_module(tmp_path, select, target):
+@pytest.mark.parametrize("parts", [launch_support.CALLED, ("launch_guard",), ("with_allocator",)])
+def test_a_projects_ruff_finds_nothing_in_the_module(tmp_path, select, target, parts):
     """A project that selects B (zip without strict=, which py39 cannot spell), UP, SIM, RUF or ALL lints the
-    module `migrate --write` adds to its tree: it must pass, at the oldest Python we support and a recent one."""
-    (tmp_path / f"{launch_support.MODULE}.py").write_text(MODULE)
+    module `migrate --write` adds to its tree: it must pass, at the oldest Python we support and a recent one,
+    whichever parts it holds (ALL's F821 and F401: each part's imports are its own)."""
+    (tmp_path / f"{launch_support.MODULE}.py").write_text(launch_support.module_source(parts))
     done = subprocess.run([sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache", "--select", select,
                            "--ignore", IGNORED, "--target-version", target, "--output-format", "concise", "."],
                           capture_output=True, text=True, cwd=tmp_path)

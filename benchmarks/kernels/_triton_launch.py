@@ -2,15 +2,10 @@
 
 Written by triton-migrate (`migrate --write`); regenerate it rather than
 edit it. `launch_guard` picks a guarded kernel's form at each launch
-(TTD009), `with_allocator` hooks a kernel whose descriptors rely on stated
-facts (TTD010). Device-side descriptors need a Triton allocator in every
-launching thread (NVIDIA sm_90+; per thread from Triton 3.5, and autograd
-runs backward on threads of its own): both install one where none is set,
-and keep a user's.
-
-Triton has no public API that reads the current allocator: it is read from
-`triton.runtime._allocation` (a ContextVar from Triton 3.5, a module global
-in 3.4).
+(TTD009). `with_allocator` hooks a kernel whose descriptors rely on
+stated facts (TTD010).
+The allocator that device-side descriptors need (NVIDIA sm_90+; per thread
+from Triton 3.5) is installed in a launching thread that has none.
 """
 
 from contextvars import ContextVar
@@ -46,15 +41,8 @@ def descriptor_fits(tensor, width, *multiples, unit_stride=1):
 
 
 def launch_guard(values):
-    """`@triton.heuristics` for the one flag that picks a kernel's form.
-
-    `@launch_guard({"FLAG": lambda args: ...})` sets FLAG at every launch
-    from the launch's arguments (`args`: name -> value, defaults bound),
-    as the heuristic would, at less cost: the arguments are bound by a
-    function made once with the kernel's parameters, as Triton's own
-    launcher binds them. A launch that takes descriptors gives its
-    thread an allocator first.
-    """
+    """`@triton.heuristics` for the one flag that picks a kernel's form
+    (`args`: name -> value, defaults bound), at less cost per launch."""
     return lambda kernel: _Guarded(kernel, values)
 
 
@@ -79,12 +67,9 @@ class _Guarded(Heuristics):
 
 
 def _bound(kernel, decide):
-    """`decide` as a function of the kernel's own parameters: it takes a
-    launch's arguments as the kernel does (positions, names, defaults;
-    launch options such as `num_warps` ignored) and hands `decide` them
-    by name. Made once, as Triton makes its launcher's binder, so that no
-    launch gathers its arguments in Python; compiled, not `exec`uted
-    (which a project's linter would flag in a module written into it)."""
+    """`decide` as a function of the kernel's parameters, made once as
+    Triton makes its launcher's binder: no launch gathers its arguments
+    in Python. Compiled, not `exec`uted, which a linter would flag."""
     function = kernel.fn
     while not isfunction(function):  # through Triton's wrappers
         function = function.fn
@@ -116,8 +101,8 @@ def with_allocator(kernel):
 
 def _ensure_allocator():
     """Give this thread an allocator for descriptors, unless it has one."""
-    held = _allocation._allocator
-    if isinstance(held, ContextVar):
+    held = _allocation._allocator  # no public API reads it
+    if isinstance(held, ContextVar):  # from Triton 3.5; a global in 3.4
         held = held.get()
     if isinstance(held, _allocation.NullAllocator):
         triton.set_allocator(_scratch)
@@ -127,15 +112,9 @@ _buffers = {}  # (device, stream) -> the scratch buffer its launches share
 
 
 def _scratch(size, alignment, stream):
-    """Scratch memory for one launch's descriptors.
-
-    One buffer per device and stream, grown as needed: launches on a stream
-    run one after another, as torch's caching allocator assumes when it
-    hands a freed block to the next allocation on the same stream. A CUDA
-    graph being captured gets memory of its own, which it keeps; only a
-    stream other than the legacy default one (handle 0, where most launches
-    go) is asked, since CUDA never captures that one.
-    """
+    """Scratch memory for one launch's descriptors: one buffer per device
+    and stream, as launches on a stream run one after another. A CUDA graph
+    being captured (never on the default stream, 0) gets memory it keeps."""
     if stream and torch.cuda.is_current_stream_capturing():
         return torch.empty(size, dtype=torch.int8, device="cuda")
     key = (torch.cuda.current_device(), stream)

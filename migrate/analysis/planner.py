@@ -169,7 +169,7 @@ def choose_access(obstacles: list[Obstacle], policy: Policy, member: str, checks
     pointers, with the obstacle that says why (under `--target descriptor`, the access is refused instead)."""
     form = choose(obstacles, policy, member)
     if form is Form.COMPAT and checks.beyond_emulation():
-        form = Form.POINTER
+        form, obstacles = Form.POINTER, [*obstacles, Obstacle(ttd105_rank.CODE, ttd105_rank.BEYOND_EMULATION)]
     if form is None:
         return Choice(None, obstacles, deciding(obstacles, policy))
     fallback = _fallback(form, checks)

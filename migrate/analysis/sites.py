@@ -207,12 +207,12 @@ class Accesses(Part):
         return [self.launch.covered(obstacle, creations) for obstacle in found]
 
     def beyond_emulation(self, value: BlockPtr) -> bool:
-        """Whether the compat shim would have to emulate a tile of a rank it cannot (above 3): no descriptor is
-        legal for it (no unit last stride, a transposed view, ...). Masked pointers are exact on every Triton
-        version the shim serves."""
-        return len(value.dims) > COMPAT_EMULATED_RANK and any(
-            c.blockers or c.permutation != sorted(c.permutation)
-            for c in map(self.books.creations_by_id, value.creations))
+        """Whether a compat tile would be of a rank the shim's emulation lacks (above 3). Any tile may be the
+        emulation: where the analysis finds a descriptor wrong for it (an obstacle of any of its accesses, no
+        unit last stride, a transposed view), and, in the shim, where the Triton it runs on cannot make its
+        descriptor (`DESC_OK`: a last block dim under 16 bytes, no padding support); the fuzzer's first kernels
+        with a literal unit stride reached it. Masked pointers are exact on every Triton version it serves."""
+        return len(value.dims) > COMPAT_EMULATED_RANK
 
     def layout_sensitive(self) -> set[int]:
         """The loads of this function whose tile reaches a use that depends on its layout (layout.py)."""

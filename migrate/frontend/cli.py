@@ -179,7 +179,8 @@ def run_stdin(name: str, resolver: cfg.Resolver, options: Options) -> int:
         sys.stdout.buffer.write(result.new_data if written else data)
         sys.stdout.buffer.flush()
         result = as_written(result) if written else result
-        why = launch.missing(result.launch_module) if written and result.launch_module else None
+        why = (launch.missing(result.launch_module, result.launch_functions)
+               if written and result.launch_module else None)
         if why:
             click.echo(f"warning: {name}: the migrated code imports its launch support from {result.launch_module}"
                        f", which standard input does not write ({why}); `migrate --write {name}` writes it",

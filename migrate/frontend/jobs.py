@@ -215,6 +215,7 @@ def _result(job: Job, decoded, outcome: FileOutcome) -> FileResult:
     check_parses(job.path, job.data, new_data)
     needs = launch.location(job.path) if outcome.launch_functions else None
     return replace(result, new_text=new_text, new_data=new_data, launch_module=needs,
+                   launch_functions=outcome.launch_functions,
                    stated_facts=outcome.stated_facts, summing=outcome.summing)
 
 

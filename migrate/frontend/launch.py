@@ -9,10 +9,11 @@ A module outside any package (no `__init__.py` beside it: a member of a namespac
 file a test loads by its path) gets it beside itself and imports it relatively if it has a relative
 import (it is then always a member of a namespace package), else in a `try` that imports it relatively
 and, where the module is not imported as part of a package, by its name (engine.py). Never pasted: no
-migrated module holds launch support of its own (`pasted_support` finds any that does). The module's text
-is always the same (rules/_launch_support.py); a second run, or another group of files of the same
-folder, finds it there and leaves it; one that an older version wrote is rewritten; a file of that name
-that this tool did not write is an error, and the modules that need it are left untouched.
+migrated module holds launch support of its own (`pasted_support` finds any that does). The module holds
+the parts of rules/_launch_support.py that the modules importing it use and those an earlier run wrote
+there: a second run, or another group of files of the same folder, finds it and leaves it, or adds the
+parts it needs; one that an older version wrote is rewritten; a file of that name that this tool did not
+write is an error, and the modules that need it are left untouched.
 """
 
 from __future__ import annotations
@@ -61,18 +62,22 @@ def with_modules(results: list[FileResult]) -> list[FileResult]:
     """`results` and a result per launch-support module that their new texts import (`launch_module`): a new
     file, or an old one brought up to date. Where one cannot be written, the results that need it become
     errors."""
-    wanted = sorted({r.launch_module for r in results if r.launch_module and r.new_text is not None})
-    made = {where: _module_result(where) for where in wanted}
+    wanted: dict[str, set[str]] = {}
+    for result in results:
+        if result.launch_module and result.new_text is not None:
+            wanted.setdefault(result.launch_module, set()).update(result.launch_functions)
+    made = {where: _module_result(where, functions) for where, functions in sorted(wanted.items())}
     broken = {where for where, result in made.items() if result.error}
     kept = [replace(r, new_text=None, new_data=None, error=f"needs {r.launch_module}, which cannot be written")
             if r.launch_module in broken and r.new_text is not None else r for r in results]
     return kept + [result for result in made.values() if result.new_text is not None or result.error]
 
 
-def missing(where: str) -> str | None:
-    """Why the launch-support module at `where` is not as the migrated code needs it (absent, out of date, or a
-    file of that name that someone else wrote), or None. For standard input, which writes one file only."""
-    module = _module_result(where)
+def missing(where: str, functions: tuple[str, ...]) -> str | None:
+    """Why the launch-support module at `where` is not as migrated code that imports `functions` from it needs
+    it (absent, out of date, or a file of that name that someone else wrote), or None. For standard input,
+    which writes one file only."""
+    module = _module_result(where, set(functions))
     if module.error:
         return module.error
     if module.new_text is not None:
@@ -80,8 +85,9 @@ def missing(where: str) -> str | None:
     return None
 
 
-def _module_result(where: str) -> FileResult:
-    """The module at `where`, written or brought up to date unless someone else wrote a file of its name."""
+def _module_result(where: str, functions: set[str]) -> FileResult:
+    """The module at `where`, written or brought up to date (`functions` and those it defines) unless someone
+    else wrote a file of its name."""
     try:
         current = read_bytes(where).decode("utf-8") if os.path.exists(where) else ""
     except (FileError, UnicodeDecodeError):
@@ -91,7 +97,7 @@ def _module_result(where: str) -> FileResult:
     if current is None:
         return FileResult(where, error=f"{where} exists and was not written by triton-migrate; rename it "
                                        "(the migrated modules beside it import their launch support from it)")
-    source = support.module_source()
+    source = support.module_source(functions | support.defined(current))
     if current == source:
         return FileResult(where, text=current)
     return FileResult(where, text=current, new_text=source, new_data=source.encode("utf-8"))

@@ -36,6 +36,7 @@ class FileResult:
     error: str | None = None
     written: bool = False  # new_text was written: the positions are in it (written.as_written moved them)
     launch_module: str | None = None  # the launch-support module new_text imports, to write with it (launch.py)
+    launch_functions: tuple[str, ...] = ()  # what new_text imports from launch_module (FileOutcome's)
     uncalled_helpers: tuple[str, ...] = ()  # FileOutcome's: kept until nothing in the project is shown to name them
     stated_facts: tuple = ()  # FileOutcome's: per function, what its descriptors rely on (`migrate verify` checks it)
     summing: tuple = ()  # FileOutcome's: the functions that sum what a descriptor loads (`migrate verify` expects)

@@ -37,28 +37,22 @@ def compile_all(jobs: list[tuple[str, str, dict]]) -> dict[str, str | None]:
 def _compile_one(path: str, spec: dict) -> str | None:
     import differential as D
     import triton
+    from compile_fixtures import GUARD, recorded_launches, unwrapped
     from triton.backends.compiler import GPUTarget
 
     from fuzz import launch
     from triton_migrate.verify.compile import TARGETS, launch_source
 
     module = D.import_path(Path(path), "compile")
-    launches = []
-    interface = triton.runtime.jit.KernelInterface
-    real = interface.__getitem__
-    interface.__getitem__ = lambda fn, grid: lambda *args, **kwargs: launches.append((fn, args, kwargs))
-    try:
-        launch.run(module, spec)
-    finally:
-        interface.__getitem__ = real
-    fn, args, kwargs = launches[0]
-    while not isinstance(fn, triton.runtime.jit.JITFunction):  # a launch guard's heuristics (TTD009)
-        kwargs = {**kwargs, **{name: h({**dict(zip(fn.arg_names, args)), **kwargs}) for name, h in fn.values.items()}}
-        fn = fn.fn
-    try:
-        triton.compile(launch_source(fn, args, kwargs)[0], target=GPUTarget(*TARGETS[TARGET]))
-    except Exception as error:  # noqa: BLE001 - the error is the result
-        return reason(error)
+    fn, args, kwargs = unwrapped(*recorded_launches(lambda: launch.run(module, spec))[0])
+    # Both sides of a launch guard: the launch's tensors rarely let it pick the descriptors, whose code (a
+    # compat tile's type through a loop, a TMA copy) only the compiler checks.
+    for flag in dict.fromkeys([kwargs.get(GUARD), True]) if GUARD in kwargs else [None]:
+        variant = {**kwargs, GUARD: flag} if flag is not None else kwargs
+        try:
+            triton.compile(launch_source(fn, args, variant)[0], target=GPUTarget(*TARGETS[TARGET]))
+        except Exception as error:  # noqa: BLE001 - the error is the result
+            return reason(error)
     return None
 
 

@@ -695,6 +695,8 @@ class Gen:
         # interpreter runs a kernel in its module's globals, where a helper nested beside it is not.
         if not self.helpers and self.c.chance(20):
             header, helpers, kernel = self.in_factory(header, helpers, kernel)
+        if self.c.chance(30):  # drawn after the factory's: a kernel that draws neither stays as it was
+            kernel = self.unit_strides(kernel)
         text = "\n".join(header + helpers + kernel) + "\n"
         text = re.sub(r"<(\d+)>", lambda m: self.slots[int(m.group(1))].text(), text)
         method = re.compile(r"__MADV__\(([\w\[\]]+), (\([^()]*\))\)")
@@ -710,6 +712,15 @@ class Gen:
                            "D2": self.D2, "BCL": self.bcl.dims, "BCS": self.bcs.dims},
         }
         return Program(source, reference, launch, self.facts(need), frozenset(self.features), list(self.c.record))
+
+    def unit_strides(self, kernel: list[str]) -> list[str]:
+        """The kernel's body with each tensor's innermost stride written `1`, as most kernels do (the launch's is
+        1): the only spelling under which a block pointer can become a descriptor without stated facts, checked
+        at launch (TTD009) or a compat tile's descriptor, the paths that failed to compile on the GPU (TTD119,
+        fixtures/carried_tile_compat) and that no kernel of the grammar reached before."""
+        self.features.add("stride:literal-1")
+        unit = re.compile(r"\b(?:sx{}|sy{})\b".format(self.perm["x"][-1], self.perm["y"][-1]))
+        return [line if line.lstrip().startswith("def kernel(") else unit.sub("1", line) for line in kernel]
 
     def in_factory(self, header: list[str], helpers: list[str], kernel: list[str]) -> tuple[list[str], ...]:
         """The kernel defined in a function that imports triton itself, as a module that must import without
