@@ -31,6 +31,7 @@ from .calls import (
 )
 from .records import CompileError, ElementType, Refusal
 from .shared import Part
+from .tiles import COMPAT_EMULATED_RANK
 from .values import (
     BlockPtr,
     Opaque,
@@ -40,8 +41,6 @@ from .values import (
 
 if TYPE_CHECKING:
     from .seams import Moved
-
-COMPAT_EMULATED_RANK = 3  # the shim's emulation, a guarded tile's fallback, has ranks 1 to 3
 
 
 class Accesses(Part):

@@ -8,6 +8,8 @@ from typing import Protocol
 from .records import Creation
 from .shared import Run, Subject
 
+COMPAT_EMULATED_RANK = 3  # the shim's emulation, a guarded tile's fallback, has ranks 1 to 3
+
 
 class Results(Protocol):
     """What a tile's choice reads of the analysis's results (results.py's Results, which calls `choice`)."""
@@ -30,9 +32,9 @@ def choice(results: Results, creation: Creation) -> tuple[str, str | None]:
     descriptor before the loop and one the loop re-makes as the emulation do not compile (KDA's backward:
     `p_dAqk` row-major, then column-major in the loop). Where they differ, each is the emulation, always legal."""
     own = own_choice(results, creation)
-    order = list(results.run.creations)
     for other in results.same_name_handles(creation):
-        first, then = sorted((creation, other), key=lambda c: order.index(id(c.call)))
+        first, then = (results.run.creations[c] for c in results.fn.knowledge.in_order((id(creation.call),
+                                                                                         id(other.call))))
         if first.carried_into_loops_of(then) and own_choice(results, other) != own:
             return "emu", None
     return own
@@ -44,6 +46,6 @@ def own_choice(results: Results, creation: Creation) -> tuple[str, str | None]:
     impl = results.compat_impl(creation)
     if impl == "auto" and results.is_guarded({id(creation.call)}):
         return impl, results.fn.guard_flag
-    if impl == "auto" and len(creation.block) <= 3:  # no launch check: the emulation, always legal
+    if impl == "auto" and len(creation.block) <= COMPAT_EMULATED_RANK:  # no launch check: the emulation, always legal
         return "emu", None
     return impl, None
