@@ -24,7 +24,7 @@ TARGETS = {name: SPECS[name] for name in ("sm_80", "sm_90", "gfx942")}
 
 def unwrapped(fn, args, kwargs):
     """An autotuned kernel compiles as its JIT function with its first configuration's constants, and with
-    what its heuristics compute for the launch (a launch guard's flag, TTD009: see `_variants`)."""
+    what its heuristics compute for the launch (a launch guard's flag, TTD009: see `guard_sides`)."""
     while not isinstance(fn, __import__("triton").runtime.jit.JITFunction):
         configs = getattr(fn, "configs", None)
         if configs:
@@ -57,12 +57,13 @@ def recorded_launches(run) -> list[tuple]:
     return launches
 
 
-def _variants(fn, args, kwargs):
-    """A guarded kernel (TTD009) compiles as the launch guard chose for the harness's inputs and, if that was
-    the descriptors, also as the fallback that other inputs get (masked pointers)."""
-    if not kwargs.get(GUARD):
+def guard_sides(fn, args, kwargs):
+    """A guarded kernel (TTD009) compiles as the launch guard chose for the launch's inputs, then as the other
+    side, which other inputs get: its descriptors (only the compiler checks their code: a compat tile's type
+    through a loop, a TMA copy) or its fallback (masked pointers)."""
+    if GUARD not in kwargs:
         return [(fn, args, kwargs)]
-    return [(fn, args, kwargs), (fn, args, {**kwargs, GUARD: False})]
+    return [(fn, args, kwargs), (fn, args, {**kwargs, GUARD: not kwargs[GUARD]})]
 
 
 def compile_case(case_dir: Path, which: str = "after.py") -> list[dict]:
@@ -77,7 +78,7 @@ def compile_case(case_dir: Path, which: str = "after.py") -> list[dict]:
     first_launch = {id(fn): unwrapped(fn, args, kwargs) for fn, args, kwargs in reversed(launches)}
     results = []
     for target, spec in TARGETS.items():
-        for fn, args, kwargs in (v for launch in first_launch.values() for v in _variants(*launch)):
+        for fn, args, kwargs in (v for launch in first_launch.values() for v in guard_sides(*launch)):
             entry = {"fixture": case_dir.name, "kernel": fn.__name__, "target": target, GUARD: kwargs.get(GUARD)}
             try:
                 compiled = triton.compile(launch_source(fn, args, kwargs)[0], target=GPUTarget(*spec))

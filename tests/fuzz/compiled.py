@@ -37,20 +37,17 @@ def compile_all(jobs: list[tuple[str, str, dict]]) -> dict[str, str | None]:
 def _compile_one(path: str, spec: dict) -> str | None:
     import differential as D
     import triton
-    from compile_fixtures import GUARD, recorded_launches, unwrapped
+    from compile_fixtures import guard_sides, recorded_launches, unwrapped
     from triton.backends.compiler import GPUTarget
 
     from fuzz import launch
     from triton_migrate.verify.compile import TARGETS, launch_source
 
     module = D.import_path(Path(path), "compile")
-    fn, args, kwargs = unwrapped(*recorded_launches(lambda: launch.run(module, spec))[0])
-    # Both sides of a launch guard: the launch's tensors rarely let it pick the descriptors, whose code (a
-    # compat tile's type through a loop, a TMA copy) only the compiler checks.
-    for flag in dict.fromkeys([kwargs.get(GUARD), True]) if GUARD in kwargs else [None]:
-        variant = {**kwargs, GUARD: flag} if flag is not None else kwargs
+    launched = unwrapped(*recorded_launches(lambda: launch.run(module, spec))[0])
+    for fn, args, kwargs in guard_sides(*launched):  # the launch's tensors rarely let a guard pick descriptors
         try:
-            triton.compile(launch_source(fn, args, variant)[0], target=GPUTarget(*TARGETS[TARGET]))
+            triton.compile(launch_source(fn, args, kwargs)[0], target=GPUTarget(*TARGETS[TARGET]))
         except Exception as error:  # noqa: BLE001 - the error is the result
             return reason(error)
     return None
