@@ -340,7 +340,11 @@ def run_tests(args: argparse.Namespace, search_path: list[str], tool_env: dict, 
     runs: dict[str, Pytest] = {}
     # pytest runs in a session of its own (so that its workers can be stopped together): a SIGTERM to this
     # script (an outer `timeout`) must stop them too, or they hold the GPU into the next run.
-    signal.signal(signal.SIGTERM, lambda *_: [run.interrupt() for run in runs.values()])
+    def interrupt_all(*_) -> None:
+        for run in runs.values():
+            run.interrupt()
+
+    signal.signal(signal.SIGTERM, interrupt_all)
     for tree in args.trees:
         runs[tree] = Pytest(args.work / tree, args, envs[tree])
         if args.sequential:
