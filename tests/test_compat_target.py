@@ -30,6 +30,15 @@ def test_compat_target_refuses_only_what_the_shim_cannot_do():
     assert left and all(codes <= UNSUPPORTED_BY_THE_SHIM for codes in left.values()), left
 
 
+def test_a_tile_of_rank_4_or_5_keeps_masked_pointers_and_says_why():
+    """Any compat tile may become the shim's emulation (where its Triton cannot make the descriptor), which has
+    ranks 1 to 3: rank5's tiles, whose descriptor nothing rules out, keep masked pointers with TTD105 as the
+    reason (a rank-4 tile emitted as "emu" raised in the fuzzer, seed 27)."""
+    diagnostics = OUTCOMES["rank5"].diagnostics
+    assert diagnostics and all(d.code == "TTD006" and "TTD105 rank above 3 under `--target compat`" in d.message
+                               for d in diagnostics), [d.message for d in diagnostics]
+
+
 @pytest.fixture(scope="module")
 def migrated(tmp_path_factory):
     """Each fixture's before.py migrated with --target compat, written next to a copy of its harness."""
