@@ -130,7 +130,7 @@ def op_arguments(op: str, x: Inputs) -> dict:
         extra = {"s": x.randn(B, T, H, 64), "g": x.decay(64, fp32=False)}
     elif op == "chunk_comba":
         extra = {"p": qkv["k"].clone(), "g": x.decay(), "beta": x.beta()}
-    elif op == "parallel_attn":
+    elif op in ("parallel_attn", "chunk_linear_attn"):  # the latter normalises: a global cumsum of k
         extra = {}
     else:
         raise ValueError(f"no inputs for {op}")
@@ -138,7 +138,8 @@ def op_arguments(op: str, x: Inputs) -> dict:
 
 
 OPS = ("chunk_gla", "chunk_simple_gla", "chunk_delta_rule", "chunk_gated_delta_rule", "chunk_kda",
-       "chunk_dplr_delta_rule", "chunk_rwkv6", "chunk_gsa", "chunk_comba", "parallel_attn")
+       "chunk_dplr_delta_rule", "chunk_rwkv6", "chunk_gsa", "chunk_comba", "parallel_attn",
+       "chunk_linear_attn")
 
 
 def label(case: dict) -> str:
@@ -389,7 +390,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     parser.add_argument("--ops", default=",".join(OPS), help=f"comma-separated, of {', '.join(OPS)}")
     parser.add_argument("--dims", help="head dims, comma-separated (default 128,100; on the CPU 32,20)")
-    parser.add_argument("--batches", default="fixed,varlen", help="fixed, varlen or both")
+    parser.add_argument("--batches", default="fixed,varlen", help="comma-separated, of fixed, varlen")
     parser.add_argument("--tune-configs", type=int, default=4, help="configs per autotuner (0: all)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="phase 1 processes at a time")
     parser.add_argument("--rounds", type=int, default=3)
@@ -403,6 +404,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error(f"unknown op {', '.join(sorted(unknown))}; choose from {', '.join(OPS)}")
     if missing := [tree for tree in args.trees if not (tree / "fla" / "__init__.py").is_file()]:
         parser.error(f"no fla/__init__.py in {', '.join(map(str, missing))}")
+    if unknown := set(args.batches.split(",")) - {"fixed", "varlen"}:
+        parser.error(f"unknown batch {', '.join(sorted(unknown))}; choose from fixed, varlen")
     dims = args.dims or ("128,100" if args.device == "cuda" else "32,20")
     args.cases = [{"op": op, "dim": int(dim), "batch": batch}
                   for op in args.ops for dim in dims.split(",") for batch in args.batches.split(",")]
